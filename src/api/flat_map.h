@@ -5,6 +5,12 @@
 // pairs sorted by key with unique keys: half the memory of std::map, cache
 // friendly, and iteration order is the order kubectl prints them in.
 // operator== compares contents, so two maps built in any order compare equal.
+//
+// The key type K defaults to std::string. Maps whose keys repeat across
+// thousands of objects (device attribute, capacity and counter names) use
+// InternedString (api/intern.h) instead: 8 bytes per key and no per-key heap
+// block. Any K works that is ordered against std::string_view and constructible
+// from std::string.
 #pragma once
 
 #include <algorithm>
@@ -15,10 +21,12 @@
 
 namespace dra::api {
 
-template <typename V>
+template <typename V, typename K = std::string>
 class FlatMap {
  public:
-  using value_type = std::pair<std::string, V>;
+  using key_type = K;
+  using mapped_type = V;
+  using value_type = std::pair<K, V>;
   using const_iterator = typename std::vector<value_type>::const_iterator;
   using iterator = typename std::vector<value_type>::iterator;
 
@@ -47,7 +55,7 @@ class FlatMap {
   bool contains(std::string_view key) const { return find(key) != nullptr; }
 
   // Inserts or replaces. Returns true if the key was new.
-  bool insert_or_assign(std::string key, V value) {
+  bool insert_or_assign(K key, V value) {
     auto it = std::lower_bound(entries_.begin(), entries_.end(), key,
                                [](const value_type& e, std::string_view k) { return e.first < k; });
     if (it != entries_.end() && it->first == key) {
@@ -60,7 +68,7 @@ class FlatMap {
 
   // Appends without keeping order; call Finish() once after a series of
   // Append()s (the decoder's fast path for already-sorted input).
-  void Append(std::string key, V value) { entries_.emplace_back(std::move(key), std::move(value)); }
+  void Append(K key, V value) { entries_.emplace_back(std::move(key), std::move(value)); }
   // Sorts appended entries; returns false (keeping the first of each) if a key repeats.
   bool Finish() {
     if (!std::is_sorted(entries_.begin(), entries_.end(), KeyLess)) {

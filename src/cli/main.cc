@@ -1,1 +1,82 @@
-int main() { return 0; }
+// dractl: dispatches to one subcommand; each lives in its own file.
+#include <cstdio>
+#include <exception>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "base/version.h"
+#include "cli/commands.h"
+#include "cli/common.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(dractl - Kubernetes Dynamic Resource Allocation engine
+
+Usage: dractl <command> [flags]
+
+Commands:
+  validate   check objects as the API server would (plus cross-object checks)
+  summary    what a cluster dump holds: nodes, devices per model, classes, claims
+  convert    re-print objects as YAML or JSON (normalised, defaulted on request)
+
+Inputs (-f) are files, directories (recursive: .yaml .yml .json) or - (stdin),
+exactly as `kubectl get ... -o yaml|json` prints them (List objects included).
+
+Exit codes: 0 ok; 1 the input has errors; 2 usage error; 3 internal error.
+Limits: input 1 GiB per file, nesting 512 levels, YAML alias expansion 1,000,000
+nodes per document.
+
+Run 'dractl <command> --help' for a command's flags; 'dractl --version' for the version.
+)";
+
+struct Command {
+  std::string_view name;
+  int (*run)(std::span<const std::string_view>);
+};
+
+constexpr Command kCommands[] = {
+    {"validate", dra::cli::RunValidate},
+    {"summary", dra::cli::RunSummary},
+    {"convert", dra::cli::RunConvert},
+};
+
+int Main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fputs(kUsage, stderr);
+    return dra::cli::kExitUsageError;
+  }
+  std::string_view command = argv[1];
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::fputs(kUsage, stdout);
+    return dra::cli::kExitOk;
+  }
+  if (command == "--version" || command == "version") {
+    std::printf("dractl %s (resource.k8s.io/v1, Kubernetes 1.37 semantics)\n", DRACTL_VERSION);
+    return dra::cli::kExitOk;
+  }
+  std::vector<std::string_view> args;
+  for (int i = 2; i < argc; ++i) args.emplace_back(argv[i]);
+  for (const Command& c : kCommands) {
+    if (c.name == command) return c.run(args);
+  }
+  std::fprintf(stderr, "dractl: unknown command \"%.*s\"\nRun 'dractl --help' for usage.\n",
+               static_cast<int>(command.size()), command.data());
+  return dra::cli::kExitUsageError;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr,
+                 "dractl: internal error: %s\nThis is a bug in dractl; please report it with the "
+                 "command line and input.\n",
+                 e.what());
+  } catch (...) {
+    std::fprintf(stderr, "dractl: internal error (unknown exception); please report it.\n");
+  }
+  return dra::cli::kExitInternalError;
+}

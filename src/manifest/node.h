@@ -40,7 +40,8 @@ struct Node {
   NodeKind kind = NodeKind::kNull;
   bool bool_value = false;  // kBool
   Mark mark;
-  std::string text;         // kInt, kFloat, kString: value text (unescaped for strings)
+  std::string text;         // kInt, kFloat, kString: value text (unescaped for strings);
+                            // kBool from YAML: the source spelling ("Y", "on"), else empty
   std::vector<Node> items;  // kSequence: elements; kMapping: values
   std::vector<std::pair<std::string, Mark>> keys;  // kMapping: keys, parallel to items
 

@@ -123,11 +123,17 @@ bool IsYamlFloat(std::string_view s) {
 Node ResolvePlain(std::string text) {
   std::string_view s = text;
   if (IsOneOf(s, {"", "~", "null", "Null", "NULL"})) return Node::Null();
+  // Booleans keep their source text, so a decoder that finds one where a
+  // string belongs (`{string: Y}`) can read the intended string and warn.
   if (IsOneOf(s, {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"})) {
-    return Node::Bool(true);
+    Node n = Node::Bool(true);
+    n.text = std::move(text);
+    return n;
   }
   if (IsOneOf(s, {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"})) {
-    return Node::Bool(false);
+    Node n = Node::Bool(false);
+    n.text = std::move(text);
+    return n;
   }
   if (IsOneOf(s, {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"})) {
     return Node::Number("+Inf", NodeKind::kFloat);

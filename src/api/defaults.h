@@ -1,0 +1,39 @@
+// Server-side defaulting of DRA objects (dra-api.md §5.8), for objects written
+// by hand that lack what the API server would have filled in. The allocator
+// treats an empty allocationMode as an error, so apply these before allocating.
+//
+// What is defaulted:
+//   - requests[].exactly and requests[].firstAvailable[]: allocationMode "" ->
+//     ExactCount; then, for ExactCount, count 0 -> 1.
+//   - every DeviceToleration (requests, subrequests, allocation results):
+//     operator "" -> Equal.
+//   - every DeviceTaint (slice devices, DeviceTaintRule) with no timeAdded:
+//     timeAdded -> `now`, when `now` is not empty.
+// Unknown enum values are left as written (validation reports them). Core
+// objects (Node, Pod) are not changed.
+//
+// `now` is the RFC 3339 time to stamp (second precision, e.g.
+// "2026-07-24T10:00:00Z"); it is a parameter so that results are deterministic.
+// Pass "" to leave timeAdded unset.
+#pragma once
+
+#include <string_view>
+
+#include "api/object.h"
+
+namespace dra::api {
+
+void SetDefaults(ExactDeviceRequest& request);
+void SetDefaults(DeviceSubRequest& request);
+void SetDefaults(DeviceToleration& toleration);
+void SetDefaults(ResourceClaimSpec& spec);
+void SetDefaults(ResourceClaim& claim);
+void SetDefaults(ResourceClaimTemplate& claim_template);
+void SetDefaults(DeviceTaint& taint, std::string_view now);
+void SetDefaults(ResourceSlice& slice, std::string_view now);
+void SetDefaults(DeviceTaintRule& rule, std::string_view now);
+
+// Dispatches on the kind; DeviceClass, Node and Pod are unchanged.
+void SetDefaults(Object& object, std::string_view now);
+
+}  // namespace dra::api

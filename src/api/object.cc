@@ -1,0 +1,33 @@
+#include "api/object.h"
+
+namespace dra::api {
+
+Kind KindOf(const Object& object) { return static_cast<Kind>(object.index()); }
+
+std::string_view KindName(Kind kind) { return EnumName(kind); }
+
+std::optional<Kind> ParseKind(std::string_view name) { return ParseEnum<Kind>(name); }
+
+bool IsNamespaced(Kind kind) {
+  return kind == Kind::kResourceClaim || kind == Kind::kResourceClaimTemplate || kind == Kind::kPod;
+}
+
+std::string_view ApiVersionFor(Kind kind) {
+  return (kind == Kind::kNode || kind == Kind::kPod) ? "v1" : "resource.k8s.io/v1";
+}
+
+const ObjectMeta& MetaOf(const Object& object) {
+  return std::visit([](const auto& o) -> const ObjectMeta& { return o.metadata; }, object);
+}
+
+ObjectMeta& MetaOf(Object& object) {
+  return std::visit([](auto& o) -> ObjectMeta& { return o.metadata; }, object);
+}
+
+std::string ObjectName(const Object& object) {
+  const ObjectMeta& meta = MetaOf(object);
+  if (!IsNamespaced(KindOf(object))) return meta.name;
+  return meta.namespace_ + "/" + meta.name;
+}
+
+}  // namespace dra::api

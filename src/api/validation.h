@@ -1,0 +1,105 @@
+// Validation of API objects as the Kubernetes API server validates them on
+// create (pkg/apis/resource/validation, and the DRA parts of
+// pkg/apis/core/validation), per shared/spec/dra-api.md.
+//
+// Each function returns every problem it finds as FieldErrors whose paths,
+// types and texts follow the API server's field.Error
+// (`spec.devices[0].attributes[gpu.nvidia.com/model].string: Too long: may not
+// be more than 64 bytes`). An empty list means valid.
+//
+// Severity::kError entries are what the API server would reject. Two kinds of
+// entry go beyond it:
+//   * A gated field that is set while its gate is off is an error of type
+//     kForbidden naming the gate. The API server silently drops such a field
+//     on create; reporting it tells the user why it would have no effect. The
+//     field's contents are then not validated further (the server would not
+//     see them either).
+//   * Severity::kWarning entries flag what the server accepts but the
+//     documentation rejects (upper-case driver names, an empty toleration key
+//     with operator Equal, toleration effect None, more than 16 tolerations, a
+//     per-device node selector with more than one term, both matchAttribute
+//     and distinctAttribute in one constraint, ...).
+//
+// What is validated is the object as given: nothing is defaulted first. The
+// API server defaults before it validates, so objects written by hand should
+// go through api::SetDefaults (api/defaults.h) before Validate; otherwise an
+// empty allocationMode or toleration operator is reported, as the server
+// would report it if defaulting were skipped.
+//
+// Release differences (dra-api.md §12) follow gates.version(): with 1.34
+// gates a device may have at most 4 taints, the 64-device limit does not
+// apply, a slice may carry devices and sharedCounters together, and taint
+// effect None is not known. Gates without a version (AllOff, FromList) use the
+// newest rules.
+//
+// Not validated here: CEL compilation and cost (TODO(#3); only the expression
+// length is checked), update-only rules (immutability, "stored" expressions),
+// admission (the admin-access namespace label), and anything that needs other
+// objects (see api/cross_validation.h).
+//
+// All functions are pure and thread-safe.
+#pragma once
+
+#include "api/features.h"
+#include "api/field_path.h"
+#include "api/object.h"
+
+namespace dra::api {
+
+// Limits of dra-api.md §10 (1.36+ values unless the name says otherwise).
+inline constexpr size_t kResourceSliceMaxDevices = 128;
+inline constexpr size_t kResourceSliceMaxDevicesWithAdvancedFeatures = 64;
+inline constexpr size_t kResourceSliceMaxCounterSets = 8;
+inline constexpr size_t kResourceSliceMaxCountersPerCounterSet = 32;
+inline constexpr size_t kResourceSliceMaxDeviceCounterConsumptionsPerDevice = 2;
+inline constexpr size_t kResourceSliceMaxCountersPerDeviceCounterConsumption = 32;
+inline constexpr size_t kResourceSliceMaxAttributesAndCapacitiesPerDevice = 32;
+inline constexpr size_t kResourceSliceMaxAttributeValuesPerDevice = 48;
+inline constexpr size_t kDeviceTaintsMaxLength = 16;
+inline constexpr size_t kDeviceTaintsMaxLength134 = 4;
+inline constexpr size_t kDeviceTolerationsMaxLength = 16;  // documented, warning only
+inline constexpr size_t kBindingConditionsMaxSize = 4;
+inline constexpr size_t kBindingFailureConditionsMaxSize = 4;
+inline constexpr size_t kDeviceRequestsMaxSize = 32;
+inline constexpr size_t kFirstAvailableDeviceRequestMaxSize = 8;
+inline constexpr size_t kDeviceSelectorsMaxSize = 32;
+inline constexpr size_t kDeviceConstraintsMaxSize = 32;
+inline constexpr size_t kDeviceConfigMaxSize = 32;
+inline constexpr size_t kCELSelectorExpressionMaxLength = 10240;
+inline constexpr size_t kOpaqueParametersMaxLength = 10240;
+inline constexpr size_t kCapacityRequestPolicyDiscreteMaxOptions = 10;
+inline constexpr size_t kAllocationResultsMaxSize = 32;
+inline constexpr size_t kResourceClaimReservedForMaxSize = 256;
+inline constexpr size_t kAllocatedDeviceStatusMaxConditions = 8;
+inline constexpr size_t kAllocatedDeviceStatusDataMaxLength = 10240;
+inline constexpr size_t kNetworkDeviceDataMaxIPs = 16;
+inline constexpr size_t kNetworkDeviceDataInterfaceNameMaxLength = 256;
+inline constexpr size_t kNetworkDeviceDataHardwareAddressMaxLength = 128;
+inline constexpr size_t kDeviceTaintRuleStatusMaxConditions = 8;
+
+FieldErrors ValidateDeviceClass(const DeviceClass& device_class, const FeatureGates& gates);
+FieldErrors ValidateResourceSlice(const ResourceSlice& slice, const FeatureGates& gates);
+// Spec and status (allocation result, reservedFor, devices status).
+FieldErrors ValidateResourceClaim(const ResourceClaim& claim, const FeatureGates& gates);
+FieldErrors ValidateResourceClaimTemplate(const ResourceClaimTemplate& claim_template,
+                                          const FeatureGates& gates);
+FieldErrors ValidateDeviceTaintRule(const DeviceTaintRule& rule, const FeatureGates& gates);
+// Only the DRA-relevant parts: metadata, spec.taints.
+FieldErrors ValidateNode(const Node& node, const FeatureGates& gates);
+// Only the DRA-relevant parts: metadata, spec.resourceClaims,
+// [init]containers[].resources.claims, no claims in pod-level spec.resources,
+// spec.tolerations, node affinity's required node selector,
+// status.extendedResourceClaimStatus.
+FieldErrors ValidatePod(const Pod& pod, const FeatureGates& gates);
+
+// Dispatches on the kind.
+FieldErrors Validate(const Object& object, const FeatureGates& gates);
+
+// core/v1 NodeSelector rules (at least one term; operators and their values;
+// matchFields only on metadata.name), with `path` naming the selector.
+FieldErrors ValidateNodeSelector(const NodeSelector& selector, const FieldPath& path);
+
+// True if some entry has Severity::kError.
+bool HasErrors(const FieldErrors& errors);
+
+}  // namespace dra::api

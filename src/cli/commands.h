@@ -1,0 +1,14 @@
+// One entry point per subcommand, each defined in cli/<name>.cc. `args` are
+// the arguments after the subcommand name. Each returns the process exit code.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace dra::cli {
+
+int RunValidate(std::span<const std::string_view> args);
+int RunSummary(std::span<const std::string_view> args);
+int RunConvert(std::span<const std::string_view> args);
+
+}  // namespace dra::cli

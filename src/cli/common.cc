@@ -1,0 +1,57 @@
+#include "cli/common.h"
+
+#include <cstdio>
+
+#include "fmt/format.h"
+
+namespace dra::cli {
+
+int ParseArgs(CLI::App& app, std::span<const std::string_view> args) {
+  std::vector<std::string> reversed;
+  reversed.reserve(args.size());
+  for (auto it = args.rbegin(); it != args.rend(); ++it) reversed.emplace_back(*it);
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp& e) {
+    std::fputs(app.help().c_str(), stdout);
+    return kExitOk;
+  } catch (const CLI::CallForAllHelp& e) {
+    std::fputs(app.help("", CLI::AppFormatMode::All).c_str(), stdout);
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "%s: error: %s\nRun '%s --help' for usage.\n", app.get_name().c_str(),
+                 e.what(), app.get_name().c_str());
+    return kExitUsageError;
+  }
+  return -1;
+}
+
+void LoadInputs(const std::vector<std::string>& paths, const manifest::LoadOptions& options,
+                manifest::LoadResult* result) {
+  manifest::Loader loader(options);
+  for (const std::string& path : paths) loader.LoadPath(path, result);
+}
+
+void PrintMessages(const manifest::LoadResult& result) {
+  for (const manifest::LoadMessage& m : result.messages) {
+    std::fprintf(stderr, "%s\n", m.ToString().c_str());
+  }
+}
+
+std::string DescribeLoad(const manifest::LoadResult& result) {
+  std::string out = fmt::format("{} object{} from {} file{}", result.objects.size(),
+                                result.objects.size() == 1 ? "" : "s", result.files,
+                                result.files == 1 ? "" : "s");
+  if (!result.skipped_kinds.empty()) {
+    out += fmt::format(" ({} skipped:", result.skipped_count());
+    bool first = true;
+    for (const auto& [kind, count] : result.skipped_kinds) {
+      out += fmt::format("{} {} {}", first ? "" : ",", count, kind);
+      first = false;
+    }
+    out += ")";
+  }
+  return out;
+}
+
+}  // namespace dra::cli

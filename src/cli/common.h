@@ -1,0 +1,36 @@
+// Pieces every dractl subcommand shares: exit codes, loading -f inputs, and
+// printing messages.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "manifest/loader.h"
+
+namespace dra::cli {
+
+// Exit codes of every subcommand (documented in `dractl --help` and the README).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInputError = 1;     // the input has errors
+inline constexpr int kExitUsageError = 2;     // bad flags or arguments
+inline constexpr int kExitInternalError = 3;  // a bug in dractl
+
+// Parses `args` (without the program and subcommand names) into `app`.
+// Returns -1 when the command should run, else the exit code to return now
+// (0 after --help, kExitUsageError after a usage error, which it prints).
+int ParseArgs(CLI::App& app, std::span<const std::string_view> args);
+
+// Loads every path in `paths` (files, directories, "-") into `result`.
+void LoadInputs(const std::vector<std::string>& paths, const manifest::LoadOptions& options,
+                manifest::LoadResult* result);
+
+// Prints each message of `result` to stderr, one a line.
+void PrintMessages(const manifest::LoadResult& result);
+
+// "12 objects from 3 files (2 skipped: 1 apps/v1 Deployment, 1 v1 Service)".
+std::string DescribeLoad(const manifest::LoadResult& result);
+
+}  // namespace dra::cli
