@@ -7,6 +7,7 @@
 #include <malloc.h>
 
 #include "bench/generate.h"
+#include "manifest/json_parser.h"
 #include "manifest/loader.h"
 
 namespace dra::bench {
@@ -39,6 +40,21 @@ void LoadDump(benchmark::State& state, DumpFormat format) {
   state.counters["bytes_per_device"] = kept_per_device;
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(dump.size()));
 }
+
+// The parse step alone (text -> Node trees), to see where loading time goes.
+void BM_ParseSliceDumpJson(benchmark::State& state) {
+  std::string dump = GenerateSliceDump(static_cast<int>(state.range(0)), 8, DumpFormat::kJson);
+  for (auto _ : state) {
+    auto docs = manifest::ParseJson(dump, "dump");
+    if (!docs.ok()) {
+      state.SkipWithError("parse failed");
+      break;
+    }
+    benchmark::DoNotOptimize(docs);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(dump.size()));
+}
+BENCHMARK(BM_ParseSliceDumpJson)->Arg(5000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_LoadSliceDumpJson(benchmark::State& state) { LoadDump(state, DumpFormat::kJson); }
 void BM_LoadSliceDumpYaml(benchmark::State& state) { LoadDump(state, DumpFormat::kYaml); }

@@ -199,8 +199,28 @@ class CrossValidator {
         }
       }
 
-      // Only the newest generation is used, so only there do clashes matter.
+      // Only the newest generation is used: older slices are stale, and a
+      // newest generation with fewer slices than it announces is incomplete.
+      const int64_t newest_generation = by_generation.rbegin()->first;
+      for (const auto& [generation, slices] : by_generation) {
+        if (generation == newest_generation) continue;
+        for (size_t i : slices) {
+          Warn(i, FieldErrorType::kInvalid, FieldPath("spec").Child("pool").Child("generation"),
+               std::to_string(generation),
+               "pool " + pool_text + " also has slices at generation " +
+                   std::to_string(newest_generation) +
+                   "; this older slice is ignored by the scheduler");
+        }
+      }
       const std::vector<size_t>& newest = by_generation.rbegin()->second;
+      const int64_t announced = Slice(newest[0]).spec.pool.resource_slice_count;
+      if (announced > 0 && static_cast<int64_t>(newest.size()) < announced) {
+        Warn(newest[0], FieldErrorType::kInvalid, FieldPath("spec").Child("pool").Child("resourceSliceCount"),
+             std::to_string(announced),
+             "pool " + pool_text + " at generation " + std::to_string(newest_generation) + " has only " +
+                 std::to_string(newest.size()) + " of its " + std::to_string(announced) +
+                 " slices among the objects given; the scheduler does not allocate from an incomplete pool");
+      }
       std::map<std::string, size_t> devices;
       std::map<std::string, size_t> counter_sets;
       for (size_t i : newest) {

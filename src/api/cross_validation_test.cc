@@ -109,7 +109,6 @@ TEST(CrossValidationTest, ConsistentSetHasNoFindings) {
               {{.name = "a", .request = "gpu"}, {.name = "b"}}),
       Slice("s0", "node-1", 2, 2, {"gpu-0", "gpu-1"}),
       Slice("s1", "node-1", 2, 2, {"gpu-2"}),
-      Slice("old", "node-1", 1, 1, {"gpu-0"}),  // older generation: ignored
   };
   EXPECT_TRUE(ValidateCrossObject(objects).empty()) << Dump(ValidateCrossObject(objects));
 }
@@ -155,6 +154,18 @@ TEST(CrossValidationTest, MoreSlicesThanCount) {
   ExpectExactly({Slice("s0", "p", 1, 1, {"a"}), Slice("s1", "p", 1, 1, {"b"})},
                 {{1, "spec.pool", FieldErrorType::kInvalid,
                   "more slices at generation 1 than its resourceSliceCount of 1"}});
+}
+
+TEST(CrossValidationTest, OlderGenerationSlicesAreStale) {
+  ExpectExactly({Slice("old", "p", 1, 1, {"a"}), Slice("new", "p", 2, 1, {"a"})},
+                {{0, "spec.pool.generation", FieldErrorType::kInvalid,
+                  "also has slices at generation 2; this older slice is ignored"}});
+}
+
+TEST(CrossValidationTest, IncompletePool) {
+  ExpectExactly({Slice("s0", "p", 4, 3, {"a"}), Slice("s1", "p", 4, 3, {"b"})},
+                {{0, "spec.pool.resourceSliceCount", FieldErrorType::kInvalid,
+                  "has only 2 of its 3 slices among the objects given"}});
 }
 
 TEST(CrossValidationTest, DuplicateDeviceInPool) {

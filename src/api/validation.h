@@ -9,11 +9,11 @@
 //
 // Severity::kError entries are what the API server would reject. Two kinds of
 // entry go beyond it:
-//   * A gated field that is set while its gate is off is an error of type
-//     kForbidden naming the gate. The API server silently drops such a field
-//     on create; reporting it tells the user why it would have no effect. The
-//     field's contents are then not validated further (the server would not
-//     see them either).
+//   * A gated field that is set while its gate is off is a WARNING of type
+//     kForbidden naming the gate. The API server accepts the object and
+//     silently drops such a field on create; reporting it tells the user why it
+//     would have no effect. The field's contents are then not validated
+//     further (the server would not see them either).
 //   * Severity::kWarning entries flag what the server accepts but the
 //     documentation rejects (upper-case driver names, an empty toleration key
 //     with operator Equal, toleration effect None, more than 16 tolerations, a

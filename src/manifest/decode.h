@@ -21,10 +21,10 @@
 //   - null means "unset", as in Kubernetes, except for a required scalar field,
 //     a list element, or a map value other than a string: those are errors.
 //   - Unknown fields of resource.k8s.io objects are warnings
-//     (`unknown field "spec.foo"`), or errors with DecodeOptions::strict; they
-//     are dropped. Core/meta structs keep fields they do not model in `extra`:
-//     silently when the field exists in Kubernetes, with the same warning
-//     (error if strict) when it does not. Fully modelled core structs
+//     (`unknown field "foo"`, the path in Diagnostic::field), or errors with
+//     DecodeOptions::strict; they are dropped. Core/meta structs keep fields
+//     they do not model in `extra`: silently when the field exists in
+//     Kubernetes, with the same warning (error if strict) when it does not. Fully modelled core structs
 //     (Toleration, NodeSelector, ...) drop unknown fields with the warning.
 //   - No defaulting happens here (see api/defaults.h).
 #pragma once

@@ -1,6 +1,7 @@
 #include "manifest/json_parser.h"
 
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <unordered_map>
 
@@ -41,8 +42,14 @@ class JsonParser {
   }
 
  private:
+  // An open container. Its children wait in the shared scratch stacks
+  // (values_, keys_) from index values_start / keys_start on, and are moved
+  // into an exactly-sized vector when the container closes: two allocations
+  // per container instead of a growth series per child vector.
   struct Frame {
-    Node node;
+    Node node;  // kind and mark only while open
+    size_t values_start = 0;
+    size_t keys_start = 0;
     std::string key;  // objects: key of the value being parsed
     Mark key_mark;
     std::unique_ptr<std::unordered_map<std::string, Mark>> key_index;
@@ -100,6 +107,8 @@ class JsonParser {
         Frame f;
         f.node = c == '{' ? Node::Mapping() : Node::Sequence();
         f.node.mark = mark;
+        f.values_start = values_.size();
+        f.keys_start = keys_.size();
         SkipSpace();
         char close = c == '{' ? '}' : ']';
         if (pos_ < s_.size() && s_[pos_] == close) {
@@ -125,9 +134,9 @@ class JsonParser {
         Frame& top = stack.back();
         if (top.node.is_mapping()) {
           DRA_RETURN_IF_ERROR(CheckDuplicate(top));
-          top.node.keys.emplace_back(std::move(top.key), top.key_mark);
+          keys_.emplace_back(std::move(top.key), top.key_mark);
         }
-        top.node.items.push_back(std::move(value));
+        values_.push_back(std::move(value));
         have_value = false;
         SkipSpace();
         if (pos_ >= s_.size()) return Error("unexpected end of input");
@@ -138,6 +147,12 @@ class JsonParser {
           if (top.node.is_mapping()) DRA_RETURN_IF_ERROR(ParseKey(&top));
         } else if (next == close) {
           ++pos_;
+          auto first_value = values_.begin() + static_cast<std::ptrdiff_t>(top.values_start);
+          top.node.items.assign(std::make_move_iterator(first_value), std::make_move_iterator(values_.end()));
+          values_.erase(first_value, values_.end());
+          auto first_key = keys_.begin() + static_cast<std::ptrdiff_t>(top.keys_start);
+          top.node.keys.assign(std::make_move_iterator(first_key), std::make_move_iterator(keys_.end()));
+          keys_.erase(first_key, keys_.end());
           value = std::move(top.node);
           stack.pop_back();
           have_value = true;
@@ -165,16 +180,16 @@ class JsonParser {
   }
 
   Status CheckDuplicate(Frame& f) {
-    const auto& keys = f.node.keys;
+    const size_t count = keys_.size() - f.keys_start;
     const Mark* first = nullptr;
-    if (keys.size() < 16) {
-      for (const auto& [k, m] : keys) {
-        if (k == f.key) first = &m;
+    if (count < 16) {
+      for (size_t i = f.keys_start; i < keys_.size(); ++i) {
+        if (keys_[i].first == f.key) first = &keys_[i].second;
       }
     } else {
       if (!f.key_index) {
         f.key_index = std::make_unique<std::unordered_map<std::string, Mark>>();
-        for (const auto& [k, m] : keys) f.key_index->emplace(k, m);
+        for (size_t i = f.keys_start; i < keys_.size(); ++i) f.key_index->emplace(keys_[i].first, keys_[i].second);
       }
       auto [it, inserted] = f.key_index->emplace(f.key, f.key_mark);
       if (!inserted) first = &it->second;
@@ -339,6 +354,8 @@ class JsonParser {
 
   std::string_view s_;
   std::string_view file_;
+  std::vector<Node> values_;                          // children of open containers
+  std::vector<std::pair<std::string, Mark>> keys_;    // keys of open objects
   size_t pos_ = 0;
   uint32_t line_ = 1;
   size_t line_start_ = 0;
