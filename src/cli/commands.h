@@ -10,5 +10,6 @@ namespace dra::cli {
 int RunValidate(std::span<const std::string_view> args);
 int RunSummary(std::span<const std::string_view> args);
 int RunConvert(std::span<const std::string_view> args);
+int RunCel(std::span<const std::string_view> args);
 
 }  // namespace dra::cli

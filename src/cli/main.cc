@@ -19,6 +19,7 @@ Commands:
   validate   check objects as the API server would (plus cross-object checks)
   summary    what a cluster dump holds: nodes, devices per model, classes, claims
   convert    re-print objects as YAML or JSON (normalised, defaulted on request)
+  cel        evaluate CEL expressions: `cel run FILE.jsonl` runs conformance vectors
 
 Inputs (-f) are files, directories (recursive: .yaml .yml .json) or - (stdin),
 exactly as `kubectl get ... -o yaml|json` prints them (List objects included).
@@ -39,6 +40,7 @@ constexpr Command kCommands[] = {
     {"validate", dra::cli::RunValidate},
     {"summary", dra::cli::RunSummary},
     {"convert", dra::cli::RunConvert},
+    {"cel", dra::cli::RunCel},
 };
 
 int Main(int argc, char** argv) {
