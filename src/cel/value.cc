@@ -364,25 +364,22 @@ Ordering CompareDoubles(double a, double b) {
   return FromInts(a < b, a > b);
 }
 
-// Exact comparison of an int64 with a double (no rounding of the int).
+// int and uint against double compare as cel-go does (types/compare.go):
+// out-of-range doubles order outside, otherwise the integer is converted to
+// double (so 2^63-1 and 2^63 as a double compare equal, as cel-spec's
+// comparisons vectors expect).
 Ordering CompareIntDouble(int64_t a, double b) {
   if (std::isnan(b)) return Ordering::kUnordered;
   if (b < -9223372036854775808.0) return Ordering::kGreater;
-  if (b >= 9223372036854775808.0) return Ordering::kLess;
-  const auto t = static_cast<int64_t>(b);  // exact: |b| < 2^63, truncated
-  if (a != t) return FromInts(a < t, a > t);
-  const double frac = b - static_cast<double>(t);
-  return FromInts(frac > 0, frac < 0);
+  if (b > 9223372036854775808.0) return Ordering::kLess;
+  return CompareDoubles(static_cast<double>(a), b);
 }
 
 Ordering CompareUintDouble(uint64_t a, double b) {
   if (std::isnan(b)) return Ordering::kUnordered;
   if (b < 0) return Ordering::kGreater;
-  if (b >= 18446744073709551616.0) return Ordering::kLess;
-  const auto t = static_cast<uint64_t>(b);
-  if (a != t) return FromInts(a < t, a > t);
-  const double frac = b - static_cast<double>(t);
-  return FromInts(frac > 0, frac < 0);
+  if (b > 18446744073709551616.0) return Ordering::kLess;
+  return CompareDoubles(static_cast<double>(a), b);
 }
 
 Ordering CompareNumbers(const Value& a, const Value& b) {

@@ -213,7 +213,7 @@ Status UrlError(std::string_view url, const Status& cause) {
 class UrlParser {
  public:
   // parse(rawURL, viaRequest) without the "parse %q:" wrapping.
-  static StatusOr<Url> ParseRaw(std::string_view raw, bool via_request) {
+  static StatusOr<Url> ParseRaw(std::string_view raw, bool via_request, GoUrlRules rules) {
     if (ContainsCtlByte(raw)) return InvalidArgumentError("net/url: invalid control character in URL");
     if (raw.empty() && via_request) return InvalidArgumentError("empty url");
     Url url;
@@ -272,7 +272,7 @@ class UrlParser {
         rest = authority.substr(slash);
         authority = authority.substr(0, slash);
       }
-      DRA_RETURN_IF_ERROR(ParseAuthority(url, authority));
+      DRA_RETURN_IF_ERROR(ParseAuthority(url, authority, rules));
     } else if (!url.scheme_.empty() && !rest.empty() && rest[0] == '/') {
       url.omit_host_ = true;
     }
@@ -287,10 +287,10 @@ class UrlParser {
   }
 
  private:
-  static Status ParseAuthority(Url& url, std::string_view authority) {
+  static Status ParseAuthority(Url& url, std::string_view authority, GoUrlRules rules) {
     size_t at = authority.rfind('@');
     std::string_view host_part = at == std::string_view::npos ? authority : authority.substr(at + 1);
-    DRA_ASSIGN_OR_RETURN(url.host_, ParseHost(host_part));
+    DRA_ASSIGN_OR_RETURN(url.host_, ParseHost(url.scheme_, host_part, rules));
     if (at == std::string_view::npos) return OkStatus();
     std::string_view userinfo = authority.substr(0, at);
     if (!ValidUserinfo(userinfo)) return InvalidArgumentError("net/url: invalid userinfo");
@@ -307,7 +307,8 @@ class UrlParser {
   }
 
   // parseHost: host[:port], or [IPv6 literal[%25zone]][:port].
-  static StatusOr<std::string> ParseHost(std::string_view host) {
+  static StatusOr<std::string> ParseHost(std::string_view scheme, std::string_view host,
+                                         GoUrlRules rules) {
     size_t open = host.rfind('[');
     if (open != std::string_view::npos && open > 0) {
       return InvalidArgumentError("invalid IP-literal");
@@ -336,8 +337,11 @@ class UrlParser {
       if (addr->is4) return InvalidArgumentError("invalid IP-literal");
       return "[" + unescaped + "]" + port;
     }
-    // Go 1.25 takes the last colon as the port separator for every scheme.
-    if (size_t colon = host.rfind(':'); colon != std::string_view::npos) {
+    // RFC 3986 allows no ':' in a host besides the port's; Go 1.26 enforces
+    // that for http(s) only, since other schemes carry "h1:p1,h2:p2" lists.
+    if (size_t colon = host.find(':'); colon != std::string_view::npos) {
+      bool strict = rules == GoUrlRules::kGo126 && (scheme == "http" || scheme == "https");
+      if (!strict) colon = host.rfind(':');
       std::string_view colon_port = host.substr(colon);
       if (!ValidOptionalPort(colon_port)) {
         return InvalidArgumentError("invalid port " + GoQuote(colon_port) + " after host");
@@ -355,16 +359,16 @@ class UrlParser {
   }
 };
 
-StatusOr<Url> Url::Parse(std::string_view text) {
+StatusOr<Url> Url::Parse(std::string_view text, GoUrlRules rules) {
   static constexpr std::string_view kPrefix = "URL parse error during conversion from string: ";
   // url.ParseRequestURI decides what is a URL ...
-  if (StatusOr<Url> checked = UrlParser::ParseRaw(text, /*via_request=*/true); !checked.ok()) {
+  if (StatusOr<Url> checked = UrlParser::ParseRaw(text, /*via_request=*/true, rules); !checked.ok()) {
     return InvalidArgumentError(std::string(kPrefix) + UrlError(text, checked.status()).message());
   }
   // ... and url.Parse builds the value, splitting off the fragment.
   size_t hash = text.find('#');
   std::string_view before = text.substr(0, hash);
-  StatusOr<Url> url = UrlParser::ParseRaw(before, /*via_request=*/false);
+  StatusOr<Url> url = UrlParser::ParseRaw(before, /*via_request=*/false, rules);
   if (!url.ok()) {
     return InvalidArgumentError(std::string(kPrefix) + UrlError(before, url.status()).message());
   }
@@ -376,7 +380,9 @@ StatusOr<Url> Url::Parse(std::string_view text) {
   return url;
 }
 
-bool Url::IsValid(std::string_view text) { return UrlParser::ParseRaw(text, true).ok(); }
+bool Url::IsValid(std::string_view text, GoUrlRules rules) {
+  return UrlParser::ParseRaw(text, /*via_request=*/true, rules).ok();
+}
 
 std::string Url::Hostname() const { return SplitHostPort(host_).first; }
 
@@ -394,6 +400,7 @@ std::string Url::EscapedPath() const {
 std::vector<Url::QueryEntry> Url::Query() const {
   std::vector<QueryEntry> out;
   std::string_view query = raw_query_;
+  if (std::count(query.begin(), query.end(), '&') + 1 > 10000) return out;
   while (!query.empty()) {
     size_t amp = query.find('&');
     std::string_view pair = query.substr(0, amp);

@@ -39,14 +39,25 @@
 
 namespace dra::cel::lib {
 
+// Where Go releases differ in what net/url accepts, which one to follow.
+enum class GoUrlRules {
+  // Go 1.24 / 1.25 (Kubernetes 1.34, 1.35): the last ':' of a host starts
+  // the port, so "http://a:b:80/" has host "a:b:80".
+  kGo125,
+  // Go 1.26 with a go >= 1.26 main module (GODEBUG urlstrictcolons=1): for
+  // http and https the first ':' does, so "http://a:b:80/" is an error
+  // (invalid port ":b:80" after host); other schemes as kGo125.
+  kGo126,
+};
+
 class Url {
  public:
   // One query key with its values, in order of appearance.
   using QueryEntry = std::pair<std::string, std::vector<std::string>>;
 
-  static StatusOr<Url> Parse(std::string_view text);
+  static StatusOr<Url> Parse(std::string_view text, GoUrlRules rules = GoUrlRules::kGo125);
   // isURL: ParseRequestURI(text) succeeds (a fragment is not re-checked).
-  static bool IsValid(std::string_view text);
+  static bool IsValid(std::string_view text, GoUrlRules rules = GoUrlRules::kGo125);
 
   const std::string& scheme() const { return scheme_; }
   const std::string& host() const { return host_; }
@@ -57,6 +68,7 @@ class Url {
   // url.URL.Query(): the raw query split at '&'; a pair containing ';', an
   // empty pair or one with a bad %-escape is dropped; "k" alone is k -> [""];
   // '+' means space. Keys appear in the order first seen; values keep order.
+  // More than 10000 pairs give no entries at all (Go's urlmaxqueryparams).
   std::vector<QueryEntry> Query() const;
 
   // Go's URL.String() (what upstream compares for ==).

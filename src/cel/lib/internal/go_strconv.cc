@@ -1,9 +1,13 @@
 #include "cel/lib/internal/go_strconv.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <system_error>
+
+#include "cel/lib/internal/go_isprint_table.h"
 
 namespace dra::cel::lib::internal {
 namespace {
@@ -126,28 +130,13 @@ void AppendRune(uint32_t rune, std::string& out) {
 }
 
 bool GoIsPrint(uint32_t r) {
-  if (r < 0x20 || r == 0x7F) return false;
-  if (r < 0x7F) return true;
-  if (r < 0xA0) return false;       // C1 controls
-  if (r == 0xA0 || r == 0xAD) return false;  // no-break space (Zs), soft hyphen (Cf)
-  if (r <= 0xFF) return true;
-  // Space separators, line/paragraph separators and format characters.
-  if (r == 0x061C || r == 0x06DD || r == 0x070F || r == 0x1680 || r == 0x180E) return false;
-  if (r >= 0x2000 && r <= 0x200F) return false;
-  if (r >= 0x2028 && r <= 0x202F) return false;
-  if (r >= 0x205F && r <= 0x206F) return false;
-  if (r == 0x3000 || r == 0xFEFF) return false;
-  if (r >= 0xFFF9 && r <= 0xFFFB) return false;
-  if (r >= 0xD800 && r <= 0xDFFF) return false;  // surrogates
-  if (r >= 0xE000 && r <= 0xF8FF) return false;  // private use
-  if (r >= 0xFDD0 && r <= 0xFDEF) return false;  // noncharacters
-  if ((r & 0xFFFE) == 0xFFFE) return false;      // U+xxFFFE, U+xxFFFF
-  if (r == 0x110BD || r == 0x110CD) return false;
-  if (r >= 0x1BCA0 && r <= 0x1BCA3) return false;
-  if (r >= 0x1D173 && r <= 0x1D17A) return false;
-  if (r >= 0xE0100 && r <= 0xE01EF) return true;  // variation selectors (Mn)
-  if (r >= 0xE0000) return false;  // tag characters (Cf), private-use planes (Co)
-  return r <= 0x10FFFF;
+  if (r < 0x80) return r >= 0x20 && r != 0x7F;
+  if (r > 0x10FFFF) return false;
+  // The last range whose first code point is <= r decides.
+  auto it = std::upper_bound(std::begin(kGoNotPrintable), std::end(kGoNotPrintable), r,
+                             [](uint32_t x, const RuneRange& range) { return x < range.first; });
+  if (it == std::begin(kGoNotPrintable)) return true;
+  return r > std::prev(it)->last;
 }
 
 std::string GoQuote(std::string_view s) {

@@ -27,10 +27,8 @@ DecodedRune DecodeRune(std::string_view text, size_t pos);
 // and larger values are written as U+FFFD, as Go's string(rune) does).
 void AppendRune(uint32_t rune, std::string& out);
 
-// strconv.IsPrint. Exact for ASCII and Latin-1; above U+00FF it treats the
-// Unicode space separators, format characters, private-use planes, surrogates
-// and noncharacters as not printable and everything else as printable (Go
-// also rejects unassigned code points; we have no Unicode tables here).
+// strconv.IsPrint: letters, marks, numbers, punctuation, symbols and U+0020,
+// per Unicode 15.0.0 like Go 1.21-1.26 (see go_isprint_table.h).
 bool GoIsPrint(uint32_t rune);
 
 // strconv.Quote(s): a double-quoted Go string literal. Invalid UTF-8 bytes are
