@@ -101,6 +101,17 @@ Value ErrorValue(std::string message) { return Value::Error(std::move(message));
 
 uint64_t CeilTenth(uint64_t n) { return (n + 9) / 10; }
 
+// cel-go's cost of ==/!=: ceil(0.1 * min(size a, size b)), sizes in code
+// points for strings. Strings of at most 10 bytes have at most 10 code
+// points, so their cost is 1 (0 if one is empty) without counting.
+uint64_t EqualityCost(const Value& a, const Value& b) {
+  if (a.is_string() && b.is_string()) {
+    const size_t min_bytes = std::min(a.string_value().size(), b.string_value().size());
+    if (min_bytes <= 10) return min_bytes > 0 ? 1 : 0;
+  }
+  return CeilTenth(std::min(CostSize(a), CostSize(b)));
+}
+
 // Converts a list index (int, uint, or a whole double) to a position.
 // Returns an error value when it is not a usable index.
 std::optional<Value> ListIndex(const Value& list, const Value& key, size_t* position) {
@@ -335,7 +346,7 @@ class Evaluator {
   Value EvalEquality(const PlanNode& n) {
     Value a = Eval(Child(n, 0));
     Value b = Eval(Child(n, 1));
-    Charge(CeilTenth(std::min(CostSize(a), CostSize(b))));
+    Charge(EqualityCost(a, b));
     if (a.is_error()) return a;
     if (b.is_error()) return b;
     Value eq = Equal(a, b);

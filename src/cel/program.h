@@ -161,7 +161,8 @@ class Program {
   // and from the activation's values.
   StatusOr<Value> Evaluate(const Activation& activation, EvalState& state) const;
   // The fast path: `vars[i]` is the value of variables()[i] (borrowed for the
-  // duration of the call). REQUIRES: vars.size() == variables().size().
+  // duration of the call). Returns kInvalidArgument if vars.size() differs
+  // from variables().size().
   StatusOr<Value> Evaluate(std::span<const Value> vars, EvalState& state) const;
 
   // The planned tree, for tests and debugging: one node per line.

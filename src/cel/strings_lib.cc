@@ -316,8 +316,10 @@ struct Formatter {
       case ValueKind::kDouble: {
         const double d = v.double_value();
         if (!std::isfinite(d)) {
-          if (flavor == FormatFlavor::kLegacy && nested) {
-            out += "\"" + NonFinite(d) + "\"";
+          if (flavor == FormatFlavor::kLegacy) {
+            // Legacy: a top-level double goes through string(double) ("+Inf");
+            // inside a list or map it is quoted.
+            out += nested ? "\"" + NonFinite(d) + "\"" : FormatDoubleCel(d);
           } else {
             out += NonFinite(d);
           }
@@ -342,13 +344,7 @@ struct Formatter {
           out += v.bytes_value();
         }
         return true;
-      case ValueKind::kType:
-        if (flavor == FormatFlavor::kLegacy && nested) {
-          out += "type(" + std::string(v.type_name_value()) + ")";
-        } else {
-          out += v.type_name_value();
-        }
-        return true;
+      case ValueKind::kType: out += v.type_name_value(); return true;
       case ValueKind::kList: {
         out.push_back('[');
         const ListObject& l = v.list();

@@ -122,14 +122,20 @@ TEST(ValueTest, MapKeysUnifyNumbers) {
   EXPECT_FALSE(map->Find(Value::Bytes("x")).has_value());
 }
 
+std::string Key(int i) {
+  std::string s = "k";
+  s += std::to_string(i);
+  return s;
+}
+
 TEST(ValueTest, LargeMapsUseTheIndex) {
   auto map = MakeRef<HashMap>();
   for (int i = 0; i < 1000; ++i) {
-    ASSERT_TRUE(map->Insert(Value::String("k" + std::to_string(i)), Value::Int(i)));
+    ASSERT_TRUE(map->Insert(Value::String(Key(i)), Value::Int(i)));
   }
   EXPECT_FALSE(map->Insert(Value::String("k500"), Value::Int(0)));
   for (int i = 0; i < 1000; ++i) {
-    std::optional<Value> v = map->Find(Value::String("k" + std::to_string(i)));
+    std::optional<Value> v = map->Find(Value::String(Key(i)));
     ASSERT_TRUE(v.has_value());
     EXPECT_EQ(v->int_value(), i);
   }

@@ -241,5 +241,36 @@ TEST(CelConformanceTest, EveryVector) {
               known_failed, not_supported);
 }
 
+TEST(CelRunCommandTest, ExitCodesAndOutputShape) {
+  const fs::path dir = fs::temp_directory_path() / "dra_cel_run_test";
+  fs::create_directories(dir);
+  const fs::path good = dir / "good.jsonl";
+  std::ofstream(good) << R"({"name": "v", "expr": "x + 1u", "bindings": {"x": {"uint": "1"}}})" "\n"
+                      << R"({"name": "e", "expr": "1 / 0"})" "\n"
+                      << R"({"name": "s", "expr": "1 +"})" "\n";
+  testing::CommandResult r =
+      testing::RunCommand(std::string(DRACTL_BIN) + " cel run " + good.string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output,
+            "{\"name\": \"v\", \"value\": {\"uint\": \"2\"}}\n"
+            "{\"name\": \"e\", \"error\": \"division by zero\"}\n"
+            "{\"name\": \"s\", \"error\": \"ERROR: <input>:1:4: Syntax error: mismatched input "
+            "'<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, "
+            "NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\\n | 1 +\\n | ...^\"}\n");
+
+  const fs::path bad = dir / "bad.jsonl";
+  std::ofstream(bad) << "{\"name\": \"a\", \"expr\": \"1\"}\n[1]\n";
+  EXPECT_EQ(testing::RunCommand(std::string(DRACTL_BIN) + " cel run " + bad.string()).exit_code, 1);
+  EXPECT_EQ(testing::RunCommand(std::string(DRACTL_BIN) + " cel run " + (dir / "none").string())
+                .exit_code,
+            1);
+  EXPECT_EQ(testing::RunCommand(std::string(DRACTL_BIN) + " cel run").exit_code, 2);
+  EXPECT_EQ(testing::RunCommand(std::string(DRACTL_BIN) + " cel run " + good.string() +
+                                " --profile nope")
+                .exit_code,
+            2);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace dra

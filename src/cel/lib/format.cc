@@ -56,30 +56,6 @@ constexpr std::string_view kSuperMinus = "\u207B";
 constexpr std::string_view kSuperDigits[10] = {"\u2070", "\u00B9", "\u00B2", "\u00B3", "\u2074",
                                                "\u2075", "\u2076", "\u2077", "\u2078", "\u2079"};
 
-// x/text's digits.round with ToNearestEven (on normalized digits).
-void RoundNearestEven(std::string& d, int& exp, int n) {
-  if (n >= static_cast<int>(d.size())) return;
-  auto digit = [&](int i) { return d[static_cast<size_t>(i)] - '0'; };
-  bool inc = digit(n) > 5 ||
-             (digit(n) == 5 && (static_cast<int>(d.size()) > n + 1 || n == 0 || digit(n - 1) % 2 != 0));
-  if (inc) {
-    if (n < 0) return;
-    while (n > 0 && digit(n - 1) >= 9) --n;
-    if (n == 0) {
-      d = "1";
-      ++exp;
-      return;
-    }
-    d[static_cast<size_t>(n - 1)]++;
-    d.resize(static_cast<size_t>(n));
-  } else {
-    if (n < 0) return;
-    d.resize(static_cast<size_t>(n));
-    while (!d.empty() && d.back() == '0') d.pop_back();
-    if (d.empty()) exp = 0;
-  }
-}
-
 // Pattern "#,##0.###": primary and secondary grouping 3.
 bool NeedsGroupSeparator(int pos) {
   int p = pos - 1;
@@ -103,16 +79,11 @@ std::string XTextFixed(double v, int64_t prec) {
   // (RoundFractionDigits), otherwise the shortest digits.
   FloatDigits fd = max_frac >= 0 ? GoFloatDigits(v, DigitsMode::kFixed, max_frac)
                                  : GoFloatDigits(v, DigitsMode::kShortest, 0);
-  std::string digits = fd.digits;
+  const std::string& digits = fd.digits;
   int exp = fd.point;
 
-  // decimalVisibleDigits.
-  int p = static_cast<int>(digits.size());
-  if (max_frac >= 0) {
-    p = std::min(p, exp + max_frac);
-    if (p < 0) p = 0;
-  }
-  RoundNearestEven(digits, exp, p);
+  // decimalVisibleDigits. Its rounding to max_frac fraction digits is a
+  // no-op here: strconv already rounded there, or there is no limit.
   int end = static_cast<int>(digits.size());
   if (end == 0) {
     exp = 0;
@@ -439,7 +410,8 @@ StatusOr<Clause> ParseClause(std::string_view s) {
     size_t start = i;
     while (true) {
       if (i >= s.size()) {
-        return parse_error("error while parsing precision: could not find end of precision specifier");
+        return parse_error(
+            "error while parsing precision: could not find end of precision specifier");
       }
       if (s[i] < '0' || s[i] > '9') break;
       ++i;
@@ -450,15 +422,23 @@ StatusOr<Clause> ParseClause(std::string_view s) {
     std::optional<uint64_t> v = internal::GoParseUint64(digits, error);
     if (!v || *v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
       std::string why = digits.empty() ? "invalid syntax" : "value out of range";
-      return parse_error("error while parsing precision: error while converting precision to "
-                         "integer: strconv.Atoi: parsing " +
-                         GoQuote(digits) + ": " + why);
+      return parse_error(
+          "error while parsing precision: error while converting precision to "
+          "integer: strconv.Atoi: parsing " +
+          GoQuote(digits) + ": " + why);
     }
     clause.precision = static_cast<int64_t>(*v);
   }
   char verb = s[i];
   switch (verb) {
-    case 's': case 'd': case 'f': case 'e': case 'b': case 'x': case 'X': case 'o':
+    case 's':
+    case 'd':
+    case 'f':
+    case 'e':
+    case 'b':
+    case 'x':
+    case 'X':
+    case 'o':
       clause.verb = verb;
       clause.length = i + 1;
       return clause;
@@ -523,7 +503,17 @@ std::string FormatArg::TypeName() const {
   return std::visit(Namer{}, value);
 }
 
-StatusOr<std::string> FormatString(std::string_view format, std::span<const FormatArg> args) {
+namespace {
+
+// parseFormatString's loop over the format string. `apply` renders (or checks)
+// one clause for argument `index` and returns a Status whose message follows
+// "error during formatting: " on failure. Upstream fetches the argument before
+// looking at the clause; the run-time argument list rejects a missing index
+// right then, the compile-time checker only after the end-of-string check, so
+// `fetch_checks_range` picks which comes first.
+template <typename Apply>
+StatusOr<std::string> RunFormat(std::string_view format, size_t num_args, bool fetch_checks_range,
+                                Apply apply) {
   std::string out;
   size_t arg_index = 0;
   for (size_t i = 0; i < format.size();) {
@@ -536,14 +526,14 @@ StatusOr<std::string> FormatString(std::string_view format, std::span<const Form
       i += 2;
       continue;
     }
-    // Upstream fetches the argument before looking at the clause, so a
-    // missing argument wins over a malformed clause.
-    if (arg_index >= args.size()) {
+    auto out_of_range = [&] {
       return InvalidArgumentError("index " + std::to_string(arg_index) + " out of range");
-    }
+    };
+    if (fetch_checks_range && arg_index >= num_args) return out_of_range();
     if (i + 1 >= format.size()) return InvalidArgumentError("unexpected end of string");
+    if (arg_index >= num_args) return out_of_range();
     DRA_ASSIGN_OR_RETURN(Clause clause, ParseClause(format.substr(i + 1)));
-    StatusOr<std::string> text = ApplyVerb(clause.verb, clause.precision, args[arg_index]);
+    StatusOr<std::string> text = apply(clause, arg_index);
     if (!text.ok()) {
       return InvalidArgumentError("error during formatting: " + text.status().message());
     }
@@ -552,6 +542,110 @@ StatusOr<std::string> FormatString(std::string_view format, std::span<const Form
     ++arg_index;
   }
   return out;
+}
+
+bool AcceptsType(const FormatArgType& t, std::initializer_list<std::string_view> names) {
+  if (t.type_name == "dyn") return true;
+  return std::find(names.begin(), names.end(), t.type_name) != names.end();
+}
+
+// stringFormatChecker.verifyString: the element's type, and for list and map
+// literals every nested element. On failure sets `path` to the offender.
+bool CheckStringClause(const FormatArgType& t, std::vector<size_t>& path) {
+  if (!AcceptsType(
+          t, {"list", "map", "int", "uint", "double", "bool", "string", "google.protobuf.Timestamp",
+              "bytes", "google.protobuf.Duration", "type", "null_type"})) {
+    return false;
+  }
+  for (size_t k = 0; k < t.literal_elements.size(); ++k) {
+    path.push_back(k);
+    if (!CheckStringClause(t.literal_elements[k], path)) return false;
+    path.pop_back();
+  }
+  return true;
+}
+
+}  // namespace
+
+StatusOr<std::string> FormatString(std::string_view format, std::span<const FormatArg> args) {
+  return RunFormat(format, args.size(), /*fetch_checks_range=*/true,
+                   [&](const Clause& clause, size_t index) {
+                     return ApplyVerb(clause.verb, clause.precision, args[index]);
+                   });
+}
+
+std::optional<FormatCheckError> CheckFormatCall(std::string_view format,
+                                                std::span<const FormatArgType> args) {
+  std::vector<size_t> path;
+  size_t requested = 0;
+  StatusOr<std::string> run = RunFormat(
+      format, args.size(), /*fetch_checks_range=*/false,
+      [&](const Clause& clause, size_t index) -> StatusOr<std::string> {
+        ++requested;
+        const FormatArgType& t = args[index];
+        path = {index};
+        // Names the offender, which %s may find inside a nested literal.
+        auto reject = [&](std::string_view what) {
+          const FormatArgType* offender = &t;
+          for (size_t k = 1; k < path.size(); ++k) offender = &offender->literal_elements[path[k]];
+          return FormattingError(std::string(what) + ", was given " + offender->type_name);
+        };
+        switch (clause.verb) {
+          case 's':
+            if (!CheckStringClause(t, path)) {
+              return reject(
+                  "string clause can only be used on strings, bools, bytes, ints, doubles, maps, "
+                  "lists, types, durations, and timestamps");
+            }
+            break;
+          case 'd':
+            if (!AcceptsType(t, {"int", "uint"})) {
+              return reject("decimal clause can only be used on integers");
+            }
+            break;
+          case 'f':
+            if (!AcceptsType(t, {"double", "string"})) {
+              return reject("fixed-point clause can only be used on doubles");
+            }
+            break;
+          case 'e':
+            if (!AcceptsType(t, {"double", "string"})) {
+              return reject("scientific clause can only be used on doubles");
+            }
+            break;
+          case 'b':
+            if (!AcceptsType(t, {"int", "uint", "bool"})) {
+              return reject("only integers and bools can be formatted as binary");
+            }
+            break;
+          case 'x':
+          case 'X':
+            if (!AcceptsType(t, {"int", "uint", "string", "bytes"})) {
+              return reject("only integers, byte buffers, and strings can be formatted as hex");
+            }
+            break;
+          case 'o':
+            if (!AcceptsType(t, {"int", "uint"})) {
+              return reject("octal clause can only be used on integers");
+            }
+            break;
+          default:
+            break;
+        }
+        return std::string();
+      });
+  if (!run.ok()) {
+    // Formatting errors point at the argument; the others at the call.
+    bool at_argument = run.status().message().starts_with("error during formatting: ");
+    return FormatCheckError{run.status().message(), at_argument ? path : std::vector<size_t>()};
+  }
+  if (args.size() > requested) {
+    return FormatCheckError{"too many arguments supplied to string.format (expected " +
+                                std::to_string(requested) + ", got " + std::to_string(args.size()) +
+                                ")",
+                            {}};
+  }
+  return std::nullopt;
 }
 
 }  // namespace dra::cel::lib

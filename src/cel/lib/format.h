@@ -37,8 +37,8 @@
 //   could not parse formatting clause: unrecognized formatting clause "E"
 //   could not parse formatting clause: error while parsing precision: ...
 //   error during formatting: <verb> clause can only be used on ..., was given <type>
-// Arguments beyond those consumed are ignored (the compile-time check that
-// rejects them for literal lists belongs to the checker, not to this).
+// Arguments beyond those consumed are ignored at run time (CheckFormatCall,
+// below, is the compile-time check that rejects them for literal lists).
 //
 // Oddities kept on purpose: a %f/%e precision of more than 7 digits above
 // 10^6 makes x/text's format parser give up and print "%!(NOVERB)"; %f
@@ -47,6 +47,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -99,9 +100,9 @@ struct FormatMap {
 
 // One argument of format(): a CEL value reduced to what the formatter looks at.
 struct FormatArg {
-  using Value = std::variant<FormatNull, bool, int64_t, uint64_t, double, std::string, FormatBytes,
-                             FormatTimestamp, FormatDuration, FormatType, FormatList, FormatMap,
-                             FormatOther>;
+  using Value =
+      std::variant<FormatNull, bool, int64_t, uint64_t, double, std::string, FormatBytes,
+                   FormatTimestamp, FormatDuration, FormatType, FormatList, FormatMap, FormatOther>;
   Value value;
 
   static FormatArg Null();
@@ -131,5 +132,47 @@ struct FormatMapEntry {
 
 // Formats `format` with `args` as described above. Pure and thread-safe.
 StatusOr<std::string> FormatString(std::string_view format, std::span<const FormatArg> args);
+
+// ---------------------------------------------------------------------------
+// Compile-time check. cel-go (strings v1-v3) validates every call
+// `<string literal>.format(<list literal>)` (resolved to the string_format
+// overload, or not yet resolved) while the program is compiled, running the
+// same clause parser over the *static* types of the list's elements. Its
+// findings are compile errors, not run-time errors:
+//   - what FormatString would report for a malformed clause, a missing
+//     argument ("index N out of range") or a lone '%' (but the end-of-string
+//     error wins over the index error here: '%'.format([]) is "unexpected end
+//     of string");
+//   - "error during formatting: <clause> ..., was given <static type name>";
+//   - "too many arguments supplied to string.format (expected N, got M)".
+// An element of static type dyn passes every clause; google.protobuf.Any (the
+// type of DRA attribute values while DRAListTypeAttributes is off) and
+// optional_type pass none, so '%s'.format([device.attributes["d"].a]) does not
+// compile in Kubernetes 1.34/1.35. %f and %e accept doubles and strings.
+
+// The static type of one element of the literal list argument.
+struct FormatArgType {
+  // As cel-go's Type.TypeName() prints it: "dyn", "int", "uint", "double",
+  // "bool", "string", "bytes", "null_type", "type", "list", "map",
+  // "google.protobuf.Timestamp", "google.protobuf.Duration",
+  // "google.protobuf.Any", "optional_type", "kubernetes.Semver", ...
+  std::string type_name;
+  // If the element is itself a list or map literal, its elements (for a map:
+  // key, value, key, value, ...), which %s checks too. Empty otherwise.
+  std::vector<FormatArgType> literal_elements;
+};
+
+struct FormatCheckError {
+  std::string message;
+  // Which expression the error is reported at: empty for the format() call
+  // itself; otherwise the index of the offending list element, followed by
+  // indices into its literal_elements for a nested offender.
+  std::vector<size_t> element_path;
+};
+
+// Returns the compile error cel-go reports for `format`.format([args...]), or
+// std::nullopt when the call passes. Pure and thread-safe.
+std::optional<FormatCheckError> CheckFormatCall(std::string_view format,
+                                                std::span<const FormatArgType> args);
 
 }  // namespace dra::cel::lib

@@ -13,9 +13,9 @@ using internal::GoQuote;
 StatusOr<IPAddress> IPAddress::Parse(std::string_view text) {
   StatusOr<internal::NetAddr> addr = internal::ParseNetAddr(text);
   if (!addr.ok()) {
-    return InvalidArgumentError("IP Address " + GoQuote(text) +
-                                " parse error during conversion from string: " +
-                                addr.status().message());
+    return InvalidArgumentError(
+        "IP Address " + GoQuote(text) +
+        " parse error during conversion from string: " + addr.status().message());
   }
   if (!addr->zone.empty()) {
     return InvalidArgumentError("IP address " + GoQuote(text) + " with zone value is not allowed");
@@ -46,8 +46,8 @@ StatusOr<Cidr> Cidr::Parse(std::string_view text) {
                                 prefix.status().message());
   }
   if (prefix->addr.Is4In6()) {
-    return InvalidArgumentError(std::string(kPrefix) + "IPv4-mapped IPv6 address " +
-                                GoQuote(text) + " is not allowed");
+    return InvalidArgumentError(std::string(kPrefix) + "IPv4-mapped IPv6 address " + GoQuote(text) +
+                                " is not allowed");
   }
   return Cidr(*std::move(prefix));
 }

@@ -77,8 +77,8 @@ StatusOr<PreReleaseId> ParsePreRelease(std::string_view s) {
   PreReleaseId id;
   if (AllDigits(s)) {
     if (HasLeadingZeroes(s)) {
-      return InvalidArgumentError(
-          "Numeric PreRelease version must not contain leading zeroes " + GoQuote(s));
+      return InvalidArgumentError("Numeric PreRelease version must not contain leading zeroes " +
+                                  GoQuote(s));
     }
     std::string error;
     std::optional<uint64_t> v = GoParseUint64(s, error);
@@ -216,8 +216,8 @@ bool SemVer::IdenticalTo(const SemVer& o) const {
 }
 
 std::string SemVer::String() const {
-  std::string out = std::to_string(major_) + "." + std::to_string(minor_) + "." +
-                    std::to_string(patch_);
+  std::string out =
+      std::to_string(major_) + "." + std::to_string(minor_) + "." + std::to_string(patch_);
   for (size_t i = 0; i < pre_.size(); ++i) {
     out.push_back(i == 0 ? '-' : '.');
     out += pre_[i].String();

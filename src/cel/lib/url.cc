@@ -32,8 +32,22 @@ bool ShouldEscape(uint8_t c, Mode mode) {
   if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return false;
   if (mode == Mode::kHost || mode == Mode::kZone) {
     switch (c) {
-      case '!': case '$': case '&': case '\'': case '(': case ')': case '*': case '+':
-      case ',': case ';': case '=': case ':': case '[': case ']': case '<': case '>':
+      case '!':
+      case '$':
+      case '&':
+      case '\'':
+      case '(':
+      case ')':
+      case '*':
+      case '+':
+      case ',':
+      case ';':
+      case '=':
+      case ':':
+      case '[':
+      case ']':
+      case '<':
+      case '>':
       case '"':
         return false;
       default:
@@ -41,9 +55,20 @@ bool ShouldEscape(uint8_t c, Mode mode) {
     }
   }
   switch (c) {
-    case '-': case '_': case '.': case '~':
+    case '-':
+    case '_':
+    case '.':
+    case '~':
       return false;
-    case '$': case '&': case '+': case ',': case '/': case ':': case ';': case '=': case '?':
+    case '$':
+    case '&':
+    case '+':
+    case ',':
+    case '/':
+    case ':':
+    case ';':
+    case '=':
+    case '?':
     case '@':
       switch (mode) {
         case Mode::kPath:
@@ -65,7 +90,10 @@ bool ShouldEscape(uint8_t c, Mode mode) {
   }
   if (mode == Mode::kFragment) {
     switch (c) {
-      case '!': case '(': case ')': case '*':
+      case '!':
+      case '(':
+      case ')':
+      case '*':
         return false;
       default:
         break;
@@ -148,8 +176,22 @@ std::string Escape(std::string_view s, Mode mode) {
 bool ValidEncoded(std::string_view s, Mode mode) {
   for (char ch : s) {
     switch (ch) {
-      case '!': case '$': case '&': case '\'': case '(': case ')': case '*': case '+': case ',':
-      case ';': case '=': case ':': case '@': case '[': case ']': case '%':
+      case '!':
+      case '$':
+      case '&':
+      case '\'':
+      case '(':
+      case ')':
+      case '*':
+      case '+':
+      case ',':
+      case ';':
+      case '=':
+      case ':':
+      case '@':
+      case '[':
+      case ']':
+      case '%':
         break;
       default:
         if (ShouldEscape(static_cast<uint8_t>(ch), mode)) return false;
@@ -171,8 +213,24 @@ bool ValidUserinfo(std::string_view s) {
   for (char c : s) {
     if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) continue;
     switch (c) {
-      case '-': case '.': case '_': case ':': case '~': case '!': case '$': case '&': case '\'':
-      case '(': case ')': case '*': case '+': case ',': case ';': case '=': case '%': case '@':
+      case '-':
+      case '.':
+      case '_':
+      case ':':
+      case '~':
+      case '!':
+      case '$':
+      case '&':
+      case '\'':
+      case '(':
+      case ')':
+      case '*':
+      case '+':
+      case ',':
+      case ';':
+      case '=':
+      case '%':
+      case '@':
         continue;
       default:
         return false;
@@ -214,7 +272,8 @@ class UrlParser {
  public:
   // parse(rawURL, viaRequest) without the "parse %q:" wrapping.
   static StatusOr<Url> ParseRaw(std::string_view raw, bool via_request, GoUrlRules rules) {
-    if (ContainsCtlByte(raw)) return InvalidArgumentError("net/url: invalid control character in URL");
+    if (ContainsCtlByte(raw))
+      return InvalidArgumentError("net/url: invalid control character in URL");
     if (raw.empty() && via_request) return InvalidArgumentError("empty url");
     Url url;
     if (raw == "*") {
@@ -237,11 +296,11 @@ class UrlParser {
       }
       break;
     }
-    std::transform(url.scheme_.begin(), url.scheme_.end(), url.scheme_.begin(),
-                   [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; });
+    std::transform(url.scheme_.begin(), url.scheme_.end(), url.scheme_.begin(), [](char c) {
+      return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    });
 
-    if (!rest.empty() && rest.back() == '?' &&
-        std::count(rest.begin(), rest.end(), '?') == 1) {
+    if (!rest.empty() && rest.back() == '?' && std::count(rest.begin(), rest.end(), '?') == 1) {
       url.force_query_ = true;
       rest.remove_suffix(1);
     } else if (size_t q = rest.find('?'); q != std::string_view::npos) {
@@ -289,7 +348,8 @@ class UrlParser {
  private:
   static Status ParseAuthority(Url& url, std::string_view authority, GoUrlRules rules) {
     size_t at = authority.rfind('@');
-    std::string_view host_part = at == std::string_view::npos ? authority : authority.substr(at + 1);
+    std::string_view host_part =
+        at == std::string_view::npos ? authority : authority.substr(at + 1);
     DRA_ASSIGN_OR_RETURN(url.host_, ParseHost(url.scheme_, host_part, rules));
     if (at == std::string_view::npos) return OkStatus();
     std::string_view userinfo = authority.substr(0, at);
@@ -362,7 +422,8 @@ class UrlParser {
 StatusOr<Url> Url::Parse(std::string_view text, GoUrlRules rules) {
   static constexpr std::string_view kPrefix = "URL parse error during conversion from string: ";
   // url.ParseRequestURI decides what is a URL ...
-  if (StatusOr<Url> checked = UrlParser::ParseRaw(text, /*via_request=*/true, rules); !checked.ok()) {
+  if (StatusOr<Url> checked = UrlParser::ParseRaw(text, /*via_request=*/true, rules);
+      !checked.ok()) {
     return InvalidArgumentError(std::string(kPrefix) + UrlError(text, checked.status()).message());
   }
   // ... and url.Parse builds the value, splitting off the fragment.
@@ -409,11 +470,12 @@ std::vector<Url::QueryEntry> Url::Query() const {
     size_t eq = pair.find('=');
     StatusOr<std::string> key = Unescape(pair.substr(0, eq), Mode::kQueryComponent);
     if (!key.ok()) continue;
-    StatusOr<std::string> value = Unescape(
-        eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1),
-        Mode::kQueryComponent);
+    StatusOr<std::string> value =
+        Unescape(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1),
+                 Mode::kQueryComponent);
     if (!value.ok()) continue;
-    auto it = std::find_if(out.begin(), out.end(), [&](const QueryEntry& e) { return e.first == *key; });
+    auto it =
+        std::find_if(out.begin(), out.end(), [&](const QueryEntry& e) { return e.first == *key; });
     if (it == out.end()) {
       out.push_back({*std::move(key), {}});
       it = out.end() - 1;

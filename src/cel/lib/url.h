@@ -76,7 +76,7 @@ class Url {
 
   // The remaining url.URL fields, for completeness and tests.
   const std::string& opaque() const { return opaque_; }
-  const std::string& path() const { return path_; }         // unescaped
+  const std::string& path() const { return path_; }          // unescaped
   const std::string& raw_path() const { return raw_path_; }  // escaping hint or ""
   const std::string& raw_query() const { return raw_query_; }
   const std::string& fragment() const { return fragment_; }  // unescaped

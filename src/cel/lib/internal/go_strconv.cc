@@ -161,13 +161,27 @@ std::string GoQuote(std::string_view s) {
       out.append(s.substr(i, d.width));
     } else {
       switch (r) {
-        case '\a': out += "\\a"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\v': out += "\\v"; break;
+        case '\a':
+          out += "\\a";
+          break;
+        case '\b':
+          out += "\\b";
+          break;
+        case '\f':
+          out += "\\f";
+          break;
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
+        case '\v':
+          out += "\\v";
+          break;
         default:
           if (r < ' ' || r == 0x7F) {
             out += "\\x";
@@ -175,10 +189,12 @@ std::string GoQuote(std::string_view s) {
             out.push_back(kLowerHex[r & 0xF]);
           } else if (r < 0x10000) {
             out += "\\u";
-            for (int shift = 12; shift >= 0; shift -= 4) out.push_back(kLowerHex[(r >> shift) & 0xF]);
+            for (int shift = 12; shift >= 0; shift -= 4)
+              out.push_back(kLowerHex[(r >> shift) & 0xF]);
           } else {
             out += "\\U";
-            for (int shift = 28; shift >= 0; shift -= 4) out.push_back(kLowerHex[(r >> shift) & 0xF]);
+            for (int shift = 28; shift >= 0; shift -= 4)
+              out.push_back(kLowerHex[(r >> shift) & 0xF]);
           }
       }
     }

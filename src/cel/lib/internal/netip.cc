@@ -98,7 +98,8 @@ StatusOr<NetAddr> ParseIPv6(std::string_view in) {
       if (off > 3) return AddrError(in, "each group must have 4 or less digits", s);
       if (acc > 0xFFFF) return AddrError(in, "IPv6 field has value >=2^16", s);
     }
-    if (off == 0) return AddrError(in, "each colon-separated field must have at least one digit", s);
+    if (off == 0)
+      return AddrError(in, "each colon-separated field must have at least one digit", s);
 
     // A dot after the hex digits starts a trailing IPv4 address.
     if (off < s.size() && s[off] == '.') {
@@ -107,8 +108,8 @@ StatusOr<NetAddr> ParseIPv6(std::string_view in) {
                          s);
       }
       if (i + 4 > 16) {
-        return AddrError(in, "too many hex fields to fit an embedded IPv4 at the end of the address",
-                         s);
+        return AddrError(
+            in, "too many hex fields to fit an embedded IPv4 at the end of the address", s);
       }
       size_t end = in.size();
       if (!zone.empty()) end -= zone.size() + 1;
@@ -140,7 +141,8 @@ StatusOr<NetAddr> ParseIPv6(std::string_view in) {
   if (i < 16) {
     if (ellipsis < 0) return AddrError(in, "address string too short");
     int n = 16 - i;
-    for (int j = i - 1; j >= ellipsis; --j) ip[static_cast<size_t>(j + n)] = ip[static_cast<size_t>(j)];
+    for (int j = i - 1; j >= ellipsis; --j)
+      ip[static_cast<size_t>(j + n)] = ip[static_cast<size_t>(j)];
     for (int j = ellipsis; j < ellipsis + n; ++j) ip[static_cast<size_t>(j)] = 0;
   } else if (ellipsis >= 0) {
     return AddrError(in, "the :: must expand to at least one field of zeros");
@@ -279,8 +281,8 @@ NetAddr NetAddr::Masked(int bits) const {
   for (int k = 0; k < 16; ++k) {
     int keep = effective - 8 * k;  // bits of this byte to keep
     if (keep >= 8) continue;
-    uint8_t mask = keep <= 0 ? 0 : static_cast<uint8_t>(0xFF << (8 - keep));
-    m.bytes[static_cast<size_t>(k)] &= mask;
+    uint8_t mask = keep <= 0 ? uint8_t{0} : static_cast<uint8_t>(0xFF << (8 - keep));
+    m.bytes[static_cast<size_t>(k)] = static_cast<uint8_t>(m.bytes[static_cast<size_t>(k)] & mask);
   }
   return m;
 }
