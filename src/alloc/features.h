@@ -1,0 +1,35 @@
+// The allocator's feature set (allocator.md §2): which DRA features are on,
+// derived from the scheduler's feature gates.
+#pragma once
+
+#include "api/features.h"
+
+namespace dra::alloc {
+
+struct Features {
+  bool admin_access = false;
+  bool consumable_capacity = false;
+  bool device_binding_and_status = false;  // DRADeviceBindingConditions AND DRAResourceClaimDeviceStatus
+  bool device_taints = false;
+  bool list_type_attributes = false;
+  bool partitionable_devices = false;
+  bool prioritized_list = false;
+
+  static Features FromGates(const api::FeatureGates& gates) {
+    using api::Gate;
+    Features f;
+    f.admin_access = gates.enabled(Gate::kDRAAdminAccess);
+    f.consumable_capacity = gates.enabled(Gate::kDRAConsumableCapacity);
+    f.device_binding_and_status = gates.enabled(Gate::kDRADeviceBindingConditions) &&
+                                  gates.enabled(Gate::kDRAResourceClaimDeviceStatus);
+    f.device_taints = gates.enabled(Gate::kDRADeviceTaints);
+    f.list_type_attributes = gates.enabled(Gate::kDRAListTypeAttributes);
+    f.partitionable_devices = gates.enabled(Gate::kDRAPartitionableDevices);
+    f.prioritized_list = gates.enabled(Gate::kDRAPrioritizedList);
+    return f;
+  }
+
+  friend bool operator==(const Features&, const Features&) = default;
+};
+
+}  // namespace dra::alloc

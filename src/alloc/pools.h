@@ -1,0 +1,88 @@
+// Gathering the resource pools a node can use (allocator.md §3), the first
+// step of every Allocate(node, claims) call.
+//
+//   SliceIndex   built once per snapshot: slices grouped by node name, the
+//                slices without a node name, and every slice per pool (for the
+//                completeness check). Never rescans all slices per call.
+//   GatherPools  for one node: the relevant slices (node name / all nodes /
+//                node selector / per-device selection), newest generation per
+//                pool, completeness and obsolescence, invalid pools, and the
+//                search order (driver, pool name; pools with binding
+//                conditions last).
+//
+// Semantics are upstream's master "incubating"/"experimental" allocator, the
+// project's reference (allocator.md §15).
+//
+// Lifetimes: the index and the pools hold pointers into the slices given to
+// SliceIndex, which must outlive them. Both are immutable after construction
+// and safe to share between threads.
+#pragma once
+
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "alloc/features.h"
+#include "api/core.h"
+#include "api/resource.h"
+#include "base/status.h"
+
+namespace dra::alloc {
+
+class SliceIndex {
+ public:
+  explicit SliceIndex(std::vector<const api::ResourceSlice*> slices);
+
+  // Slices with spec.nodeName == node, in input order.
+  std::span<const api::ResourceSlice* const> OnNode(std::string_view node) const;
+  // Slices without spec.nodeName, in input order.
+  std::span<const api::ResourceSlice* const> WithoutNodeName() const { return shared_; }
+  // Every slice of (driver, pool), in input order.
+  std::span<const api::ResourceSlice* const> OfPool(std::string_view driver, std::string_view pool) const;
+
+ private:
+  std::vector<const api::ResourceSlice*> all_;
+  std::map<std::string, std::vector<const api::ResourceSlice*>, std::less<>> by_node_;
+  std::vector<const api::ResourceSlice*> shared_;
+  // Key: driver + '\n' + pool name (neither can contain a newline).
+  std::map<std::string, std::vector<const api::ResourceSlice*>, std::less<>> by_pool_;
+};
+
+struct Pool {
+  std::string driver;
+  std::string name;
+  int64_t generation = 0;
+
+  // Incomplete: the newest generation has a different number of slices than
+  // it announces. No devices are offered; allocation from it "cannot happen
+  // yet" (not an error).
+  bool incomplete = false;
+  // Invalid (duplicate device or counter-set names, unknown counter sets or
+  // counters): no devices are offered; `invalid_reason` says why.
+  bool invalid = false;
+  std::string invalid_reason;
+
+  // Slices whose devices may be allocated on this node, sorted by name.
+  std::vector<const api::ResourceSlice*> slices;
+  // Slices holding the pool's shared counter sets.
+  std::vector<const api::ResourceSlice*> counter_slices;
+  // Slices of the same generation that do not target this node: their devices
+  // count against the pool's counters but are never allocated here.
+  std::vector<const api::ResourceSlice*> other_slices;
+  // Some device of `slices` has binding conditions (such pools are searched last).
+  bool has_binding_conditions = false;
+};
+
+// Whether `slice` (or, with perDeviceNodeSelection, any of its devices) is
+// available on the node. Errors: a node selector that cannot be evaluated.
+StatusOr<bool> SliceTargetsNode(const api::ResourceSlice& slice, const api::Node& node, const Features& features);
+
+// The pools usable on `node`, in search order. Incomplete and invalid pools are
+// included (flagged), obsolete ones are not. Errors are fatal for the
+// scheduling attempt (a node selector that cannot be parsed).
+StatusOr<std::vector<Pool>> GatherPools(const SliceIndex& index, const api::Node& node, const Features& features);
+
+}  // namespace dra::alloc
