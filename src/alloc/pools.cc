@@ -9,7 +9,10 @@
 namespace dra::alloc {
 namespace {
 
-// Node scope shared by slices and (with perDeviceNodeSelection) devices.
+bool HasCounterSets(const api::ResourceSlice& s) { return !s.spec.shared_counters.empty(); }
+
+}  // namespace
+
 StatusOr<bool> ScopeMatches(const std::optional<std::string>& node_name, const std::optional<bool>& all_nodes,
                             const std::optional<api::NodeSelector>& selector, const api::Node& node,
                             std::string_view what) {
@@ -26,10 +29,6 @@ StatusOr<bool> ScopeMatches(const std::optional<std::string>& node_name, const s
   }
   return false;
 }
-
-bool HasCounterSets(const api::ResourceSlice& s) { return !s.spec.shared_counters.empty(); }
-
-}  // namespace
 
 SliceIndex::SliceIndex(std::vector<const api::ResourceSlice*> slices) : all_(std::move(slices)) {
   for (const api::ResourceSlice* s : all_) {

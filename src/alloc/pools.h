@@ -19,6 +19,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -75,6 +76,14 @@ struct Pool {
   // Some device of `slices` has binding conditions (such pools are searched last).
   bool has_binding_conditions = false;
 };
+
+// Node scope shared by slices and (with perDeviceNodeSelection) devices: a
+// non-empty `node_name` must equal the node's name, `all_nodes` matches, a
+// `selector` is evaluated; nothing set matches nothing. `what` names the
+// object in the error for a selector that cannot be evaluated.
+StatusOr<bool> ScopeMatches(const std::optional<std::string>& node_name, const std::optional<bool>& all_nodes,
+                            const std::optional<api::NodeSelector>& selector, const api::Node& node,
+                            std::string_view what);
 
 // Whether `slice` (or, with perDeviceNodeSelection, any of its devices) is
 // available on the node. Errors: a node selector that cannot be evaluated.

@@ -68,8 +68,10 @@ class Param {
   bool Accepts(const Value& v) const {
     if (any_) return true;
     if (v.kind() != kind_) return false;
-    return kind_ != ValueKind::kOpaque || opaque_type_.empty() ||
-           v.opaque().type_name() == opaque_type_;
+    if (kind_ != ValueKind::kOpaque || opaque_type_.empty()) return true;
+    const std::string_view t = v.opaque().type_name();
+    // Type names are usually the same constant: compare addresses first.
+    return t.data() == opaque_type_.data() ? t.size() == opaque_type_.size() : t == opaque_type_;
   }
   bool is_any() const { return any_; }
   ValueKind kind() const { return kind_; }

@@ -25,6 +25,8 @@ Status RegisterStandardLibrary(FunctionRegistry& registry);
 enum class FormatFlavor : uint8_t {
   kCurrent,  // cel-spec's string_ext vectors (cel-go's current formatter)
   kLegacy,   // cel-go's legacy formatter used by ext.Strings v2 (Kubernetes)
+  kExternal,  // format() is not registered here: another library brings its own
+              // (the Kubernetes environment's, over cel/lib/format.h; k8s_lib.h)
 };
 
 // ext.Strings at `version`: v0 charAt, indexOf, lastIndexOf, lowerAscii,

@@ -45,6 +45,7 @@ enum class Op : uint8_t {
   kMapInsertAccu,     // cel.@mapInsert(accumulator(slot), children...)
   kOptOr,             // child 0 .or(child 1), child 1 only when child 0 is none
   kOptOrValue,        // child 0 .orValue(child 1), likewise
+  kPath,              // child 0 (a kVar) followed by the constant steps `path`
 };
 
 struct PlanNode {
@@ -61,6 +62,11 @@ struct PlanNode {
   const Overload* prepared_overload = nullptr;
   const void* prepared = nullptr;
   std::vector<bool> optional;  // kList: per element; kMap: per entry
+  std::vector<PathStep> path;  // kPath: the selections and constant indexes
+  // kEq/kNe: the child (0 or 1) that is a string constant, or -1; and the
+  // constant's size in code points.
+  int8_t const_side = -1;
+  uint32_t const_cp = 0;
 };
 
 }  // namespace internal
@@ -72,14 +78,6 @@ std::optional<Value> MapActivation::Find(std::string_view name) const {
   auto it = values_.find(name);
   if (it == values_.end()) return std::nullopt;
   return Value::Borrow(it->second);
-}
-
-void EvalState::Reset(size_t slot_count) {
-  if (slots_.size() < slot_count) slots_.resize(slot_count);
-  cost_ = 0;
-  limit_ = options_.cost_limit.value_or(UINT64_MAX);
-  allocated_ = 0;
-  cancelled_ = false;
 }
 
 bool CallContext::CheckAllocation(uint64_t units) {
@@ -106,8 +104,10 @@ uint64_t CeilTenth(uint64_t n) { return (n + 9) / 10; }
 // points, so their cost is 1 (0 if one is empty) without counting.
 uint64_t EqualityCost(const Value& a, const Value& b) {
   if (a.is_string() && b.is_string()) {
-    const size_t min_bytes = std::min(a.string_value().size(), b.string_value().size());
+    const std::string_view x = a.string_value(), y = b.string_value();
+    const size_t min_bytes = std::min(x.size(), y.size());
     if (min_bytes <= 10) return min_bytes > 0 ? 1 : 0;
+    return CeilTenth(std::min(CodePointCount(x), CodePointCount(y)));
   }
   return CeilTenth(std::min(CostSize(a), CostSize(b)));
 }
@@ -197,8 +197,54 @@ class Evaluator {
       case Op::kMapInsertAccu: return EvalMapInsertAccu(n);
       case Op::kOptOr:
       case Op::kOptOrValue: return EvalOptOr(n);
+      case Op::kPath: return EvalPath(n);
     }
     return Value();
+  }
+
+  // Evaluates child node `index`, with the two most frequent operand kinds
+  // of selectors (constants and access paths) handled without the dispatch.
+  Value EvalOperand(uint32_t index) {
+    const PlanNode& c = p_.nodes_[index];
+    if (c.op == Op::kConst) return Value::Borrow(c.value);
+    if (c.op == Op::kPath) return EvalPath(c);
+    return Eval(index);
+  }
+
+  // A constant access path: one ResolvePath call when the variable's value
+  // offers it, else the same steps as the kSelect / kIndex nodes it replaces,
+  // with the same costs (1 for the variable, 1 per step).
+  Value EvalPath(const PlanNode& n) {
+    // Child 0 is always the kVar node of the root variable.
+    const Value& root = s_.slots_[p_.nodes_[Child(n, 0)].slot];
+    Charge(1);
+    if (root.is_opaque()) {
+      Value v;
+      if (root.opaque().ResolvePath(n.path, n.prepared, &v)) {
+        Charge(n.path.size());
+        return v;
+      }
+    }
+    return WalkPath(n, root);
+  }
+
+  // The steps of a path one by one (kept out of EvalPath, whose fast case
+  // stays small).
+  [[gnu::noinline]] Value WalkPath(const PlanNode& n, const Value& root) {
+    Value current = Value::Borrow(root);
+    for (const PathStep& step : n.path) {
+      Value next;
+      if (step.is_index) {
+        if (current.is_error()) return current;
+        Charge(1);
+        next = IndexValue(current, step.key, false);
+      } else {
+        Charge(1);
+        next = SelectField(current, step.key, false);
+      }
+      current = std::move(next);
+    }
+    return current;
   }
 
   // optional.or / orValue: the alternative is evaluated only when needed.
@@ -344,8 +390,49 @@ class Evaluator {
   }
 
   Value EvalEquality(const PlanNode& n) {
-    Value a = Eval(Child(n, 0));
-    Value b = Eval(Child(n, 1));
+    if (n.const_side >= 0) return EvalEqualityConst(n);
+    return EvalEqualityGeneric(n);
+  }
+
+  // ==/!= with a string constant on one side.
+  Value EvalEqualityConst(const PlanNode& n) {
+    {
+      // One side is a string constant whose size in code points is known.
+      const uint32_t side = static_cast<uint32_t>(n.const_side);
+      const Value& c = p_.nodes_[Child(n, side)].value;
+      Value v = EvalOperand(Child(n, 1 - side));
+      if (v.is_string()) {
+        const std::string_view x = v.string_value(), y = c.string_value();
+        const bool eq = x == y;
+        uint64_t cost;  // EqualityCost without counting the constant again
+        if (x.empty() || y.empty()) {
+          cost = 0;
+        } else if (x.size() <= 10 || n.const_cp <= 10) {
+          cost = 1;
+        } else {
+          cost = CeilTenth(eq ? n.const_cp : std::min<uint64_t>(CodePointCount(x), n.const_cp));
+        }
+        Charge(cost);
+        return Value::Bool(eq == (n.op == Op::kEq));
+      }
+      return side == 0 ? CompareEquality(n, Value::Borrow(c), std::move(v))
+                       : CompareEquality(n, std::move(v), Value::Borrow(c));
+    }
+  }
+
+  [[gnu::noinline]] Value EvalEqualityGeneric(const PlanNode& n) {
+    Value a = EvalOperand(Child(n, 0));
+    Value b = EvalOperand(Child(n, 1));
+    if (a.is_string() && b.is_string()) {
+      // The common selector case, without the generic dispatch of Equal().
+      const std::string_view x = a.string_value(), y = b.string_value();
+      Charge(EqualityCost(a, b));
+      return Value::Bool((x == y) == (n.op == Op::kEq));
+    }
+    return CompareEquality(n, std::move(a), std::move(b));
+  }
+
+  [[gnu::noinline]] Value CompareEquality(const PlanNode& n, Value a, Value b) {
     Charge(EqualityCost(a, b));
     if (a.is_error()) return a;
     if (b.is_error()) return b;
@@ -356,8 +443,8 @@ class Evaluator {
   }
 
   Value EvalIn(const PlanNode& n) {
-    Value elem = Eval(Child(n, 0));
-    Value container = Eval(Child(n, 1));
+    Value elem = EvalOperand(Child(n, 0));
+    Value container = EvalOperand(Child(n, 1));
     if (elem.is_error()) {
       Charge(1);
       return elem;
@@ -369,6 +456,13 @@ class Evaluator {
     if (container.is_list()) {
       const ListObject& l = container.list();
       Charge(l.size());
+      if (l.IsVectorList()) {
+        // Compare in place: no copy (and reference count) per element.
+        for (const Value& e : static_cast<const VectorList&>(l).elements()) {
+          if (EqualBool(e, elem)) return Value::Bool(true);
+        }
+        return Value::Bool(false);
+      }
       for (size_t i = 0; i < l.size(); ++i) {
         if (EqualBool(l.Get(i), elem)) return Value::Bool(true);
       }
@@ -393,7 +487,7 @@ class Evaluator {
       args = heap_args.data();
     }
     for (uint32_t i = 0; i < n.count; ++i) {
-      args[i] = Eval(Child(n, i));
+      args[i] = EvalOperand(Child(n, i));
       if (args[i].is_error()) return args[i];
       if (s_.cancelled_) return Value();
     }
@@ -638,7 +732,7 @@ StatusOr<Value> Program::Evaluate(std::span<const Value> vars, EvalState& state)
                                 " variables, " + std::to_string(vars.size()) + " given");
   }
   state.Reset(slot_count_);
-  for (size_t i = 0; i < vars.size(); ++i) state.slots_[i] = Value::Borrow(vars[i]);
+  for (size_t i = 0; i < vars.size(); ++i) state.slots_[i].AssignBorrowed(vars[i]);
   return Run(state);
 }
 
@@ -680,6 +774,7 @@ std::string_view OpName(Op op) {
     case Op::kMapInsertAccu: return "map_insert_accu";
     case Op::kOptOr: return "opt_or";
     case Op::kOptOrValue: return "opt_or_value";
+    case Op::kPath: return "path";
   }
   return "?";
 }
@@ -708,6 +803,18 @@ std::string Program::DebugString() const {
       out += ' ';
       out += n.name;
     }
+    if (n.op == Op::kPath) {
+      for (const PathStep& step : n.path) {
+        if (step.is_index) {
+          out += '[';
+          out += step.key.DebugString();
+          out += ']';
+        } else {
+          out += '.';
+          out += step.key.string_value();
+        }
+      }
+    }
     out.push_back('\n');
     for (uint32_t i = n.count; i > 0; --i) stack.emplace_back(children_[n.first + i - 1], depth + 1);
   }
@@ -735,6 +842,16 @@ class Planner {
     }
     program_->root_ = root;
     program_->slot_count_ = program_->variables_.size() + max_locals_;
+    if (env_.prepare_path) {
+      for (PlanNode& n : program_->nodes_) {
+        if (n.op != Op::kPath) continue;
+        const PlanNode& var = program_->nodes_[program_->children_[n.first]];
+        std::shared_ptr<const void> prepared =
+            env_.prepare_path(program_->variables_[var.slot], n.path);
+        n.prepared = prepared.get();
+        if (prepared != nullptr) program_->prepared_.push_back(std::move(prepared));
+      }
+    }
     // Comprehension slots come after the variables: shift them now that the
     // number of variables is known.
     const auto base = static_cast<uint32_t>(program_->variables_.size());
@@ -964,10 +1081,7 @@ class Planner {
       n.slot = VariableSlot(*var);
       uint32_t node = NewNode(std::move(n), {});
       for (size_t i = len; i < parts.size(); ++i) {
-        PlanNode s = Make(Op::kSelect, ids[i]);
-        s.value = Value::String(std::string(parts[i]));
-        const uint32_t child[] = {node};
-        node = NewNode(std::move(s), child);
+        node = NewSelect(node, Value::String(std::string(parts[i])), ids[i]);
       }
       return node;
     }
@@ -1017,9 +1131,56 @@ class Planner {
     } else {
       operand = PlanExpr(*s.operand);
     }
-    PlanNode n = Make(s.test_only ? Op::kHas : Op::kSelect, e.id());
+    if (!s.test_only) return NewSelect(operand, Value::String(s.field), e.id());
+    PlanNode n = Make(Op::kHas, e.id());
     n.value = Value::String(s.field);
     const uint32_t child[] = {operand};
+    return NewNode(std::move(n), child);
+  }
+
+  // Notes on an ==/!= node (not folded) which operand is a string constant.
+  uint32_t MarkStringConstant(uint32_t index) {
+    PlanNode& n = program_->nodes_[index];
+    if (n.op != Op::kEq && n.op != Op::kNe) return index;
+    for (uint32_t side = 0; side < 2; ++side) {
+      const PlanNode& c = program_->nodes_[program_->children_[n.first + side]];
+      if (c.op == Op::kConst && c.value.is_string() &&
+          CodePointCount(c.value.string_value()) <= UINT32_MAX) {
+        n.const_side = static_cast<int8_t>(side);
+        n.const_cp = static_cast<uint32_t>(CodePointCount(c.value.string_value()));
+        break;
+      }
+    }
+    return index;
+  }
+
+  // `operand.field`: extends a path node, or starts one on a variable.
+  uint32_t NewSelect(uint32_t operand, Value field, int64_t id) {
+    if (std::optional<uint32_t> path = ExtendPath(operand, PathStep{false, field}, id)) {
+      return *path;
+    }
+    PlanNode n = Make(Op::kSelect, id);
+    n.value = std::move(field);
+    const uint32_t child[] = {operand};
+    return NewNode(std::move(n), child);
+  }
+
+  // A kPath node for `operand` followed by `step`, if `operand` is a
+  // variable or a path.
+  std::optional<uint32_t> ExtendPath(uint32_t operand, PathStep step, int64_t id) {
+    const PlanNode& op_node = program_->nodes_[operand];
+    PlanNode n = Make(Op::kPath, id);
+    uint32_t root;
+    if (op_node.op == Op::kVar) {
+      root = operand;
+    } else if (op_node.op == Op::kPath) {
+      root = program_->children_[op_node.first];
+      n.path = op_node.path;
+    } else {
+      return std::nullopt;
+    }
+    n.path.push_back(std::move(step));
+    const uint32_t child[] = {root};
     return NewNode(std::move(n), child);
   }
 
@@ -1055,10 +1216,26 @@ class Planner {
       if (fn == op::kNotStrictlyFalse && args.size() == 1) {
         return PlanChildren(Op::kNotStrictlyFalse, e, args);
       }
-      if (fn == op::kEquals && args.size() == 2) return PlanChildren(Op::kEq, e, args);
-      if (fn == op::kNotEquals && args.size() == 2) return PlanChildren(Op::kNe, e, args);
+      if (fn == op::kEquals && args.size() == 2) {
+        return MarkStringConstant(PlanChildren(Op::kEq, e, args));
+      }
+      if (fn == op::kNotEquals && args.size() == 2) {
+        return MarkStringConstant(PlanChildren(Op::kNe, e, args));
+      }
       if (fn == op::kIn && args.size() == 2) return PlanChildren(Op::kIn, e, args);
-      if (fn == op::kIndex && args.size() == 2) return PlanChildren(Op::kIndex, e, args);
+      if (fn == op::kIndex && args.size() == 2) {
+        const uint32_t operand = PlanExpr(args[0]);
+        const uint32_t key = PlanExpr(args[1]);
+        const PlanNode& key_node = program_->nodes_[key];
+        if (key_node.op == Op::kConst && IsKeyLike(key_node.value)) {
+          if (std::optional<uint32_t> path =
+                  ExtendPath(operand, PathStep{true, key_node.value}, e.id())) {
+            return *path;
+          }
+        }
+        const uint32_t children[] = {operand, key};
+        return NewNode(Make(Op::kIndex, e.id()), children);
+      }
       if (fn == op::kOptIndex && args.size() == 2) return PlanChildren(Op::kOptIndex, e, args);
       if (fn == op::kOptSelect && args.size() == 2 && args[1].Is<Constant>() &&
           args[1].constant().kind() == Constant::Kind::kString) {
@@ -1117,6 +1294,10 @@ class Planner {
     std::vector<uint32_t> children;
     if (target != nullptr) children.push_back(PlanExpr(*target));
     for (const Expr& a : args) children.push_back(PlanExpr(a));
+    if (env_.options.report_unknown_functions && !env_.registry->HasFunction(fn)) {
+      Report(e.id(), "undeclared reference to '" + std::string(fn) + "' (in container '" +
+                         env_.container + "')");
+    }
     PlanNode n = Make(Op::kCall, e.id());
     n.name = std::string(fn);
     n.overloads = env_.registry->Find(fn, receiver, children.size());

@@ -6,7 +6,10 @@
 // Planning resolves every identifier once: variables (with container
 // namespace resolution, cel-spec "namespace" rules, longest qualified name
 // first), comprehension variables (lexically scoped, each given a slot), and
-// type names (`int`, `list`, ...). Calls are bound to their candidate
+// type names (`int`, `list`, ...). A chain of field selections and constant
+// indexes rooted at a variable (`device.attributes["d"].model`) becomes one
+// path node, which an opaque variable value may resolve in a single call
+// (OpaqueObject::ResolvePath). Calls are bound to their candidate
 // overloads in the FunctionRegistry; calls whose arguments are all constants
 // are folded (evaluated once at plan time), as are constant list and map
 // literals. Evaluation then walks the planned nodes without looking up a
@@ -31,6 +34,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -63,7 +67,20 @@ struct PlanOptions {
   // Evaluate calls with constant arguments, and constant literals, at plan
   // time.
   bool fold_constants = true;
+  // A call of a function that no library of the registry defines is a
+  // compile issue ("undeclared reference to 'f' (in container '')"), as
+  // cel-go's checker reports it. When false, such a call evaluates to a "no
+  // matching overload" error value (cel-go without a checker).
+  bool report_unknown_functions = false;
 };
+
+// Plan-time preparation of a constant access path rooted at a declared
+// variable, e.g. `device.attributes["gpu.example.com"].model` is variable
+// "device" with steps .attributes, ["gpu.example.com"], .model. What it returns
+// is handed to OpaqueObject::ResolvePath of the variable's value at run time
+// (nullptr when it returns nullptr). Called once per path while planning.
+using PathPreparer = std::function<std::shared_ptr<const void>(std::string_view variable,
+                                                               std::span<const PathStep> steps)>;
 
 // What an expression may refer to.
 struct Environment {
@@ -73,6 +90,8 @@ struct Environment {
   // Namespace for name resolution, e.g. "com.example" (may be empty).
   std::string container;
   PlanOptions options;
+  // Optional; see PathPreparer.
+  PathPreparer prepare_path;
 };
 
 // Supplies variable values by name for one evaluation.
@@ -127,7 +146,13 @@ class EvalState {
   friend class Evaluator;
   friend class Planner;
 
-  void Reset(size_t slot_count);
+  void Reset(size_t slot_count) {
+    if (slots_.size() < slot_count) slots_.resize(slot_count);
+    cost_ = 0;
+    limit_ = options_.cost_limit.value_or(UINT64_MAX);
+    allocated_ = 0;
+    cancelled_ = false;
+  }
 
   EvalOptions options_;
   std::vector<Value> slots_;

@@ -567,10 +567,12 @@ Status RegisterStringsLibrary(FunctionRegistry& r, int version, FormatFlavor fla
   DRA_RETURN_IF_ERROR(Add(r, "list_join", "join", true, {P(kListK)}, Join, JoinCost));
   DRA_RETURN_IF_ERROR(
       Add(r, "list_join_string", "join", true, {P(kListK), s}, JoinSep, JoinCost));
-  if (version >= 1) {
+  if (version >= 1 && flavor != FormatFlavor::kExternal) {
     DRA_RETURN_IF_ERROR(Add(r, "string_format", "format", true, {s, P(kListK)},
                             flavor == FormatFlavor::kLegacy ? FormatLegacy : FormatCurrent,
                             TenthCost));
+  }
+  if (version >= 1) {
     DRA_RETURN_IF_ERROR(Add(r, "strings_quote", "strings.quote", false, {s}, Quote, TenthCost));
   }
   if (version >= 3) {

@@ -53,31 +53,9 @@ Value Value::Error(std::string message) {
   return FromObject(ValueKind::kError, new ErrorObject(std::move(message)));
 }
 
-Value Value::BorrowList(const ListObject* list) {
-  Value r(ValueKind::kList);
-  r.flags_ = kHeap;
-  r.u_.obj = list;
-  return r;
-}
-Value Value::BorrowMap(const MapObject* map) {
-  Value r(ValueKind::kMap);
-  r.flags_ = kHeap;
-  r.u_.obj = map;
-  return r;
-}
-Value Value::BorrowOpaque(const OpaqueObject* object) {
-  Value r(ValueKind::kOpaque);
-  r.flags_ = kHeap;
-  r.u_.obj = object;
-  return r;
-}
 
 // --- Access ----------------------------------------------------------------------------
 
-std::string_view Value::string_value() const {
-  if (flags_ & kHeap) return static_cast<const StringObject*>(u_.obj)->value;
-  return std::string_view(u_.chars, size_);
-}
 const ListObject& Value::list() const { return *static_cast<const ListObject*>(u_.obj); }
 const MapObject& Value::map() const { return *static_cast<const MapObject*>(u_.obj); }
 const OpaqueObject& Value::opaque() const { return *static_cast<const OpaqueObject*>(u_.obj); }
@@ -336,6 +314,9 @@ Value OpaqueObject::Equals(const Value& other) const {
 }
 std::optional<Value> OpaqueObject::GetField(std::string_view) const { return std::nullopt; }
 bool OpaqueObject::HasField(std::string_view field) const { return GetField(field).has_value(); }
+bool OpaqueObject::ResolvePath(std::span<const PathStep>, const void*, Value*) const {
+  return false;
+}
 
 // --- Equality and ordering ---------------------------------------------------------------
 
@@ -470,10 +451,40 @@ Value Equal(const Value& a, const Value& b) {
 
 bool EqualBool(const Value& a, const Value& b) { return Equal(a, b).is_true(); }
 
+namespace {
+
+// The number of UTF-8 continuation bytes (10xxxxxx) among the 8 bytes of `w`:
+// the 0x80 bit of each such byte, moved to bit 0 and summed over the bytes by
+// the multiplication.
+inline size_t ContinuationBytes(uint64_t w) {
+  const uint64_t marks = ((w & ~(w << 1)) & 0x8080808080808080ULL) >> 7;
+  return static_cast<size_t>((marks * 0x0101010101010101ULL) >> 56);
+}
+
+}  // namespace
+
 size_t CodePointCount(std::string_view s) {
-  size_t n = 0;
-  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  return n;
+  // Every byte except a continuation byte starts a code point.
+  const size_t n = s.size();
+  const char* p = s.data();
+  if (n < 8) {
+    size_t continuation = 0;
+    for (size_t i = 0; i < n; ++i) continuation += (static_cast<unsigned char>(p[i]) & 0xC0) == 0x80;
+    return n - continuation;
+  }
+  size_t continuation = 0;
+  size_t i = 0;
+  uint64_t w;
+  for (; i + 8 <= n; i += 8) {
+    std::memcpy(&w, p + i, 8);
+    continuation += ContinuationBytes(w);
+  }
+  if (i < n) {
+    // The last 8 bytes, without the ones counted already (the low ones).
+    std::memcpy(&w, p + n - 8, 8);
+    continuation += ContinuationBytes(w >> (8 * (8 - (n - i))));
+  }
+  return n - continuation;
 }
 
 uint64_t CostSize(const Value& v) {

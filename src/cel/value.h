@@ -218,6 +218,15 @@ class Value {
   static Value OptionalNone() { return Value(ValueKind::kOptional); }
   static Value Error(std::string message);
 
+  // Makes this a borrowed copy of `v` (as Borrow(v)), releasing what it held.
+  void AssignBorrowed(const Value& v) {
+    Release();
+    kind_ = v.kind_;
+    flags_ = static_cast<uint8_t>(v.flags_ & ~kCounted);
+    size_ = v.size_;
+    u_ = v.u_;
+  }
+
   // A copy that does not take a reference: valid while `v` (or whoever keeps
   // its object alive) is. Used for program constants and activation values.
   static Value Borrow(const Value& v) {
@@ -305,6 +314,13 @@ class Value {
     return r;
   }
   static Value OwnedCopy(ValueKind kind, std::string_view s);
+  // REQUIRES: `object` is a ListObject, MapObject or OpaqueObject matching `kind`.
+  static Value BorrowObject(ValueKind kind, const RefCounted* object) {
+    Value r(kind);
+    r.flags_ = kHeap;
+    r.u_.obj = object;
+    return r;
+  }
   static Value FromObject(ValueKind kind, const RefCounted* owned) {
     if (owned == nullptr) return Value();
     Value r(kind);
@@ -345,6 +361,11 @@ class StringObject final : public RefCounted {
   explicit StringObject(std::string s) : value(std::move(s)) {}
   const std::string value;
 };
+
+inline std::string_view Value::string_value() const {
+  if (flags_ & kHeap) return static_cast<const StringObject*>(u_.obj)->value;
+  return std::string_view(u_.chars, size_);
+}
 
 // The message of an error value.
 class ErrorObject final : public RefCounted {
@@ -435,6 +456,14 @@ class HashMap final : public MapObject {
   std::vector<int32_t> index_;  // open addressing over entries_; empty when small
 };
 
+// One step of a constant access path `v.f["k"].g` (see
+// OpaqueObject::ResolvePath): a field selection (`key` is the field name as a
+// string) or an index with a constant key.
+struct PathStep {
+  bool is_index = false;
+  Value key;
+};
+
 // An extension value: quantity, semver, IP, CIDR, URL, or an object such as
 // the DRA device. Subclasses are immutable. See function_registry.h for how a
 // library registers functions that take them.
@@ -454,9 +483,27 @@ class OpaqueObject : public RefCounted {
   virtual std::optional<Value> GetField(std::string_view field) const;
   // Presence test `has(obj.field)`; default: GetField(field).has_value().
   virtual bool HasField(std::string_view field) const;
+  // The planner's fast path for a chain of field selections and constant
+  // indexes rooted at a variable that holds this object
+  // (`device.attributes["d"].model`): the value of the whole chain in one
+  // call. `prepared` is what Environment::prepare_path returned for the chain
+  // (or nullptr). Sets *out and returns true, or returns false to make the
+  // evaluator walk the chain step by step instead, which it must do when a
+  // step would fail: a value set is never an error and equals what the
+  // step-by-step walk produces. The default declines.
+  virtual bool ResolvePath(std::span<const PathStep> steps, const void* prepared,
+                           Value* out) const;
   // For DebugString and the CLI's typed output, e.g. "40Gi".
   virtual std::string DebugString() const = 0;
 };
+
+inline Value Value::BorrowList(const ListObject* list) {
+  return BorrowObject(ValueKind::kList, list);
+}
+inline Value Value::BorrowMap(const MapObject* map) { return BorrowObject(ValueKind::kMap, map); }
+inline Value Value::BorrowOpaque(const OpaqueObject* object) {
+  return BorrowObject(ValueKind::kOpaque, object);
+}
 
 // --- Operations -----------------------------------------------------------------
 

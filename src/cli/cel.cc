@@ -8,25 +8,36 @@
 // evaluate to; 1 if it cannot be read or a line is not a JSON object; 2 on a
 // usage error.
 //
-// Per vector: `expr` is parsed; `decls` and `bindings` declare variables
-// (every bound name is declared); `container` sets the namespace; `check:
-// false` turns undeclared identifiers into run-time errors instead of
-// compile errors (cel-go without its checker). The Kubernetes profile's own
-// libraries and the `device` variable come from the DRA environment, which
-// this command does not have yet: such vectors report an error starting
-// with "not supported yet".
+// Standard profile (cel-spec files), per vector: `expr` is parsed; `decls`
+// and `bindings` declare variables (every bound name is declared);
+// `container` sets the namespace; `check: false` turns undeclared
+// identifiers into run-time errors instead of compile errors (cel-go without
+// its checker).
+//
+// Kubernetes profile (k8s-* and dra-* files): the expression is compiled in
+// the DRA selector environment of Kubernetes 1.37 (cel/dra_env.h):
+// StoredExpressions, or NewExpressions when `env` says so, with the feature
+// gates of `features` (DRAConsumableCapacity, DRAListTypeAttributes).
+// A vector with `device` is evaluated as kube-scheduler evaluates a selector
+// on that device (the result must be a bool; errors as the allocator sees
+// them), the device built from `raw_attributes` / `raw_capacity` when given
+// (so that the engine's own domain resolution is exercised), else from
+// `device`. Without `device` the expression's value is printed as is.
+// `phase` and `max_cost` are informative and ignored (there is no cost
+// estimator); the runtime cost limit is Kubernetes' 1,000,000.
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <functional>
 #include <map>
 #include <memory>
-#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "api/resource.h"
+#include "cel/dra_env.h"
+#include "cel/k8s_lib.h"
 #include "cel/library.h"
 #include "cel/parser.h"
 #include "cel/program.h"
@@ -43,19 +54,6 @@ using manifest::Node;
 using manifest::NodeKind;
 
 constexpr std::string_view kNotSupported = "not supported yet: ";
-
-// Functions of the Kubernetes libraries that dra_env will provide.
-const std::set<std::string_view>& KubernetesOnlyFunctions() {
-  static const std::set<std::string_view> kNames = {
-      "quantity", "isQuantity", "sign", "isGreaterThan", "isLessThan", "compareTo", "add", "sub",
-      "asInteger", "isInteger", "asApproximateFloat", "semver", "isSemver", "major", "minor",
-      "patch", "isSorted", "sum", "min", "max", "includes", "find", "findAll", "url", "isURL",
-      "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath", "getQuery", "ip",
-      "isIP", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast",
-      "isLinkLocalUnicast", "isGlobalUnicast", "cidr", "isCIDR", "containsIP", "containsCIDR",
-      "prefixLength", "masked", "format.named", "validate", "isCanonical"};
-  return kNames;
-}
 
 // --- Typed JSON values (FORMAT.md §2) ------------------------------------------------
 
@@ -197,6 +195,16 @@ StatusOr<Value> FromTypedJson(const Node& node) {
     if (name.empty()) return InvalidArgumentError("unknown type " + v.text);
     return Value::Type(name);
   }
+  if (type == "quantity") {
+    StatusOr<quantity::Quantity> q = quantity::Quantity::Parse(v.text);
+    if (!q.ok()) return q.status();
+    return cel::NewQuantityValue(*q);
+  }
+  if (type == "semver") {
+    StatusOr<cel::lib::SemVer> sv = cel::lib::SemVer::Parse(v.text);
+    if (!sv.ok()) return sv.status();
+    return cel::NewSemverValue(*std::move(sv));
+  }
   return InvalidArgumentError(std::string(kNotSupported) + "typed value '" + type + "'");
 }
 
@@ -321,63 +329,13 @@ struct Outcome {
   std::string error;
 };
 
-// Reports the first call of a Kubernetes-only function in `e`, if any.
-bool FindKubernetesOnlyCall(const cel::Expr& e, const cel::FunctionRegistry& registry,
-                            std::string* name) {
-  bool found = false;
-  std::function<void(const cel::Expr&)> walk = [&](const cel::Expr& x) {
-    if (found) return;
-    switch (x.kind()) {
-      case cel::ExprKind::kCall: {
-        const cel::CallExpr& c = x.call();
-        if (KubernetesOnlyFunctions().count(c.function) > 0 && !registry.HasFunction(c.function)) {
-          *name = c.function;
-          found = true;
-          return;
-        }
-        if (c.has_target()) walk(*c.target);
-        for (const cel::Expr& a : c.args) walk(a);
-        return;
-      }
-      case cel::ExprKind::kSelect: walk(*x.select().operand); return;
-      case cel::ExprKind::kList:
-        for (const cel::Expr& el : x.list().elements) walk(el);
-        return;
-      case cel::ExprKind::kMap:
-        for (const cel::MapEntry& m : x.map().entries) {
-          walk(*m.key);
-          walk(*m.value);
-        }
-        return;
-      case cel::ExprKind::kStruct:
-        for (const cel::StructField& f : x.struct_expr().fields) walk(*f.value);
-        return;
-      case cel::ExprKind::kComprehension: {
-        const cel::ComprehensionExpr& c = x.comprehension();
-        walk(*c.iter_range);
-        walk(*c.accu_init);
-        walk(*c.loop_condition);
-        walk(*c.loop_step);
-        walk(*c.result);
-        return;
-      }
-      default: return;
-    }
-  };
-  walk(e);
-  return found;
-}
-
-Outcome RunVector(const Node& vector, bool kubernetes,
+// The standard profile: plain CEL with the vector's declarations and bindings.
+Outcome RunVector(const Node& vector,
                   const std::shared_ptr<const cel::FunctionRegistry>& registry) {
   Outcome out;
   const Node* expr = vector.Find("expr");
   if (expr == nullptr || expr->kind != NodeKind::kString) {
     out.error = "vector has no \"expr\" string";
-    return out;
-  }
-  if (kubernetes && vector.Find("device") != nullptr) {
-    out.error = std::string(kNotSupported) + "the DRA `device` variable (dra_env)";
     return out;
   }
   StatusOr<cel::ParseResult> parsed = cel::Parse(expr->text);
@@ -387,11 +345,6 @@ Outcome RunVector(const Node& vector, bool kubernetes,
   }
   if (!parsed->issues.empty()) {
     out.error = cel::FormatIssues(expr->text, parsed->issues);
-    return out;
-  }
-  std::string k8s_function;
-  if (kubernetes && FindKubernetesOnlyCall(parsed->expr->expr, *registry, &k8s_function)) {
-    out.error = std::string(kNotSupported) + "Kubernetes library function '" + k8s_function + "'";
     return out;
   }
 
@@ -445,6 +398,200 @@ Outcome RunVector(const Node& vector, bool kubernetes,
   return out;
 }
 
+// --- The Kubernetes profile -------------------------------------------------------------
+
+// A DeviceAttribute from a typed value ({"int": "5"}, {"semver": "1.2.3"},
+// {"list": [...]}, ...).
+StatusOr<api::DeviceAttribute> AttributeFromTypedJson(const Node& node) {
+  if (!node.is_mapping() || node.keys.size() != 1) {
+    return InvalidArgumentError("an attribute value is an object with one key");
+  }
+  const std::string& type = node.keys[0].first;
+  const Node& v = node.items[0];
+  if (type == "list") {
+    std::string element_type;
+    for (const Node& item : v.items) {
+      if (!item.is_mapping() || item.keys.size() != 1) {
+        return InvalidArgumentError("a list attribute element is an object with one key");
+      }
+      if (element_type.empty()) element_type = item.keys[0].first;
+      if (item.keys[0].first != element_type) {
+        return InvalidArgumentError("a list attribute mixes element types");
+      }
+    }
+    std::vector<int64_t> ints;
+    std::vector<bool> bools;
+    std::vector<api::InternedString> strings;
+    for (const Node& item : v.items) {
+      DRA_ASSIGN_OR_RETURN(api::DeviceAttribute a, AttributeFromTypedJson(item));
+      if (const int64_t* i = a.int_value()) ints.push_back(*i);
+      if (const bool* b = a.bool_value()) bools.push_back(*b);
+      if (const api::InternedString* s = a.string_value()) strings.push_back(*s);
+      if (const api::InternedString* s = a.version_value()) strings.push_back(*s);
+    }
+    if (element_type == "bool") return api::DeviceAttribute::Bools(std::move(bools));
+    if (element_type == "string") return api::DeviceAttribute::Strings(std::move(strings));
+    if (element_type == "semver") return api::DeviceAttribute::Versions(std::move(strings));
+    return api::DeviceAttribute::Ints(std::move(ints));
+  }
+  if (type == "int") {
+    DRA_ASSIGN_OR_RETURN(Value i, FromTypedJson(node));
+    return api::DeviceAttribute::Int(i.int_value());
+  }
+  if (type == "bool") return api::DeviceAttribute::Bool(v.bool_value);
+  if (type == "string") return api::DeviceAttribute::String(v.text);
+  if (type == "semver") return api::DeviceAttribute::VersionOf(v.text);
+  return InvalidArgumentError("unsupported attribute value type '" + type + "'");
+}
+
+// The device of a vector, and the driver of its slice.
+struct VectorDevice {
+  api::Device device;
+  std::string driver;
+};
+
+StatusOr<VectorDevice> DeviceFromVector(const Node& vector) {
+  const Node& d = *vector.Find("device");
+  VectorDevice out;
+  if (const Node* driver = d.Find("driver")) out.driver = driver->text;
+  if (const Node* multi = d.Find("allowMultipleAllocations"); multi != nullptr) {
+    out.device.allow_multiple_allocations = multi->bool_value;
+  }
+  // A name in the slice's form: bare for the driver's own domain.
+  const auto qualified = [&](const std::string& domain, const std::string& id) {
+    return domain == out.driver ? id : domain + "/" + id;
+  };
+  if (const Node* raw = vector.Find("raw_attributes")) {
+    for (size_t i = 0; i < raw->keys.size(); ++i) {
+      DRA_ASSIGN_OR_RETURN(api::DeviceAttribute a, AttributeFromTypedJson(raw->items[i]));
+      out.device.attributes.insert_or_assign(api::InternedString(raw->keys[i].first), std::move(a));
+    }
+  } else if (const Node* attrs = d.Find("attributes")) {
+    for (size_t i = 0; i < attrs->keys.size(); ++i) {
+      const Node& inner = attrs->items[i];
+      for (size_t j = 0; j < inner.keys.size(); ++j) {
+        DRA_ASSIGN_OR_RETURN(api::DeviceAttribute a, AttributeFromTypedJson(inner.items[j]));
+        const std::string name = qualified(attrs->keys[i].first, inner.keys[j].first);
+        out.device.attributes.insert_or_assign(api::InternedString(name), std::move(a));
+      }
+    }
+  }
+  const auto add_capacity = [&](const std::string& name, const Node& value) -> Status {
+    DRA_ASSIGN_OR_RETURN(quantity::Quantity q, quantity::Quantity::Parse(value.text));
+    api::DeviceCapacity c;
+    c.value = q;
+    out.device.capacity.insert_or_assign(api::InternedString(name), std::move(c));
+    return OkStatus();
+  };
+  if (const Node* raw = vector.Find("raw_capacity")) {
+    for (size_t i = 0; i < raw->keys.size(); ++i) {
+      DRA_RETURN_IF_ERROR(add_capacity(raw->keys[i].first, raw->items[i]));
+    }
+  } else if (const Node* caps = d.Find("capacity")) {
+    for (size_t i = 0; i < caps->keys.size(); ++i) {
+      const Node& inner = caps->items[i];
+      for (size_t j = 0; j < inner.keys.size(); ++j) {
+        DRA_RETURN_IF_ERROR(
+            add_capacity(qualified(caps->keys[i].first, inner.keys[j].first), inner.items[j]));
+      }
+    }
+  }
+  return out;
+}
+
+// One DraEnvironment per combination of environment and gates a file uses.
+class KubernetesProfile {
+ public:
+  StatusOr<const cel::DraEnvironment*> Environment(const Node& vector) {
+    cel::DraEnvOptions options;
+    if (const Node* env = vector.Find("env"); env != nullptr) {
+      if (env->text != "NewExpressions" && env->text != "StoredExpressions") {
+        return InvalidArgumentError("unknown env \"" + env->text + "\"");
+      }
+      options.new_expressions = env->text == "NewExpressions";
+    }
+    if (const Node* features = vector.Find("features"); features != nullptr) {
+      for (const Node& f : features->items) {
+        if (f.text == "DRAConsumableCapacity") {
+          options.consumable_capacity = true;
+        } else if (f.text == "DRAListTypeAttributes") {
+          options.list_type_attributes = true;
+        } else {
+          return InvalidArgumentError("unknown feature gate \"" + f.text + "\"");
+        }
+      }
+    }
+    const int key = (options.new_expressions ? 4 : 0) | (options.consumable_capacity ? 2 : 0) |
+                    (options.list_type_attributes ? 1 : 0);
+    std::unique_ptr<cel::DraEnvironment>& env = envs_[key];
+    if (env == nullptr) {
+      DRA_ASSIGN_OR_RETURN(env, cel::DraEnvironment::New(options));
+    }
+    return env.get();
+  }
+
+  cel::EvalScratch& scratch() { return scratch_; }
+
+ private:
+  std::map<int, std::unique_ptr<cel::DraEnvironment>> envs_;
+  cel::EvalScratch scratch_;
+};
+
+Outcome RunKubernetesVector(const Node& vector, KubernetesProfile& profile) {
+  Outcome out;
+  const Node* expr = vector.Find("expr");
+  if (expr == nullptr || expr->kind != NodeKind::kString) {
+    out.error = "vector has no \"expr\" string";
+    return out;
+  }
+  for (std::string_view field : {"bindings", "decls", "container"}) {
+    if (vector.Find(field) != nullptr) {
+      out.error = std::string(kNotSupported) + "'" + std::string(field) +
+                  "' in the Kubernetes profile (only `device` is declared)";
+      return out;
+    }
+  }
+  StatusOr<const cel::DraEnvironment*> env = profile.Environment(vector);
+  if (!env.ok()) {
+    out.error = env.status().message();
+    return out;
+  }
+  std::shared_ptr<const cel::CompiledSelector> selector = (*env)->Compile(expr->text);
+  if (!selector->ok()) {
+    out.error = selector->error();
+    return out;
+  }
+  if (vector.Find("device") != nullptr) {
+    StatusOr<VectorDevice> device = DeviceFromVector(vector);
+    if (!device.ok()) {
+      out.error = "device: " + device.status().message();
+      return out;
+    }
+    StatusOr<bool> match =
+        (*env)->Matches(*selector, device->device, device->driver, profile.scratch());
+    if (!match.ok()) {
+      out.error = match.status().message();
+      return out;
+    }
+    out.has_value = true;
+    AppendTypedJson(Value::Bool(*match), out.value_json);
+    return out;
+  }
+  StatusOr<Value> result = (*env)->Evaluate(*selector, nullptr, "", profile.scratch());
+  if (!result.ok()) {
+    out.error = result.status().message();
+    return out;
+  }
+  if (result->is_error()) {
+    out.error = std::string(result->error_message());
+    return out;
+  }
+  // Rendered now: the value may borrow from the scratch.
+  out.has_value = true;
+  AppendTypedJson(*result, out.value_json);
+  return out;
+}
+
 }  // namespace
 
 int RunCel(std::span<const std::string_view> args) {
@@ -485,19 +632,21 @@ int RunCel(std::span<const std::string_view> args) {
   }
 
   const bool kubernetes = profile == "kubernetes";
-  StatusOr<std::shared_ptr<cel::FunctionRegistry>> registry = cel::NewRegistry(
-      kubernetes ? cel::LibraryOptions::Kubernetes() : cel::LibraryOptions::Standard());
+  StatusOr<std::shared_ptr<cel::FunctionRegistry>> registry =
+      cel::NewRegistry(cel::LibraryOptions::Standard());
   if (!registry.ok()) {
     std::fprintf(stderr, "dractl cel run: internal error: %s\n", registry.status().message().c_str());
     return kExitInternalError;
   }
   std::shared_ptr<const cel::FunctionRegistry> shared = *registry;
+  KubernetesProfile kubernetes_profile;
   std::string line;
   for (const manifest::Document& doc : *docs) {
     const Node* name = doc.root.Find("name");
     line = "{\"name\": ";
     AppendJsonString(name != nullptr ? name->text : "", line);
-    Outcome outcome = RunVector(doc.root, kubernetes, shared);
+    Outcome outcome = kubernetes ? RunKubernetesVector(doc.root, kubernetes_profile)
+                                 : RunVector(doc.root, shared);
     if (outcome.has_value) {
       line += ", \"value\": ";
       line += outcome.value_json;

@@ -11,5 +11,7 @@ int RunValidate(std::span<const std::string_view> args);
 int RunSummary(std::span<const std::string_view> args);
 int RunConvert(std::span<const std::string_view> args);
 int RunCel(std::span<const std::string_view> args);
+int RunEval(std::span<const std::string_view> args);
+int RunAllocate(std::span<const std::string_view> args);
 
 }  // namespace dra::cli

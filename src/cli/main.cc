@@ -20,6 +20,8 @@ Commands:
   summary    what a cluster dump holds: nodes, devices per model, classes, claims
   convert    re-print objects as YAML or JSON (normalised, defaulted on request)
   cel        evaluate CEL expressions: `cel run FILE.jsonl` runs conformance vectors
+  eval       which devices a CEL selector or a DeviceClass selects
+  allocate   run the allocator: `allocate --scenario FILE` runs a conformance scenario
 
 Inputs (-f) are files, directories (recursive: .yaml .yml .json) or - (stdin),
 exactly as `kubectl get ... -o yaml|json` prints them (List objects included).
@@ -41,6 +43,8 @@ constexpr Command kCommands[] = {
     {"summary", dra::cli::RunSummary},
     {"convert", dra::cli::RunConvert},
     {"cel", dra::cli::RunCel},
+    {"eval", dra::cli::RunEval},
+    {"allocate", dra::cli::RunAllocate},
 };
 
 int Main(int argc, char** argv) {

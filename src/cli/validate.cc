@@ -1,8 +1,28 @@
 // dractl validate: everything the API server checks for the DRA kinds, plus
 // cross-object checks it cannot make (as warnings), reported as
 // `file:line:col: Kind ns/name: field.path: message`.
+//
+// CEL selectors (of DeviceClasses and of the requests and subrequests of
+// ResourceClaims and ResourceClaimTemplates) are compiled as the API server
+// compiles new expressions (pkg/apis/resource/validation validateCELSelector
+// with dynamic-resource-allocation's CompileCELExpression): in the
+// NewExpressions environment of the --kubernetes-version release and its
+// feature gates, with the parser and checker of src/cel, then the result-type
+// rule and the estimated cost:
+//
+//   spec.selectors[0].cel.expression: Invalid value: "...": compilation failed: ERROR: <input>:1:5: ...
+//   spec.selectors[0].cel.expression: Invalid value: "1": must evaluate to bool or the unknown type, not int
+//   spec.selectors[0].cel.expression: Forbidden: too complex, exceeds cost limit
+//
+// Expressions that api::Validate already rejects for their length, or that
+// the server would not see (a dropped gated field, a list over its limit),
+// are not compiled, as upstream does not compile them.
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
+#include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +30,10 @@
 #include "api/defaults.h"
 #include "api/features.h"
 #include "api/validation.h"
+#include "cel/checker.h"
+#include "cel/checker_decls.h"
+#include "cel/cost.h"
+#include "cel/parser.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "fmt/format.h"
@@ -17,6 +41,152 @@
 
 namespace dra::cli {
 namespace {
+
+// Go's strconv.Quote (field.Invalid's %q) for the ASCII range; other bytes
+// pass through, as Go keeps printable UTF-8.
+std::string GoQuote(std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default: {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f) {
+          out += "\\x";
+          out += kHex[u >> 4];
+          out += kHex[u & 0xf];
+        } else {
+          out += c;
+        }
+      }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+// Compiles CEL selectors in the NewExpressions environment of one release and
+// gate set. Each distinct expression is compiled once.
+class SelectorCompiler {
+ public:
+  explicit SelectorCompiler(const api::FeatureGates& gates) : gates_(gates) {
+    const std::string version = gates.version();  // "1.36", or "" (newest rules)
+    options_.minor = 37;
+    if (version.starts_with("1.")) {
+      int minor = 0;
+      auto [ptr, ec] = std::from_chars(version.data() + 2, version.data() + version.size(), minor);
+      if (ec == std::errc() && ptr == version.data() + version.size()) options_.minor = minor;
+    }
+    options_.env = cel::ExpressionEnv::kNewExpressions;
+    options_.consumable_capacity = gates.enabled(api::Gate::kDRAConsumableCapacity);
+    options_.list_type_attributes = gates.enabled(api::Gate::kDRAListTypeAttributes);
+    env_ = cel::KubernetesCheckerEnv(options_);
+    parse_options_ = cel::KubernetesParseOptions(options_);
+    estimator_ = cel::NewKubernetesCostEstimator();
+  }
+
+  // The problems of every CEL selector of `object`.
+  api::FieldErrors Validate(const api::Object& object) {
+    errors_.clear();
+    if (const auto* c = std::get_if<api::DeviceClass>(&object)) {
+      Selectors(c->spec.selectors, api::FieldPath("spec").Child("selectors"));
+    } else if (const auto* claim = std::get_if<api::ResourceClaim>(&object)) {
+      Claim(claim->spec.devices, api::FieldPath("spec").Child("devices"));
+    } else if (const auto* t = std::get_if<api::ResourceClaimTemplate>(&object)) {
+      Claim(t->spec.spec.devices, api::FieldPath("spec").Child("spec").Child("devices"));
+    }
+    return std::move(errors_);
+  }
+
+ private:
+  // What is wrong with one expression: a field error without its path.
+  struct Problem {
+    api::FieldErrorType type;
+    std::string detail;
+  };
+
+  void Claim(const api::DeviceClaim& claim, const api::FieldPath& path) {
+    if (claim.requests.size() > api::kDeviceRequestsMaxSize) return;
+    for (size_t i = 0; i < claim.requests.size(); ++i) {
+      const api::DeviceRequest& request = claim.requests[i];
+      const api::FieldPath item = path.Child("requests").Index(i);
+      const bool has_first_available = !request.first_available.empty();
+      if (request.exactly && !has_first_available) {
+        Selectors(request.exactly->selectors, item.Child("exactly").Child("selectors"));
+      } else if (has_first_available && !request.exactly) {
+        // Dropped by the server while DRAPrioritizedList is off.
+        if (!gates_.enabled(api::Gate::kDRAPrioritizedList)) continue;
+        if (request.first_available.size() > api::kFirstAvailableDeviceRequestMaxSize) continue;
+        for (size_t j = 0; j < request.first_available.size(); ++j) {
+          Selectors(request.first_available[j].selectors,
+                    item.Child("firstAvailable").Index(j).Child("selectors"));
+        }
+      }
+    }
+  }
+
+  void Selectors(const std::vector<api::DeviceSelector>& selectors, const api::FieldPath& path) {
+    if (selectors.size() > api::kDeviceSelectorsMaxSize) return;
+    for (size_t i = 0; i < selectors.size(); ++i) {
+      if (!selectors[i].cel) continue;
+      const std::string& expression = selectors[i].cel->expression;
+      if (expression.empty() || expression.size() > api::kCELSelectorExpressionMaxLength) continue;
+      const std::optional<Problem>& problem = Compile(expression);
+      if (!problem) continue;
+      api::FieldError e;
+      e.type = problem->type;
+      e.field = path.Index(i).Child("cel").Child("expression").String();
+      if (problem->type == api::FieldErrorType::kInvalid) e.bad_value = GoQuote(expression);
+      e.detail = problem->detail;
+      errors_.push_back(std::move(e));
+    }
+  }
+
+  const std::optional<Problem>& Compile(const std::string& expression) {
+    auto it = cache_.find(expression);
+    if (it != cache_.end()) return it->second;
+    return cache_.emplace(expression, CompileUncached(expression)).first->second;
+  }
+
+  std::optional<Problem> CompileUncached(std::string_view expression) const {
+    StatusOr<cel::ParseResult> parsed = cel::Parse(expression, parse_options_);
+    if (!parsed.ok()) {
+      return Problem{api::FieldErrorType::kInternal, parsed.status().message()};
+    }
+    if (!parsed->issues.empty()) {
+      return Problem{api::FieldErrorType::kInvalid,
+                     "compilation failed: " + cel::FormatIssues(expression, parsed->issues)};
+    }
+    const cel::CheckResult checked = cel::Check(*parsed->expr, env_);
+    if (!checked.ok()) {
+      return Problem{api::FieldErrorType::kInvalid,
+                     "compilation failed: " + cel::FormatIssues(expression, checked.issues)};
+    }
+    if (std::optional<std::string> e =
+            cel::SelectorResultTypeError(checked.result_type(), options_)) {
+      return Problem{api::FieldErrorType::kInvalid, *std::move(e)};
+    }
+    const cel::CostEstimate cost =
+        cel::EstimateCost(*parsed->expr, checked, cel::KubernetesCostOptions(*estimator_));
+    if (cost.max > cel::kCelSelectorExpressionMaxCost) {
+      return Problem{api::FieldErrorType::kForbidden, "too complex, exceeds cost limit"};
+    }
+    return std::nullopt;
+  }
+
+  const api::FeatureGates& gates_;
+  cel::KubernetesEnvOptions options_;
+  cel::CheckerEnv env_;
+  cel::ParseOptions parse_options_;
+  std::unique_ptr<cel::CostEstimator> estimator_;
+  std::map<std::string, std::optional<Problem>, std::less<>> cache_;
+  api::FieldErrors errors_;
+};
 
 manifest::LoadMessage ToMessage(const manifest::LoadedObject& loaded, const api::FieldError& error) {
   manifest::LoadMessage m;
@@ -49,8 +219,9 @@ int RunValidate(std::span<const std::string_view> args) {
   CLI::App app{
       "Checks DeviceClasses, ResourceSlices, ResourceClaims, ResourceClaimTemplates,\n"
       "DeviceTaintRules, Nodes and Pods as the API server would (names, required and\n"
-      "one-of fields, limits, feature-gated fields), and across objects (missing\n"
-      "classes and templates, inconsistent pools) as warnings.\n"
+      "one-of fields, limits, feature-gated fields, CEL selectors compiled with their\n"
+      "result type and estimated cost), and across objects (missing classes and\n"
+      "templates, inconsistent pools) as warnings.\n"
       "Prints one line per problem: file:line:col: Kind ns/name: field.path: message.\n"
       "Exit code 1 if any error was found, 0 otherwise.",
       "dractl validate"};
@@ -89,8 +260,12 @@ int RunValidate(std::span<const std::string_view> args) {
     api::SetDefaults(loaded.object, "1970-01-01T00:00:00Z");
     objects.push_back(loaded.object);
   }
+  SelectorCompiler selectors(*gates);
   for (size_t i = 0; i < result.objects.size(); ++i) {
     for (const api::FieldError& e : api::Validate(result.objects[i].object, *gates)) {
+      result.messages.push_back(ToMessage(result.objects[i], e));
+    }
+    for (const api::FieldError& e : selectors.Validate(result.objects[i].object)) {
       result.messages.push_back(ToMessage(result.objects[i], e));
     }
   }

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <sstream>
 #include <string>
 
 #include "cli/run_command.h"
@@ -120,6 +122,73 @@ TEST(CliTest, ConvertRoundTripsFixturesThroughYamlAndJson) {
     EXPECT_EQ(valid.exit_code, 0) << valid.output;
   }
   fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace dra::testing
+
+namespace dra::testing {
+namespace {
+
+// dractl eval: the high-memory-gpu class (>= 40Gi) selects exactly the GPUs
+// that the header of fixtures/claims/vllm-high-memory-gpu.yaml lists (taints
+// play no part in CEL, so hgx-h200-07 gpu-3 is included).
+TEST(CliTest, EvalHighMemoryGpuClassSelectsTheFortyGibibyteGpus) {
+  CommandResult r = RunCommand(kBin + " eval --class high-memory-gpu -f " + kShared + "/fixtures");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::set<std::string> got;
+  std::istringstream lines(r.output);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream cells(line);
+    std::string node, device, result;
+    if (cells >> node >> device >> result && result == "true") got.insert(device);
+  }
+  std::set<std::string> want;
+  for (int i = 0; i < 8; ++i) {
+    want.insert("gpu.nvidia.com/dgx-h100-01/gpu-" + std::to_string(i));
+    want.insert("gpu.nvidia.com/hgx-h200-07/gpu-" + std::to_string(i));
+  }
+  for (int i = 0; i < 4; ++i) want.insert("gpu.nvidia.com/l40s-rdma-03/gpu-" + std::to_string(i));
+  for (int i : {6, 7}) {
+    want.insert("gpu.nvidia.com/ip-10-0-42-17.us-west-2.compute.internal/gpu-" + std::to_string(i));
+  }
+  EXPECT_EQ(got, want) << r.output;
+  EXPECT_TRUE(Contains(r.output, "22 of 240 devices match; 0 evaluation errors")) << r.output;
+}
+
+TEST(CliTest, EvalExpressionOutputsAndExitCodes) {
+  const std::string tpu = kShared + "/fixtures/tpu";
+  CommandResult help = RunCommand(kBin + " eval --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_TRUE(Contains(help.output, "--class")) << help.output;
+  EXPECT_EQ(RunCommand(kBin + " eval -f " + tpu).exit_code, 2);  // no expression, no class
+  EXPECT_EQ(RunCommand(kBin + " eval 'true'").exit_code, 2);     // no -f
+
+  // JSON lists every device with its result.
+  CommandResult json = RunCommand(kBin + " eval \"device.driver == 'tpu.google.com'\" -o json -f " + tpu);
+  EXPECT_EQ(json.exit_code, 0) << json.output;
+  EXPECT_TRUE(Contains(json.output, "\"result\": true")) << json.output;
+  EXPECT_TRUE(Contains(json.output, "\"matched\": 8")) << json.output;
+
+  // A selector that does not compile, an unknown class: input errors.
+  CommandResult bad = RunCommand(kBin + " eval '1 +' -f " + tpu);
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_TRUE(Contains(bad.output, "compilation failed: ERROR: <input>:1:4: Syntax error"))
+      << bad.output;
+  EXPECT_EQ(RunCommand(kBin + " eval --class nope -f " + tpu).exit_code, 1);
+
+  // A runtime error on some device: printed with the error, exit 1.
+  CommandResult err = RunCommand(kBin + " eval \"device.attributes['tpu.google.com'].nope == 1\" -f " + tpu);
+  EXPECT_EQ(err.exit_code, 1) << err.output;
+  EXPECT_TRUE(Contains(err.output, "error: no such key: nope. consider using CEL optional chaining"))
+      << err.output;
+  EXPECT_TRUE(Contains(err.output, "0 of 8 devices match; 8 evaluation errors")) << err.output;
+
+  // --all lists the devices that do not match.
+  CommandResult none = RunCommand(kBin + " eval \"device.driver == 'x'\" --all -f " + tpu);
+  EXPECT_EQ(none.exit_code, 0) << none.output;
+  EXPECT_TRUE(Contains(none.output, "false")) << none.output;
 }
 
 }  // namespace

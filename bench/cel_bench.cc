@@ -1,0 +1,216 @@
+// CEL selector evaluation per device (issue #3): DraEnvironment::Matches over
+// 100,000 NVIDIA-like GPUs built directly as api::Device objects, one
+// selector per benchmark. Reports the time per device and the heap
+// allocations per evaluation (counted by the replacement operator new below).
+//
+//   build/bench/cel_bench                  all benchmarks
+//   build/bench/cel_bench --benchmark_filter=Quantity
+//
+// Each benchmark runs twice: /0 with Matches' per-evaluation device check
+// (DeviceCheck::kCheck, what a single call does), /1 with the device checked
+// beforehand (DeviceCheck::kDone, what the allocator does: CheckDevice once
+// per device, then any number of selectors).
+//
+// Counters: ns_per_device (CPU time of one Matches call, averaged over the
+// 100,000 devices), allocs_per_eval, matched (devices for which the selector
+// is true, a sanity check).
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "api/resource.h"
+#include "cel/dra_env.h"
+#include "quantity/quantity.h"
+
+namespace {
+std::atomic<bool> g_count_allocations{false};
+std::atomic<size_t> g_allocations{0};
+}  // namespace
+
+#if !defined(__SANITIZE_ADDRESS__)
+// The replacement operator new pairs malloc with free on purpose.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void* operator new(size_t size) {
+  if (g_count_allocations.load(std::memory_order_relaxed)) {
+    g_allocations.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, size_t) noexcept { std::free(p); }
+#endif
+
+namespace dra::bench {
+namespace {
+
+constexpr int kDevices = 100'000;
+constexpr std::string_view kDriver = "gpu.nvidia.com";
+
+struct Model {
+  const char* product;
+  const char* architecture;
+  const char* compute_capability;
+  const char* memory;
+};
+
+// The GPU models of shared/fixtures (productName, architecture, CUDA compute
+// capability, memory), spread evenly over the devices.
+constexpr Model kModels[] = {
+    {"NVIDIA H100 80GB HBM3", "Hopper", "9.0.0", "81559Mi"},
+    {"NVIDIA H200", "Hopper", "9.0.0", "143771Mi"},
+    {"NVIDIA A100-SXM4-40GB", "Ampere", "8.0.0", "40Gi"},
+    {"NVIDIA L40S", "Ada Lovelace", "8.9.0", "46068Mi"},
+    {"NVIDIA L4", "Ada Lovelace", "8.9.0", "23034Mi"},
+    {"NVIDIA A10", "Ampere", "8.6.0", "23028Mi"},
+};
+
+// A full GPU with the attribute set of the NVIDIA driver
+// (shared/fixtures/nvidia/node-dgx-h100.yaml): 15 attributes, 1 capacity.
+api::Device MakeGpu(int index) {
+  const Model& m = kModels[static_cast<size_t>(index) % std::size(kModels)];
+  api::Device d;
+  d.name = "gpu-" + std::to_string(index % 8);
+  char uuid[64];
+  std::snprintf(uuid, sizeof uuid, "GPU-%08x-4e2b-9c1d-%012x", index, index * 7919);
+  char bus[32];
+  std::snprintf(bus, sizeof bus, "0000:%02x:00.0", 0x10 + index % 8);
+  auto attr = [&](std::string_view name, api::DeviceAttribute a) {
+    d.attributes.Append(api::InternedString(name), std::move(a));
+  };
+  attr("addressingMode", api::DeviceAttribute::String("HMM"));
+  attr("architecture", api::DeviceAttribute::String(m.architecture));
+  attr("brand", api::DeviceAttribute::String("Nvidia"));
+  attr("cudaComputeCapability", api::DeviceAttribute::VersionOf(m.compute_capability));
+  attr("cudaDriverVersion", api::DeviceAttribute::VersionOf("13.0.0"));
+  attr("driverVersion", api::DeviceAttribute::VersionOf("580.95.5"));
+  attr("pcieBusID", api::DeviceAttribute::String(bus));
+  attr("productName", api::DeviceAttribute::String(m.product));
+  attr("resource.kubernetes.io/numaNode", api::DeviceAttribute::Int(index % 8 < 4 ? 0 : 1));
+  attr("resource.kubernetes.io/pciBusID", api::DeviceAttribute::String(bus));
+  attr("resource.kubernetes.io/pcieRoot",
+       api::DeviceAttribute::String("pci0000:" + std::to_string(index % 8)));
+  attr("type", api::DeviceAttribute::String("gpu"));
+  attr("uuid", api::DeviceAttribute::String(uuid));
+  attr("gpuModuleID", api::DeviceAttribute::Int(index % 8 + 1));
+  attr("partition8", api::DeviceAttribute::Int(0));
+  d.attributes.Finish();
+  api::DeviceCapacity memory;
+  memory.value = *quantity::Quantity::Parse(m.memory);
+  d.capacity.Append(api::InternedString("memory"), std::move(memory));
+  d.capacity.Finish();
+  return d;
+}
+
+const std::vector<api::Device>& Devices() {
+  static const std::vector<api::Device> devices = [] {
+    std::vector<api::Device> out;
+    out.reserve(kDevices);
+    for (int i = 0; i < kDevices; ++i) out.push_back(MakeGpu(i));
+    return out;
+  }();
+  return devices;
+}
+
+const cel::DraEnvironment& Env() {
+  static const std::unique_ptr<cel::DraEnvironment> env = [] {
+    StatusOr<std::unique_ptr<cel::DraEnvironment>> e = cel::DraEnvironment::New({});
+    if (!e.ok()) std::abort();
+    return *std::move(e);
+  }();
+  return *env;
+}
+
+void RunSelector(benchmark::State& state, const char* expression) {
+  const std::vector<api::Device>& devices = Devices();
+  std::shared_ptr<const cel::CompiledSelector> selector = Env().Compile(expression);
+  if (!selector->ok()) {
+    state.SkipWithError(selector->error().c_str());
+    return;
+  }
+  cel::EvalScratch scratch;
+  const cel::DeviceCheck check = state.range(0) == 0 ? cel::DeviceCheck::kCheck
+                                                     : cel::DeviceCheck::kDone;
+  // Warm up: the scratch's pools and version cache reach their size.
+  for (const api::Device& d : devices) {
+    if (!Env().CheckDevice(d, scratch).ok()) std::abort();
+    (void)Env().Matches(*selector, d, kDriver, scratch);
+  }
+  size_t matched = 0, errors = 0;
+  g_allocations = 0;
+  g_count_allocations = true;
+  for (auto _ : state) {
+    matched = 0;
+    for (const api::Device& d : devices) {
+      StatusOr<bool> m = Env().Matches(*selector, d, kDriver, scratch, check);
+      matched += m.ok() && *m;
+      errors += !m.ok();
+    }
+  }
+  g_count_allocations = false;
+  const double evaluations = static_cast<double>(state.iterations()) * kDevices;
+  state.counters["ns_per_device"] = benchmark::Counter(
+      static_cast<double>(kDevices), benchmark::Counter::kIsIterationInvariantRate |
+                                         benchmark::Counter::kInvert);
+  state.counters["allocs_per_eval"] = static_cast<double>(g_allocations.load()) / evaluations;
+  state.counters["matched"] = static_cast<double>(matched);
+  if (errors > 0) state.SkipWithError("evaluation errors");
+}
+
+void BM_Driver(benchmark::State& state) {
+  RunSelector(state, "device.driver == \"gpu.nvidia.com\"");
+}
+void BM_AttributeStringEq(benchmark::State& state) {
+  RunSelector(state,
+              "device.attributes[\"gpu.nvidia.com\"].productName == \"NVIDIA H100 80GB HBM3\"");
+}
+void BM_AttributeInList(benchmark::State& state) {
+  RunSelector(state,
+              "device.attributes[\"gpu.nvidia.com\"].productName in [\"NVIDIA A100-SXM4-40GB\", "
+              "\"NVIDIA H100 80GB HBM3\", \"NVIDIA H200\"]");
+}
+void BM_QuantityCompare(benchmark::State& state) {
+  RunSelector(state,
+              "device.capacity[\"gpu.nvidia.com\"].memory.compareTo(quantity(\"40Gi\")) >= 0");
+}
+void BM_SemverIsGreaterThan(benchmark::State& state) {
+  RunSelector(state,
+              "device.attributes[\"gpu.nvidia.com\"].cudaComputeCapability.isGreaterThan("
+              "semver(\"8.9.0\"))");
+}
+void BM_Matches(benchmark::State& state) {
+  RunSelector(state,
+              "device.attributes[\"gpu.nvidia.com\"].productName.matches(\"^NVIDIA H[0-9]+\")");
+}
+void BM_Conjunction(benchmark::State& state) {
+  RunSelector(state,
+              "device.driver == \"gpu.nvidia.com\" && "
+              "device.attributes[\"gpu.nvidia.com\"].type == \"gpu\" && "
+              "device.capacity[\"gpu.nvidia.com\"].memory.compareTo(quantity(\"40Gi\")) >= 0");
+}
+
+// The compile cache: looking up an expression compiled before.
+void BM_CompileCached(benchmark::State& state) {
+  const char* expression = "device.attributes[\"gpu.nvidia.com\"].type == \"gpu\"";
+  (void)Env().Compile(expression);
+  for (auto _ : state) benchmark::DoNotOptimize(Env().Compile(expression));
+}
+
+BENCHMARK(BM_Driver)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AttributeStringEq)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AttributeInList)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_QuantityCompare)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SemverIsGreaterThan)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Matches)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Conjunction)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CompileCached);
+
+}  // namespace
+}  // namespace dra::bench
+
+BENCHMARK_MAIN();

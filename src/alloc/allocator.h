@@ -1,0 +1,116 @@
+// The structured-parameters allocator: the front door of alloc/
+// (allocator.md, semantics of upstream's master "incubating" allocator, with
+// "experimental" list semantics when DRAListTypeAttributes is on, §15).
+//
+// Flow of one Allocate(node, claims) call:
+//   pools.h        gather the pools usable on the node (§3)
+//   allocator.cc   prepare each request (§4), then the depth-first search
+//                  over device slots (§5) using
+//   constraints.h  matchAttribute / distinctAttribute (§7)
+//   capacity.h     consumable capacity (§9) and taints (§10)
+//                  counters (§8) live in allocator.cc (per-call state)
+//   result.h       AllocationResult: results, config, nodeSelector (§11)
+//
+// Thread safety: an Allocator is immutable after construction; Allocate may
+// run concurrently if the SelectorEvaluator and the share-ID generator are
+// thread-safe. Per-call state lives on the stack of Allocate.
+//
+// Lifetimes: the classes, the SliceIndex (and the slices behind it) and the
+// SelectorEvaluator are borrowed and must outlive the Allocator. Claims passed
+// to Allocate are only read during the call.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "alloc/allocated_state.h"
+#include "alloc/features.h"
+#include "alloc/pools.h"
+#include "alloc/selector.h"
+#include "api/core.h"
+#include "api/resource.h"
+#include "base/status.h"
+
+namespace dra::alloc {
+
+// The claim limit of upstream (resource.AllocationResultsMaxSize).
+inline constexpr int64_t kMaxDevicesPerClaim = 32;
+
+struct AllocatorOptions {
+  // Upper bound on search steps (slot visits) per Allocate call; 0 = none.
+  // Hitting it is kResourceExhausted "allocation search exceeded ... steps".
+  uint64_t max_steps = 50'000'000;
+  // New share IDs for devices allocated multiple times (§9). Default: random
+  // lower-case RFC 4122 version-4 UUIDs. Inject a deterministic one in tests.
+  std::function<std::string()> new_share_id;
+};
+
+// Why claims do not fit on a node. The counts add up every device the search
+// rejected, by the first check that rejected it.
+struct Reason {
+  std::string claim;    // "namespace/name" of the deepest request that failed
+  std::string request;  // its name ("req" or "req/sub")
+  // Nothing could be allocated and some pool on the node is invalid
+  // (upstream's "invalid resource pools were encountered", which the
+  // scheduler treats as "unschedulable on this node", §13).
+  bool invalid_pools = false;
+  std::string message;  // one line for humans
+
+  int64_t class_selector = 0;     // a class selector was false
+  int64_t request_selector = 0;   // a request selector was false
+  int64_t node_selection = 0;     // per-device node selection excludes the node
+  int64_t binding_conditions = 0; // binding conditions without the feature
+  int64_t in_use = 0;             // allocated already, or taken in this call
+  int64_t taint = 0;              // an untolerated NoSchedule/NoExecute taint
+  int64_t counters = 0;           // shared counters exhausted (or feature off)
+  int64_t capacity = 0;           // consumable capacity exhausted / policy
+  int64_t constraint = 0;         // a claim constraint refused it
+
+  // "claim default/c, request gpu: cannot allocate: 3 in use, 1 tainted".
+  std::string ToString() const;
+};
+
+struct NodeFit {
+  bool fits = false;
+  std::vector<api::AllocationResult> results;  // fits: one per claim, in order
+  Reason reason;                               // !fits
+  uint64_t steps = 0;                          // search steps used
+};
+
+class Allocator {
+ public:
+  Allocator(Features features, AllocatedState allocated, std::vector<const api::DeviceClass*> classes,
+            const SliceIndex* slices, SelectorEvaluator* selectors, AllocatorOptions options = {});
+
+  // Tries to place `claims` on `node`.
+  //   ok, fit.fits   -> fit.results holds one AllocationResult per claim, in the order given
+  //   ok, !fit.fits  -> they do not fit on this node; fit.reason says which request failed
+  //   not ok         -> the input is broken (bad selector, bad pool, unsupported
+  //                     request, feature off, step limit): stop scheduling
+  // REQUIRES: claims have been defaulted (api/defaults.h).
+  StatusOr<NodeFit> Allocate(const api::Node& node, std::span<const api::ResourceClaim* const> claims) const;
+
+  const Features& features() const { return features_; }
+  const AllocatedState& allocated() const { return allocated_; }
+  const AllocatorOptions& options() const { return options_; }
+  const api::DeviceClass* FindClass(std::string_view name) const;
+  const SliceIndex& slices() const { return *slices_; }
+  SelectorEvaluator& selectors() const { return *selectors_; }
+
+ private:
+  Features features_;
+  AllocatedState allocated_;
+  std::map<std::string, const api::DeviceClass*, std::less<>> classes_;
+  const SliceIndex* slices_;
+  SelectorEvaluator* selectors_;
+  AllocatorOptions options_;
+};
+
+// A random lower-case RFC 4122 version-4 UUID.
+std::string NewRandomShareId();
+
+}  // namespace dra::alloc

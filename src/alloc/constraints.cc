@@ -1,0 +1,191 @@
+#include "alloc/constraints.h"
+
+#include <algorithm>
+
+namespace dra::alloc {
+namespace {
+
+using Type = api::DeviceAttribute::Type;
+
+// An attribute seen as a set (list mode): element type plus elements as text.
+struct AttributeSet {
+  Type element = Type::kNone;  // kInt, kBool, kString or kVersion
+  std::set<std::string> values;
+};
+
+std::optional<AttributeSet> ToSet(const api::DeviceAttribute& a) {
+  AttributeSet s;
+  switch (a.type()) {
+    case Type::kInt: s.element = Type::kInt; s.values.insert(std::to_string(*a.int_value())); break;
+    case Type::kBool: s.element = Type::kBool; s.values.insert(*a.bool_value() ? "true" : "false"); break;
+    case Type::kString: s.element = Type::kString; s.values.insert(std::string(a.string_value()->view())); break;
+    case Type::kVersion: s.element = Type::kVersion; s.values.insert(std::string(a.version_value()->view())); break;
+    case Type::kInts:
+      s.element = Type::kInt;
+      for (int64_t v : *a.ints()) s.values.insert(std::to_string(v));
+      break;
+    case Type::kBools:
+      s.element = Type::kBool;
+      for (bool v : *a.bools()) s.values.insert(v ? "true" : "false");
+      break;
+    case Type::kStrings:
+      s.element = Type::kString;
+      for (const auto& v : *a.strings()) s.values.insert(std::string(v.view()));
+      break;
+    case Type::kVersions:
+      s.element = Type::kVersion;
+      for (const auto& v : *a.versions()) s.values.insert(std::string(v.view()));
+      break;
+    case Type::kNone: return std::nullopt;
+  }
+  return s;
+}
+
+AttributeSet Intersect(const AttributeSet& a, const AttributeSet& b) {
+  AttributeSet out{.element = a.element, .values = {}};
+  if (a.element != b.element) return out;
+  std::set_intersection(a.values.begin(), a.values.end(), b.values.begin(), b.values.end(),
+                        std::inserter(out.values, out.values.end()));
+  return out;
+}
+
+bool IsScalar(const api::DeviceAttribute& a) {
+  Type t = a.type();
+  return t == Type::kInt || t == Type::kBool || t == Type::kString || t == Type::kVersion;
+}
+
+// Scalar equality: same scalar type and value (versions as plain strings).
+bool ScalarEqual(const api::DeviceAttribute& a, const api::DeviceAttribute& b) {
+  if (!IsScalar(a) || a.type() != b.type()) return false;
+  return a == b;
+}
+
+class ConstraintBase : public Constraint {
+ public:
+  ConstraintBase(std::vector<std::string> requests, std::string attribute)
+      : requests_(std::move(requests)), attribute_(std::move(attribute)) {}
+
+ protected:
+  bool Applies(std::string_view request, std::string_view subrequest) const {
+    if (requests_.empty()) return true;
+    for (const std::string& r : requests_) {
+      if (r == request) return true;
+      if (!subrequest.empty() && r.size() == request.size() + 1 + subrequest.size() &&
+          std::string_view(r).substr(0, request.size()) == request && r[request.size()] == '/' &&
+          std::string_view(r).substr(request.size() + 1) == subrequest) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  std::vector<std::string> requests_;
+  std::string attribute_;
+};
+
+class MatchAttribute final : public ConstraintBase {
+ public:
+  MatchAttribute(std::vector<std::string> requests, std::string attribute, bool list_mode)
+      : ConstraintBase(std::move(requests), std::move(attribute)), list_mode_(list_mode) {}
+
+  bool Add(std::string_view request, std::string_view subrequest, const api::Device& device,
+           std::string_view driver) override {
+    if (!Applies(request, subrequest)) return true;
+    const api::DeviceAttribute* a = LookupAttribute(device, driver, attribute_);
+    if (a == nullptr) return false;
+    if (list_mode_) {
+      std::optional<AttributeSet> set = ToSet(*a);
+      if (!set) return false;
+      if (count_ == 0) {
+        intersection_ = std::move(*set);
+      } else {
+        AttributeSet narrowed = Intersect(intersection_, *set);
+        if (narrowed.values.empty()) return false;
+        intersection_ = std::move(narrowed);
+      }
+    } else if (count_ == 0) {
+      reference_ = *a;
+    } else if (!ScalarEqual(*a, reference_)) {
+      return false;
+    }
+    ++count_;
+    return true;
+  }
+
+  void Remove(std::string_view request, std::string_view subrequest, const api::Device&,
+              std::string_view) override {
+    if (!Applies(request, subrequest)) return;
+    --count_;  // the reference / narrowed intersection stays until the next first device
+  }
+
+ private:
+  bool list_mode_;
+  int count_ = 0;
+  api::DeviceAttribute reference_;
+  AttributeSet intersection_;
+};
+
+class DistinctAttribute final : public ConstraintBase {
+ public:
+  DistinctAttribute(std::vector<std::string> requests, std::string attribute, bool list_mode)
+      : ConstraintBase(std::move(requests), std::move(attribute)), list_mode_(list_mode) {}
+
+  bool Add(std::string_view request, std::string_view subrequest, const api::Device& device,
+           std::string_view driver) override {
+    if (!Applies(request, subrequest)) return true;
+    const api::DeviceAttribute* a = LookupAttribute(device, driver, attribute_);
+    if (a == nullptr) return false;
+    if (count_ > 0) {
+      for (const auto& [name, stored] : by_request_) {
+        if (list_mode_) {
+          std::optional<AttributeSet> mine = ToSet(*a);
+          std::optional<AttributeSet> theirs = ToSet(stored);
+          if (!mine) return false;
+          if (theirs && !Intersect(*mine, *theirs).values.empty()) return false;
+        } else {
+          if (!IsScalar(*a)) return false;
+          if (ScalarEqual(*a, stored)) return false;
+        }
+      }
+    }
+    by_request_.insert_or_assign(std::string(request), *a);
+    ++count_;
+    return true;
+  }
+
+  void Remove(std::string_view request, std::string_view subrequest, const api::Device&,
+              std::string_view) override {
+    if (!Applies(request, subrequest)) return;
+    auto it = by_request_.find(request);
+    if (it != by_request_.end()) by_request_.erase(it);
+    --count_;
+  }
+
+ private:
+  bool list_mode_;
+  int count_ = 0;
+  std::map<std::string, api::DeviceAttribute, std::less<>> by_request_;
+};
+
+}  // namespace
+
+const api::DeviceAttribute* LookupAttribute(const api::Device& device, std::string_view driver,
+                                            std::string_view name) {
+  if (const api::DeviceAttribute* a = device.attributes.find(name)) return a;
+  size_t slash = name.find('/');
+  if (slash == std::string_view::npos) return nullptr;
+  if (name.substr(0, slash) != driver) return nullptr;
+  return device.attributes.find(name.substr(slash + 1));
+}
+
+std::unique_ptr<Constraint> NewConstraint(const api::DeviceConstraint& spec, bool list_mode) {
+  if (spec.match_attribute) {
+    return std::make_unique<MatchAttribute>(spec.requests, *spec.match_attribute, list_mode);
+  }
+  if (spec.distinct_attribute) {
+    return std::make_unique<DistinctAttribute>(spec.requests, *spec.distinct_attribute, list_mode);
+  }
+  return nullptr;
+}
+
+}  // namespace dra::alloc

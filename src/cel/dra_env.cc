@@ -1,0 +1,869 @@
+// The DRA selector environment: compile-time checks of the `device`
+// variable's shape, the view objects that expose an api::Device to CEL, and
+// the compile cache.
+//
+// Object model of one evaluation (all owned by the EvalScratch, borrowed by
+// the Values the evaluator handles, reset before the next evaluation):
+//
+//   DeviceObject            `device`               fields: driver, attributes,
+//                                                   capacity, allowMultipleAllocations
+//   DomainsMap (x2)         device.attributes /    outer maps: domain -> DomainMap;
+//                           device.capacity        unknown domains -> empty DomainMap
+//   DomainMap (pool)        device.attributes[d]   the device's entries whose
+//                                                   qualified name is in domain d
+//   AttributeList (pool)    a list attribute       view of the api vector
+//   QuantityValue (pool)    a capacity value       view of api::DeviceCapacity::value
+//   SemverCache             version attributes     parsed once per interned text
+//
+// Why pools rather than fresh objects: a Value may only borrow what outlives
+// the evaluation, and allocating per device would cost more than the
+// evaluation itself. Pools grow to the largest number of objects one
+// evaluation needed and are reused after that.
+#include "cel/dra_env.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <functional>
+
+#include "cel/parser.h"
+
+namespace dra::cel {
+
+std::pair<std::string_view, std::string_view> SplitQualifiedName(std::string_view name,
+                                                                 std::string_view driver) {
+  const size_t slash = name.find('/');
+  if (slash == std::string_view::npos) return {driver, name};
+  return {name.substr(0, slash), name.substr(slash + 1)};
+}
+
+namespace internal {
+
+namespace {
+
+constexpr std::string_view kDeviceTypeName = "kubernetes.DRADevice";
+constexpr std::string_view kDeviceVariable = "device";
+
+uint64_t NextId() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+// What a constant path below `device` was prepared into at compile time.
+struct DevicePath {
+  enum class Kind : uint8_t { kDriver, kDomain, kEntry };
+  // Unique for the life of the process (a later path may reuse the memory of
+  // a freed one; the scratch's hints must not confuse them).
+  uint64_t id = NextId();
+  Kind kind = Kind::kDriver;
+  bool capacity = false;  // device.capacity rather than device.attributes
+  std::string domain;
+  // kEntry: the keys `device.<map>[domain][id]` can be stored under.
+  api::InternedString qualified;  // "<domain>/<id>"
+  api::InternedString bare;       // "<id>", valid when has_bare
+  bool has_bare = false;
+};
+
+std::optional<std::string_view> StringKey(const PathStep& step) {
+  if (!step.key.is_string()) return std::nullopt;
+  return step.key.string_value();
+}
+
+// PathPreparer of the DRA environment.
+std::shared_ptr<const void> PrepareDevicePath(std::string_view variable,
+                                              std::span<const PathStep> steps) {
+  if (variable != kDeviceVariable || steps.empty() || steps[0].is_index) return nullptr;
+  const std::string_view field = steps[0].key.string_value();
+  auto path = std::make_shared<DevicePath>();
+  if (field == "driver" && steps.size() == 1) return path;
+  if (field != "attributes" && field != "capacity") return nullptr;
+  path->capacity = field == "capacity";
+  if (steps.size() < 2 || steps.size() > 3) return nullptr;
+  std::optional<std::string_view> domain = StringKey(steps[1]);
+  // A domain with a '/' names no entry (the first '/' splits), so let the
+  // step-by-step walk handle it.
+  if (!domain || domain->find('/') != std::string_view::npos) return nullptr;
+  path->domain = std::string(*domain);
+  if (steps.size() == 2) {
+    path->kind = DevicePath::Kind::kDomain;
+    return path;
+  }
+  std::optional<std::string_view> id = StringKey(steps[2]);
+  if (!id) return nullptr;
+  path->kind = DevicePath::Kind::kEntry;
+  path->qualified = api::InternedString(path->domain + "/" + std::string(*id));
+  path->has_bare = id->find('/') == std::string_view::npos;
+  if (path->has_bare) path->bare = api::InternedString(*id);
+  return path;
+}
+
+}  // namespace
+
+class DraScratch;
+
+class DomainMap final : public MapObject {
+ public:
+  explicit DomainMap(DraScratch* s) : s_(s) {}
+  ~DomainMap() override = default;
+
+  void Init(bool capacity, std::string_view domain);
+  bool capacity() const { return capacity_; }
+  const std::string& domain() const { return domain_; }
+
+  size_t size() const override { return entries_.size(); }
+  std::optional<Value> Find(const Value& key) const override;
+  Value KeyAt(size_t index) const override;
+  Value ValueAt(size_t index) const override;
+
+ private:
+  std::string_view IdAt(size_t index) const;
+
+  DraScratch* s_;
+  bool capacity_ = false;
+  std::string domain_;
+  std::vector<uint32_t> entries_;  // indexes into the device's attribute/capacity map
+};
+
+class DomainsMap final : public MapObject {
+ public:
+  DomainsMap(DraScratch* s, bool capacity) : s_(s), capacity_(capacity) {}
+  ~DomainsMap() override = default;
+
+  size_t size() const override;
+  std::optional<Value> Find(const Value& key) const override;
+  bool Contains(const Value& key) const override;
+  Value KeyAt(size_t index) const override;
+  Value ValueAt(size_t index) const override;
+
+ private:
+  DraScratch* s_;
+  bool capacity_;
+};
+
+class AttributeList final : public ListObject {
+ public:
+  explicit AttributeList(DraScratch* s) : s_(s) {}
+  ~AttributeList() override = default;
+  void Init(const api::DeviceAttribute* attr) { attr_ = attr; }
+  size_t size() const override;
+  Value Get(size_t index) const override;
+
+ private:
+  DraScratch* s_;
+  const api::DeviceAttribute* attr_ = nullptr;
+};
+
+class DeviceObject final : public OpaqueObject {
+ public:
+  explicit DeviceObject(DraScratch* s) : s_(s) {}
+  ~DeviceObject() override = default;
+  std::string_view type_name() const override { return kDeviceTypeName; }
+  std::optional<Value> GetField(std::string_view field) const override;
+  bool ResolvePath(std::span<const PathStep> steps, const void* prepared,
+                   Value* out) const override;
+  std::string DebugString() const override;
+
+ private:
+  DraScratch* s_;
+};
+
+// Parsed version strings, by the address of their interned text (which
+// never moves or dies: api/intern.h). Direct-mapped, so a lookup is one
+// multiply and one compare; a colliding text evicts the older entry, whose
+// object is kept until the next evaluation in case a Value still borrows it.
+class SemverCache {
+ public:
+  struct Entry {
+    const std::string* key = nullptr;
+    RefPtr<SemverValue> value;  // null when the text is not a version
+    std::string error;          // "parse semantic version: ..." when null
+  };
+
+  const Entry& Lookup(const api::InternedString& text) {
+    const std::string* key = &text.str();
+    Entry& e = entries_[(reinterpret_cast<uintptr_t>(key) * 0x9E3779B97F4A7C15ULL) >> 56];
+    if (e.key == key) [[likely]] return e;
+    return Fill(e, text);
+  }
+  void EndEvaluation() {
+    if (!evicted_.empty()) evicted_.clear();
+  }
+
+ private:
+  [[gnu::noinline]] const Entry& Fill(Entry& e, const api::InternedString& text) {
+    const std::string* key = &text.str();
+    if (e.value) evicted_.push_back(std::move(e.value));
+    e.key = key;
+    StatusOr<lib::SemVer> v = lib::SemVer::Parse(text.view());
+    if (v.ok()) {
+      e.value = MakeRef<SemverValue>(*std::move(v));
+      e.error.clear();
+    } else {
+      e.value = RefPtr<SemverValue>();
+      e.error = "parse semantic version: " + std::string(v.status().message());
+    }
+    return e;
+  }
+
+  std::array<Entry, 256> entries_;
+  std::vector<RefPtr<SemverValue>> evicted_;
+};
+
+class DraScratch {
+ public:
+  DraScratch()
+      : device_object(this), attributes(this, false), capacity(this, true) {}
+
+  void Reset(const api::Device* d, std::string_view drv, const DraEnvOptions& options) {
+    device = d;
+    driver = drv;
+    list_values = options.list_values();
+    allow_multi_declared = options.allow_multiple_allocations_declared();
+    domain_maps_used = 0;
+    lists_used = 0;
+    quantities_used = 0;
+    domains_valid[0] = domains_valid[1] = false;
+    semvers.EndEvaluation();
+  }
+
+  // Upstream converts every attribute before evaluating (DeviceMatches):
+  // any that does not convert fails the evaluation, whatever the selector.
+  Status CheckAttributes() {
+    for (const auto& [name, attr] : device->attributes) {
+      switch (attr.type()) {
+        case api::DeviceAttribute::Type::kInt:
+        case api::DeviceAttribute::Type::kBool:
+        case api::DeviceAttribute::Type::kString: break;
+        case api::DeviceAttribute::Type::kVersion: {
+          const SemverCache::Entry& e = semvers.Lookup(*attr.version_value());
+          if (!e.value) return FailedPreconditionError("attribute " + name.str() + ": " + e.error);
+          break;
+        }
+        case api::DeviceAttribute::Type::kNone:
+          return FailedPreconditionError("attribute " + name.str() +
+                                         ": unsupported attribute value");
+        default:
+          if (!list_values) {
+            return FailedPreconditionError("attribute " + name.str() +
+                                           ": unsupported attribute value");
+          }
+          if (const std::vector<api::InternedString>* versions = attr.versions()) {
+            for (const api::InternedString& v : *versions) {
+              const SemverCache::Entry& e = semvers.Lookup(v);
+              if (!e.value) {
+                return FailedPreconditionError("attribute " + name.str() + ": " + e.error);
+              }
+            }
+          }
+          break;
+      }
+    }
+    return OkStatus();
+  }
+
+  // Inlined into ResolvePath for the scalar kinds; the rest is out of line.
+  Value AttributeValue(const api::DeviceAttribute& a) {
+    switch (a.type()) {
+      case api::DeviceAttribute::Type::kInt: return Value::Int(*a.int_value());
+      case api::DeviceAttribute::Type::kBool: return Value::Bool(*a.bool_value());
+      case api::DeviceAttribute::Type::kString: return Value::StringView(a.string_value()->view());
+      default: return OtherAttributeValue(a);
+    }
+  }
+
+  [[gnu::noinline]] Value OtherAttributeValue(const api::DeviceAttribute& a) {
+    switch (a.type()) {
+      case api::DeviceAttribute::Type::kInt: return Value::Int(*a.int_value());
+      case api::DeviceAttribute::Type::kBool: return Value::Bool(*a.bool_value());
+      case api::DeviceAttribute::Type::kString: return Value::StringView(a.string_value()->view());
+      case api::DeviceAttribute::Type::kVersion: return Semver(*a.version_value());
+      case api::DeviceAttribute::Type::kNone: return Value::Error("unsupported attribute value");
+      default: {
+        AttributeList* list = Take(lists, lists_used, this);
+        list->Init(&a);
+        return Value::BorrowList(list);
+      }
+    }
+  }
+
+  Value Semver(const api::InternedString& text) {
+    const SemverCache::Entry& e = semvers.Lookup(text);
+    if (!e.value) return Value::Error(e.error);
+    return Value::BorrowOpaque(e.value.get());
+  }
+
+  Value CapacityValue(const api::DeviceCapacity& c) {
+    QuantityValue* q = Take(quantities, quantities_used, &c.value);
+    q->set_view(&c.value);
+    return Value::BorrowOpaque(q);
+  }
+
+  // The entry `device.<map>[path.domain][id]` by its interned keys. When a
+  // device lists both `id` and `<driver>/id` (upstream then picks one at
+  // random), the bare name wins; DomainMap follows the same rule.
+  //
+  // Devices of one driver publish the same names in the same order, so the
+  // position found last time for this path is tried first: usually one
+  // comparison instead of a scan.
+  //
+  // Whether the path's domain is the driver's is remembered with the hint
+  // too (the driver's text is usually the same string for a whole slice).
+  template <typename Map>
+  const typename Map::mapped_type* FindEntry(const Map& map, const DevicePath& path) {
+    PathHint& hint = hints[(reinterpret_cast<uintptr_t>(&path) >> 4) % hints.size()];
+    if (hint.path_id != path.id || hint.driver_data != driver.data() ||
+        hint.driver_size != driver.size()) {
+      hint.path_id = path.id;
+      hint.index = 0;
+      hint.driver_data = driver.data();
+      hint.driver_size = driver.size();
+      hint.own_domain = path.has_bare && path.domain == driver;
+    }
+    const bool own_domain = hint.own_domain;
+    const auto begin = map.begin();
+    const size_t n = map.size();
+    if (hint.index < n) {
+      const auto& [key, value] = *(begin + hint.index);
+      if (own_domain && key == path.bare) return &value;
+      if (key == path.qualified && !own_domain) return &value;
+    }
+    size_t found = n;
+    for (size_t i = 0; i < n; ++i) {
+      const api::InternedString key = (begin + i)->first;
+      if (own_domain && key == path.bare) {
+        found = i;
+        break;
+      }
+      if (key == path.qualified && found == n) {
+        found = i;
+        if (!own_domain) break;
+      }
+    }
+    if (found == n) return nullptr;
+    hint.index = static_cast<uint32_t>(found);
+    return &(begin + found)->second;
+  }
+
+  // The inner map of `domain`, shared by every lookup of it in this evaluation.
+  DomainMap* Domain(bool cap, std::string_view domain) {
+    for (size_t i = 0; i < domain_maps_used; ++i) {
+      DomainMap* m = domain_maps[i].get();
+      if (m->capacity() == cap && m->domain() == domain) return m;
+    }
+    DomainMap* m = Take(domain_maps, domain_maps_used, this);
+    m->Init(cap, domain);
+    return m;
+  }
+
+  // The distinct domains of the attribute (cap false) or capacity map.
+  const std::vector<std::string_view>& Domains(bool cap) {
+    std::vector<std::string_view>& out = domains[cap ? 1 : 0];
+    if (domains_valid[cap ? 1 : 0]) return out;
+    out.clear();
+    const auto add = [&](std::string_view key) {
+      const std::string_view d = SplitQualifiedName(key, driver).first;
+      if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
+    };
+    if (cap) {
+      for (const auto& [key, value] : device->capacity) add(key.view());
+    } else {
+      for (const auto& [key, value] : device->attributes) add(key.view());
+    }
+    domains_valid[cap ? 1 : 0] = true;
+    return out;
+  }
+
+  template <typename T, typename... Args>
+  static T* Take(std::vector<std::unique_ptr<T>>& pool, size_t& used, Args... args) {
+    if (used == pool.size()) pool.push_back(std::make_unique<T>(args...));
+    return pool[used++].get();
+  }
+
+  EvalState state;
+  const api::Device* device = nullptr;
+  std::string_view driver;
+  bool list_values = true;
+  bool allow_multi_declared = true;
+
+  DeviceObject device_object;
+  DomainsMap attributes;
+  DomainsMap capacity;
+  std::vector<std::unique_ptr<DomainMap>> domain_maps;
+  size_t domain_maps_used = 0;
+  std::vector<std::unique_ptr<AttributeList>> lists;
+  size_t lists_used = 0;
+  std::vector<std::unique_ptr<QuantityValue>> quantities;
+  size_t quantities_used = 0;
+  std::vector<std::string_view> domains[2];
+  bool domains_valid[2] = {false, false};
+  SemverCache semvers;
+  struct PathHint {
+    uint64_t path_id = 0;
+    const char* driver_data = nullptr;
+    size_t driver_size = 0;
+    uint32_t index = 0;
+    bool own_domain = false;
+  };
+  std::array<PathHint, 32> hints;
+};
+
+// --- DomainMap ---------------------------------------------------------------------
+
+void DomainMap::Init(bool capacity, std::string_view domain) {
+  capacity_ = capacity;
+  domain_.assign(domain);
+  entries_.clear();
+  bool qualified_own = false;  // `<driver>/id` names in the driver's domain
+  uint32_t index = 0;
+  const auto add = [&](std::string_view key) {
+    if (SplitQualifiedName(key, s_->driver).first == domain_) {
+      entries_.push_back(index);
+      qualified_own = qualified_own || (domain_ == s_->driver && key.find('/') != key.npos);
+    }
+    ++index;
+  };
+  if (capacity_) {
+    for (const auto& [key, value] : s_->device->capacity) add(key.view());
+  } else {
+    for (const auto& [key, value] : s_->device->attributes) add(key.view());
+  }
+  if (!qualified_own) return;
+  // Both `id` and `<driver>/id`: keep the bare one (see DraScratch::FindEntry).
+  const auto key_at = [&](uint32_t i) {
+    return capacity_ ? (s_->device->capacity.begin() + i)->first.view()
+                     : (s_->device->attributes.begin() + i)->first.view();
+  };
+  std::vector<uint32_t> kept;
+  for (uint32_t i : entries_) {
+    const std::string_view key = key_at(i);
+    const size_t slash = key.find('/');
+    bool shadowed = false;
+    if (slash != key.npos) {
+      for (uint32_t j : entries_) shadowed = shadowed || key_at(j) == key.substr(slash + 1);
+    }
+    if (!shadowed) kept.push_back(i);
+  }
+  entries_ = std::move(kept);
+}
+
+std::string_view DomainMap::IdAt(size_t index) const {
+  const uint32_t i = entries_[index];
+  const std::string_view key = capacity_ ? (s_->device->capacity.begin() + i)->first.view()
+                                         : (s_->device->attributes.begin() + i)->first.view();
+  return SplitQualifiedName(key, s_->driver).second;
+}
+
+std::optional<Value> DomainMap::Find(const Value& key) const {
+  if (!key.is_string()) return std::nullopt;
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    if (IdAt(i) == key.string_value()) return ValueAt(i);
+  }
+  return std::nullopt;
+}
+
+Value DomainMap::KeyAt(size_t index) const { return Value::StringView(IdAt(index)); }
+
+Value DomainMap::ValueAt(size_t index) const {
+  const uint32_t i = entries_[index];
+  if (capacity_) return s_->CapacityValue((s_->device->capacity.begin() + i)->second);
+  return s_->AttributeValue((s_->device->attributes.begin() + i)->second);
+}
+
+// --- DomainsMap --------------------------------------------------------------------
+
+size_t DomainsMap::size() const { return s_->Domains(capacity_).size(); }
+
+// Any key finds a map: unknown domains read as empty (upstream's
+// newStringInterfaceMapWithDefault). A non-string key can name no domain.
+std::optional<Value> DomainsMap::Find(const Value& key) const {
+  return Value::BorrowMap(s_->Domain(capacity_, key.is_string() ? key.string_value() : "\x01"));
+}
+
+bool DomainsMap::Contains(const Value& key) const {
+  if (!key.is_string()) return false;
+  const std::vector<std::string_view>& d = s_->Domains(capacity_);
+  return std::find(d.begin(), d.end(), key.string_value()) != d.end();
+}
+
+Value DomainsMap::KeyAt(size_t index) const {
+  return Value::StringView(s_->Domains(capacity_)[index]);
+}
+
+Value DomainsMap::ValueAt(size_t index) const {
+  return Value::BorrowMap(s_->Domain(capacity_, s_->Domains(capacity_)[index]));
+}
+
+// --- AttributeList -----------------------------------------------------------------
+
+size_t AttributeList::size() const {
+  switch (attr_->type()) {
+    case api::DeviceAttribute::Type::kInts: return attr_->ints()->size();
+    case api::DeviceAttribute::Type::kBools: return attr_->bools()->size();
+    case api::DeviceAttribute::Type::kStrings: return attr_->strings()->size();
+    case api::DeviceAttribute::Type::kVersions: return attr_->versions()->size();
+    default: return 0;
+  }
+}
+
+Value AttributeList::Get(size_t index) const {
+  switch (attr_->type()) {
+    case api::DeviceAttribute::Type::kInts: return Value::Int((*attr_->ints())[index]);
+    case api::DeviceAttribute::Type::kBools: return Value::Bool((*attr_->bools())[index]);
+    case api::DeviceAttribute::Type::kStrings:
+      return Value::StringView((*attr_->strings())[index].view());
+    case api::DeviceAttribute::Type::kVersions: return s_->Semver((*attr_->versions())[index]);
+    default: return Value();
+  }
+}
+
+// --- DeviceObject ------------------------------------------------------------------
+
+std::optional<Value> DeviceObject::GetField(std::string_view field) const {
+  if (field == "driver") return Value::StringView(s_->driver);
+  if (field == "attributes") return Value::BorrowMap(&s_->attributes);
+  if (field == "capacity") return Value::BorrowMap(&s_->capacity);
+  if (field == "allowMultipleAllocations" && s_->allow_multi_declared) {
+    return Value::Bool(s_->device->allow_multiple_allocations.value_or(false));
+  }
+  return std::nullopt;
+}
+
+bool DeviceObject::ResolvePath(std::span<const PathStep>, const void* prepared,
+                               Value* out) const {
+  if (prepared == nullptr) return false;
+  const auto& path = *static_cast<const DevicePath*>(prepared);
+  switch (path.kind) {
+    case DevicePath::Kind::kDriver: *out = Value::StringView(s_->driver); return true;
+    case DevicePath::Kind::kDomain:
+      *out = Value::BorrowMap(s_->Domain(path.capacity, path.domain));
+      return true;
+    case DevicePath::Kind::kEntry: {
+      if (path.capacity) {
+        const api::DeviceCapacity* c = s_->FindEntry(s_->device->capacity, path);
+        if (c == nullptr) return false;
+        *out = s_->CapacityValue(*c);
+        return true;
+      }
+      const api::DeviceAttribute* a = s_->FindEntry(s_->device->attributes, path);
+      if (a == nullptr || a->type() == api::DeviceAttribute::Type::kNone) return false;
+      *out = s_->AttributeValue(*a);
+      return !out->is_error();
+    }
+  }
+  return false;
+}
+
+std::string DeviceObject::DebugString() const {
+  return "device of driver \"" + std::string(s_->driver) + "\"";
+}
+
+// --- Compile-time checks of the device's shape -------------------------------------
+
+namespace {
+
+// What the type checker would reject about `device` that can be seen
+// without one (spec §4): undeclared fields, non-string domain keys, and
+// comprehensions over an attribute value while attributes are typed `any`.
+class DeviceShapeChecker {
+ public:
+  DeviceShapeChecker(const ParsedExpr& parsed, const DraEnvOptions& options)
+      : parsed_(parsed), options_(options) {}
+
+  std::vector<Issue> Run() {
+    Visit(parsed_.expr);
+    return std::move(issues_);
+  }
+
+ private:
+  void Report(int64_t id, std::string message) {
+    Issue issue;
+    if (auto pos = parsed_.source_info.GetPosition(id)) {
+      issue.line = pos->line;
+      issue.column = pos->column;
+    }
+    issue.message = std::move(message);
+    issues_.push_back(std::move(issue));
+  }
+
+  bool IsDevice(const Expr& e) const {
+    return e.Is<IdentExpr>() && e.ident().name == kDeviceVariable &&
+           std::find(locals_.begin(), locals_.end(), kDeviceVariable) == locals_.end();
+  }
+
+  // `device.<field>`, returning the field.
+  std::optional<std::string_view> DeviceField(const Expr& e) const {
+    if (!e.Is<SelectExpr>() || e.select().test_only || !IsDevice(*e.select().operand)) {
+      return std::nullopt;
+    }
+    return e.select().field;
+  }
+
+  // `device.attributes[x]` or `device.attributes.x`.
+  bool IsAttributeDomain(const Expr& e) const {
+    if (e.Is<SelectExpr>() && !e.select().test_only) {
+      return DeviceField(*e.select().operand) == "attributes";
+    }
+    if (e.Is<CallExpr>() && e.call().function == "_[_]" && e.call().args.size() == 2) {
+      return DeviceField(e.call().args[0]) == "attributes";
+    }
+    return false;
+  }
+
+  // An attribute value: `device.attributes[d][id]` in any spelling.
+  bool IsAttributeValue(const Expr& e) const {
+    if (e.Is<SelectExpr>() && !e.select().test_only) return IsAttributeDomain(*e.select().operand);
+    if (e.Is<CallExpr>() && e.call().function == "_[_]" && e.call().args.size() == 2) {
+      return IsAttributeDomain(e.call().args[0]);
+    }
+    return false;
+  }
+
+  std::string AttributeTypeName() const { return options_.dyn_attributes() ? "dyn" : "any"; }
+
+  void Visit(const Expr& e) {
+    switch (e.kind()) {
+      case ExprKind::kSelect: {
+        const SelectExpr& s = e.select();
+        if (IsDevice(*s.operand)) {
+          const std::string& f = s.field;
+          const bool known = f == "driver" || f == "attributes" || f == "capacity" ||
+                             (f == "allowMultipleAllocations" &&
+                              options_.allow_multiple_allocations_declared());
+          if (!known) Report(e.id(), "undefined field '" + f + "'");
+        }
+        Visit(*s.operand);
+        return;
+      }
+      case ExprKind::kCall: {
+        const CallExpr& c = e.call();
+        if (c.function == "_[_]" && c.args.size() == 2 && c.args[1].Is<Constant>() &&
+            c.args[1].constant().kind() != Constant::Kind::kString) {
+          std::optional<std::string_view> field = DeviceField(c.args[0]);
+          if (field == "attributes" || field == "capacity") {
+            const std::string inner =
+                field == "attributes" ? AttributeTypeName() : std::string(kQuantityTypeName);
+            Report(e.id(), "found no matching overload for '_[_]' applied to '(map(string, "
+                           "map(string, " +
+                               inner + ")), " + ConstantType(c.args[1].constant()) + ")'");
+          }
+        }
+        if (c.has_target()) Visit(*c.target);
+        for (const Expr& a : c.args) Visit(a);
+        return;
+      }
+      case ExprKind::kList:
+        for (const Expr& el : e.list().elements) Visit(el);
+        return;
+      case ExprKind::kMap:
+        for (const MapEntry& m : e.map().entries) {
+          Visit(*m.key);
+          Visit(*m.value);
+        }
+        return;
+      case ExprKind::kStruct:
+        for (const StructField& f : e.struct_expr().fields) Visit(*f.value);
+        return;
+      case ExprKind::kComprehension: {
+        const ComprehensionExpr& c = e.comprehension();
+        if (!options_.dyn_attributes() && IsAttributeValue(*c.iter_range)) {
+          Report(c.iter_range->id(),
+                 "expression of type 'google.protobuf.Any' cannot be range of a comprehension "
+                 "(must be list, map, or dynamic)");
+        }
+        Visit(*c.iter_range);
+        Visit(*c.accu_init);
+        const size_t mark = locals_.size();
+        locals_.push_back(c.accu_var);
+        locals_.push_back(c.iter_var);
+        if (!c.iter_var2.empty()) locals_.push_back(c.iter_var2);
+        Visit(*c.loop_condition);
+        Visit(*c.loop_step);
+        locals_.resize(mark);
+        locals_.push_back(c.accu_var);
+        Visit(*c.result);
+        locals_.resize(mark);
+        return;
+      }
+      default: return;
+    }
+  }
+
+  static std::string ConstantType(const Constant& c) {
+    switch (c.kind()) {
+      case Constant::Kind::kNull: return "null_type";
+      case Constant::Kind::kBool: return "bool";
+      case Constant::Kind::kInt: return "int";
+      case Constant::Kind::kUint: return "uint";
+      case Constant::Kind::kDouble: return "double";
+      case Constant::Kind::kString: return "string";
+      case Constant::Kind::kBytes: return "bytes";
+    }
+    return "dyn";
+  }
+
+  const ParsedExpr& parsed_;
+  const DraEnvOptions& options_;
+  std::vector<std::string_view> locals_;
+  std::vector<Issue> issues_;
+};
+
+// A constant result that is not a bool: what the checker's output type would
+// reject ("must evaluate to bool or the unknown type, not int").
+std::optional<std::string> ConstantResultType(const Expr& root) {
+  if (!root.Is<Constant>()) return std::nullopt;
+  switch (root.constant().kind()) {
+    case Constant::Kind::kBool: return std::nullopt;
+    case Constant::Kind::kNull: return "null_type";
+    case Constant::Kind::kInt: return "int";
+    case Constant::Kind::kUint: return "uint";
+    case Constant::Kind::kDouble: return "double";
+    case Constant::Kind::kString: return "string";
+    case Constant::Kind::kBytes: return "bytes";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+}  // namespace internal
+
+// --- EvalScratch ---------------------------------------------------------------------
+
+EvalScratch::EvalScratch() : impl_(std::make_unique<internal::DraScratch>()) {}
+EvalScratch::~EvalScratch() = default;
+uint64_t EvalScratch::cost() const { return impl_->state.cost(); }
+
+// --- DraEnvironment ------------------------------------------------------------------
+
+StatusOr<std::unique_ptr<DraEnvironment>> DraEnvironment::New(const DraEnvOptions& options) {
+  if (options.minor < 34 || options.minor > 37) {
+    return InvalidArgumentError("Kubernetes release 1." + std::to_string(options.minor) +
+                                " is not supported (1.34 to 1.37 are)");
+  }
+  std::unique_ptr<DraEnvironment> env(new DraEnvironment(options));
+  KubernetesLibraryOptions k = options.new_expressions
+                                   ? KubernetesLibraryOptions::New(options.minor)
+                                   : KubernetesLibraryOptions::Stored(options.minor);
+  k.includes = options.includes();
+  k.includes_max_list_length = k.includes ? 48 : 0;
+  DRA_ASSIGN_OR_RETURN(std::shared_ptr<FunctionRegistry> registry, NewKubernetesRegistry(k));
+  env->registry_ = std::move(registry);
+  env->parse_options_ = KubernetesLibraryParseOptions(k);
+  env->env_.registry = env->registry_;
+  env->env_.variables = {std::string(internal::kDeviceVariable)};
+  env->env_.options.report_undeclared = true;
+  env->env_.options.report_unknown_functions = true;
+  env->env_.prepare_path = internal::PrepareDevicePath;
+  return env;
+}
+
+std::shared_ptr<const CompiledSelector> DraEnvironment::Compile(std::string_view expression) const {
+  {
+    std::shared_lock lock(cache_mu_);
+    auto it = cache_.find(expression);
+    if (it != cache_.end()) return it->second;
+  }
+  std::shared_ptr<const CompiledSelector> compiled = CompileUncached(expression);
+  std::unique_lock lock(cache_mu_);
+  auto [it, inserted] = cache_.emplace(std::string(expression), std::move(compiled));
+  return it->second;
+}
+
+std::shared_ptr<const CompiledSelector> DraEnvironment::CompileUncached(
+    std::string_view expression) const {
+  auto out = std::make_shared<CompiledSelector>();
+  out->expression_ = std::string(expression);
+  StatusOr<ParseResult> parsed = Parse(expression, parse_options_);
+  if (!parsed.ok()) {
+    out->error_ = "compilation failed: " + std::string(parsed.status().message());
+    return out;
+  }
+  std::vector<Issue> issues = std::move(parsed->issues);
+  if (issues.empty()) {
+    issues = internal::DeviceShapeChecker(*parsed->expr, options_).Run();
+    std::vector<Issue> literal = ValidateKubernetesLiterals(*parsed->expr);
+    issues.insert(issues.end(), literal.begin(), literal.end());
+  }
+  if (issues.empty()) {
+    StatusOr<PlanResult> planned = Plan(*parsed->expr, env_);
+    if (!planned.ok()) {
+      out->error_ = "compilation failed: " + std::string(planned.status().message());
+      return out;
+    }
+    if (planned->issues.empty()) {
+      if (std::optional<std::string> type = internal::ConstantResultType(parsed->expr->expr)) {
+        out->error_ = "must evaluate to bool or the unknown type, not " + *type;
+        return out;
+      }
+      out->program_ = std::move(planned->program);
+      out->device_slot_ = out->program_->VariableSlot(internal::kDeviceVariable);
+      return out;
+    }
+    issues = std::move(planned->issues);
+  }
+  out->error_ = "compilation failed: " + FormatIssues(expression, issues);
+  out->issues_ = std::move(issues);
+  return out;
+}
+
+Status DraEnvironment::CheckDevice(const api::Device& device, EvalScratch& scratch) const {
+  internal::DraScratch& s = *scratch.impl_;
+  s.Reset(&device, "", options_);
+  return s.CheckAttributes();
+}
+
+StatusOr<Value> DraEnvironment::Evaluate(const CompiledSelector& selector,
+                                         const api::Device* device, std::string_view driver,
+                                         EvalScratch& scratch, DeviceCheck check) const {
+  if (!selector.ok()) return InvalidArgumentError(selector.error_);
+  internal::DraScratch& s = *scratch.impl_;
+  if (s.state.options().cost_limit != options_.cost_limit) SetCostLimit(s.state);
+  Value var;
+  if (device != nullptr) {
+    s.Reset(device, driver, options_);
+    if (check == DeviceCheck::kCheck) DRA_RETURN_IF_ERROR(s.CheckAttributes());
+    var = Value::BorrowOpaque(&s.device_object);
+  } else {
+    var = Value::Error("no such attribute: device");
+  }
+  const size_t count = selector.device_slot_.has_value() ? 1 : 0;
+  return selector.program_->Evaluate(std::span<const Value>(&var, count), s.state);
+}
+
+void DraEnvironment::SetCostLimit(EvalState& state) const {
+  EvalOptions eval_options = state.options();
+  eval_options.cost_limit = options_.cost_limit;
+  state.set_options(eval_options);
+}
+
+// The hot path of the allocator: the same steps as Evaluate, without
+// passing the result through another StatusOr.
+StatusOr<bool> DraEnvironment::Matches(const CompiledSelector& selector, const api::Device& device,
+                                       std::string_view driver, EvalScratch& scratch,
+                                       DeviceCheck check) const {
+  if (!selector.ok()) return InvalidArgumentError(selector.error_);
+  internal::DraScratch& s = *scratch.impl_;
+  if (s.state.options().cost_limit != options_.cost_limit) SetCostLimit(s.state);
+  s.Reset(&device, driver, options_);
+  if (check == DeviceCheck::kCheck) DRA_RETURN_IF_ERROR(s.CheckAttributes());
+  const Value var = Value::BorrowOpaque(&s.device_object);
+  const size_t count = selector.device_slot_.has_value() ? 1 : 0;
+  StatusOr<Value> v = selector.program_->Evaluate(std::span<const Value>(&var, count), s.state);
+  if (!v.ok()) return v.status();
+  if (v->is_bool()) return v->bool_value();
+  return NotABool(*v);
+}
+
+Status DraEnvironment::NotABool(const Value& v) const {
+  if (v.is_error()) {
+    std::string message(v.error_message());
+    if (options_.no_such_key_hint() && message.starts_with("no such key:")) {
+      message += kNoSuchKeyHint;
+    }
+    return FailedPreconditionError(std::move(message));
+  }
+  return FailedPreconditionError("CEL result of type " + std::string(v.TypeName()) +
+                                 " could not be converted to bool");
+}
+
+}  // namespace dra::cel

@@ -1,0 +1,39 @@
+// Running one allocator conformance scenario (shared/conformance/FORMAT.md §1)
+// and printing its outcome (§3). Used by `dractl allocate --scenario` and by
+// tests/conformance/allocator_conformance_test.cc.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "alloc/allocator.h"
+#include "alloc/selector.h"
+#include "api/resource.h"
+#include "manifest/scenario.h"
+
+namespace dra::cli {
+
+struct ScenarioOutcome {
+  enum class Kind { kAllocations, kUnsatisfiable, kError };
+  Kind kind = Kind::kError;
+  std::vector<std::pair<std::string, api::AllocationResult>> allocations;  // claim "ns/name", result
+  std::string error;     // kError
+  alloc::Reason reason;  // kUnsatisfiable
+  uint64_t steps = 0;
+};
+
+// Builds the allocator inputs from `scenario` (features, classes, slices,
+// allocated state from allocated claims, allocatedDevices and
+// allocatedShares; claims defaulted) and allocates the `allocate` claims on
+// the scenario's node. The invalid-pool outcome (reason.invalid_pools) is
+// reported as an error, as upstream's sentinel error and the vectors have it.
+ScenarioOutcome RunScenario(const manifest::Scenario& scenario, alloc::SelectorEvaluator& selectors,
+                            alloc::AllocatorOptions options = {});
+// The same with the production CEL evaluator for the scenario's features.
+ScenarioOutcome RunScenario(const manifest::Scenario& scenario, alloc::AllocatorOptions options = {});
+
+// The outcome as YAML of the shape of a scenario's `expect:` block.
+std::string OutcomeYaml(const ScenarioOutcome& outcome);
+
+}  // namespace dra::cli
