@@ -305,21 +305,14 @@ class DraScratch {
   // Devices of one driver publish the same names in the same order, so the
   // position found last time for this path is tried first: usually one
   // comparison instead of a scan.
-  //
-  // Whether the path's domain is the driver's is remembered with the hint
-  // too (the driver's text is usually the same string for a whole slice).
   template <typename Map>
   const typename Map::mapped_type* FindEntry(const Map& map, const DevicePath& path) {
     PathHint& hint = hints[(reinterpret_cast<uintptr_t>(&path) >> 4) % hints.size()];
-    if (hint.path_id != path.id || hint.driver_data != driver.data() ||
-        hint.driver_size != driver.size()) {
+    if (hint.path_id != path.id) {
       hint.path_id = path.id;
       hint.index = 0;
-      hint.driver_data = driver.data();
-      hint.driver_size = driver.size();
-      hint.own_domain = path.has_bare && path.domain == driver;
     }
-    const bool own_domain = hint.own_domain;
+    const bool own_domain = path.has_bare && path.domain == driver;
     const auto begin = map.begin();
     const size_t n = map.size();
     if (hint.index < n) {
@@ -399,10 +392,7 @@ class DraScratch {
   SemverCache semvers;
   struct PathHint {
     uint64_t path_id = 0;
-    const char* driver_data = nullptr;
-    size_t driver_size = 0;
     uint32_t index = 0;
-    bool own_domain = false;
   };
   std::array<PathHint, 32> hints;
 };

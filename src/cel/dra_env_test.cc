@@ -193,6 +193,23 @@ TEST(DraEnvTest, BareNameWinsOverItsQualifiedTwin) {
   });
 }
 
+// The same selector on devices of different drivers, the driver's text in
+// the same buffer each time (as a loop over slices may do).
+TEST(DraEnvTest, DriverTextReusedForAnotherDriver) {
+  std::unique_ptr<DraEnvironment> env = NewEnv();
+  std::shared_ptr<const CompiledSelector> selector =
+      env->Compile("device.attributes['dra.example.com'].model == 'LATEST-GPU-MODEL'");
+  EvalScratch scratch;
+  std::string driver = "gpu.example.com";
+  const api::Device device = Gpu();
+  StatusOr<bool> first = env->Matches(*selector, device, driver, scratch);
+  EXPECT_FALSE(first.ok());  // no such key: model (domain dra.example.com is empty)
+  driver.replace(0, 3, "dra");
+  StatusOr<bool> second = env->Matches(*selector, device, driver, scratch);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_TRUE(*second);
+}
+
 TEST(DraEnvTest, ReleasesAndGates) {
   api::Device lists;
   lists.attributes.insert_or_assign("ids", DeviceAttribute::Ints({1, 2}));

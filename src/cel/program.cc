@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <new>
 #include <set>
 
 #include "cel/macros.h"
@@ -396,28 +397,26 @@ class Evaluator {
 
   // ==/!= with a string constant on one side.
   Value EvalEqualityConst(const PlanNode& n) {
-    {
-      // One side is a string constant whose size in code points is known.
-      const uint32_t side = static_cast<uint32_t>(n.const_side);
-      const Value& c = p_.nodes_[Child(n, side)].value;
-      Value v = EvalOperand(Child(n, 1 - side));
-      if (v.is_string()) {
-        const std::string_view x = v.string_value(), y = c.string_value();
-        const bool eq = x == y;
-        uint64_t cost;  // EqualityCost without counting the constant again
-        if (x.empty() || y.empty()) {
-          cost = 0;
-        } else if (x.size() <= 10 || n.const_cp <= 10) {
-          cost = 1;
-        } else {
-          cost = CeilTenth(eq ? n.const_cp : std::min<uint64_t>(CodePointCount(x), n.const_cp));
-        }
-        Charge(cost);
-        return Value::Bool(eq == (n.op == Op::kEq));
+    // One side is a string constant whose size in code points is known.
+    const uint32_t side = static_cast<uint32_t>(n.const_side);
+    const Value& c = p_.nodes_[Child(n, side)].value;
+    Value v = EvalOperand(Child(n, 1 - side));
+    if (v.is_string()) {
+      const std::string_view x = v.string_value(), y = c.string_value();
+      const bool eq = x == y;
+      uint64_t cost;  // EqualityCost without counting the constant again
+      if (x.empty() || y.empty()) {
+        cost = 0;
+      } else if (x.size() <= 10 || n.const_cp <= 10) {
+        cost = 1;
+      } else {
+        cost = CeilTenth(eq ? n.const_cp : std::min<uint64_t>(CodePointCount(x), n.const_cp));
       }
-      return side == 0 ? CompareEquality(n, Value::Borrow(c), std::move(v))
-                       : CompareEquality(n, std::move(v), Value::Borrow(c));
+      Charge(cost);
+      return Value::Bool(eq == (n.op == Op::kEq));
     }
+    return side == 0 ? CompareEquality(n, Value::Borrow(c), std::move(v))
+                     : CompareEquality(n, std::move(v), Value::Borrow(c));
   }
 
   [[gnu::noinline]] Value EvalEqualityGeneric(const PlanNode& n) {
@@ -477,20 +476,50 @@ class Evaluator {
     return NoMatchingOverload(op::kIn, args);
   }
 
-  Value EvalCall(const PlanNode& n) {
-    constexpr uint32_t kInline = 4;
-    Value inline_args[kInline];
-    std::vector<Value> heap_args;
-    Value* args = inline_args;
-    if (n.count > kInline) {
-      heap_args.resize(n.count);
-      args = heap_args.data();
+  static constexpr uint32_t kInlineArgs = 4;
+
+  // Up to kInlineArgs call arguments, constructed in place (no default
+  // construction and assignment per argument) and destroyed on return.
+  class ArgBuffer {
+   public:
+    ArgBuffer() = default;
+    ArgBuffer(const ArgBuffer&) = delete;
+    ArgBuffer& operator=(const ArgBuffer&) = delete;
+    ~ArgBuffer() {
+      for (uint32_t i = 0; i < size_; ++i) data()[i].~Value();
     }
+    Value& Push(Value v) { return *new (&data()[size_++]) Value(std::move(v)); }
+    const Value* data() const { return reinterpret_cast<const Value*>(storage_); }
+    Value* data() { return reinterpret_cast<Value*>(storage_); }
+
+   private:
+    alignas(Value) unsigned char storage_[kInlineArgs * sizeof(Value)];
+    uint32_t size_ = 0;
+  };
+
+  Value EvalCall(const PlanNode& n) {
+    if (n.count > kInlineArgs) return EvalCallWithManyArgs(n);
+    ArgBuffer args;
+    for (uint32_t i = 0; i < n.count; ++i) {
+      const Value& arg = args.Push(EvalOperand(Child(n, i)));
+      if (arg.is_error()) return arg;
+      if (s_.cancelled_) return Value();
+    }
+    return Dispatch(n, args.data());
+  }
+
+  [[gnu::noinline]] Value EvalCallWithManyArgs(const PlanNode& n) {
+    std::vector<Value> args(n.count);
     for (uint32_t i = 0; i < n.count; ++i) {
       args[i] = EvalOperand(Child(n, i));
       if (args[i].is_error()) return args[i];
       if (s_.cancelled_) return Value();
     }
+    return Dispatch(n, args.data());
+  }
+
+  // Calls the first overload whose parameters accept `args` (n.count of them).
+  Value Dispatch(const PlanNode& n, const Value* args) {
     std::span<const Value> span(args, n.count);
     for (const Overload* ov : n.overloads) {
       bool match = true;
@@ -804,6 +833,7 @@ std::string Program::DebugString() const {
       out += n.name;
     }
     if (n.op == Op::kPath) {
+      out += ' ';
       for (const PathStep& step : n.path) {
         if (step.is_index) {
           out += '[';
@@ -843,8 +873,21 @@ class Planner {
     program_->root_ = root;
     program_->slot_count_ = program_->variables_.size() + max_locals_;
     if (env_.prepare_path) {
-      for (PlanNode& n : program_->nodes_) {
-        if (n.op != Op::kPath) continue;
+      // Only the paths the program uses: extending a path leaves the shorter
+      // one behind, unreferenced.
+      std::vector<bool> reachable(program_->nodes_.size(), false);
+      std::vector<uint32_t> stack = {root};
+      while (!stack.empty()) {
+        const uint32_t i = stack.back();
+        stack.pop_back();
+        if (reachable[i]) continue;
+        reachable[i] = true;
+        const PlanNode& n = program_->nodes_[i];
+        for (uint32_t c = 0; c < n.count; ++c) stack.push_back(program_->children_[n.first + c]);
+      }
+      for (uint32_t i = 0; i < program_->nodes_.size(); ++i) {
+        PlanNode& n = program_->nodes_[i];
+        if (n.op != Op::kPath || !reachable[i]) continue;
         const PlanNode& var = program_->nodes_[program_->children_[n.first]];
         std::shared_ptr<const void> prepared =
             env_.prepare_path(program_->variables_[var.slot], n.path);

@@ -352,5 +352,93 @@ TEST(ProgramTest, SelectorHotPathDoesNotAllocate) {
   EXPECT_EQ(g_allocations.load(), 0u);
 }
 
+// An object that resolves `obj.a["k"]` in one call, counting the calls.
+class PathObject final : public OpaqueObject {
+ public:
+  std::string_view type_name() const override { return "test.PathObject"; }
+  std::optional<Value> GetField(std::string_view field) const override {
+    if (field == "a") return Value::BorrowMap(inner_.get());
+    return std::nullopt;
+  }
+  bool ResolvePath(std::span<const PathStep> steps, const void* prepared,
+                   Value* out) const override {
+    ++resolved;
+    if (prepared == nullptr || steps.size() != 2) return false;
+    *out = Value::StringView(*static_cast<const std::string*>(prepared));
+    return true;
+  }
+  std::string DebugString() const override { return "path object"; }
+
+  mutable int resolved = 0;
+
+ private:
+  RefPtr<FakeAttributes> inner_ = MakeRef<FakeAttributes>(
+      std::vector<std::pair<std::string, Value>>{{"k", Value::StringView("walked")}});
+};
+
+TEST(ProgramTest, ConstantPathsResolveInOneCallWithTheSameCost) {
+  StatusOr<ParseResult> parsed = Parse("obj.a['k'] == 'walked' || obj.a.k == 'resolved'");
+  ASSERT_TRUE(parsed.ok() && parsed->issues.empty());
+  std::vector<std::string> prepared_paths;
+  Environment env;
+  env.registry = Registry();
+  env.variables = {"obj"};
+  env.prepare_path = [&](std::string_view var,
+                         std::span<const PathStep> steps) -> std::shared_ptr<const void> {
+    std::string path(var);
+    for (const PathStep& s : steps) {
+      path += s.is_index ? "[" + s.key.DebugString() + "]" : "." + std::string(s.key.string_value());
+    }
+    prepared_paths.push_back(path);
+    return std::make_shared<const std::string>("resolved");
+  };
+  StatusOr<PlanResult> planned = Plan(*parsed->expr, env);
+  ASSERT_TRUE(planned.ok() && planned->issues.empty());
+  EXPECT_EQ(prepared_paths, (std::vector<std::string>{"obj.a[\"k\"]", "obj.a.k"}));
+  EXPECT_NE(planned->program->DebugString().find("path .a[\"k\"]"), std::string::npos)
+      << planned->program->DebugString();
+  PathObject obj;
+  const Value vars[] = {Value::BorrowOpaque(&obj)};
+  EvalState state;
+  StatusOr<Value> v = planned->program->Evaluate(vars, state);
+  ASSERT_TRUE(v.ok());
+  EXPECT_TRUE(v->is_true());
+  EXPECT_EQ(obj.resolved, 2);
+  // Resolved or walked, a path costs 1 + its steps; each == 1.
+  EXPECT_EQ(state.cost(), 3u + 1u + 3u + 1u);
+
+  // Without a preparer the object declines, and the walk gives the same
+  // values and costs.
+  env.prepare_path = nullptr;
+  planned = Plan(*parsed->expr, env);
+  ASSERT_TRUE(planned.ok() && planned->issues.empty());
+  v = planned->program->Evaluate(vars, state);
+  ASSERT_TRUE(v.ok());
+  EXPECT_TRUE(v->is_true());  // 'walked' == 'walked'
+  EXPECT_EQ(state.cost(), 3u + 1u);
+}
+
+TEST(ProgramTest, EqualityWithAStringConstantCostsLikeAnyEquality) {
+  // ceil(0.1 * min(code points)) for strings longer than 10 bytes.
+  const std::string long_text = "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9";
+  MapActivation activation;
+  activation.Bind("s", Value::String(long_text));
+  activation.Bind("t", Value::String("abcdefghijklmnopqrstuvw"));
+  struct Want {
+    const char* expr;
+    uint64_t cost;  // variables read cost 1 each
+  };
+  for (const Want& w : {Want{"s == 'abcdefghijklmnopqrstuvw'", 1 + 2},  // 12 vs 23 code points
+                        Want{"'abcdefghijklmnopqrstuvw' != s", 1 + 2},
+                        Want{"s == t", 2 + 2}, Want{"s == 'short'", 1 + 1},
+                        Want{"t == 'abcdefghijklmnopqrstuvw'", 1 + 3}}) {
+    Compiled c = Compile(w.expr, {"s", "t"});
+    ASSERT_NE(c.program, nullptr) << c.issues;
+    EvalState state;
+    ASSERT_TRUE(c.program->Evaluate(activation, state).ok());
+    EXPECT_EQ(state.cost(), w.cost) << w.expr;
+  }
+}
+
 }  // namespace
 }  // namespace dra::cel
