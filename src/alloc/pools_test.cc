@@ -38,6 +38,7 @@ Features AllOn() {
                   .prioritized_list = true};
 }
 
+// The pools point into `slices`: callers that dereference them keep `slices` alive.
 std::vector<Pool> Gather(const std::vector<api::ResourceSlice>& slices, const std::string& node,
                          Features features = AllOn()) {
   std::vector<const api::ResourceSlice*> ptrs;
@@ -95,9 +96,10 @@ TEST(PoolsTest, IncompleteObsoleteAndCompletedElsewhere) {
   EXPECT_TRUE(obsolete.empty());
   // Two slices at generation 1, one targets another node: complete, the other
   // slice is kept for counter accounting only.
-  std::vector<Pool> split = Gather({OnNode(Slice("s1", "d", "p", 1, 2, {"a"}), "node-1"),
-                                    OnNode(Slice("s2", "d", "p", 1, 2, {"b"}), "node-2")},
-                                   "node-1");
+  // Pools point into the slices, so they must outlive the pools.
+  std::vector<api::ResourceSlice> split_slices = {OnNode(Slice("s1", "d", "p", 1, 2, {"a"}), "node-1"),
+                                                  OnNode(Slice("s2", "d", "p", 1, 2, {"b"}), "node-2")};
+  std::vector<Pool> split = Gather(split_slices, "node-1");
   ASSERT_EQ(split.size(), 1u);
   EXPECT_FALSE(split[0].incomplete);
   ASSERT_EQ(split[0].slices.size(), 1u);

@@ -163,6 +163,7 @@ int RunAllocate(std::span<const std::string_view> args) {
   if (outcome.kind == ScenarioOutcome::Kind::kUnsatisfiable) {
     std::fprintf(stderr, "%s\n", outcome.reason.ToString().c_str());
   }
+  std::fprintf(stderr, "search steps: %llu\n", static_cast<unsigned long long>(outcome.steps));
   return kExitOk;
 }
 

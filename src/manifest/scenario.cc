@@ -1,5 +1,7 @@
 #include "manifest/scenario.h"
 
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -45,6 +47,14 @@ class ScenarioReader {
         DRA_RETURN_IF_ERROR(Strings(v, key, &s.allocate));
       } else if (key == "expect") {
         DRA_RETURN_IF_ERROR(ReadExpect(v, &s.expect));
+      } else if (key == "maxSteps") {
+        uint64_t steps = 0;
+        if (v.kind != NodeKind::kInt || v.text.empty() || v.text[0] == '-' ||
+            std::from_chars(v.text.data(), v.text.data() + v.text.size(), steps).ptr !=
+                v.text.data() + v.text.size()) {
+          return Error(v.mark, key, "must be a non-negative integer");
+        }
+        s.max_steps = steps;
       } else {
         return Error(root.keys[i].second, key, "unknown scenario field");
       }

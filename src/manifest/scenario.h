@@ -7,6 +7,7 @@
 // ResourceClaim-status decoders, so every field is checked the same way.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,6 +56,9 @@ struct Scenario {
   std::vector<ScenarioShare> allocated_shares;
   std::vector<std::string> allocate;  // "namespace/name", in order
   ScenarioExpectation expect;
+  // dractl extension (not in FORMAT.md, used by tests/conformance/allocator):
+  // the allocator must decide within this many search steps.
+  std::optional<uint64_t> max_steps;
 };
 
 // Parses "driver/pool/device" (pool names may contain '/': the first segment

@@ -141,6 +141,10 @@ TEST(AllocatorConformanceTest, EveryScenario) {
     };
     ScenarioOutcome outcome = cli::RunScenario(*scenario, options);
     std::string diff = Compare(*scenario, outcome);
+    if (diff.empty() && scenario->max_steps && outcome.steps > *scenario->max_steps) {
+      diff = "took " + std::to_string(outcome.steps) + " search steps, more than maxSteps " +
+             std::to_string(*scenario->max_steps);
+    }
     auto it = known.find(scenario->name);
     if (diff.empty()) {
       ++passed;
