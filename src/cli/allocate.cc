@@ -1,13 +1,18 @@
-// dractl allocate --scenario FILE: runs one allocator conformance scenario
-// and prints the outcome as FORMAT.md §3 asks.
+// dractl allocate: allocates claims on one node from user manifests (-f, --node,
+// --claim), or runs one allocator conformance scenario and prints the outcome as
+// FORMAT.md §3 asks (--scenario).
 #include "cli/allocate.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
+#include <memory>
 
 #include "alloc/cel_selector.h"
+#include "alloc/taint_rules.h"
 #include "api/defaults.h"
 #include "api/features.h"
+#include "api/validation.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "manifest/emit.h"
@@ -144,14 +149,9 @@ std::string OutcomeYaml(const ScenarioOutcome& outcome) {
   return manifest::EmitYaml(root);
 }
 
-int RunAllocate(std::span<const std::string_view> args) {
-  CLI::App app{"Runs one allocator conformance scenario (shared/conformance/FORMAT.md) and prints the\n"
-               "outcome as YAML: allocations, unsatisfiable: true, or error.",
-               "dractl allocate"};
-  std::string scenario_path;
-  app.add_option("--scenario", scenario_path, "scenario file")->required();
-  if (int rc = ParseArgs(app, args); rc >= 0) return rc;
+namespace {
 
+int RunScenarioFile(const std::string& scenario_path) {
   StatusOr<manifest::Scenario> scenario = manifest::LoadScenarioFile(scenario_path);
   if (!scenario.ok()) {
     std::fprintf(stderr, "dractl allocate: %s\n", scenario.status().ToString().c_str());
@@ -165,6 +165,240 @@ int RunAllocate(std::span<const std::string_view> args) {
   }
   std::fprintf(stderr, "search steps: %llu\n", static_cast<unsigned long long>(outcome.steps));
   return kExitOk;
+}
+
+// "ns/name" or "name" (namespace "default").
+std::string ClaimKey(std::string_view flag) {
+  if (flag.find('/') == std::string_view::npos) return "default/" + std::string(flag);
+  return std::string(flag);
+}
+
+struct ManifestFlags {
+  std::vector<std::string> files;
+  std::string node;
+  std::vector<std::string> claims;
+  std::vector<std::string> templates;
+  std::string version = "1.37";
+  std::string gates;
+  std::string output = "yaml";
+  uint64_t max_steps = 0;
+};
+
+int RunOnManifests(const ManifestFlags& flags) {
+  StatusOr<api::FeatureGates> gates = api::FeatureGates::Defaults(flags.version);
+  if (!gates.ok()) {
+    std::fprintf(stderr, "dractl allocate: --kubernetes-version: %s\n", gates.status().message().c_str());
+    return kExitUsageError;
+  }
+  if (!flags.gates.empty()) {
+    if (Status s = gates->ParseFlag(flags.gates); !s.ok()) {
+      std::fprintf(stderr, "dractl allocate: --feature-gates: %s\n", s.message().c_str());
+      return kExitUsageError;
+    }
+  }
+
+  manifest::LoadResult loaded;
+  LoadInputs(flags.files, {.keep_trees = true}, &loaded);
+  // The API server defaults and validates every object before the scheduler
+  // sees it; an invalid object here would make the answer meaningless.
+  for (manifest::LoadedObject& o : loaded.objects) {
+    api::SetDefaults(o.object, "1970-01-01T00:00:00Z");
+    for (const api::FieldError& e : api::Validate(o.object, *gates)) {
+      if (e.severity == api::Severity::kError) loaded.messages.push_back(ToMessage(o, e));
+    }
+  }
+  PrintMessages(loaded);
+  if (loaded.error_count() > 0) {
+    std::fprintf(stderr, "dractl allocate: %zu input error%s (see above)\n", loaded.error_count(),
+                 loaded.error_count() == 1 ? "" : "s");
+    return kExitInputError;
+  }
+
+  std::vector<const api::DeviceClass*> classes;
+  std::vector<const api::ResourceSlice*> raw_slices;
+  std::vector<const api::DeviceTaintRule*> rules;
+  std::map<std::string, const api::ResourceClaim*> claims_by_key;
+  const api::Node* node = nullptr;
+  for (const manifest::LoadedObject& o : loaded.objects) {
+    if (const auto* c = std::get_if<api::DeviceClass>(&o.object)) classes.push_back(c);
+    if (const auto* s = std::get_if<api::ResourceSlice>(&o.object)) raw_slices.push_back(s);
+    if (const auto* r = std::get_if<api::DeviceTaintRule>(&o.object)) rules.push_back(r);
+    if (const auto* c = std::get_if<api::ResourceClaim>(&o.object)) {
+      claims_by_key[c->metadata.namespace_ + "/" + c->metadata.name] = c;
+    }
+    if (const auto* n = std::get_if<api::Node>(&o.object); n != nullptr && n->metadata.name == flags.node) node = n;
+  }
+  // A claim per --template, as the resource-claim controller would create it
+  // for a pod (named after the template here; not allocated yet).
+  std::vector<std::unique_ptr<api::ResourceClaim>> from_templates;
+  std::vector<std::string> claim_flags = flags.claims;
+  for (const std::string& flag : flags.templates) {
+    const std::string key = ClaimKey(flag);
+    const api::ResourceClaimTemplate* found = nullptr;
+    for (const manifest::LoadedObject& o : loaded.objects) {
+      if (const auto* t = std::get_if<api::ResourceClaimTemplate>(&o.object);
+          t != nullptr && t->metadata.namespace_ + "/" + t->metadata.name == key) {
+        found = t;
+      }
+    }
+    if (found == nullptr) {
+      std::fprintf(stderr, "dractl allocate: --template %s: no ResourceClaimTemplate %s in the input\n",
+                   flag.c_str(), key.c_str());
+      return kExitInputError;
+    }
+    if (claims_by_key.count(key) > 0) {
+      std::fprintf(stderr,
+                   "dractl allocate: --template %s: a ResourceClaim %s exists too; name the claim with --claim\n",
+                   flag.c_str(), key.c_str());
+      return kExitUsageError;
+    }
+    auto claim = std::make_unique<api::ResourceClaim>();
+    claim->metadata.name = found->metadata.name;
+    claim->metadata.namespace_ = found->metadata.namespace_;
+    claim->metadata.labels = found->spec.metadata.labels;
+    claim->metadata.annotations = found->spec.metadata.annotations;
+    claim->spec = found->spec.spec;
+    claims_by_key[key] = claim.get();
+    from_templates.push_back(std::move(claim));
+    claim_flags.push_back(key);
+  }
+  api::Node bare_node;
+  if (node == nullptr) {
+    std::fprintf(stderr,
+                 "dractl allocate: warning: no Node \"%s\" in the input; its labels are taken as empty "
+                 "(slices selecting nodes by label will not match)\n",
+                 flags.node.c_str());
+    bare_node.metadata.name = flags.node;
+    node = &bare_node;
+  }
+
+  std::vector<const api::ResourceClaim*> to_allocate;
+  std::vector<std::string> keys;
+  for (const std::string& flag : claim_flags) {
+    std::string key = ClaimKey(flag);
+    auto it = claims_by_key.find(key);
+    if (it == claims_by_key.end()) {
+      std::fprintf(stderr, "dractl allocate: --claim %s: no ResourceClaim %s in the input\n", flag.c_str(),
+                   key.c_str());
+      return kExitInputError;
+    }
+    if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
+      std::fprintf(stderr, "dractl allocate: claim %s: named twice\n", flag.c_str());
+      return kExitUsageError;
+    }
+    if (it->second->status.allocation) {
+      std::fprintf(stderr,
+                   "dractl allocate: note: claim %s is allocated already; its devices are treated as free "
+                   "and it is allocated again\n",
+                   key.c_str());
+    }
+    to_allocate.push_back(it->second);
+    keys.push_back(std::move(key));
+  }
+
+  alloc::Features features = alloc::Features::FromGates(*gates);
+  // Devices in use: every allocated claim except the ones allocated now.
+  std::vector<const api::ResourceClaim*> in_use;
+  for (const auto& [key, claim] : claims_by_key) {
+    if (claim->status.allocation && std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      in_use.push_back(claim);
+    }
+  }
+  alloc::AllocatedState state;
+  if (Status st = state.AddClaims(in_use, features); !st.ok()) {
+    std::fprintf(stderr, "dractl allocate: allocated claims: %s\n", st.ToString().c_str());
+    return kExitInputError;
+  }
+
+  std::vector<api::ResourceSlice> slices = alloc::ApplyDeviceTaintRules(raw_slices, rules, *gates);
+  std::vector<const api::ResourceSlice*> slice_ptrs;
+  slice_ptrs.reserve(slices.size());
+  for (const api::ResourceSlice& s : slices) slice_ptrs.push_back(&s);
+  alloc::SliceIndex index(std::move(slice_ptrs));
+  StatusOr<std::unique_ptr<alloc::SelectorEvaluator>> cel = alloc::NewCelSelectorEvaluator(features);
+  if (!cel.ok()) {
+    std::fprintf(stderr, "dractl allocate: internal error: %s\n", cel.status().ToString().c_str());
+    return kExitInternalError;
+  }
+  alloc::AllocatorOptions options;
+  if (flags.max_steps != 0) options.max_steps = flags.max_steps;
+  alloc::Allocator allocator(features, std::move(state), classes, &index, cel->get(), std::move(options));
+  StatusOr<alloc::NodeFit> fit = allocator.Allocate(*node, to_allocate);
+  if (!fit.ok()) {
+    // Upstream aborts scheduling of the pod on such errors (bad selector,
+    // unsupported request, step limit).
+    std::fprintf(stderr, "dractl allocate: error: %s\n", std::string(fit.status().message()).c_str());
+    return kExitInputError;
+  }
+  if (!fit->fits) {
+    std::fprintf(stderr, "dractl allocate: node %s: %s\n", flags.node.c_str(), fit->reason.ToString().c_str());
+    return kExitUnsatisfiable;
+  }
+
+  std::vector<manifest::Node> docs;
+  for (size_t i = 0; i < to_allocate.size(); ++i) {
+    api::ResourceClaim claim = *to_allocate[i];
+    claim.status.allocation = std::move(fit->results[i]);
+    docs.push_back(manifest::EncodeObject(api::Object(std::move(claim))));
+  }
+  manifest::Node root;
+  if (docs.size() == 1) {
+    root = std::move(docs[0]);
+  } else {
+    root = manifest::Node::Mapping();
+    root.Add("apiVersion", manifest::Node::String("v1"));
+    root.Add("kind", manifest::Node::String("List"));
+    manifest::Node items = manifest::Node::Sequence();
+    for (manifest::Node& d : docs) items.Push(std::move(d));
+    root.Add("items", std::move(items));
+  }
+  std::string text = flags.output == "json" ? manifest::EmitJson(root, 4) : manifest::EmitYaml(root);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fprintf(stderr, "dractl allocate: %zu claim%s allocated on node %s (%llu search steps)\n", docs.size(),
+               docs.size() == 1 ? "" : "s", flags.node.c_str(), static_cast<unsigned long long>(fit->steps));
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunAllocate(std::span<const std::string_view> args) {
+  CLI::App app{"Allocates devices for ResourceClaims on one node, exactly as kube-scheduler's DRA\n"
+               "allocator would, and prints the claims with status.allocation filled in.\n"
+               "\n"
+               "  dractl allocate -f cluster/ --node NODE --claim NS/NAME [--template NS/NAME ...]\n"
+               "      reads DeviceClasses, ResourceSlices, DeviceTaintRules, ResourceClaims and\n"
+               "      Nodes from the files; devices of other allocated claims count as in use.\n"
+               "      Exit code 4 (and the reason on stderr) if the claims do not fit the node.\n"
+               "  dractl allocate --scenario FILE\n"
+               "      runs one allocator conformance scenario (shared/conformance/FORMAT.md) and\n"
+               "      prints the outcome as YAML: allocations, unsatisfiable: true, or error.",
+               "dractl allocate"};
+  std::string scenario_path;
+  ManifestFlags flags;
+  CLI::Option* scenario =
+      app.add_option("--scenario", scenario_path, "allocator conformance scenario file");
+  CLI::Option* files = app.add_option("-f,--filename", flags.files, "file, directory or - (stdin); repeatable");
+  app.add_option("--node", flags.node, "the node to allocate on (a Node object in -f supplies its labels)");
+  app.add_option("--claim", flags.claims, "ResourceClaim NS/NAME (or NAME in default) to allocate; repeatable");
+  app.add_option("--template", flags.templates,
+                 "ResourceClaimTemplate NS/NAME: allocate a claim made from it (named after it); repeatable");
+  app.add_option("--kubernetes-version", flags.version, "feature-gate defaults of this release (1.34-1.37)")
+      ->capture_default_str();
+  app.add_option("--feature-gates", flags.gates, "gate overrides, e.g. DRAConsumableCapacity=true");
+  app.add_option("--max-steps", flags.max_steps, "give up after this many search steps (0: no limit)");
+  app.add_option("-o,--output", flags.output, "yaml or json")
+      ->check(CLI::IsMember({"yaml", "json"}))
+      ->capture_default_str();
+  scenario->excludes(files);
+  if (int rc = ParseArgs(app, args); rc >= 0) return rc;
+  if (!scenario_path.empty()) return RunScenarioFile(scenario_path);
+  if (flags.files.empty() || flags.node.empty() || (flags.claims.empty() && flags.templates.empty())) {
+    std::fprintf(stderr,
+                 "dractl allocate: error: give --scenario FILE, or -f FILES with --node NAME and --claim "
+                 "NS/NAME or --template NS/NAME\nRun 'dractl allocate --help' for usage.\n");
+    return kExitUsageError;
+  }
+  return RunOnManifests(flags);
 }
 
 }  // namespace dra::cli

@@ -54,4 +54,17 @@ std::string DescribeLoad(const manifest::LoadResult& result) {
   return out;
 }
 
+manifest::LoadMessage ToMessage(const manifest::LoadedObject& loaded, const api::FieldError& error) {
+  manifest::LoadMessage m;
+  m.severity = error.severity;
+  m.file = loaded.file ? *loaded.file : "";
+  m.mark = loaded.tree ? manifest::FindFieldMark(*loaded.tree, error.field) : loaded.mark;
+  m.object = manifest::ObjectDisplayName(loaded.object);
+  m.field = error.field;
+  api::FieldError copy = error;
+  copy.field.clear();
+  m.message = copy.ToString();
+  return m;
+}
+
 }  // namespace dra::cli

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "api/validation.h"
 #include "manifest/loader.h"
 
 namespace dra::cli {
@@ -17,6 +18,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitInputError = 1;     // the input has errors
 inline constexpr int kExitUsageError = 2;     // bad flags or arguments
 inline constexpr int kExitInternalError = 3;  // a bug in dractl
+inline constexpr int kExitUnsatisfiable = 4;  // allocate: the claims do not fit the node
 
 // Parses `args` (without the program and subcommand names) into `app`.
 // Returns -1 when the command should run, else the exit code to return now
@@ -32,5 +34,9 @@ void PrintMessages(const manifest::LoadResult& result);
 
 // "12 objects from 3 files (2 skipped: 1 apps/v1 Deployment, 1 v1 Service)".
 std::string DescribeLoad(const manifest::LoadResult& result);
+
+// A validation error of `loaded` as a message at the field's line (when the
+// object was loaded with keep_trees) or the object's.
+manifest::LoadMessage ToMessage(const manifest::LoadedObject& loaded, const api::FieldError& error);
 
 }  // namespace dra::cli

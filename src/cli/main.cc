@@ -21,12 +21,13 @@ Commands:
   convert    re-print objects as YAML or JSON (normalised, defaulted on request)
   cel        evaluate CEL expressions: `cel run FILE.jsonl` runs conformance vectors
   eval       which devices a CEL selector or a DeviceClass selects
-  allocate   run the allocator: `allocate --scenario FILE` runs a conformance scenario
+  allocate   allocate claims on a node as kube-scheduler would, and say why not
 
 Inputs (-f) are files, directories (recursive: .yaml .yml .json) or - (stdin),
 exactly as `kubectl get ... -o yaml|json` prints them (List objects included).
 
-Exit codes: 0 ok; 1 the input has errors; 2 usage error; 3 internal error.
+Exit codes: 0 ok; 1 the input has errors; 2 usage error; 3 internal error;
+4 allocate: the claims do not fit the node.
 Limits: input 1 GiB per file, nesting 512 levels, YAML alias expansion 1,000,000
 nodes per document.
 

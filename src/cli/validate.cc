@@ -188,19 +188,6 @@ class SelectorCompiler {
   api::FieldErrors errors_;
 };
 
-manifest::LoadMessage ToMessage(const manifest::LoadedObject& loaded, const api::FieldError& error) {
-  manifest::LoadMessage m;
-  m.severity = error.severity;
-  m.file = loaded.file ? *loaded.file : "";
-  m.mark = loaded.tree ? manifest::FindFieldMark(*loaded.tree, error.field) : loaded.mark;
-  m.object = manifest::ObjectDisplayName(loaded.object);
-  m.field = error.field;
-  api::FieldError copy = error;
-  copy.field.clear();
-  m.message = copy.ToString();
-  return m;
-}
-
 manifest::Node MessageToJson(const manifest::LoadMessage& m) {
   manifest::Node n = manifest::Node::Mapping();
   n.Add("severity", manifest::Node::String(m.severity == api::Severity::kError ? "error" : "warning"));

@@ -191,5 +191,115 @@ TEST(CliTest, EvalExpressionOutputsAndExitCodes) {
   EXPECT_TRUE(Contains(none.output, "false")) << none.output;
 }
 
+// The expected devices below were worked out from the fixtures by hand (pools
+// by driver/name, slices by name, devices in order, allocator.md §7), not
+// taken from dractl's output.
+TEST(CliTest, AllocateMigClaimOnTheA100Node) {
+  const std::string f = kShared + "/fixtures";
+  const std::string node = "ip-10-0-42-17.us-west-2.compute.internal";
+  const std::string base = kBin + " allocate -f " + f + "/nvidia/deviceclasses.yaml -f " + f +
+                           "/nvidia/node-a100-40gb-mig.yaml -f " + f + "/claims/mig-1g5gb.yaml --node " + node;
+  // The first 1g.5gb MIG device is in slice 00001 (00000 holds the counters and full GPUs).
+  CommandResult r = RunCommand(base + " --template mig-tenants/mig-1g-5gb");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "kind: ResourceClaim\n")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "  allocation:\n    devices:\n      results:\n      - request: mig\n"
+                                 "        driver: gpu.nvidia.com\n        pool: " + node +
+                                 "\n        device: gpu-0-mig-1g5gb-19-0\n"))
+      << r.output;
+  EXPECT_TRUE(Contains(r.output, "values:\n          - " + node)) << r.output;
+
+  CommandResult json = RunCommand(base + " --template mig-tenants/mig-1g-5gb -o json");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  EXPECT_TRUE(Contains(json.output, "\"device\": \"gpu-0-mig-1g5gb-19-0\"")) << json.output;
+
+  // That device in use by another claim, or tainted by a DeviceTaintRule: another 1g.5gb device.
+  const fs::path dir = fs::path(::testing::TempDir()) / "dractl-allocate-test";
+  fs::create_directories(dir);
+  {
+    std::ofstream out(dir / "in-use.yaml");
+    out << "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: taken\n  namespace: mig-tenants\n"
+           "spec:\n  devices:\n    requests:\n    - name: mig\n      exactly:\n        deviceClassName: mig.nvidia.com\n"
+           "status:\n  allocation:\n    devices:\n      results:\n      - request: mig\n        driver: gpu.nvidia.com\n"
+           "        pool: " << node << "\n        device: gpu-0-mig-1g5gb-19-0\n";
+    std::ofstream rule(dir / "rule.yaml");
+    rule << "apiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\nmetadata:\n  name: broken\nspec:\n"
+            "  deviceSelector:\n    device: gpu-0-mig-1g5gb-19-0\n  taint:\n    key: broken\n    effect: NoSchedule\n";
+  }
+  for (const char* extra : {"/in-use.yaml", "/rule.yaml"}) {
+    CommandResult other = RunCommand(base + " -f " + (dir.string() + extra) +
+                                     " --template mig-tenants/mig-1g-5gb"
+                                     " --feature-gates DRADeviceTaints=true,DRADeviceTaintRules=true");
+    ASSERT_EQ(other.exit_code, 0) << other.output;
+    EXPECT_FALSE(Contains(other.output, "device: gpu-0-mig-1g5gb-19-0")) << other.output;
+    EXPECT_TRUE(Contains(other.output, "-mig-1g5gb-")) << other.output;
+  }
+  // Taints are ignored with DRADeviceTaints off; with DRADeviceTaintRules off
+  // the API server does not serve the kind at all.
+  CommandResult off = RunCommand(base + " -f " + (dir / "rule.yaml").string() +
+                                 " --template mig-tenants/mig-1g-5gb --feature-gates DRADeviceTaints=false");
+  EXPECT_EQ(off.exit_code, 0) << off.output;
+  EXPECT_TRUE(Contains(off.output, "device: gpu-0-mig-1g5gb-19-0")) << off.output;
+  CommandResult unserved = RunCommand(base + " -f " + (dir / "rule.yaml").string() +
+                                      " --template mig-tenants/mig-1g-5gb --feature-gates DRADeviceTaintRules=false");
+  EXPECT_EQ(unserved.exit_code, 1) << unserved.output;
+  EXPECT_TRUE(Contains(unserved.output, "rule.yaml:2:7: DeviceTaintRule broken: kind: Forbidden")) << unserved.output;
+}
+
+TEST(CliTest, AllocateGpuNicAlignedClaimOnTheNicNode) {
+  const std::string f = kShared + "/fixtures";
+  const std::string base = kBin + " allocate -f " + f + "/nvidia/deviceclasses.yaml -f " + f +
+                           "/companion/deviceclasses.yaml -f " + f + "/nvidia/node-mixed-nic.yaml -f " + f +
+                           "/claims/gpu-nic-aligned.yaml --node l40s-rdma-03";
+  // gpu-0 sits on pcieRoot pci0000:15; the first RDMA VF there is 0000-17-00-2.
+  CommandResult r = RunCommand(base + " --template rdma-inference/gpu-with-local-vf");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "      - request: gpu\n        driver: gpu.nvidia.com\n        pool: l40s-rdma-03\n"
+                                 "        device: gpu-0\n"))
+      << r.output;
+  EXPECT_TRUE(Contains(r.output, "      - request: vf\n        driver: sriovnetwork.k8snetworkplumbingwg.io\n"
+                                 "        pool: l40s-rdma-03\n        device: 0000-17-00-2\n"))
+      << r.output;
+  EXPECT_TRUE(Contains(r.output, "      - source: FromClaim\n        requests:\n        - vf\n")) << r.output;
+
+  // The CPU request matches on a list attribute: impossible without
+  // DRAListTypeAttributes (exit 4 and the reason), possible with it.
+  CommandResult off = RunCommand(base + " --template rdma-inference/gpu-vf-cpus-aligned");
+  EXPECT_EQ(off.exit_code, 4) << off.output;
+  EXPECT_TRUE(Contains(off.output, "claim rdma-inference/gpu-vf-cpus-aligned, request cpus: cannot allocate"))
+      << off.output;
+  EXPECT_TRUE(Contains(off.output, "violating a constraint")) << off.output;
+  CommandResult on =
+      RunCommand(base + " --template rdma-inference/gpu-vf-cpus-aligned --feature-gates DRAListTypeAttributes=true");
+  ASSERT_EQ(on.exit_code, 0) << on.output;
+  EXPECT_TRUE(Contains(on.output, "device: cpudevnuma000")) << on.output;
+}
+
+TEST(CliTest, AllocateUsageAndInputErrors) {
+  const std::string tpu = kShared + "/fixtures/tpu";
+  EXPECT_EQ(RunCommand(kBin + " allocate").exit_code, 2);
+  EXPECT_EQ(RunCommand(kBin + " allocate -f " + tpu + " --claim x").exit_code, 2);  // no --node
+  EXPECT_EQ(RunCommand(kBin + " allocate -f " + tpu + " --node n").exit_code, 2);   // no claim
+  EXPECT_EQ(RunCommand(kBin + " allocate --scenario x.yaml -f " + tpu).exit_code, 2);
+  CommandResult missing = RunCommand(kBin + " allocate -f " + tpu + " --node n --claim ns/nope");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_TRUE(Contains(missing.output, "no ResourceClaim ns/nope in the input")) << missing.output;
+  CommandResult tmpl = RunCommand(kBin + " allocate -f " + tpu + " --node n --template nope");
+  EXPECT_EQ(tmpl.exit_code, 1);
+  EXPECT_TRUE(Contains(tmpl.output, "no ResourceClaimTemplate default/nope in the input")) << tmpl.output;
+  // An invalid object is reported at its line and nothing is allocated.
+  const fs::path dir = fs::path(::testing::TempDir()) / "dractl-allocate-errors";
+  fs::create_directories(dir);
+  {
+    std::ofstream out(dir / "bad.yaml");
+    out << "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: bad\nspec:\n  devices:\n"
+           "    requests:\n    - name: Not_A_Name\n      exactly:\n        deviceClassName: x\n";
+  }
+  CommandResult bad = RunCommand(kBin + " allocate -f " + (dir / "bad.yaml").string() + " --node n --claim bad");
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  EXPECT_TRUE(Contains(bad.output, "bad.yaml:8:")) << bad.output;
+  EXPECT_TRUE(Contains(bad.output, "spec.devices.requests[0].name")) << bad.output;
+}
+
 }  // namespace
 }  // namespace dra::testing

@@ -1,0 +1,28 @@
+// DeviceTaintRules (dra-api.md §4.7): the scheduler adds each rule's taint to
+// every device its selector matches before allocating, exactly as if the
+// driver had published it (upstream's slice tracker does this; the allocator
+// itself only sees device taints, allocator.md §1.1 item 4).
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "api/features.h"
+#include "api/resource.h"
+
+namespace dra::alloc {
+
+// True if `selector` matches the device `device` of pool `pool` of `driver`
+// (an unset selector matches nothing; unset fields match everything).
+bool TaintRuleMatches(const api::DeviceTaintRuleSpec& rule, std::string_view driver, std::string_view pool,
+                      std::string_view device);
+
+// Copies of `slices` with the taints of `rules` appended to the matching
+// devices, in rule order. With DRADeviceTaints or DRADeviceTaintRules off the
+// rules are ignored (the copies equal the input). Slices no rule touches are
+// copied unchanged.
+std::vector<api::ResourceSlice> ApplyDeviceTaintRules(std::span<const api::ResourceSlice* const> slices,
+                                                      std::span<const api::DeviceTaintRule* const> rules,
+                                                      const api::FeatureGates& gates);
+
+}  // namespace dra::alloc
