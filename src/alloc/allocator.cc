@@ -17,7 +17,6 @@
 #include <memory>
 #include <optional>
 #include <random>
-#include <unordered_map>
 
 #include "alloc/capacity.h"
 #include "alloc/constraints.h"
@@ -83,7 +82,6 @@ struct Candidate {
   int pool = 0;
   const api::ResourceSlice* slice = nullptr;
   const api::Device* device = nullptr;
-  std::string id;          // driver/pool/device
   bool allocated = false;  // in AllocatedState::devices
 };
 
@@ -100,6 +98,7 @@ struct Entry {
   bool all = false;
   int64_t num_devices = 0;
   std::vector<int> all_devices;  // All mode: candidate indices
+  int verdict_slot = 0;          // row of Search::verdicts_ (unique per entry of the call)
 };
 
 struct PreparedRequest {
@@ -152,14 +151,25 @@ class Search {
   void NoteFailure(int claim_idx, const Entry& entry);
 
   const CounterSets& Available(int pool);
+  CounterSets& Consumed(int pool);
   bool CountersFit(int candidate);
   void GiveBackCounters(int candidate);
 
   StatusOr<api::AllocationResult> BuildResult(const PreparedClaim& claim);
 
+  // "driver/pool/device" of a candidate. Built on demand: most calls never
+  // need it (errors, and lookups in maps that are usually empty).
+  std::string Id(int candidate) const {
+    const Candidate& c = candidates_[static_cast<size_t>(candidate)];
+    const Pool& pool = pools_[static_cast<size_t>(c.pool)];
+    return DeviceIdString(pool.driver, pool.name, c.device->name);
+  }
+
   const CapacityAmounts* Aggregated(int candidate) const {
-    auto it = a_.allocated().aggregated_capacity.find(candidates_[static_cast<size_t>(candidate)].id);
-    return it == a_.allocated().aggregated_capacity.end() ? nullptr : &it->second;
+    const auto& aggregated = a_.allocated().aggregated_capacity;
+    if (aggregated.empty()) return nullptr;
+    auto it = aggregated.find(Id(candidate));
+    return it == aggregated.end() ? nullptr : &it->second;
   }
 
   const Allocator& a_;
@@ -173,7 +183,14 @@ class Search {
   std::vector<std::optional<CapacityAmounts>> allocating_capacity_;  // per candidate
   std::map<std::string, CounterSets, std::less<>> available_;  // keyed by pool name only (§8 quirk)
   std::map<std::string, CounterSets, std::less<>> consumed_;   // keyed by pool name only (§8 quirk)
-  std::unordered_map<uint64_t, Verdict> verdicts_;
+  // Per pool index, the entries of available_ / consumed_ for its name, found
+  // once per call (map nodes do not move) instead of once per device tried.
+  std::vector<const CounterSets*> available_by_pool_;
+  std::vector<CounterSets*> consumed_by_pool_;
+  // Selectable's verdicts: verdicts_[entry.verdict_slot * candidates + candidate],
+  // kUnknownVerdict until computed.
+  std::vector<uint8_t> verdicts_;
+  int next_verdict_slot_ = 0;
 
   uint64_t steps_ = 0;
   Status error_;
@@ -181,17 +198,42 @@ class Search {
   std::pair<int, int> deepest_failure_{-1, -1};
 };
 
+constexpr uint8_t kUnknownVerdict = 0xff;
+
 Status Search::BuildCandidates() {
   DRA_ASSIGN_OR_RETURN(pools_, GatherPools(a_.slices(), node_, f_));
+  size_t total = 0;
+  for (const Pool& pool : pools_) {
+    if (pool.incomplete || pool.invalid) continue;
+    for (const api::ResourceSlice* slice : pool.slices) total += slice->spec.devices.size();
+  }
+  candidates_.reserve(total);
+  // The allocated devices of a pool are the keys of AllocatedState::devices
+  // that start with "driver/pool/": one sorted range of the set, so its device
+  // names (the rest of each key) come out sorted. Looking devices up there
+  // instead of building "driver/pool/device" per device saves an allocation
+  // and a search of the whole set per device; `id == prefix + name` holds
+  // exactly when the key is in the range and its rest equals `name`.
+  const auto& allocated = a_.allocated().devices;
+  std::string prefix;
+  std::vector<std::string_view> allocated_names;
   for (size_t pool_idx = 0; pool_idx < pools_.size(); ++pool_idx) {
     const Pool& pool = pools_[pool_idx];
     if (pool.incomplete || pool.invalid) continue;
+    allocated_names.clear();
+    if (!allocated.empty()) {
+      prefix.assign(pool.driver).append(1, '/').append(pool.name).append(1, '/');
+      for (auto it = allocated.lower_bound(std::string_view(prefix));
+           it != allocated.end() && std::string_view(*it).substr(0, prefix.size()) == prefix; ++it) {
+        allocated_names.push_back(std::string_view(*it).substr(prefix.size()));
+      }
+    }
     for (const api::ResourceSlice* slice : pool.slices) {
       for (const api::Device& device : slice->spec.devices) {
-        Candidate c{.pool = static_cast<int>(pool_idx), .slice = slice, .device = &device,
-                    .id = DeviceIdString(pool.driver, pool.name, device.name), .allocated = false};
-        c.allocated = a_.allocated().devices.count(c.id) > 0;
-        candidates_.push_back(std::move(c));
+        Candidate c{.pool = static_cast<int>(pool_idx), .slice = slice, .device = &device, .allocated = false};
+        c.allocated = !allocated_names.empty() && std::binary_search(allocated_names.begin(), allocated_names.end(),
+                                                                     std::string_view(device.name));
+        candidates_.push_back(c);
       }
     }
   }
@@ -204,23 +246,23 @@ Status Search::PrepareEntry(PreparedClaim& claim, int request_idx, int entry_idx
                             const std::string& device_class_name, const std::vector<api::DeviceSelector>& selectors,
                             const std::optional<bool>& admin_access,
                             const api::EnumString<api::AllocationMode>& mode, int64_t count) {
-  std::string where = fmt::format("claim {}, request {}", claim.name, entry.name);
+  auto where = [&] { return fmt::format("claim {}, request {}", claim.name, entry.name); };
   for (size_t i = 0; i < selectors.size(); ++i) {
     if (!selectors[i].cel) {
       return InvalidArgumentError(
-          fmt::format("{}: selector #{}: CEL expression empty (unsupported selector type?)", where, i));
+          fmt::format("{}: selector #{}: CEL expression empty (unsupported selector type?)", where(), i));
     }
   }
   if (admin_access.has_value() && !f_.admin_access) {
-    return InvalidArgumentError(fmt::format("{}: admin access is requested, but the feature is disabled", where));
+    return InvalidArgumentError(fmt::format("{}: admin access is requested, but the feature is disabled", where()));
   }
   if (device_class_name.empty()) {
-    return InvalidArgumentError(fmt::format("{}: missing device class name (unsupported request type?)", where));
+    return InvalidArgumentError(fmt::format("{}: missing device class name (unsupported request type?)", where()));
   }
   entry.device_class = a_.FindClass(device_class_name);
   if (entry.device_class == nullptr) {
     return NotFoundError(fmt::format(
-        "{}: could not retrieve device class {}: deviceclass.resource.k8s.io \"{}\" not found", where,
+        "{}: could not retrieve device class {}: deviceclass.resource.k8s.io \"{}\" not found", where(),
         device_class_name, device_class_name));
   }
   entry.selectors = &selectors;
@@ -230,7 +272,7 @@ Status Search::PrepareEntry(PreparedClaim& claim, int request_idx, int entry_idx
     return OkStatus();
   }
   if (!(mode == api::AllocationMode::kAll)) {
-    return InvalidArgumentError(fmt::format("{}: unsupported count mode {}", where, mode.text()));
+    return InvalidArgumentError(fmt::format("{}: unsupported count mode {}", where(), mode.text()));
   }
   entry.all = true;
   int claim_idx = static_cast<int>(&claim - claims_.data());
@@ -238,12 +280,12 @@ Status Search::PrepareEntry(PreparedClaim& claim, int request_idx, int entry_idx
     const Pool& pool = pools_[pool_idx];
     if (pool.incomplete) {
       return FailedPreconditionError(fmt::format(
-          "{}: asks for all devices, but resource pool {}/{} is currently being updated", where, pool.driver,
+          "{}: asks for all devices, but resource pool {}/{} is currently being updated", where(), pool.driver,
           pool.name));
     }
     if (pool.invalid) {
       return FailedPreconditionError(fmt::format("{}: asks for all devices, but resource pool {}/{} is currently invalid",
-                                                 where, pool.driver, pool.name));
+                                                 where(), pool.driver, pool.name));
     }
   }
   for (size_t c = 0; c < candidates_.size(); ++c) {
@@ -274,15 +316,15 @@ Status Search::Prepare(std::span<const api::ResourceClaim* const> claims) {
     for (size_t request_idx = 0; request_idx < requests.size(); ++request_idx) {
       const api::DeviceRequest& request = requests[request_idx];
       PreparedRequest& pr = prepared.requests[request_idx];
-      std::string where = fmt::format("claim {}, request {}", prepared.name, request.name);
+      auto where = [&] { return fmt::format("claim {}, request {}", prepared.name, request.name); };
       if (!request.first_available.empty() && !f_.prioritized_list) {
         return InvalidArgumentError(
-            fmt::format("{}: has subrequests, but the DRAPrioritizedList feature is disabled", where));
+            fmt::format("{}: has subrequests, but the DRAPrioritizedList feature is disabled", where()));
       }
       if (!f_.consumable_capacity) {
         if (request.exactly && request.exactly->capacity) {
           return InvalidArgumentError(
-              fmt::format("{}: has capacity requests, but the DRAConsumableCapacity feature is disabled", where));
+              fmt::format("{}: has capacity requests, but the DRAConsumableCapacity feature is disabled", where()));
         }
         for (const api::DeviceSubRequest& sub : request.first_available) {
           if (sub.capacity) {
@@ -295,6 +337,7 @@ Status Search::Prepare(std::span<const api::ResourceClaim* const> claims) {
       if (request.exactly) {
         const api::ExactDeviceRequest& ex = *request.exactly;
         Entry& e = pr.entries.emplace_back();
+        e.verdict_slot = next_verdict_slot_++;
         e.name = request.name;
         e.request = request.name;
         e.tolerations = &ex.tolerations;
@@ -309,6 +352,7 @@ Status Search::Prepare(std::span<const api::ResourceClaim* const> claims) {
         for (size_t sub_idx = 0; sub_idx < request.first_available.size(); ++sub_idx) {
           const api::DeviceSubRequest& sub = request.first_available[sub_idx];
           Entry& e = pr.entries[sub_idx];
+          e.verdict_slot = next_verdict_slot_++;
           e.name = fmt::format("{}/{}", request.name, sub.name);
           e.request = request.name;
           e.subrequest = sub.name;
@@ -322,7 +366,7 @@ Status Search::Prepare(std::span<const api::ResourceClaim* const> claims) {
         min_devices += std::max<int64_t>(min_sub, 0);
       } else {
         return InvalidArgumentError(
-            fmt::format("{}: missing device class name (unsupported request type?)", where));
+            fmt::format("{}: missing device class name (unsupported request type?)", where()));
       }
     }
     if (min_devices > kMaxDevicesPerClaim) {
@@ -346,54 +390,71 @@ StatusOr<Verdict> Search::Selectable(int candidate, int claim_idx, int request_i
   const Candidate& c = candidates_[static_cast<size_t>(candidate)];
   const api::Device& device = *c.device;
   if (!f_.device_binding_and_status && !device.rare->binding_conditions.empty()) return Verdict::kBinding;
-  uint64_t key = (static_cast<uint64_t>(candidate) << 32) | (static_cast<uint64_t>(claim_idx & 0xff) << 24) |
-                 (static_cast<uint64_t>(request_idx & 0xfff) << 12) | static_cast<uint64_t>(entry_idx & 0xfff);
-  if (auto it = verdicts_.find(key); it != verdicts_.end()) return it->second;
-
   const PreparedClaim& claim = claims_[static_cast<size_t>(claim_idx)];
   const Entry& entry = claim.requests[static_cast<size_t>(request_idx)].entries[static_cast<size_t>(entry_idx)];
+  // One byte per (entry, candidate) of this call, instead of a hash map.
+  const size_t slot = static_cast<size_t>(entry.verdict_slot) * candidates_.size() + static_cast<size_t>(candidate);
+  if (slot >= verdicts_.size()) {
+    verdicts_.resize(static_cast<size_t>(entry.verdict_slot + 1) * candidates_.size(), kUnknownVerdict);
+  }
+  if (verdicts_[slot] != kUnknownVerdict) return static_cast<Verdict>(verdicts_[slot]);
+
   const std::string& driver = c.slice->spec.driver;
-  auto evaluate = [&](const std::vector<api::DeviceSelector>& selectors,
-                      const std::string& owner) -> StatusOr<bool> {
+  // `is_class`: the owner in messages is the class, else the claim (built
+  // only for an error).
+  auto evaluate = [&](const std::vector<api::DeviceSelector>& selectors, bool is_class) -> StatusOr<bool> {
     for (size_t i = 0; i < selectors.size(); ++i) {
       if (!selectors[i].cel) continue;  // rejected during preparation
       StatusOr<bool> match = a_.selectors().Evaluate(selectors[i].cel->expression, device, driver);
       if (!match.ok()) {
+        std::string owner = is_class ? "class " + entry.device_class->metadata.name : "claim " + claim.name;
         if (match.status().code() == StatusCode::kInvalidArgument) {
           return InvalidArgumentError(
               fmt::format("{}: selector #{}: CEL compile error: {}", owner, i, match.status().message()));
         }
         return FailedPreconditionError(fmt::format("{}: selector #{} on device {}: CEL runtime error: {}", owner, i,
-                                                   c.id, match.status().message()));
+                                                   Id(candidate), match.status().message()));
       }
       if (!*match) return false;
     }
     return true;
   };
   Verdict verdict = Verdict::kYes;
-  DRA_ASSIGN_OR_RETURN(bool class_ok,
-                       evaluate(entry.device_class->spec.selectors, "class " + entry.device_class->metadata.name));
+  DRA_ASSIGN_OR_RETURN(bool class_ok, evaluate(entry.device_class->spec.selectors, true));
   if (!class_ok) {
     verdict = Verdict::kClass;
   } else {
-    DRA_ASSIGN_OR_RETURN(bool request_ok, evaluate(*entry.selectors, "claim " + claim.name));
+    DRA_ASSIGN_OR_RETURN(bool request_ok, evaluate(*entry.selectors, false));
     if (!request_ok) {
       verdict = Verdict::kRequest;
     } else if (c.slice->spec.per_device_node_selection.value_or(false)) {
       const api::DeviceRareFields& rare = device.rare.get();
       DRA_ASSIGN_OR_RETURN(bool on_node, ScopeMatches(rare.node_name, rare.all_nodes, rare.node_selector, node_,
-                                                      "device " + c.id));
+                                                      "device " + Id(candidate)));
       if (!on_node) verdict = Verdict::kNode;
     }
   }
-  verdicts_.emplace(key, verdict);
+  verdicts_[slot] = static_cast<uint8_t>(verdict);
   return verdict;
 }
 
+CounterSets& Search::Consumed(int pool_idx) {
+  if (consumed_by_pool_.empty()) consumed_by_pool_.resize(pools_.size(), nullptr);
+  CounterSets*& cached = consumed_by_pool_[static_cast<size_t>(pool_idx)];
+  if (cached == nullptr) cached = &consumed_[pools_[static_cast<size_t>(pool_idx)].name];
+  return *cached;
+}
+
 const CounterSets& Search::Available(int pool_idx) {
+  if (available_by_pool_.empty()) available_by_pool_.resize(pools_.size(), nullptr);
+  const CounterSets*& cached = available_by_pool_[static_cast<size_t>(pool_idx)];
+  if (cached != nullptr) return *cached;
   const Pool& pool = pools_[static_cast<size_t>(pool_idx)];
   auto it = available_.find(pool.name);
-  if (it != available_.end()) return it->second;
+  if (it != available_.end()) {
+    cached = &it->second;
+    return *cached;
+  }
   CounterSets sets;
   for (const api::ResourceSlice* s : pool.counter_slices) {
     for (const api::CounterSet& set : s->spec.shared_counters) {
@@ -401,11 +462,16 @@ const CounterSets& Search::Available(int pool_idx) {
       for (const auto& [name, counter] : set.counters) counters.insert_or_assign(std::string(name.view()), counter.value);
     }
   }
+  const AllocatedState& state = a_.allocated();
+  const bool nothing_allocated =
+      state.devices.empty() && state.shared_device_ids.empty() && state.aggregated_capacity.empty();
   auto subtract = [&](const std::vector<const api::ResourceSlice*>& slices) {
     for (const api::ResourceSlice* s : slices) {
       for (const api::Device& d : s->spec.devices) {
         if (d.rare->consumes_counters.empty()) continue;
-        if (!a_.allocated().InUseForCounters(DeviceIdString(pool.driver, pool.name, d.name))) continue;
+        if (nothing_allocated || !a_.allocated().InUseForCounters(DeviceIdString(pool.driver, pool.name, d.name))) {
+          continue;
+        }
         for (const api::DeviceCounterConsumption& use : d.rare->consumes_counters) {
           auto set = sets.find(use.counter_set);
           if (set == sets.end()) continue;
@@ -421,21 +487,24 @@ const CounterSets& Search::Available(int pool_idx) {
   };
   subtract(pool.slices);
   subtract(pool.other_slices);
-  return available_.emplace(pool.name, std::move(sets)).first->second;
+  cached = &available_.emplace(pool.name, std::move(sets)).first->second;
+  return *cached;
 }
 
 bool Search::CountersFit(int candidate) {
   const Candidate& c = candidates_[static_cast<size_t>(candidate)];
   const CounterSets& available = Available(c.pool);
-  CounterSets& consumed = consumed_[pools_[static_cast<size_t>(c.pool)].name];
+  CounterSets& consumed = Consumed(c.pool);
   for (const api::DeviceCounterConsumption& use : c.device->rare->consumes_counters) {
     auto& set = consumed[use.counter_set];
     for (const auto& [name, counter] : use.counters) {
-      auto [it, inserted] = set.try_emplace(std::string(name.view()), counter.value);
-      if (!inserted) {
-        StatusOr<Quantity> sum = it->second.Add(counter.value);
-        if (sum.ok()) it->second = *sum;
+      auto it = set.find(name.view());
+      if (it == set.end()) {
+        set.emplace(std::string(name.view()), counter.value);
+        continue;
       }
+      StatusOr<Quantity> sum = it->second.Add(counter.value);
+      if (sum.ok()) it->second = *sum;
     }
   }
   // Every counter of every set of the pool is checked, not only D's (§8).
@@ -458,7 +527,7 @@ bool Search::CountersFit(int candidate) {
 
 void Search::GiveBackCounters(int candidate) {
   const Candidate& c = candidates_[static_cast<size_t>(candidate)];
-  CounterSets& consumed = consumed_[pools_[static_cast<size_t>(c.pool)].name];
+  CounterSets& consumed = Consumed(c.pool);
   for (const api::DeviceCounterConsumption& use : c.device->rare->consumes_counters) {
     auto& set = consumed[use.counter_set];
     for (const auto& [name, counter] : use.counters) {
@@ -502,7 +571,7 @@ TakeResult Search::Take(int claim_idx, int request_idx, int entry_idx, int candi
     if (must) {
       error_ = FailedPreconditionError(fmt::format(
           "claim {}, request {}: cannot add device {} because a claim constraint would not be satisfied", claim.name,
-          entry.name, c.id));
+          entry.name, Id(candidate)));
       return TakeResult::kError;
     }
     return TakeResult::kConstraint;

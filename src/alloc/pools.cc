@@ -48,9 +48,9 @@ std::span<const api::ResourceSlice* const> SliceIndex::OnNode(std::string_view n
 }
 
 std::span<const api::ResourceSlice* const> SliceIndex::OfPool(std::string_view driver, std::string_view pool) const {
-  std::string key;
-  key.reserve(driver.size() + pool.size() + 1);
-  key.append(driver).append(1, '\n').append(pool);
+  // Called for every pool of every node: reuse one buffer per thread.
+  thread_local std::string key;
+  key.assign(driver).append(1, '\n').append(pool);
   auto it = by_pool_.find(key);
   if (it == by_pool_.end()) return {};
   return it->second;
@@ -62,10 +62,12 @@ StatusOr<bool> SliceTargetsNode(const api::ResourceSlice& slice, const api::Node
   if (!features.partitionable_devices && (spec.per_device_node_selection.has_value() || HasCounterSets(slice))) {
     return false;
   }
+  // ScopeMatches' first two cases, without building `what` (only a node
+  // selector can fail and needs it).
+  if (spec.node_name && !spec.node_name->empty()) return *spec.node_name == node.metadata.name;
+  if (spec.all_nodes.value_or(false)) return true;
   std::string what = "ResourceSlice " + slice.metadata.name;
-  if ((spec.node_name && !spec.node_name->empty()) || spec.all_nodes.value_or(false) || spec.node_selector) {
-    return ScopeMatches(spec.node_name, spec.all_nodes, spec.node_selector, node, what);
-  }
+  if (spec.node_selector) return ScopeMatches(spec.node_name, spec.all_nodes, spec.node_selector, node, what);
   if (spec.per_device_node_selection.value_or(false)) {
     for (const api::Device& d : spec.devices) {
       const api::DeviceRareFields& r = d.rare.get();
@@ -84,7 +86,8 @@ StatusOr<std::vector<Pool>> GatherPools(const SliceIndex& index, const api::Node
     int64_t generation = 0;
     std::vector<const api::ResourceSlice*> slices;
   };
-  std::map<std::pair<std::string, std::string>, Collected> collected;
+  // Keys view the slices' driver and pool names (the slices outlive the call).
+  std::map<std::pair<std::string_view, std::string_view>, Collected> collected;
   auto consider = [&](const api::ResourceSlice* s) -> Status {
     DRA_ASSIGN_OR_RETURN(bool relevant, SliceTargetsNode(*s, node, features));
     if (!relevant) return OkStatus();
@@ -104,8 +107,8 @@ StatusOr<std::vector<Pool>> GatherPools(const SliceIndex& index, const api::Node
   std::vector<Pool> pools;
   for (auto& [key, c] : collected) {
     Pool pool;
-    pool.driver = key.first;
-    pool.name = key.second;
+    pool.driver = std::string(key.first);
+    pool.name = std::string(key.second);
     pool.generation = c.generation;
     const int64_t announced = c.slices.front()->spec.pool.resource_slice_count;
 
@@ -129,7 +132,9 @@ StatusOr<std::vector<Pool>> GatherPools(const SliceIndex& index, const api::Node
     // generation-G slices that do not target the node kept for accounting.
     std::sort(c.slices.begin(), c.slices.end(),
               [](const api::ResourceSlice* a, const api::ResourceSlice* b) { return a->metadata.name < b->metadata.name; });
-    std::set<const api::ResourceSlice*> targeting(c.slices.begin(), c.slices.end());
+    // The targeting slices, sorted by address for lookups (usually one).
+    std::vector<const api::ResourceSlice*> targeting(c.slices.begin(), c.slices.end());
+    std::sort(targeting.begin(), targeting.end());
     for (const api::ResourceSlice* s : c.slices) {
       if (features.partitionable_devices && HasCounterSets(*s)) {
         pool.counter_slices.push_back(s);
@@ -140,7 +145,7 @@ StatusOr<std::vector<Pool>> GatherPools(const SliceIndex& index, const api::Node
     std::sort(same_generation.begin(), same_generation.end(),
               [](const api::ResourceSlice* a, const api::ResourceSlice* b) { return a->metadata.name < b->metadata.name; });
     for (const api::ResourceSlice* s : same_generation) {
-      if (targeting.count(s)) continue;
+      if (std::binary_search(targeting.begin(), targeting.end(), s)) continue;
       if (features.partitionable_devices && HasCounterSets(*s)) {
         pool.counter_slices.push_back(s);
       } else {
@@ -148,14 +153,26 @@ StatusOr<std::vector<Pool>> GatherPools(const SliceIndex& index, const api::Node
       }
     }
 
-    std::set<std::string_view> device_names;
+    // Duplicate device names: a sorted vector finds whether there is one; the
+    // message names the first device (in slice order) whose name was seen
+    // before, so that rare case repeats the scan in order with a set.
+    std::vector<std::string_view> device_names;
     for (const api::ResourceSlice* s : pool.slices) {
       for (const api::Device& d : s->spec.devices) {
-        if (!device_names.insert(d.name).second && !pool.invalid) {
-          pool.invalid = true;
-          pool.invalid_reason = "duplicate device name " + d.name;
-        }
+        device_names.push_back(d.name);
         if (!d.rare->binding_conditions.empty()) pool.has_binding_conditions = true;
+      }
+    }
+    std::sort(device_names.begin(), device_names.end());
+    if (std::adjacent_find(device_names.begin(), device_names.end()) != device_names.end()) {
+      std::set<std::string_view> seen;
+      for (const api::ResourceSlice* s : pool.slices) {
+        for (const api::Device& d : s->spec.devices) {
+          if (!seen.insert(d.name).second && !pool.invalid) {
+            pool.invalid = true;
+            pool.invalid_reason = "duplicate device name " + d.name;
+          }
+        }
       }
     }
     if (features.partitionable_devices && !pool.invalid) {
