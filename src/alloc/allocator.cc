@@ -14,6 +14,7 @@
 #include "alloc/allocator.h"
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <random>
@@ -54,6 +55,9 @@ std::string Reason::ToString() const {
   add(counters, "without counters left");
   add(capacity, "without capacity left");
   add(constraint, "violating a constraint");
+  if (needed > 0) {
+    parts.insert(parts.begin(), fmt::format("needs {} device{}, {} usable", needed, needed == 1 ? "" : "s", usable));
+  }
   if (!parts.empty()) out += " (" + fmt::format("{}", fmt::join(parts, ", ")) + ")";
   return out;
 }
@@ -142,6 +146,15 @@ class Search {
                       const std::string& device_class_name, const std::vector<api::DeviceSelector>& selectors,
                       const std::optional<bool>& admin_access, const api::EnumString<api::AllocationMode>& mode,
                       int64_t count);
+
+  // Counting before searching: true (and reason_ set) when some request
+  // cannot get enough devices even if it had the node to itself, so the
+  // search would fail; false when the search must decide.
+  bool ShortfallWithoutSearch();
+  // Devices `entry` could take in the best case (nothing else taken in this
+  // call), stopping at `enough`; `stats` (optional) counts the others by
+  // cause. Not OK when a selector fails on a device the search could try.
+  StatusOr<int64_t> CountUsable(int claim_idx, int request_idx, int entry_idx, int64_t enough, Reason* stats);
 
   Outcome Step(int claim_idx, int request_idx, int entry_idx, int64_t device_idx, bool in_subrequest);
   StatusOr<Verdict> Selectable(int candidate, int claim_idx, int request_idx, int entry_idx);
@@ -658,6 +671,125 @@ void Search::NoteFailure(int claim_idx, const Entry& entry) {
   }
 }
 
+StatusOr<int64_t> Search::CountUsable(int claim_idx, int request_idx, int entry_idx, int64_t enough, Reason* stats) {
+  const PreparedClaim& claim = claims_[static_cast<size_t>(claim_idx)];
+  const Entry& entry = claim.requests[static_cast<size_t>(request_idx)].entries[static_cast<size_t>(entry_idx)];
+  Reason ignored;
+  Reason& count = stats != nullptr ? *stats : ignored;
+  int64_t usable = 0;
+  // Every check below only gets stricter as the search takes devices, so
+  // `usable` bounds what the search can ever take for this entry.
+  for (size_t c = 0; c < candidates_.size() && usable < enough; ++c) {
+    const int candidate = static_cast<int>(c);
+    const Candidate& cand = candidates_[c];
+    // Checked before any selector runs, as in Step: the search never
+    // evaluates selectors on devices allocated to other claims.
+    if (cand.allocated && !entry.admin_access) {
+      ++count.in_use;
+      continue;
+    }
+    DRA_ASSIGN_OR_RETURN(Verdict verdict, Selectable(candidate, claim_idx, request_idx, entry_idx));
+    switch (verdict) {
+      case Verdict::kYes: break;
+      case Verdict::kClass: ++count.class_selector; continue;
+      case Verdict::kRequest: ++count.request_selector; continue;
+      case Verdict::kNode: ++count.node_selection; continue;
+      case Verdict::kBinding: ++count.binding_conditions; continue;
+    }
+    const api::Device& device = *cand.device;
+    const bool multi = f_.consumable_capacity && device.allow_multiple_allocations.value_or(false);
+    const CapacityAmounts* aggregated = Aggregated(candidate);
+    if (f_.consumable_capacity) {
+      StatusOr<std::optional<CapacityAmounts>> fit = CheckCapacity(*entry.capacity, device, aggregated, nullptr);
+      if (!fit.ok() || !fit->has_value()) {
+        ++count.capacity;
+        continue;
+      }
+    }
+    const auto& consumes = device.rare->consumes_counters;
+    if (!consumes.empty() && !(multi && aggregated != nullptr)) {
+      // Nothing is consumed in this call yet: the most the counters allow.
+      if (!f_.partitionable_devices || !CountersFit(candidate)) {
+        ++count.counters;
+        continue;
+      }
+      GiveBackCounters(candidate);
+    }
+    if (f_.device_taints && !TaintsAllow(device, *entry.tolerations)) {
+      ++count.taint;
+      continue;
+    }
+    ++usable;
+  }
+  return usable;
+}
+
+bool Search::ShortfallWithoutSearch() {
+  // Find the first request (in search order) without enough usable devices;
+  // every subrequest of a firstAvailable request must fall short.
+  int short_claim = -1, short_request = -1;
+  for (size_t ci = 0; ci < claims_.size() && short_claim < 0; ++ci) {
+    const PreparedClaim& claim = claims_[ci];
+    for (size_t ri = 0; ri < claim.requests.size() && short_claim < 0; ++ri) {
+      bool all_short = true;
+      const auto& entries = claim.requests[ri].entries;
+      for (size_t ei = 0; ei < entries.size() && all_short; ++ei) {
+        const Entry& e = entries[ei];
+        if (e.all) {
+          if (!e.all_devices.empty()) all_short = false;
+          continue;
+        }
+        StatusOr<int64_t> usable =
+            CountUsable(static_cast<int>(ci), static_cast<int>(ri), static_cast<int>(ei), e.num_devices, nullptr);
+        if (!usable.ok()) return false;  // the search reports it, or not, as upstream does
+        if (*usable >= e.num_devices) all_short = false;
+      }
+      if (all_short) {
+        short_claim = static_cast<int>(ci);
+        short_request = static_cast<int>(ri);
+      }
+    }
+  }
+  if (short_claim < 0) return false;
+
+  // The search would fail, but upstream's search could meet an error first
+  // (a selector failing on some device it tries, an All-mode constraint
+  // violation). Answer without searching only when no such error is possible.
+  for (size_t ci = 0; ci < claims_.size(); ++ci) {
+    const PreparedClaim& claim = claims_[ci];
+    for (size_t ri = 0; ri < claim.requests.size(); ++ri) {
+      const auto& entries = claim.requests[ri].entries;
+      for (size_t ei = 0; ei < entries.size(); ++ei) {
+        const Entry& e = entries[ei];
+        if (e.all) {
+          if (!e.all_devices.empty() && !claim.constraints.empty()) return false;
+          continue;
+        }
+        StatusOr<int64_t> usable = CountUsable(static_cast<int>(ci), static_cast<int>(ri), static_cast<int>(ei),
+                                               std::numeric_limits<int64_t>::max(), nullptr);
+        if (!usable.ok()) return false;
+      }
+    }
+  }
+
+  // Why: the devices of the short request by cause (each device once).
+  const PreparedClaim& claim = claims_[static_cast<size_t>(short_claim)];
+  const PreparedRequest& request = claim.requests[static_cast<size_t>(short_request)];
+  const Entry& last = request.entries.back();
+  reason_ = Reason{};
+  reason_.claim = claim.name;
+  reason_.request = request.has_subrequests ? std::string(last.request) : last.name;
+  if (!last.all) {
+    StatusOr<int64_t> usable = CountUsable(short_claim, short_request, static_cast<int>(request.entries.size() - 1),
+                                           std::numeric_limits<int64_t>::max(), &reason_);
+    if (usable.ok()) {
+      reason_.needed = last.num_devices;
+      reason_.usable = *usable;
+    }
+  }
+  return true;
+}
+
 Outcome Search::Step(int claim_idx, int request_idx, int entry_idx, int64_t device_idx, bool in_subrequest) {
   ++steps_;
   if (a_.options().max_steps != 0 && steps_ > a_.options().max_steps) {
@@ -797,7 +929,7 @@ StatusOr<api::AllocationResult> Search::BuildResult(const PreparedClaim& claim) 
 StatusOr<NodeFit> Search::Run(std::span<const api::ResourceClaim* const> claims) {
   DRA_RETURN_IF_ERROR(BuildCandidates());
   DRA_RETURN_IF_ERROR(Prepare(claims));
-  Outcome o = Step(0, 0, 0, 0, false);
+  Outcome o = ShortfallWithoutSearch() ? Outcome::kFail : Step(0, 0, 0, 0, false);
   NodeFit fit;
   fit.steps = steps_;
   if (o == Outcome::kError) return error_;

@@ -70,6 +70,12 @@ struct Reason {
   int64_t capacity = 0;           // consumable capacity exhausted / policy
   int64_t constraint = 0;         // a claim constraint refused it
 
+  // Set when the request was rejected by counting, without search: it needs
+  // `needed` devices and at most `usable` pass every check above (the counts
+  // then name each device of the node once).
+  int64_t needed = 0;
+  int64_t usable = 0;
+
   // "claim default/c, request gpu: cannot allocate: 3 in use, 1 tainted".
   std::string ToString() const;
 };

@@ -263,5 +263,35 @@ TEST(AllocatorTest, StepLimitIsADistinctError) {
   EXPECT_EQ(fit.status().code(), StatusCode::kResourceExhausted);
 }
 
+TEST(AllocatorTest, CountingRejectsAShortRequestWithoutSearch) {
+  Fixture f;
+  api::ResourceSlice& s = f.Slice({"a", "b", "c", "d", "e", "f"});
+  s.spec.devices[5].attributes.insert_or_assign("model", api::DeviceAttribute::String("nic"));
+  f.state.devices.insert("drv/pool/a");
+  // Second request: 5 devices, but b..e are 4 (a in use, f rejected by the
+  // request selector). The first request can take any of them.
+  auto fit = f.Allocate({Claim("c0", {Request("first", 1), Request("second", 5, {"model == \"\""})})});
+  ASSERT_TRUE(fit.ok()) << fit.status().ToString();
+  EXPECT_FALSE(fit->fits);
+  EXPECT_EQ(fit->steps, 0u);
+  EXPECT_EQ(fit->reason.request, "second");
+  EXPECT_EQ(fit->reason.needed, 5);
+  EXPECT_EQ(fit->reason.usable, 0);  // the fake `model == ""` matches nothing
+  EXPECT_EQ(fit->reason.in_use, 1);
+  EXPECT_EQ(fit->reason.request_selector, 5);
+  EXPECT_NE(fit->reason.ToString().find("needs 5 devices, 0 usable"), std::string::npos) << fit->reason.ToString();
+
+  // The same shortfall with a selector that fails on some device the search
+  // would try: the search decides, and reports the error as upstream does.
+  fit = f.Allocate({Claim("c0", {Request("first", 1, {"runtime-error"}), Request("second", 9)})});
+  ASSERT_FALSE(fit.ok());
+  EXPECT_NE(fit.status().message().find("CEL runtime error"), std::string::npos);
+
+  // Enough devices: counting does not get in the way.
+  fit = f.Allocate({Claim("c0", {Request("first", 1), Request("second", 4)})});
+  ASSERT_TRUE(fit.ok() && fit->fits);
+  EXPECT_EQ(Devices(*fit), (std::vector<std::string>{"first:b", "second:c", "second:d", "second:e", "second:f"}));
+}
+
 }  // namespace
 }  // namespace dra::alloc
