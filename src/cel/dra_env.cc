@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstddef>
 #include <functional>
 
 #include "cel/parser.h"
@@ -322,7 +323,7 @@ class DraScratch {
     }
     size_t found = n;
     for (size_t i = 0; i < n; ++i) {
-      const api::InternedString key = (begin + i)->first;
+      const api::InternedString key = begin[static_cast<std::ptrdiff_t>(i)].first;
       if (own_domain && key == path.bare) {
         found = i;
         break;
@@ -334,7 +335,7 @@ class DraScratch {
     }
     if (found == n) return nullptr;
     hint.index = static_cast<uint32_t>(found);
-    return &(begin + found)->second;
+    return &begin[static_cast<std::ptrdiff_t>(found)].second;
   }
 
   // The inner map of `domain`, shared by every lookup of it in this evaluation.
@@ -547,174 +548,6 @@ std::string DeviceObject::DebugString() const {
   return "device of driver \"" + std::string(s_->driver) + "\"";
 }
 
-// --- Compile-time checks of the device's shape -------------------------------------
-
-namespace {
-
-// What the type checker would reject about `device` that can be seen
-// without one (spec §4): undeclared fields, non-string domain keys, and
-// comprehensions over an attribute value while attributes are typed `any`.
-class DeviceShapeChecker {
- public:
-  DeviceShapeChecker(const ParsedExpr& parsed, const DraEnvOptions& options)
-      : parsed_(parsed), options_(options) {}
-
-  std::vector<Issue> Run() {
-    Visit(parsed_.expr);
-    return std::move(issues_);
-  }
-
- private:
-  void Report(int64_t id, std::string message) {
-    Issue issue;
-    if (auto pos = parsed_.source_info.GetPosition(id)) {
-      issue.line = pos->line;
-      issue.column = pos->column;
-    }
-    issue.message = std::move(message);
-    issues_.push_back(std::move(issue));
-  }
-
-  bool IsDevice(const Expr& e) const {
-    return e.Is<IdentExpr>() && e.ident().name == kDeviceVariable &&
-           std::find(locals_.begin(), locals_.end(), kDeviceVariable) == locals_.end();
-  }
-
-  // `device.<field>`, returning the field.
-  std::optional<std::string_view> DeviceField(const Expr& e) const {
-    if (!e.Is<SelectExpr>() || e.select().test_only || !IsDevice(*e.select().operand)) {
-      return std::nullopt;
-    }
-    return e.select().field;
-  }
-
-  // `device.attributes[x]` or `device.attributes.x`.
-  bool IsAttributeDomain(const Expr& e) const {
-    if (e.Is<SelectExpr>() && !e.select().test_only) {
-      return DeviceField(*e.select().operand) == "attributes";
-    }
-    if (e.Is<CallExpr>() && e.call().function == "_[_]" && e.call().args.size() == 2) {
-      return DeviceField(e.call().args[0]) == "attributes";
-    }
-    return false;
-  }
-
-  // An attribute value: `device.attributes[d][id]` in any spelling.
-  bool IsAttributeValue(const Expr& e) const {
-    if (e.Is<SelectExpr>() && !e.select().test_only) return IsAttributeDomain(*e.select().operand);
-    if (e.Is<CallExpr>() && e.call().function == "_[_]" && e.call().args.size() == 2) {
-      return IsAttributeDomain(e.call().args[0]);
-    }
-    return false;
-  }
-
-  std::string AttributeTypeName() const { return options_.dyn_attributes() ? "dyn" : "any"; }
-
-  void Visit(const Expr& e) {
-    switch (e.kind()) {
-      case ExprKind::kSelect: {
-        const SelectExpr& s = e.select();
-        if (IsDevice(*s.operand)) {
-          const std::string& f = s.field;
-          const bool known = f == "driver" || f == "attributes" || f == "capacity" ||
-                             (f == "allowMultipleAllocations" &&
-                              options_.allow_multiple_allocations_declared());
-          if (!known) Report(e.id(), "undefined field '" + f + "'");
-        }
-        Visit(*s.operand);
-        return;
-      }
-      case ExprKind::kCall: {
-        const CallExpr& c = e.call();
-        if (c.function == "_[_]" && c.args.size() == 2 && c.args[1].Is<Constant>() &&
-            c.args[1].constant().kind() != Constant::Kind::kString) {
-          std::optional<std::string_view> field = DeviceField(c.args[0]);
-          if (field == "attributes" || field == "capacity") {
-            const std::string inner =
-                field == "attributes" ? AttributeTypeName() : std::string(kQuantityTypeName);
-            Report(e.id(), "found no matching overload for '_[_]' applied to '(map(string, "
-                           "map(string, " +
-                               inner + ")), " + ConstantType(c.args[1].constant()) + ")'");
-          }
-        }
-        if (c.has_target()) Visit(*c.target);
-        for (const Expr& a : c.args) Visit(a);
-        return;
-      }
-      case ExprKind::kList:
-        for (const Expr& el : e.list().elements) Visit(el);
-        return;
-      case ExprKind::kMap:
-        for (const MapEntry& m : e.map().entries) {
-          Visit(*m.key);
-          Visit(*m.value);
-        }
-        return;
-      case ExprKind::kStruct:
-        for (const StructField& f : e.struct_expr().fields) Visit(*f.value);
-        return;
-      case ExprKind::kComprehension: {
-        const ComprehensionExpr& c = e.comprehension();
-        if (!options_.dyn_attributes() && IsAttributeValue(*c.iter_range)) {
-          Report(c.iter_range->id(),
-                 "expression of type 'google.protobuf.Any' cannot be range of a comprehension "
-                 "(must be list, map, or dynamic)");
-        }
-        Visit(*c.iter_range);
-        Visit(*c.accu_init);
-        const size_t mark = locals_.size();
-        locals_.push_back(c.accu_var);
-        locals_.push_back(c.iter_var);
-        if (!c.iter_var2.empty()) locals_.push_back(c.iter_var2);
-        Visit(*c.loop_condition);
-        Visit(*c.loop_step);
-        locals_.resize(mark);
-        locals_.push_back(c.accu_var);
-        Visit(*c.result);
-        locals_.resize(mark);
-        return;
-      }
-      default: return;
-    }
-  }
-
-  static std::string ConstantType(const Constant& c) {
-    switch (c.kind()) {
-      case Constant::Kind::kNull: return "null_type";
-      case Constant::Kind::kBool: return "bool";
-      case Constant::Kind::kInt: return "int";
-      case Constant::Kind::kUint: return "uint";
-      case Constant::Kind::kDouble: return "double";
-      case Constant::Kind::kString: return "string";
-      case Constant::Kind::kBytes: return "bytes";
-    }
-    return "dyn";
-  }
-
-  const ParsedExpr& parsed_;
-  const DraEnvOptions& options_;
-  std::vector<std::string_view> locals_;
-  std::vector<Issue> issues_;
-};
-
-// A constant result that is not a bool: what the checker's output type would
-// reject ("must evaluate to bool or the unknown type, not int").
-std::optional<std::string> ConstantResultType(const Expr& root) {
-  if (!root.Is<Constant>()) return std::nullopt;
-  switch (root.constant().kind()) {
-    case Constant::Kind::kBool: return std::nullopt;
-    case Constant::Kind::kNull: return "null_type";
-    case Constant::Kind::kInt: return "int";
-    case Constant::Kind::kUint: return "uint";
-    case Constant::Kind::kDouble: return "double";
-    case Constant::Kind::kString: return "string";
-    case Constant::Kind::kBytes: return "bytes";
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
 }  // namespace internal
 
 // --- EvalScratch ---------------------------------------------------------------------
@@ -735,7 +568,10 @@ StatusOr<std::unique_ptr<DraEnvironment>> DraEnvironment::New(const DraEnvOption
                                    ? KubernetesLibraryOptions::New(options.minor)
                                    : KubernetesLibraryOptions::Stored(options.minor);
   k.includes = options.includes();
-  k.includes_max_list_length = k.includes ? 48 : 0;
+  // 1.37 registers the lists library's includes() (upstream v0.37.2:
+  // library.IncludesOption), which has no length limit; the 48-element limit
+  // is the 1.36 DRA function's (cel-environment.md §3).
+  k.includes_max_list_length = k.includes && options.minor <= 36 ? 48 : 0;
   DRA_ASSIGN_OR_RETURN(std::shared_ptr<FunctionRegistry> registry, NewKubernetesRegistry(k));
   env->registry_ = std::move(registry);
   env->parse_options_ = KubernetesLibraryParseOptions(k);
@@ -744,23 +580,39 @@ StatusOr<std::unique_ptr<DraEnvironment>> DraEnvironment::New(const DraEnvOption
   env->env_.options.report_undeclared = true;
   env->env_.options.report_unknown_functions = true;
   env->env_.prepare_path = internal::PrepareDevicePath;
+  env->checker_options_.minor = options.minor;
+  env->checker_options_.env =
+      options.new_expressions ? ExpressionEnv::kNewExpressions : ExpressionEnv::kStoredExpressions;
+  env->checker_options_.consumable_capacity = options.consumable_capacity;
+  env->checker_options_.list_type_attributes = options.list_type_attributes;
+  env->checker_env_ = KubernetesCheckerEnv(env->checker_options_);
   return env;
 }
 
 std::shared_ptr<const CompiledSelector> DraEnvironment::Compile(std::string_view expression) const {
+  return CompileCached(expression, /*selector=*/true);
+}
+
+std::shared_ptr<const CompiledSelector> DraEnvironment::CompileExpression(std::string_view expression) const {
+  return CompileCached(expression, /*selector=*/false);
+}
+
+std::shared_ptr<const CompiledSelector> DraEnvironment::CompileCached(std::string_view expression,
+                                                                      bool selector) const {
+  auto& cache = selector ? cache_ : expression_cache_;
   {
     std::shared_lock lock(cache_mu_);
-    auto it = cache_.find(expression);
-    if (it != cache_.end()) return it->second;
+    auto it = cache.find(expression);
+    if (it != cache.end()) return it->second;
   }
-  std::shared_ptr<const CompiledSelector> compiled = CompileUncached(expression);
+  std::shared_ptr<const CompiledSelector> compiled = CompileUncached(expression, selector);
   std::unique_lock lock(cache_mu_);
-  auto [it, inserted] = cache_.emplace(std::string(expression), std::move(compiled));
+  auto [it, inserted] = cache.emplace(std::string(expression), std::move(compiled));
   return it->second;
 }
 
-std::shared_ptr<const CompiledSelector> DraEnvironment::CompileUncached(
-    std::string_view expression) const {
+std::shared_ptr<const CompiledSelector> DraEnvironment::CompileUncached(std::string_view expression,
+                                                                        bool selector) const {
   auto out = std::make_shared<CompiledSelector>();
   out->expression_ = std::string(expression);
   StatusOr<ParseResult> parsed = Parse(expression, parse_options_);
@@ -770,9 +622,17 @@ std::shared_ptr<const CompiledSelector> DraEnvironment::CompileUncached(
   }
   std::vector<Issue> issues = std::move(parsed->issues);
   if (issues.empty()) {
-    issues = internal::DeviceShapeChecker(*parsed->expr, options_).Run();
-    std::vector<Issue> literal = ValidateKubernetesLiterals(*parsed->expr);
-    issues.insert(issues.end(), literal.begin(), literal.end());
+    // Type-check as Kubernetes compiles selectors: undeclared names and
+    // fields, overloads, the attribute types of the release, the literal
+    // validators; then, for a selector, the result type.
+    CheckResult checked = Check(*parsed->expr, checker_env_);
+    if (!checked.ok()) {
+      issues = std::move(checked.issues);
+    } else if (std::optional<std::string> e = SelectorResultTypeError(checked.result_type(), checker_options_);
+               selector && e) {
+      out->error_ = *std::move(e);
+      return out;
+    }
   }
   if (issues.empty()) {
     StatusOr<PlanResult> planned = Plan(*parsed->expr, env_);
@@ -781,10 +641,6 @@ std::shared_ptr<const CompiledSelector> DraEnvironment::CompileUncached(
       return out;
     }
     if (planned->issues.empty()) {
-      if (std::optional<std::string> type = internal::ConstantResultType(parsed->expr->expr)) {
-        out->error_ = "must evaluate to bool or the unknown type, not " + *type;
-        return out;
-      }
       out->program_ = std::move(planned->program);
       out->device_slot_ = out->program_->VariableSlot(internal::kDeviceVariable);
       return out;

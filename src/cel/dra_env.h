@@ -59,6 +59,8 @@
 
 #include "api/resource.h"
 #include "base/status.h"
+#include "cel/checker.h"
+#include "cel/checker_decls.h"
 #include "cel/function_registry.h"
 #include "cel/issue.h"
 #include "cel/k8s_lib.h"
@@ -100,7 +102,7 @@ struct DraEnvOptions {
   // List-valued attributes convert to CEL lists (else the device fails with
   // "unsupported attribute value").
   bool list_values() const { return minor >= 37 || (minor == 36 && list_type_attributes); }
-  // `<dyn>.includes(<dyn>)` is declared (with its 48-element limit).
+  // `<dyn>.includes(<dyn>)` is declared (with a 48-element limit in 1.36 only).
   bool includes() const { return minor >= 36 && (!new_expressions || list_type_attributes); }
   // Runtime "no such key" errors carry kNoSuchKeyHint.
   bool no_such_key_hint() const { return minor >= 37; }
@@ -170,10 +172,14 @@ class DraEnvironment {
   const DraEnvOptions& options() const { return options_; }
   const std::shared_ptr<const FunctionRegistry>& registry() const { return registry_; }
 
-  // Compiles `expression`, or returns the cached result of an earlier call
-  // with the same text (compile errors are cached too). Never null.
-  // Thread-safe.
+  // Compiles the selector `expression` as Kubernetes does: parse, type-check
+  // (undeclared names, overloads, the attribute types of the release, the
+  // literal validators), result type bool, any or dyn. Returns the cached
+  // result of an earlier call with the same text (compile errors are cached
+  // too). Never null. Thread-safe.
   std::shared_ptr<const CompiledSelector> Compile(std::string_view expression) const;
+  // The same for an expression of any result type (`dractl cel run`).
+  std::shared_ptr<const CompiledSelector> CompileExpression(std::string_view expression) const;
 
   // Evaluates `selector` on `device`, a device of a ResourceSlice of
   // `driver` (spec §1, §4). `driver` and `device` must stay valid during the
@@ -212,7 +218,8 @@ class DraEnvironment {
 
  private:
   explicit DraEnvironment(const DraEnvOptions& options) : options_(options) {}
-  std::shared_ptr<const CompiledSelector> CompileUncached(std::string_view expression) const;
+  std::shared_ptr<const CompiledSelector> CompileCached(std::string_view expression, bool selector) const;
+  std::shared_ptr<const CompiledSelector> CompileUncached(std::string_view expression, bool selector) const;
   void SetCostLimit(EvalState& state) const;
   // The Matches error for a result that is not a bool.
   Status NotABool(const Value& v) const;
@@ -221,6 +228,10 @@ class DraEnvironment {
   std::shared_ptr<const FunctionRegistry> registry_;
   Environment env_;
   ParseOptions parse_options_;
+  // The type checker's view of the same environment (declarations, the
+  // `device` type, Kubernetes' literal validators).
+  KubernetesEnvOptions checker_options_;
+  CheckerEnv checker_env_;
 
   struct Hash {
     using is_transparent = void;
@@ -229,7 +240,7 @@ class DraEnvironment {
   mutable std::shared_mutex cache_mu_;
   mutable std::unordered_map<std::string, std::shared_ptr<const CompiledSelector>, Hash,
                              std::equal_to<>>
-      cache_;
+      cache_, expression_cache_;
 };
 
 // Splits a qualified attribute or capacity name into domain and ID: the part

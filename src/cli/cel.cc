@@ -556,12 +556,16 @@ Outcome RunKubernetesVector(const Node& vector, KubernetesProfile& profile) {
     out.error = env.status().message();
     return out;
   }
-  std::shared_ptr<const cel::CompiledSelector> selector = (*env)->Compile(expr->text);
+  // With a device the vector is a selector, compiled as the scheduler does
+  // (result type bool); without one, an expression of any type.
+  const bool has_device = vector.Find("device") != nullptr;
+  std::shared_ptr<const cel::CompiledSelector> selector =
+      has_device ? (*env)->Compile(expr->text) : (*env)->CompileExpression(expr->text);
   if (!selector->ok()) {
     out.error = selector->error();
     return out;
   }
-  if (vector.Find("device") != nullptr) {
+  if (has_device) {
     StatusOr<VectorDevice> device = DeviceFromVector(vector);
     if (!device.ok()) {
       out.error = "device: " + device.status().message();

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Compares dractl with upstream Kubernetes (the oracle) on every allocator
+# scenario and every Kubernetes-profile CEL vector file (dra-*, k8s-*).
+#
+#   tools/oracle/compare.sh [--against expect] [--order] [-v] [PATH...]
+#
+# Default paths: shared/conformance/allocator, tests/conformance/allocator and
+# shared/conformance/cel; files of tests/conformance/corrections replace
+# same-named shared files, as the C++ conformance tests do.
+# DRACTL (default build/release/src/cli/dractl) names the dractl binary;
+# SHARED (default /work/shared, else ../shared) the shared folder.
+# Prints one line (plus indented detail) per mismatch, then
+# `N compared, M mismatches`; exits 0 iff M == 0.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+cd "$root"
+
+shared="${SHARED:-}"
+if [[ -z "$shared" ]]; then
+  for s in /work/shared "$root/../shared" "$root/shared"; do
+    if [[ -d "$s/conformance" ]]; then shared="$s"; break; fi
+  done
+fi
+dractl="${DRACTL:-$root/build/release/src/cli/dractl}"
+oracle="${ORACLE:-$root/build/oracle-go/oracle}"
+
+# Build (incremental after the first time; the first build of the k8s
+# dependencies takes minutes).
+mkdir -p "$(dirname "$oracle")"
+(cd "$here" && go build -o "$oracle" .)
+
+flags=()
+paths=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --against|-against|--timeout|-timeout|--dractl|-dractl|--corrections|-corrections)
+      flags+=("$1" "${2:?$1 needs a value}")
+      shift 2 ;;
+    -*) flags+=("$1"); shift ;;
+    *) paths+=("$1"); shift ;;
+  esac
+done
+if [[ ${#paths[@]} -eq 0 ]]; then
+  if [[ -z "$shared" ]]; then
+    echo "compare.sh: shared folder not found; set SHARED" >&2
+    exit 2
+  fi
+  paths=("$shared/conformance/allocator" "$root/tests/conformance/allocator" "$shared/conformance/cel")
+fi
+
+exec "$oracle" compare --dractl "$dractl" --corrections "$root/tests/conformance/corrections" \
+  ${flags[@]+"${flags[@]}"} "${paths[@]}"
