@@ -15,6 +15,12 @@
 //                           allocated, /2 all of them allocated
 //   BM_Cel/{0,1,2}          the same with the request selector
 //                           `driverVersion.major() >= 1 && memory > 1Mi`
+//   BM_BasicFresh, BM_CelFresh
+//                           the same, each pod on a new Allocator (built and
+//                           destroyed outside the timing): the cost when
+//                           nothing is cached, as for a scheduler that builds
+//                           one per pod; the other shapes reuse one Allocator
+//                           for every pod
 //   BM_ManyRequests/{0,1}   64 devices per node, 32 devices with a list-mode
 //                           matchAttribute (DRAListTypeAttributes) on an int
 //                           list attribute that half the devices fail:
@@ -136,9 +142,12 @@ struct Cluster {
     StatusOr<std::unique_ptr<alloc::SelectorEvaluator>> ev = alloc::NewCelSelectorEvaluator(features);
     if (!ev.ok()) Fail("NewCelSelectorEvaluator: " + ev.status().ToString());
     selectors = *std::move(ev);
-    allocator = std::make_unique<alloc::Allocator>(features, allocated,
-                                                   std::vector<const api::DeviceClass*>{&device_class}, index.get(),
-                                                   selectors.get());
+    allocator = NewAllocator();
+  }
+  std::unique_ptr<alloc::Allocator> NewAllocator() const {
+    return std::make_unique<alloc::Allocator>(features, allocated,
+                                              std::vector<const api::DeviceClass*>{&device_class}, index.get(),
+                                              selectors.get());
   }
 };
 
@@ -148,11 +157,13 @@ struct PodOutcome {
 };
 
 // The scheduler's Filter for one pod: the claim against every node.
-PodOutcome SchedulePod(const Cluster& c) {
+// On `allocator`, or on the Cluster's (warm from earlier pods) if null.
+PodOutcome SchedulePod(const Cluster& c, const alloc::Allocator* allocator_or_null = nullptr) {
   const api::ResourceClaim* claims[] = {&c.claim};
   PodOutcome out;
+  const alloc::Allocator& allocator = allocator_or_null != nullptr ? *allocator_or_null : *c.allocator;
   for (const api::Node& node : c.nodes) {
-    StatusOr<alloc::NodeFit> fit = c.allocator->Allocate(node, claims);
+    StatusOr<alloc::NodeFit> fit = allocator.Allocate(node, claims);
     if (!fit.ok()) Fail("Allocate on " + node.metadata.name + ": " + fit.status().ToString());
     out.nodes_fit += fit->fits ? 1 : 0;
     out.steps += fit->steps;
@@ -160,9 +171,10 @@ PodOutcome SchedulePod(const Cluster& c) {
   return out;
 }
 
-void Run(benchmark::State& state, std::string_view shape, const Cluster& c, int want_fit, uint64_t min_steps = 0) {
+void Run(benchmark::State& state, std::string_view shape, const Cluster& c, int want_fit, uint64_t min_steps = 0,
+         bool fresh = false) {
   const std::string name = std::string(shape) + "/" + std::to_string(state.range(0));
-  PodOutcome first = SchedulePod(c);
+  PodOutcome first = SchedulePod(c, fresh ? c.NewAllocator().get() : nullptr);
   if (first.nodes_fit != want_fit) {
     Fail(name + ": " + std::to_string(first.nodes_fit) + " nodes fit, want " +
          std::to_string(want_fit));
@@ -173,8 +185,22 @@ void Run(benchmark::State& state, std::string_view shape, const Cluster& c, int 
   }
   PodOutcome o;
   for (auto _ : state) {
-    o = SchedulePod(c);
+    if (!fresh) {
+      o = SchedulePod(c);
+      benchmark::DoNotOptimize(o);
+      continue;
+    }
+    // Fresh: a new Allocator per pod, as a scheduler that builds one per pod
+    // would (nothing cached but compiled CEL). Building it (a copy of the
+    // AllocatedState) and destroying it are not timed.
+    state.PauseTiming();
+    std::unique_ptr<alloc::Allocator> allocator = c.NewAllocator();
+    state.ResumeTiming();
+    o = SchedulePod(c, allocator.get());
     benchmark::DoNotOptimize(o);
+    state.PauseTiming();
+    allocator.reset();
+    state.ResumeTiming();
   }
   if (o.nodes_fit != want_fit) Fail(name + ": result changed between runs");
   state.counters["nodes_fit"] = o.nodes_fit;
@@ -186,7 +212,7 @@ void Run(benchmark::State& state, std::string_view shape, const Cluster& c, int 
 
 // 10 devices per node ("instance-0".."instance-9"); `fill` 0 empty, 1 half
 // of each node allocated, 2 all of it.
-void BasicShape(benchmark::State& state, std::string_view request_selector) {
+void BasicShape(benchmark::State& state, std::string_view request_selector, bool fresh = false) {
   constexpr int kDevices = 10;
   const int64_t fill = state.range(0);
   Cluster c;
@@ -202,11 +228,15 @@ void BasicShape(benchmark::State& state, std::string_view request_selector) {
   }
   c.claim.spec.devices.requests.push_back(Request("req-0", 1, request_selector));
   c.Build();
-  Run(state, request_selector.empty() ? "BM_Basic" : "BM_Cel", c, fill == 2 ? 0 : kNodes);
+  const char* shape = fresh ? (request_selector.empty() ? "BM_BasicFresh" : "BM_CelFresh")
+                            : (request_selector.empty() ? "BM_Basic" : "BM_Cel");
+  Run(state, shape, c, fill == 2 ? 0 : kNodes, 0, fresh);
 }
 
 void BM_Basic(benchmark::State& state) { BasicShape(state, ""); }
 void BM_Cel(benchmark::State& state) { BasicShape(state, kCelSelector); }
+void BM_BasicFresh(benchmark::State& state) { BasicShape(state, "", /*fresh=*/true); }
+void BM_CelFresh(benchmark::State& state) { BasicShape(state, kCelSelector, /*fresh=*/true); }
 
 // 64 devices per node; device i has the int list attribute numaNodes =
 // [i%4, (i+1)%4], so with list-mode matchAttribute only the devices with
@@ -286,6 +316,8 @@ void BM_Partitionable(benchmark::State& state) {
 
 BENCHMARK(BM_Basic)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Cel)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_BasicFresh)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_CelFresh)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ManyRequests)->DenseRange(0, 1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Partitionable)->DenseRange(0, 1)->Unit(benchmark::kMicrosecond);
 

@@ -1,23 +1,43 @@
 // The search behind Allocator::Allocate: preparation (allocator.md §4), the
 // depth-first search over device slots (§5), taking and undoing devices
-// (§5.3) and shared counters (§8). One `Search` object holds all per-call
-// state; it is created on the stack of Allocate and never shared.
+// (§5.3) and shared counters (§8), and the caches that make repeated calls
+// on one Allocator cheap.
+//
+// Layout of the work (what is done how often):
+//   per Allocator     AllocatorCache: the NodeStates and the VerdictTables
+//   per node          NodeState: the gathered pools and the candidate devices
+//                     (allocated flags, device IDs, per-device node selection,
+//                     aggregated capacity, available counters), built on the
+//                     node's first Allocate call and never changed after
+//   per expression    VerdictTable: one byte per device of the SliceIndex,
+//                     filled as the search evaluates selectors
+//   per call          Search: prepared claims, the devices taken, counters
+//                     consumed. One Search per thread is reused from call to
+//                     call, so its buffers keep their capacity.
 //
 // Invariants of the search:
 //   1. claims_[i].records holds the devices taken for claim i, in slot order;
 //      every successful Take appends one record and Undo removes the last.
-//   2. taking_[c] lists the claims that took candidate c exclusively.
-//   3. Devices are identified by their index in candidates_, which lists the
-//      devices of complete, valid pools in search order (§3.4); the index
-//      order is the enumeration order, so "start after the previous pick"
-//      (combinations, not permutations) is "start at index + 1".
+//   2. takers_ lists (candidate, claim) for every exclusive take, and
+//      taker_count_[c] counts the entries for candidate c.
+//   3. Devices are identified by their index in NodeState::candidates, which
+//      lists the devices of complete, valid pools in search order (§3.4); the
+//      index order is the enumeration order, so "start after the previous
+//      pick" (combinations, not permutations) is "start at index + 1".
+//   4. Every cached thing is a pure function of the Allocator's inputs (and
+//      of the node's name and labels): a call that uses a cache decides what a
+//      call that computes afresh would. Errors are never cached as verdicts.
 #include "alloc/allocator.h"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <random>
+#include <unordered_map>
 
 #include "alloc/capacity.h"
 #include "alloc/constraints.h"
@@ -62,16 +82,312 @@ std::string Reason::ToString() const {
   return out;
 }
 
+namespace internal {
+
+using CounterSets = std::map<std::string, std::map<std::string, Quantity, std::less<>>, std::less<>>;
+
+// Per-device node selection (perDeviceNodeSelection slices), decided when the
+// node is first seen. kError: the device's node selector cannot be evaluated;
+// Selectable evaluates it again to report the error where the search meets it.
+enum class OnNode : uint8_t { kNotApplicable, kYes, kNo, kError };
+
+struct Candidate {
+  int pool = 0;
+  const api::ResourceSlice* slice = nullptr;
+  const api::Device* device = nullptr;
+  uint32_t device_id = 0;  // SliceIndex numbering: the column of VerdictTables
+  bool allocated = false;  // in AllocatedState::devices
+  OnNode on_node = OnNode::kNotApplicable;
+  // AllocatedState::aggregated_capacity of the device, or nullptr.
+  const CapacityAmounts* aggregated = nullptr;
+};
+
+// What Allocate needs about one node that does not depend on the claims.
+// Immutable once built; lives as long as the Allocator.
+struct NodeState {
+  // Whether gathering could read the node's labels (some slice or device
+  // selects nodes by selector); if so the state is only reused for a node
+  // object with equal `labels`.
+  std::string name;
+  bool uses_labels = false;
+  api::FlatMap<std::string> labels;
+  Status error;  // GatherPools failed: every call on this node returns it
+  std::vector<Pool> pools;
+  std::vector<Candidate> candidates;
+  // Per pool, with DRAPartitionableDevices: its counter sets minus what
+  // devices allocated before this snapshot consume (nullopt for pools without
+  // candidates).
+  std::vector<std::optional<CounterSets>> available;
+  // "invalid resource pools were encountered: ..." when some pool is invalid.
+  std::string invalid_message;
+};
+
+// The verdicts of one CEL expression on every device of the SliceIndex,
+// indexed by Candidate::device_id. Entries go from kUnknown to kFalse or
+// kTrue once and never back; racing threads store the same value.
+struct VerdictTable {
+  static constexpr uint8_t kUnknown = 0, kFalse = 1, kTrue = 2;
+  explicit VerdictTable(size_t devices) : verdicts(std::make_unique<std::atomic<uint8_t>[]>(devices)) {}
+  std::unique_ptr<std::atomic<uint8_t>[]> verdicts;  // value-initialized: kUnknown
+};
+
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+namespace {
+
+// Tells AllocatorCaches apart in the per-thread table cache (an address could
+// be reused after an Allocator is destroyed; these numbers are not).
+std::atomic<uint64_t> next_cache_id{1};
+
+bool UsesLabels(const api::ResourceSlice& s) {
+  return s.spec.node_selector.has_value() || s.spec.per_device_node_selection.value_or(false);
+}
+
+// The available counters of `pool` (§8): its counter sets, minus what devices
+// allocated before the call consume (upstream's counter bookkeeping).
+CounterSets AvailableCounters(const Pool& pool, const AllocatedState& state) {
+  CounterSets sets;
+  for (const api::ResourceSlice* s : pool.counter_slices) {
+    for (const api::CounterSet& set : s->spec.shared_counters) {
+      auto& counters = sets[set.name];
+      for (const auto& [name, counter] : set.counters) counters.insert_or_assign(std::string(name.view()), counter.value);
+    }
+  }
+  const bool nothing_allocated =
+      state.devices.empty() && state.shared_device_ids.empty() && state.aggregated_capacity.empty();
+  auto subtract = [&](const std::vector<const api::ResourceSlice*>& slices) {
+    for (const api::ResourceSlice* s : slices) {
+      for (const api::Device& d : s->spec.devices) {
+        if (d.rare->consumes_counters.empty()) continue;
+        if (nothing_allocated || !state.InUseForCounters(DeviceIdString(pool.driver, pool.name, d.name))) continue;
+        for (const api::DeviceCounterConsumption& use : d.rare->consumes_counters) {
+          auto set = sets.find(use.counter_set);
+          if (set == sets.end()) continue;
+          for (const auto& [name, counter] : use.counters) {
+            auto have = set->second.find(name.view());
+            if (have == set->second.end()) continue;
+            StatusOr<Quantity> left = have->second.Sub(counter.value);
+            if (left.ok()) have->second = *left;
+          }
+        }
+      }
+    }
+  };
+  subtract(pool.slices);
+  subtract(pool.other_slices);
+  return sets;
+}
+
+std::unique_ptr<NodeState> BuildNodeState(const Allocator& a, const api::Node& node) {
+  auto state = std::make_unique<NodeState>();
+  state->name = node.metadata.name;
+  const SliceIndex& index = a.slices();
+  // The slices GatherPools considers; only node selectors read labels.
+  for (const api::ResourceSlice* s : index.OnNode(node.metadata.name)) state->uses_labels |= UsesLabels(*s);
+  for (const api::ResourceSlice* s : index.WithoutNodeName()) state->uses_labels |= UsesLabels(*s);
+  if (state->uses_labels) state->labels = node.metadata.labels;
+
+  StatusOr<std::vector<Pool>> pools = GatherPools(index, node, a.features());
+  if (!pools.ok()) {
+    state->error = pools.status();
+    return state;
+  }
+  state->pools = *std::move(pools);
+  const std::vector<Pool>& all_pools = state->pools;
+  size_t total = 0;
+  for (const Pool& pool : all_pools) {
+    if (pool.incomplete || pool.invalid) continue;
+    for (const api::ResourceSlice* slice : pool.slices) total += slice->spec.devices.size();
+  }
+  state->candidates.reserve(total);
+  // The allocated devices of a pool are the keys of AllocatedState::devices
+  // that start with "driver/pool/": one sorted range of the set, so its device
+  // names (the rest of each key) come out sorted. Looking devices up there
+  // instead of building "driver/pool/device" per device saves an allocation
+  // and a search of the whole set per device; `id == prefix + name` holds
+  // exactly when the key is in the range and its rest equals `name`.
+  const AllocatedState& allocated_state = a.allocated();
+  const auto& allocated = allocated_state.devices;
+  const auto& aggregated = allocated_state.aggregated_capacity;
+  std::string prefix;
+  std::vector<std::string_view> allocated_names;
+  for (size_t pool_idx = 0; pool_idx < all_pools.size(); ++pool_idx) {
+    const Pool& pool = all_pools[pool_idx];
+    if (pool.incomplete || pool.invalid) continue;
+    allocated_names.clear();
+    if (!allocated.empty()) {
+      prefix.assign(pool.driver).append(1, '/').append(pool.name).append(1, '/');
+      for (auto it = allocated.lower_bound(std::string_view(prefix));
+           it != allocated.end() && std::string_view(*it).substr(0, prefix.size()) == prefix; ++it) {
+        allocated_names.push_back(std::string_view(*it).substr(prefix.size()));
+      }
+    }
+    for (const api::ResourceSlice* slice : pool.slices) {
+      const int64_t first_id = index.FirstDeviceId(slice);  // pools hold slices of the index
+      const bool per_device = slice->spec.per_device_node_selection.value_or(false);
+      for (size_t device_idx = 0; device_idx < slice->spec.devices.size(); ++device_idx) {
+        const api::Device& device = slice->spec.devices[device_idx];
+        Candidate c{.pool = static_cast<int>(pool_idx),
+                    .slice = slice,
+                    .device = &device,
+                    .device_id = static_cast<uint32_t>(first_id + static_cast<int64_t>(device_idx))};
+        c.allocated = !allocated_names.empty() && std::binary_search(allocated_names.begin(), allocated_names.end(),
+                                                                     std::string_view(device.name));
+        if (per_device) {
+          const api::DeviceRareFields& rare = device.rare.get();
+          StatusOr<bool> on = ScopeMatches(rare.node_name, rare.all_nodes, rare.node_selector, node, "device");
+          c.on_node = !on.ok() ? OnNode::kError : *on ? OnNode::kYes : OnNode::kNo;
+        }
+        if (!aggregated.empty()) {
+          auto it = aggregated.find(DeviceIdString(pool.driver, pool.name, device.name));
+          if (it != aggregated.end()) c.aggregated = &it->second;
+        }
+        state->candidates.push_back(c);
+      }
+    }
+  }
+  if (a.features().partitionable_devices) {
+    state->available.resize(all_pools.size());
+    for (size_t pool_idx = 0; pool_idx < all_pools.size(); ++pool_idx) {
+      const Pool& pool = all_pools[pool_idx];
+      if (!pool.incomplete && !pool.invalid) state->available[pool_idx] = AvailableCounters(pool, allocated_state);
+    }
+  }
+  std::vector<std::string> invalid;
+  for (const Pool& pool : all_pools) {
+    if (pool.invalid) invalid.push_back(fmt::format("{}/{}: {}", pool.driver, pool.name, pool.invalid_reason));
+  }
+  if (!invalid.empty()) {
+    state->invalid_message = fmt::format("invalid resource pools were encountered: {}", fmt::join(invalid, "; "));
+  }
+  return state;
+}
+
+}  // namespace
+
+// The Allocator's memory of work done (allocator.h, "Caches"). Thread-safe:
+// the maps are guarded by `mu`; what they point to is never freed or moved
+// before the Allocator dies, so pointers handed out stay valid without the
+// lock (NodeStates are immutable, VerdictTables are atomics).
+struct AllocatorCache {
+  explicit AllocatorCache(const Allocator& allocator)
+      : a(allocator), id(next_cache_id.fetch_add(1, std::memory_order_relaxed)) {}
+
+  // The state of `node`, built on first use. Its `error` is set if the node's
+  // pools could not be gathered.
+  const NodeState& Node(const api::Node& node) {
+    auto matches = [&](const NodeState& s) {
+      return s.name == node.metadata.name && (!s.uses_labels || s.labels == node.metadata.labels);
+    };
+    // The scheduler passes the same Node objects for every pod: a per-thread
+    // table keyed by the object's address answers without the lock or a hash
+    // of the name. A hit is checked against the name and labels, so a reused
+    // address or a changed object only costs a trip to the map.
+    struct Slot {
+      uint64_t cache = 0;
+      const api::Node* node = nullptr;
+      const NodeState* state = nullptr;
+    };
+    // 96 KiB per thread; 500 nodes collide in about 6% of the slots.
+    static constexpr size_t kSlots = 4096;
+    thread_local std::array<Slot, kSlots> slots;
+    // Node objects sit in arrays at a fixed stride: mix the address well
+    // (MurmurHash3's finalizer) before taking the slot.
+    uint64_t h = reinterpret_cast<uintptr_t>(&node);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    Slot& slot = slots[h % kSlots];
+    if (slot.cache == id && slot.node == &node && matches(*slot.state)) return *slot.state;
+    const NodeState& state = Lookup(node, matches);
+    slot = {.cache = id, .node = &node, .state = &state};
+    return state;
+  }
+
+  template <typename Matches>
+  const NodeState& Lookup(const api::Node& node, const Matches& matches) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      auto it = nodes.find(std::string_view(node.metadata.name));
+      if (it != nodes.end()) {
+        for (const auto& s : it->second) {
+          if (matches(*s)) return *s;
+        }
+      }
+    }
+    // Built without the lock: other nodes go on meanwhile. Two threads may
+    // build the same node; the first stored wins and both answer with it.
+    std::unique_ptr<NodeState> built = BuildNodeState(a, node);
+    std::lock_guard<std::mutex> lock(mu);
+    auto& states = nodes[node.metadata.name];
+    for (const auto& s : states) {
+      if (matches(*s)) return *s;
+    }
+    states.push_back(std::move(built));
+    return *states.back();
+  }
+
+  // The verdict table of `expression`, created on first use.
+  const VerdictTable& Table(std::string_view expression) {
+    // Every call asks for the same few expressions: a small per-thread cache
+    // in front of the shared map costs a comparison of the text, not a lock
+    // and a hash.
+    struct Slot {
+      uint64_t cache = 0;
+      std::string expression;
+      const VerdictTable* table = nullptr;
+    };
+    static constexpr size_t kSlots = 8;
+    thread_local std::array<Slot, kSlots> slots;
+    thread_local size_t next = 0;
+    for (const Slot& slot : slots) {
+      if (slot.cache == id && slot.expression == expression) return *slot.table;
+    }
+    const VerdictTable* table = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      auto it = tables.find(expression);
+      if (it == tables.end()) {
+        it = tables.emplace(std::string(expression), std::make_unique<VerdictTable>(a.slices().device_count())).first;
+      }
+      table = it->second.get();
+    }
+    Slot& slot = slots[next];
+    next = (next + 1) % kSlots;
+    slot.cache = id;
+    slot.expression.assign(expression);
+    slot.table = table;
+    return *table;
+  }
+
+  const Allocator& a;
+  const uint64_t id;
+  std::mutex mu;
+  // Node name -> its states, one per distinct label set when labels matter.
+  std::unordered_map<std::string, std::vector<std::unique_ptr<const NodeState>>, StringHash, std::equal_to<>>
+      nodes;  // guarded by mu
+  std::unordered_map<std::string, std::unique_ptr<VerdictTable>, StringHash, std::equal_to<>>
+      tables;  // guarded by mu
+};
+
+}  // namespace internal
+
 Allocator::Allocator(Features features, AllocatedState allocated, std::vector<const api::DeviceClass*> classes,
                      const SliceIndex* slices, SelectorEvaluator* selectors, AllocatorOptions options)
     : features_(features),
       allocated_(std::move(allocated)),
       slices_(slices),
       selectors_(selectors),
-      options_(std::move(options)) {
+      options_(std::move(options)),
+      cache_(std::make_unique<internal::AllocatorCache>(*this)) {
   for (const api::DeviceClass* c : classes) classes_.emplace(c->metadata.name, c);
   if (!options_.new_share_id) options_.new_share_id = NewRandomShareId;
 }
+
+Allocator::~Allocator() = default;
 
 const api::DeviceClass* Allocator::FindClass(std::string_view name) const {
   auto it = classes_.find(name);
@@ -80,14 +396,11 @@ const api::DeviceClass* Allocator::FindClass(std::string_view name) const {
 
 namespace {
 
-using CounterSets = std::map<std::string, std::map<std::string, Quantity, std::less<>>, std::less<>>;
-
-struct Candidate {
-  int pool = 0;
-  const api::ResourceSlice* slice = nullptr;
-  const api::Device* device = nullptr;
-  bool allocated = false;  // in AllocatedState::devices
-};
+using internal::Candidate;
+using internal::CounterSets;
+using internal::NodeState;
+using internal::OnNode;
+using internal::VerdictTable;
 
 // A request, or one subrequest of a firstAvailable request.
 struct Entry {
@@ -102,7 +415,10 @@ struct Entry {
   bool all = false;
   int64_t num_devices = 0;
   std::vector<int> all_devices;  // All mode: candidate indices
-  int verdict_slot = 0;          // row of Search::verdicts_ (unique per entry of the call)
+  // Search::tables_[class_tables + i] is the table of the class's selector i
+  // (nullptr for a selector without CEL); request_tables likewise.
+  size_t class_tables = 0;
+  size_t request_tables = 0;
 };
 
 struct PreparedRequest {
@@ -117,35 +433,49 @@ struct Record {
   int candidate = 0;
   bool multi = false;
   bool counters_added = false;
+  // Consumable capacity of a shared device: whether this call had already
+  // taken capacity of the device before this share (the entry stays then).
+  bool capacity_entry_existed = false;
   std::optional<std::string> share_id;
   CapacityAmounts consumed;
 };
 
 struct PreparedClaim {
   const api::ResourceClaim* claim = nullptr;
-  std::string name;  // namespace/name
   std::vector<PreparedRequest> requests;
   std::vector<std::unique_ptr<Constraint>> constraints;
   std::vector<Record> records;
 };
 
+// "namespace/name", for messages. Built only when one is needed.
+std::string ClaimName(const PreparedClaim& claim) {
+  return fmt::format("{}/{}", claim.claim->metadata.namespace_, claim.claim->metadata.name);
+}
+
 enum class Outcome { kSuccess, kFail, kMaxSize, kError };
 enum class Verdict : uint8_t { kYes, kClass, kRequest, kNode, kBinding };
 enum class TakeResult { kTaken, kInUse, kCounters, kTaint, kConstraint, kCapacity, kError };
 
+// All per-call state. Reused from call to call on one thread (Allocate keeps
+// one per thread), so Reset clears without giving memory back.
 class Search {
  public:
-  Search(const Allocator& allocator, const api::Node& node) : a_(allocator), f_(allocator.features()), node_(node) {}
-
-  StatusOr<NodeFit> Run(std::span<const api::ResourceClaim* const> claims);
+  StatusOr<NodeFit> Run(const Allocator& allocator, internal::AllocatorCache& cache, const NodeState& state,
+                        const api::Node& node, std::span<const api::ResourceClaim* const> claims);
+  bool busy() const { return busy_; }
 
  private:
-  Status BuildCandidates();
+  void Reset(const Allocator& allocator, internal::AllocatorCache& cache, const NodeState& state,
+             const api::Node& node);
+  const std::vector<Pool>& pools() const { return state_->pools; }
+  const std::vector<Candidate>& candidates() const { return state_->candidates; }
+
   Status Prepare(std::span<const api::ResourceClaim* const> claims);
   Status PrepareEntry(PreparedClaim& claim, int request_idx, int entry_idx, Entry& entry,
                       const std::string& device_class_name, const std::vector<api::DeviceSelector>& selectors,
                       const std::optional<bool>& admin_access, const api::EnumString<api::AllocationMode>& mode,
                       int64_t count);
+  size_t AddTables(const std::vector<api::DeviceSelector>& selectors);
 
   // Counting before searching: true (and reason_ set) when some request
   // cannot get enough devices even if it had the node to itself, so the
@@ -163,122 +493,128 @@ class Search {
   void CountRejection(TakeResult r);
   void NoteFailure(int claim_idx, const Entry& entry);
 
+  // Whether `claim_idx` took `candidate` exclusively (and has not undone it).
+  bool TakenBy(int candidate, int claim_idx) const {
+    if (taker_count_[static_cast<size_t>(candidate)] == 0) return false;
+    return std::find(takers_.begin(), takers_.end(), std::pair<int, int>(candidate, claim_idx)) != takers_.end();
+  }
+
   const CounterSets& Available(int pool);
   CounterSets& Consumed(int pool);
   bool CountersFit(int candidate);
+  // A result of an allocated claim shares the device (AllocatedState::
+  // shared_device_ids has "driver/pool/device/<shareID>").
+  bool SharedInUse(int candidate) const {
+    const auto& shared = a_->allocated().shared_device_ids;
+    if (shared.empty()) return false;
+    const std::string prefix = Id(candidate) + "/";
+    auto it = shared.lower_bound(std::string_view(prefix));
+    return it != shared.end() && std::string_view(*it).substr(0, prefix.size()) == prefix;
+  }
   void GiveBackCounters(int candidate);
 
   StatusOr<api::AllocationResult> BuildResult(const PreparedClaim& claim);
 
-  // "driver/pool/device" of a candidate. Built on demand: most calls never
-  // need it (errors, and lookups in maps that are usually empty).
+  // "driver/pool/device" of a candidate, for messages.
   std::string Id(int candidate) const {
-    const Candidate& c = candidates_[static_cast<size_t>(candidate)];
-    const Pool& pool = pools_[static_cast<size_t>(c.pool)];
+    const Candidate& c = candidates()[static_cast<size_t>(candidate)];
+    const Pool& pool = pools()[static_cast<size_t>(c.pool)];
     return DeviceIdString(pool.driver, pool.name, c.device->name);
   }
 
-  const CapacityAmounts* Aggregated(int candidate) const {
-    const auto& aggregated = a_.allocated().aggregated_capacity;
-    if (aggregated.empty()) return nullptr;
-    auto it = aggregated.find(Id(candidate));
-    return it == aggregated.end() ? nullptr : &it->second;
-  }
+  const Allocator* a_ = nullptr;
+  const Features* f_ = nullptr;
+  internal::AllocatorCache* cache_ = nullptr;
+  const NodeState* state_ = nullptr;
+  const api::Node* node_ = nullptr;
+  bool busy_ = false;
 
-  const Allocator& a_;
-  const Features& f_;
-  const api::Node& node_;
-  std::vector<Pool> pools_;
-  std::vector<Candidate> candidates_;
+  // claims_[0, num_claims_) are this call's; later ones are kept for reuse.
   std::vector<PreparedClaim> claims_;
+  size_t num_claims_ = 0;
+  std::vector<const VerdictTable*> tables_;  // see Entry::class_tables
 
-  std::vector<std::vector<int>> taking_;               // per candidate
-  std::vector<std::optional<CapacityAmounts>> allocating_capacity_;  // per candidate
-  std::map<std::string, CounterSets, std::less<>> available_;  // keyed by pool name only (§8 quirk)
-  std::map<std::string, CounterSets, std::less<>> consumed_;   // keyed by pool name only (§8 quirk)
-  // Per pool index, the entries of available_ / consumed_ for its name, found
-  // once per call (map nodes do not move) instead of once per device tried.
-  std::vector<const CounterSets*> available_by_pool_;
-  std::vector<CounterSets*> consumed_by_pool_;
-  // Selectable's verdicts: verdicts_[entry.verdict_slot * candidates + candidate],
-  // kUnknownVerdict until computed.
-  std::vector<uint8_t> verdicts_;
-  int next_verdict_slot_ = 0;
+  std::vector<uint32_t> taker_count_;                // per candidate
+  std::vector<std::pair<int, int>> takers_;          // (candidate, claim), in take order
+  std::vector<std::optional<CapacityAmounts>> allocating_capacity_;  // per candidate (consumable capacity)
+  // Counters consumed in this call, per pool (driver and pool name: upstream
+  // 1.37 keys them by pool ID; allocator.md §8's "pool name only" is older).
+  std::vector<CounterSets> consumed_by_pool_;
+  // BuildResult's scratch.
+  std::vector<TakenDevice> taken_;
+  std::vector<AllocatedRequest> allocated_requests_;
 
   uint64_t steps_ = 0;
   Status error_;
   Reason reason_;
   std::pair<int, int> deepest_failure_{-1, -1};
+  // The claim and request named in the reason; the strings are built once,
+  // when the call ends without a fit (reason_request_ views this call's
+  // entries or claims).
+  int reason_claim_ = -1;
+  std::string_view reason_request_;
 };
 
-constexpr uint8_t kUnknownVerdict = 0xff;
+void Search::Reset(const Allocator& allocator, internal::AllocatorCache& cache, const NodeState& state,
+                   const api::Node& node) {
+  a_ = &allocator;
+  f_ = &allocator.features();
+  cache_ = &cache;
+  state_ = &state;
+  node_ = &node;
+  num_claims_ = 0;
+  tables_.clear();
+  const size_t n = state.candidates.size();
+  taker_count_.assign(n, 0);
+  takers_.clear();
+  if (f_->consumable_capacity) {
+    allocating_capacity_.assign(n, std::nullopt);
+  } else {
+    allocating_capacity_.clear();
+  }
+  consumed_by_pool_.clear();
+  steps_ = 0;
+  error_ = OkStatus();
+  reason_ = Reason{};
+  deepest_failure_ = {-1, -1};
+  reason_claim_ = -1;
+  reason_request_ = {};
+}
 
-Status Search::BuildCandidates() {
-  DRA_ASSIGN_OR_RETURN(pools_, GatherPools(a_.slices(), node_, f_));
-  size_t total = 0;
-  for (const Pool& pool : pools_) {
-    if (pool.incomplete || pool.invalid) continue;
-    for (const api::ResourceSlice* slice : pool.slices) total += slice->spec.devices.size();
+size_t Search::AddTables(const std::vector<api::DeviceSelector>& selectors) {
+  const size_t first = tables_.size();
+  for (const api::DeviceSelector& selector : selectors) {
+    tables_.push_back(selector.cel ? &cache_->Table(selector.cel->expression) : nullptr);
   }
-  candidates_.reserve(total);
-  // The allocated devices of a pool are the keys of AllocatedState::devices
-  // that start with "driver/pool/": one sorted range of the set, so its device
-  // names (the rest of each key) come out sorted. Looking devices up there
-  // instead of building "driver/pool/device" per device saves an allocation
-  // and a search of the whole set per device; `id == prefix + name` holds
-  // exactly when the key is in the range and its rest equals `name`.
-  const auto& allocated = a_.allocated().devices;
-  std::string prefix;
-  std::vector<std::string_view> allocated_names;
-  for (size_t pool_idx = 0; pool_idx < pools_.size(); ++pool_idx) {
-    const Pool& pool = pools_[pool_idx];
-    if (pool.incomplete || pool.invalid) continue;
-    allocated_names.clear();
-    if (!allocated.empty()) {
-      prefix.assign(pool.driver).append(1, '/').append(pool.name).append(1, '/');
-      for (auto it = allocated.lower_bound(std::string_view(prefix));
-           it != allocated.end() && std::string_view(*it).substr(0, prefix.size()) == prefix; ++it) {
-        allocated_names.push_back(std::string_view(*it).substr(prefix.size()));
-      }
-    }
-    for (const api::ResourceSlice* slice : pool.slices) {
-      for (const api::Device& device : slice->spec.devices) {
-        Candidate c{.pool = static_cast<int>(pool_idx), .slice = slice, .device = &device, .allocated = false};
-        c.allocated = !allocated_names.empty() && std::binary_search(allocated_names.begin(), allocated_names.end(),
-                                                                     std::string_view(device.name));
-        candidates_.push_back(c);
-      }
-    }
-  }
-  taking_.resize(candidates_.size());
-  allocating_capacity_.resize(candidates_.size());
-  return OkStatus();
+  return first;
 }
 
 Status Search::PrepareEntry(PreparedClaim& claim, int request_idx, int entry_idx, Entry& entry,
                             const std::string& device_class_name, const std::vector<api::DeviceSelector>& selectors,
                             const std::optional<bool>& admin_access,
                             const api::EnumString<api::AllocationMode>& mode, int64_t count) {
-  auto where = [&] { return fmt::format("claim {}, request {}", claim.name, entry.name); };
+  auto where = [&] { return fmt::format("claim {}, request {}", ClaimName(claim), entry.name); };
   for (size_t i = 0; i < selectors.size(); ++i) {
     if (!selectors[i].cel) {
       return InvalidArgumentError(
           fmt::format("{}: selector #{}: CEL expression empty (unsupported selector type?)", where(), i));
     }
   }
-  if (admin_access.has_value() && !f_.admin_access) {
+  if (admin_access.has_value() && !f_->admin_access) {
     return InvalidArgumentError(fmt::format("{}: admin access is requested, but the feature is disabled", where()));
   }
   if (device_class_name.empty()) {
     return InvalidArgumentError(fmt::format("{}: missing device class name (unsupported request type?)", where()));
   }
-  entry.device_class = a_.FindClass(device_class_name);
+  entry.device_class = a_->FindClass(device_class_name);
   if (entry.device_class == nullptr) {
     return NotFoundError(fmt::format(
         "{}: could not retrieve device class {}: deviceclass.resource.k8s.io \"{}\" not found", where(),
         device_class_name, device_class_name));
   }
   entry.selectors = &selectors;
+  entry.class_tables = AddTables(entry.device_class->spec.selectors);
+  entry.request_tables = AddTables(selectors);
   entry.admin_access = admin_access.value_or(false);
   if (mode == api::AllocationMode::kExactCount) {
     entry.num_devices = count;
@@ -289,8 +625,8 @@ Status Search::PrepareEntry(PreparedClaim& claim, int request_idx, int entry_idx
   }
   entry.all = true;
   int claim_idx = static_cast<int>(&claim - claims_.data());
-  for (size_t pool_idx = 0; pool_idx < pools_.size(); ++pool_idx) {
-    const Pool& pool = pools_[pool_idx];
+  for (size_t pool_idx = 0; pool_idx < pools().size(); ++pool_idx) {
+    const Pool& pool = pools()[pool_idx];
     if (pool.incomplete) {
       return FailedPreconditionError(fmt::format(
           "{}: asks for all devices, but resource pool {}/{} is currently being updated", where(), pool.driver,
@@ -301,13 +637,13 @@ Status Search::PrepareEntry(PreparedClaim& claim, int request_idx, int entry_idx
                                                  where(), pool.driver, pool.name));
     }
   }
-  for (size_t c = 0; c < candidates_.size(); ++c) {
+  for (size_t c = 0; c < candidates().size(); ++c) {
     int candidate = static_cast<int>(c);
     DRA_ASSIGN_OR_RETURN(Verdict v, Selectable(candidate, claim_idx, request_idx, entry_idx));
     if (v != Verdict::kYes) continue;
-    if (f_.consumable_capacity) {
+    if (f_->consumable_capacity) {
       StatusOr<std::optional<CapacityAmounts>> fit =
-          CheckCapacity(*entry.capacity, *candidates_[c].device, Aggregated(candidate), nullptr);
+          CheckCapacity(*entry.capacity, *candidates()[c].device, candidates()[c].aggregated, nullptr);
       if (!fit.ok() || !fit->has_value()) continue;
     }
     entry.all_devices.push_back(candidate);
@@ -317,24 +653,32 @@ Status Search::PrepareEntry(PreparedClaim& claim, int request_idx, int entry_idx
 }
 
 Status Search::Prepare(std::span<const api::ResourceClaim* const> claims) {
-  claims_.resize(claims.size());
+  // Reuse the PreparedClaims (and their vectors) of earlier calls.
+  if (claims_.size() < claims.size()) claims_.resize(claims.size());
+  num_claims_ = claims.size();
   for (size_t claim_idx = 0; claim_idx < claims.size(); ++claim_idx) {
     const api::ResourceClaim& claim = *claims[claim_idx];
     PreparedClaim& prepared = claims_[claim_idx];
     prepared.claim = &claim;
-    prepared.name = fmt::format("{}/{}", claim.metadata.namespace_, claim.metadata.name);
+    prepared.constraints.clear();
+    prepared.records.clear();
     const auto& requests = claim.spec.devices.requests;
     prepared.requests.resize(requests.size());
+    for (PreparedRequest& pr : prepared.requests) {
+      pr.has_subrequests = false;
+      pr.entries.clear();
+      pr.selected = 0;
+    }
     int64_t min_devices = 0;
     for (size_t request_idx = 0; request_idx < requests.size(); ++request_idx) {
       const api::DeviceRequest& request = requests[request_idx];
       PreparedRequest& pr = prepared.requests[request_idx];
-      auto where = [&] { return fmt::format("claim {}, request {}", prepared.name, request.name); };
-      if (!request.first_available.empty() && !f_.prioritized_list) {
+      auto where = [&] { return fmt::format("claim {}, request {}", ClaimName(prepared), request.name); };
+      if (!request.first_available.empty() && !f_->prioritized_list) {
         return InvalidArgumentError(
             fmt::format("{}: has subrequests, but the DRAPrioritizedList feature is disabled", where()));
       }
-      if (!f_.consumable_capacity) {
+      if (!f_->consumable_capacity) {
         if (request.exactly && request.exactly->capacity) {
           return InvalidArgumentError(
               fmt::format("{}: has capacity requests, but the DRAConsumableCapacity feature is disabled", where()));
@@ -343,14 +687,13 @@ Status Search::Prepare(std::span<const api::ResourceClaim* const> claims) {
           if (sub.capacity) {
             return InvalidArgumentError(fmt::format(
                 "claim {}, subrequest {}: has capacity requests, but the DRAConsumableCapacity feature is disabled",
-                prepared.name, sub.name));
+                ClaimName(prepared), sub.name));
           }
         }
       }
       if (request.exactly) {
         const api::ExactDeviceRequest& ex = *request.exactly;
         Entry& e = pr.entries.emplace_back();
-        e.verdict_slot = next_verdict_slot_++;
         e.name = request.name;
         e.request = request.name;
         e.tolerations = &ex.tolerations;
@@ -365,7 +708,6 @@ Status Search::Prepare(std::span<const api::ResourceClaim* const> claims) {
         for (size_t sub_idx = 0; sub_idx < request.first_available.size(); ++sub_idx) {
           const api::DeviceSubRequest& sub = request.first_available[sub_idx];
           Entry& e = pr.entries[sub_idx];
-          e.verdict_slot = next_verdict_slot_++;
           e.name = fmt::format("{}/{}", request.name, sub.name);
           e.request = request.name;
           e.subrequest = sub.name;
@@ -384,14 +726,14 @@ Status Search::Prepare(std::span<const api::ResourceClaim* const> claims) {
     }
     if (min_devices > kMaxDevicesPerClaim) {
       return InvalidArgumentError(fmt::format("claim {}: number of requested devices {} exceeds the claim limit of {}",
-                                              prepared.name, min_devices, kMaxDevicesPerClaim));
+                                              ClaimName(prepared), min_devices, kMaxDevicesPerClaim));
     }
     const auto& constraints = claim.spec.devices.constraints;
     for (size_t i = 0; i < constraints.size(); ++i) {
-      std::unique_ptr<Constraint> c = NewConstraint(constraints[i], f_.list_type_attributes);
+      std::unique_ptr<Constraint> c = NewConstraint(constraints[i], f_->list_type_attributes);
       if (c == nullptr) {
         return InvalidArgumentError(
-            fmt::format("claim {}, constraint #{}: empty constraint (unsupported constraint type?)", prepared.name, i));
+            fmt::format("claim {}, constraint #{}: empty constraint (unsupported constraint type?)", ClaimName(prepared), i));
       }
       prepared.constraints.push_back(std::move(c));
     }
@@ -400,112 +742,78 @@ Status Search::Prepare(std::span<const api::ResourceClaim* const> claims) {
 }
 
 StatusOr<Verdict> Search::Selectable(int candidate, int claim_idx, int request_idx, int entry_idx) {
-  const Candidate& c = candidates_[static_cast<size_t>(candidate)];
+  const Candidate& c = candidates()[static_cast<size_t>(candidate)];
   const api::Device& device = *c.device;
-  if (!f_.device_binding_and_status && !device.rare->binding_conditions.empty()) return Verdict::kBinding;
+  if (!f_->device_binding_and_status && !device.rare->binding_conditions.empty()) return Verdict::kBinding;
   const PreparedClaim& claim = claims_[static_cast<size_t>(claim_idx)];
   const Entry& entry = claim.requests[static_cast<size_t>(request_idx)].entries[static_cast<size_t>(entry_idx)];
-  // One byte per (entry, candidate) of this call, instead of a hash map.
-  const size_t slot = static_cast<size_t>(entry.verdict_slot) * candidates_.size() + static_cast<size_t>(candidate);
-  if (slot >= verdicts_.size()) {
-    verdicts_.resize(static_cast<size_t>(entry.verdict_slot + 1) * candidates_.size(), kUnknownVerdict);
-  }
-  if (verdicts_[slot] != kUnknownVerdict) return static_cast<Verdict>(verdicts_[slot]);
 
   const std::string& driver = c.slice->spec.driver;
-  // `is_class`: the owner in messages is the class, else the claim (built
-  // only for an error).
-  auto evaluate = [&](const std::vector<api::DeviceSelector>& selectors, bool is_class) -> StatusOr<bool> {
+  // Selectors in order, stopping at the first false one, as without the
+  // tables; a verdict already in the table stands for an evaluation that
+  // would give it again. `is_class`: the owner in messages is the class, else
+  // the claim (built only for an error).
+  auto evaluate = [&](const std::vector<api::DeviceSelector>& selectors, size_t first_table,
+                      bool is_class) -> StatusOr<bool> {
     for (size_t i = 0; i < selectors.size(); ++i) {
-      if (!selectors[i].cel) continue;  // rejected during preparation
-      StatusOr<bool> match = a_.selectors().Evaluate(selectors[i].cel->expression, device, driver);
-      if (!match.ok()) {
-        std::string owner = is_class ? "class " + entry.device_class->metadata.name : "claim " + claim.name;
-        if (match.status().code() == StatusCode::kInvalidArgument) {
-          return InvalidArgumentError(
-              fmt::format("{}: selector #{}: CEL compile error: {}", owner, i, match.status().message()));
+      const VerdictTable* table = tables_[first_table + i];
+      if (table == nullptr) continue;  // no CEL: rejected during preparation
+      std::atomic<uint8_t>& cell = table->verdicts[c.device_id];
+      uint8_t known = cell.load(std::memory_order_relaxed);
+      if (known == VerdictTable::kUnknown) {
+        StatusOr<bool> match = a_->selectors().Evaluate(selectors[i].cel->expression, device, driver);
+        if (!match.ok()) {
+          std::string owner = is_class ? "class " + entry.device_class->metadata.name : "claim " + ClaimName(claim);
+          if (match.status().code() == StatusCode::kInvalidArgument) {
+            return InvalidArgumentError(
+                fmt::format("{}: selector #{}: CEL compile error: {}", owner, i, match.status().message()));
+          }
+          return FailedPreconditionError(fmt::format("{}: selector #{} on device {}: CEL runtime error: {}", owner,
+                                                     i, Id(candidate), match.status().message()));
         }
-        return FailedPreconditionError(fmt::format("{}: selector #{} on device {}: CEL runtime error: {}", owner, i,
-                                                   Id(candidate), match.status().message()));
+        known = *match ? VerdictTable::kTrue : VerdictTable::kFalse;
+        cell.store(known, std::memory_order_relaxed);
       }
-      if (!*match) return false;
+      if (known == VerdictTable::kFalse) return false;
     }
     return true;
   };
-  Verdict verdict = Verdict::kYes;
-  DRA_ASSIGN_OR_RETURN(bool class_ok, evaluate(entry.device_class->spec.selectors, true));
-  if (!class_ok) {
-    verdict = Verdict::kClass;
-  } else {
-    DRA_ASSIGN_OR_RETURN(bool request_ok, evaluate(*entry.selectors, false));
-    if (!request_ok) {
-      verdict = Verdict::kRequest;
-    } else if (c.slice->spec.per_device_node_selection.value_or(false)) {
-      const api::DeviceRareFields& rare = device.rare.get();
-      DRA_ASSIGN_OR_RETURN(bool on_node, ScopeMatches(rare.node_name, rare.all_nodes, rare.node_selector, node_,
-                                                      "device " + Id(candidate)));
-      if (!on_node) verdict = Verdict::kNode;
-    }
+  DRA_ASSIGN_OR_RETURN(bool class_ok, evaluate(entry.device_class->spec.selectors, entry.class_tables, true));
+  if (!class_ok) return Verdict::kClass;
+  DRA_ASSIGN_OR_RETURN(bool request_ok, evaluate(*entry.selectors, entry.request_tables, false));
+  if (!request_ok) return Verdict::kRequest;
+  switch (c.on_node) {
+    case OnNode::kNotApplicable:
+    case OnNode::kYes: return Verdict::kYes;
+    case OnNode::kNo: return Verdict::kNode;
+    case OnNode::kError: break;
   }
-  verdicts_[slot] = static_cast<uint8_t>(verdict);
-  return verdict;
+  // The device's node selector cannot be evaluated: evaluate it again for
+  // the error, now that the search has reached the device.
+  const api::DeviceRareFields& rare = device.rare.get();
+  DRA_ASSIGN_OR_RETURN(bool on_node, ScopeMatches(rare.node_name, rare.all_nodes, rare.node_selector, *node_,
+                                                  "device " + Id(candidate)));
+  return on_node ? Verdict::kYes : Verdict::kNode;
 }
 
 CounterSets& Search::Consumed(int pool_idx) {
-  if (consumed_by_pool_.empty()) consumed_by_pool_.resize(pools_.size(), nullptr);
-  CounterSets*& cached = consumed_by_pool_[static_cast<size_t>(pool_idx)];
-  if (cached == nullptr) cached = &consumed_[pools_[static_cast<size_t>(pool_idx)].name];
-  return *cached;
+  if (consumed_by_pool_.size() < pools().size()) consumed_by_pool_.resize(pools().size());
+  return consumed_by_pool_[static_cast<size_t>(pool_idx)];
 }
 
 const CounterSets& Search::Available(int pool_idx) {
-  if (available_by_pool_.empty()) available_by_pool_.resize(pools_.size(), nullptr);
-  const CounterSets*& cached = available_by_pool_[static_cast<size_t>(pool_idx)];
-  if (cached != nullptr) return *cached;
-  const Pool& pool = pools_[static_cast<size_t>(pool_idx)];
-  auto it = available_.find(pool.name);
-  if (it != available_.end()) {
-    cached = &it->second;
-    return *cached;
+  // Computed when the node was first seen (every pool with candidates, with
+  // DRAPartitionableDevices, the only way here).
+  static const CounterSets kNone;
+  const auto& precomputed = state_->available;
+  if (static_cast<size_t>(pool_idx) < precomputed.size() && precomputed[static_cast<size_t>(pool_idx)]) {
+    return *precomputed[static_cast<size_t>(pool_idx)];
   }
-  CounterSets sets;
-  for (const api::ResourceSlice* s : pool.counter_slices) {
-    for (const api::CounterSet& set : s->spec.shared_counters) {
-      auto& counters = sets[set.name];
-      for (const auto& [name, counter] : set.counters) counters.insert_or_assign(std::string(name.view()), counter.value);
-    }
-  }
-  const AllocatedState& state = a_.allocated();
-  const bool nothing_allocated =
-      state.devices.empty() && state.shared_device_ids.empty() && state.aggregated_capacity.empty();
-  auto subtract = [&](const std::vector<const api::ResourceSlice*>& slices) {
-    for (const api::ResourceSlice* s : slices) {
-      for (const api::Device& d : s->spec.devices) {
-        if (d.rare->consumes_counters.empty()) continue;
-        if (nothing_allocated || !a_.allocated().InUseForCounters(DeviceIdString(pool.driver, pool.name, d.name))) {
-          continue;
-        }
-        for (const api::DeviceCounterConsumption& use : d.rare->consumes_counters) {
-          auto set = sets.find(use.counter_set);
-          if (set == sets.end()) continue;
-          for (const auto& [name, counter] : use.counters) {
-            auto have = set->second.find(name.view());
-            if (have == set->second.end()) continue;
-            StatusOr<Quantity> left = have->second.Sub(counter.value);
-            if (left.ok()) have->second = *left;
-          }
-        }
-      }
-    }
-  };
-  subtract(pool.slices);
-  subtract(pool.other_slices);
-  cached = &available_.emplace(pool.name, std::move(sets)).first->second;
-  return *cached;
+  return kNone;
 }
 
 bool Search::CountersFit(int candidate) {
-  const Candidate& c = candidates_[static_cast<size_t>(candidate)];
+  const Candidate& c = candidates()[static_cast<size_t>(candidate)];
   const CounterSets& available = Available(c.pool);
   CounterSets& consumed = Consumed(c.pool);
   for (const api::DeviceCounterConsumption& use : c.device->rare->consumes_counters) {
@@ -539,7 +847,7 @@ bool Search::CountersFit(int candidate) {
 }
 
 void Search::GiveBackCounters(int candidate) {
-  const Candidate& c = candidates_[static_cast<size_t>(candidate)];
+  const Candidate& c = candidates()[static_cast<size_t>(candidate)];
   CounterSets& consumed = Consumed(c.pool);
   for (const api::DeviceCounterConsumption& use : c.device->rare->consumes_counters) {
     auto& set = consumed[use.counter_set];
@@ -555,53 +863,84 @@ void Search::GiveBackCounters(int candidate) {
 TakeResult Search::Take(int claim_idx, int request_idx, int entry_idx, int candidate, bool must) {
   PreparedClaim& claim = claims_[static_cast<size_t>(claim_idx)];
   const Entry& entry = claim.requests[static_cast<size_t>(request_idx)].entries[static_cast<size_t>(entry_idx)];
-  const Candidate& c = candidates_[static_cast<size_t>(candidate)];
+  const Candidate& c = candidates()[static_cast<size_t>(candidate)];
   const api::Device& device = *c.device;
-  std::vector<int>& takers = taking_[static_cast<size_t>(candidate)];
-  const bool multi = f_.consumable_capacity && device.allow_multiple_allocations.value_or(false);
-  const bool taken_by_this = std::find(takers.begin(), takers.end(), claim_idx) != takers.end();
+  const bool multi = f_->consumable_capacity && device.allow_multiple_allocations.value_or(false);
+  const bool taken_by_this = TakenBy(candidate, claim_idx);
 
   if (!multi && entry.admin_access && taken_by_this) return TakeResult::kInUse;
-  if (!entry.admin_access && (c.allocated || !takers.empty())) return TakeResult::kInUse;
+  if (!entry.admin_access && (c.allocated || taker_count_[static_cast<size_t>(candidate)] != 0)) {
+    return TakeResult::kInUse;
+  }
   const auto& consumes = device.rare->consumes_counters;
-  if (!f_.partitionable_devices && !consumes.empty()) return TakeResult::kCounters;
+  if (!f_->partitionable_devices && !consumes.empty()) return TakeResult::kCounters;
 
   bool counters_added = false;
-  const CapacityAmounts* aggregated = Aggregated(candidate);
-  const bool capacity_in_use = multi && (aggregated != nullptr || allocating_capacity_[static_cast<size_t>(candidate)]);
+  const CapacityAmounts* aggregated = c.aggregated;
+  // A shared device whose capacity is taken already (by an allocated claim,
+  // persisted with or without consumed capacity, or earlier in this call)
+  // has its counters accounted for: a further share does not charge them.
+  const bool capacity_in_use = multi && (aggregated != nullptr || SharedInUse(candidate) ||
+                                         allocating_capacity_[static_cast<size_t>(candidate)]);
   if (!capacity_in_use && !consumes.empty()) {
     if (!CountersFit(candidate)) return TakeResult::kCounters;
     counters_added = true;
   }
-  // From here on a refusal leaves the counters consumed (§5.3 quirk).
-  if (f_.device_taints && !TaintsAllow(device, *entry.tolerations)) return TakeResult::kTaint;
+  // From here on every refusal rolls back what this call changed, in
+  // reverse order (upstream 1.37 rollbackDevice; allocator.md §5.3 describes
+  // the older leaks).
+  if (f_->device_taints && !TaintsAllow(device, *entry.tolerations)) {
+    if (counters_added) GiveBackCounters(candidate);
+    return TakeResult::kTaint;
+  }
 
   for (size_t i = 0; i < claim.constraints.size(); ++i) {
     if (claim.constraints[i]->Add(entry.request, entry.subrequest, device, c.slice->spec.driver)) continue;
-    for (size_t j = 0; j < i; ++j) {
-      claim.constraints[j]->Remove(entry.request, entry.subrequest, device, c.slice->spec.driver);
+    for (size_t j = i; j > 0; --j) {
+      claim.constraints[j - 1]->Remove(entry.request, entry.subrequest, device, c.slice->spec.driver);
     }
+    if (counters_added) GiveBackCounters(candidate);
     if (must) {
       error_ = FailedPreconditionError(fmt::format(
-          "claim {}, request {}: cannot add device {} because a claim constraint would not be satisfied", claim.name,
+          "claim {}, request {}: cannot add device {} because a claim constraint would not be satisfied", ClaimName(claim),
           entry.name, Id(candidate)));
       return TakeResult::kError;
     }
     return TakeResult::kConstraint;
   }
-  if (!multi) takers.push_back(claim_idx);
+  if (!multi) {
+    ++taker_count_[static_cast<size_t>(candidate)];
+    takers_.emplace_back(candidate, claim_idx);
+  }
 
   Record record{.request = request_idx, .entry = entry_idx, .candidate = candidate, .multi = multi,
-                .counters_added = counters_added && !multi, .share_id = std::nullopt, .consumed = {}};
-  if (f_.consumable_capacity) {
+                .counters_added = counters_added, .capacity_entry_existed = false, .share_id = std::nullopt,
+                .consumed = {}};
+  if (f_->consumable_capacity) {
     auto& allocating = allocating_capacity_[static_cast<size_t>(candidate)];
     StatusOr<std::optional<CapacityAmounts>> fit =
         CheckCapacity(*entry.capacity, device, aggregated, allocating ? &*allocating : nullptr);
-    // Not undone: constraints and the taken mark stay (§5.3 step 8 quirk).
-    if (!fit.ok() || !fit->has_value()) return TakeResult::kCapacity;
+    if (!fit.ok() || !fit->has_value()) {
+      if (!multi) {
+        --taker_count_[static_cast<size_t>(candidate)];
+        takers_.pop_back();
+      }
+      for (size_t j = claim.constraints.size(); j > 0; --j) {
+        claim.constraints[j - 1]->Remove(entry.request, entry.subrequest, device, c.slice->spec.driver);
+      }
+      if (counters_added) GiveBackCounters(candidate);
+      if (!fit.ok()) {
+        error_ = FailedPreconditionError(fmt::format("claim {}, request {}: rechecking capacity for device {}: {}",
+                                                     ClaimName(claim), entry.name, Id(candidate),
+                                                     fit.status().message()));
+        return TakeResult::kError;
+      }
+      return TakeResult::kCapacity;
+    }
     if (multi) {
+      record.capacity_entry_existed = allocating.has_value();
       record.consumed = std::move(**fit);
-      record.share_id = a_.options().new_share_id();
+      record.share_id = a_->options().new_share_id();
       if (!allocating) allocating.emplace();
       for (const auto& [name, amount] : record.consumed) {
         Quantity* sum = allocating->find(name);
@@ -622,24 +961,31 @@ void Search::Undo(int claim_idx) {
   Record record = std::move(claim.records.back());
   claim.records.pop_back();
   const Entry& entry = claim.requests[static_cast<size_t>(record.request)].entries[static_cast<size_t>(record.entry)];
-  const Candidate& c = candidates_[static_cast<size_t>(record.candidate)];
+  const Candidate& c = candidates()[static_cast<size_t>(record.candidate)];
   for (auto& constraint : claim.constraints) {
     constraint->Remove(entry.request, entry.subrequest, *c.device, c.slice->spec.driver);
   }
   if (record.multi) {
     auto& allocating = allocating_capacity_[static_cast<size_t>(record.candidate)];
     if (allocating) {
-      for (const auto& [name, amount] : record.consumed) {
-        Quantity* sum = allocating->find(name);
-        if (sum == nullptr) continue;
-        if (StatusOr<Quantity> s = sum->Sub(amount); s.ok()) *sum = *s;
+      if (!record.capacity_entry_existed) {
+        allocating.reset();  // this share created the entry
+      } else {
+        for (const auto& [name, amount] : record.consumed) {
+          Quantity* sum = allocating->find(name);
+          if (sum == nullptr) continue;
+          if (StatusOr<Quantity> s = sum->Sub(amount); s.ok()) *sum = *s;
+        }
       }
     }
-    return;  // counters of shared devices are never given back (§5.3 quirk)
+    if (record.counters_added) GiveBackCounters(record.candidate);
+    return;
   }
-  std::vector<int>& takers = taking_[static_cast<size_t>(record.candidate)];
-  auto it = std::find(takers.rbegin(), takers.rend(), claim_idx);
-  if (it != takers.rend()) takers.erase(std::next(it).base());
+  auto it = std::find(takers_.rbegin(), takers_.rend(), std::pair<int, int>(record.candidate, claim_idx));
+  if (it != takers_.rend()) {
+    takers_.erase(std::next(it).base());
+    --taker_count_[static_cast<size_t>(record.candidate)];
+  }
   if (record.counters_added) GiveBackCounters(record.candidate);
 }
 
@@ -666,8 +1012,8 @@ void Search::NoteFailure(int claim_idx, const Entry& entry) {
   }
   if (here >= deepest_failure_) {
     deepest_failure_ = here;
-    reason_.claim = claim.name;
-    reason_.request = entry.name;
+    reason_claim_ = claim_idx;
+    reason_request_ = entry.name;
   }
 }
 
@@ -679,9 +1025,9 @@ StatusOr<int64_t> Search::CountUsable(int claim_idx, int request_idx, int entry_
   int64_t usable = 0;
   // Every check below only gets stricter as the search takes devices, so
   // `usable` bounds what the search can ever take for this entry.
-  for (size_t c = 0; c < candidates_.size() && usable < enough; ++c) {
+  for (size_t c = 0; c < candidates().size() && usable < enough; ++c) {
     const int candidate = static_cast<int>(c);
-    const Candidate& cand = candidates_[c];
+    const Candidate& cand = candidates()[c];
     // Checked before any selector runs, as in Step: the search never
     // evaluates selectors on devices allocated to other claims.
     if (cand.allocated && !entry.admin_access) {
@@ -697,9 +1043,9 @@ StatusOr<int64_t> Search::CountUsable(int claim_idx, int request_idx, int entry_
       case Verdict::kBinding: ++count.binding_conditions; continue;
     }
     const api::Device& device = *cand.device;
-    const bool multi = f_.consumable_capacity && device.allow_multiple_allocations.value_or(false);
-    const CapacityAmounts* aggregated = Aggregated(candidate);
-    if (f_.consumable_capacity) {
+    const bool multi = f_->consumable_capacity && device.allow_multiple_allocations.value_or(false);
+    const CapacityAmounts* aggregated = cand.aggregated;
+    if (f_->consumable_capacity) {
       StatusOr<std::optional<CapacityAmounts>> fit = CheckCapacity(*entry.capacity, device, aggregated, nullptr);
       if (!fit.ok() || !fit->has_value()) {
         ++count.capacity;
@@ -707,15 +1053,15 @@ StatusOr<int64_t> Search::CountUsable(int claim_idx, int request_idx, int entry_
       }
     }
     const auto& consumes = device.rare->consumes_counters;
-    if (!consumes.empty() && !(multi && aggregated != nullptr)) {
+    if (!consumes.empty() && !(multi && (aggregated != nullptr || SharedInUse(candidate)))) {
       // Nothing is consumed in this call yet: the most the counters allow.
-      if (!f_.partitionable_devices || !CountersFit(candidate)) {
+      if (!f_->partitionable_devices || !CountersFit(candidate)) {
         ++count.counters;
         continue;
       }
       GiveBackCounters(candidate);
     }
-    if (f_.device_taints && !TaintsAllow(device, *entry.tolerations)) {
+    if (f_->device_taints && !TaintsAllow(device, *entry.tolerations)) {
       ++count.taint;
       continue;
     }
@@ -728,7 +1074,7 @@ bool Search::ShortfallWithoutSearch() {
   // Find the first request (in search order) without enough usable devices;
   // every subrequest of a firstAvailable request must fall short.
   int short_claim = -1, short_request = -1;
-  for (size_t ci = 0; ci < claims_.size() && short_claim < 0; ++ci) {
+  for (size_t ci = 0; ci < num_claims_ && short_claim < 0; ++ci) {
     const PreparedClaim& claim = claims_[ci];
     for (size_t ri = 0; ri < claim.requests.size() && short_claim < 0; ++ri) {
       bool all_short = true;
@@ -755,7 +1101,7 @@ bool Search::ShortfallWithoutSearch() {
   // The search would fail, but upstream's search could meet an error first
   // (a selector failing on some device it tries, an All-mode constraint
   // violation). Answer without searching only when no such error is possible.
-  for (size_t ci = 0; ci < claims_.size(); ++ci) {
+  for (size_t ci = 0; ci < num_claims_; ++ci) {
     const PreparedClaim& claim = claims_[ci];
     for (size_t ri = 0; ri < claim.requests.size(); ++ri) {
       const auto& entries = claim.requests[ri].entries;
@@ -777,8 +1123,8 @@ bool Search::ShortfallWithoutSearch() {
   const PreparedRequest& request = claim.requests[static_cast<size_t>(short_request)];
   const Entry& last = request.entries.back();
   reason_ = Reason{};
-  reason_.claim = claim.name;
-  reason_.request = request.has_subrequests ? std::string(last.request) : last.name;
+  reason_claim_ = short_claim;
+  reason_request_ = request.has_subrequests ? last.request : std::string_view(last.name);
   if (!last.all) {
     StatusOr<int64_t> usable = CountUsable(short_claim, short_request, static_cast<int>(request.entries.size() - 1),
                                            std::numeric_limits<int64_t>::max(), &reason_);
@@ -792,12 +1138,12 @@ bool Search::ShortfallWithoutSearch() {
 
 Outcome Search::Step(int claim_idx, int request_idx, int entry_idx, int64_t device_idx, bool in_subrequest) {
   ++steps_;
-  if (a_.options().max_steps != 0 && steps_ > a_.options().max_steps) {
+  if (a_->options().max_steps != 0 && steps_ > a_->options().max_steps) {
     error_ = ResourceExhaustedError(
-        fmt::format("allocation search exceeded {} steps; giving up", a_.options().max_steps));
+        fmt::format("allocation search exceeded {} steps; giving up", a_->options().max_steps));
     return Outcome::kError;
   }
-  if (claim_idx == static_cast<int>(claims_.size())) return Outcome::kSuccess;
+  if (claim_idx == static_cast<int>(num_claims_)) return Outcome::kSuccess;
   PreparedClaim& claim = claims_[static_cast<size_t>(claim_idx)];
   if (request_idx == static_cast<int>(claim.requests.size())) {
     Outcome o = Step(claim_idx + 1, 0, 0, 0, false);
@@ -842,16 +1188,15 @@ Outcome Search::Step(int claim_idx, int request_idx, int entry_idx, int64_t devi
   }
 
   size_t start = device_idx > 0 ? static_cast<size_t>(claim.records.back().candidate) + 1 : 0;
-  for (size_t c = start; c < candidates_.size(); ++c) {
+  for (size_t c = start; c < candidates().size(); ++c) {
     int candidate = static_cast<int>(c);
-    const Candidate& cand = candidates_[c];
-    const std::vector<int>& takers = taking_[c];
+    const Candidate& cand = candidates()[c];
     if (entry.admin_access) {
-      if (std::find(takers.begin(), takers.end(), claim_idx) != takers.end()) {
+      if (TakenBy(candidate, claim_idx)) {
         ++reason_.in_use;
         continue;
       }
-    } else if (cand.allocated || !takers.empty()) {
+    } else if (cand.allocated || taker_count_[c] != 0) {
       ++reason_.in_use;
       continue;
     }
@@ -867,10 +1212,10 @@ Outcome Search::Step(int claim_idx, int request_idx, int entry_idx, int64_t devi
       case Verdict::kNode: ++reason_.node_selection; continue;
       case Verdict::kBinding: ++reason_.binding_conditions; continue;
     }
-    if (f_.consumable_capacity) {
+    if (f_->consumable_capacity) {
       const auto& allocating = allocating_capacity_[c];
       StatusOr<std::optional<CapacityAmounts>> fit =
-          CheckCapacity(*entry.capacity, *cand.device, Aggregated(candidate), allocating ? &*allocating : nullptr);
+          CheckCapacity(*entry.capacity, *cand.device, cand.aggregated, allocating ? &*allocating : nullptr);
       if (!fit.ok() || !fit->has_value()) {
         ++reason_.capacity;
         continue;
@@ -893,19 +1238,19 @@ Outcome Search::Step(int claim_idx, int request_idx, int entry_idx, int64_t devi
 
 StatusOr<api::AllocationResult> Search::BuildResult(const PreparedClaim& claim) {
   api::AllocationResult result;
-  std::vector<TakenDevice> taken;
+  taken_.clear();
   for (const Record& record : claim.records) {
     const Entry& entry = claim.requests[static_cast<size_t>(record.request)].entries[static_cast<size_t>(record.entry)];
-    const Candidate& c = candidates_[static_cast<size_t>(record.candidate)];
-    const Pool& pool = pools_[static_cast<size_t>(c.pool)];
-    api::DeviceRequestAllocationResult r;
+    const Candidate& c = candidates()[static_cast<size_t>(record.candidate)];
+    const Pool& pool = pools()[static_cast<size_t>(c.pool)];
+    api::DeviceRequestAllocationResult& r = result.devices.results.emplace_back();
     r.request = entry.name;
     r.driver = pool.driver;
     r.pool = pool.name;
     r.device = c.device->name;
     if (entry.admin_access) r.admin_access = true;
     r.tolerations = *entry.tolerations;
-    if (f_.device_binding_and_status) {
+    if (f_->device_binding_and_status) {
       r.binding_conditions = c.device->rare->binding_conditions;
       r.binding_failure_conditions = c.device->rare->binding_failure_conditions;
     }
@@ -913,21 +1258,27 @@ StatusOr<api::AllocationResult> Search::BuildResult(const PreparedClaim& claim) 
       r.share_id = record.share_id;
       r.consumed_capacity = record.consumed;
     }
-    result.devices.results.push_back(std::move(r));
-    taken.push_back({.slice = c.slice, .device = c.device});
+    taken_.push_back({.slice = c.slice, .device = c.device});
   }
-  std::vector<AllocatedRequest> requests;
+  allocated_requests_.clear();
   for (const PreparedRequest& request : claim.requests) {
     const Entry& e = request.entries[static_cast<size_t>(request.selected)];
-    requests.push_back({.request = e.request, .subrequest = e.subrequest, .device_class = e.device_class});
+    allocated_requests_.push_back({.request = e.request, .subrequest = e.subrequest, .device_class = e.device_class});
   }
-  result.devices.config = BuildConfig(*claim.claim, requests);
-  DRA_ASSIGN_OR_RETURN(result.node_selector, BuildNodeSelector(taken, node_.metadata.name, claim.claim->metadata.name));
+  result.devices.config = BuildConfig(*claim.claim, allocated_requests_);
+  DRA_ASSIGN_OR_RETURN(result.node_selector,
+                       BuildNodeSelector(taken_, node_->metadata.name, claim.claim->metadata.name));
   return result;
 }
 
-StatusOr<NodeFit> Search::Run(std::span<const api::ResourceClaim* const> claims) {
-  DRA_RETURN_IF_ERROR(BuildCandidates());
+StatusOr<NodeFit> Search::Run(const Allocator& allocator, internal::AllocatorCache& cache, const NodeState& state,
+                              const api::Node& node, std::span<const api::ResourceClaim* const> claims) {
+  busy_ = true;
+  struct Done {
+    bool& busy;
+    ~Done() { busy = false; }
+  } done{busy_};
+  Reset(allocator, cache, state, node);
   DRA_RETURN_IF_ERROR(Prepare(claims));
   Outcome o = ShortfallWithoutSearch() ? Outcome::kFail : Step(0, 0, 0, 0, false);
   NodeFit fit;
@@ -935,22 +1286,21 @@ StatusOr<NodeFit> Search::Run(std::span<const api::ResourceClaim* const> claims)
   if (o == Outcome::kError) return error_;
   if (o == Outcome::kSuccess) {
     fit.fits = true;
-    for (const PreparedClaim& claim : claims_) {
-      DRA_ASSIGN_OR_RETURN(api::AllocationResult r, BuildResult(claim));
+    fit.results.reserve(num_claims_);
+    for (size_t claim_idx = 0; claim_idx < num_claims_; ++claim_idx) {
+      DRA_ASSIGN_OR_RETURN(api::AllocationResult r, BuildResult(claims_[claim_idx]));
       fit.results.push_back(std::move(r));
     }
     return fit;
   }
   fit.reason = std::move(reason_);
-  std::vector<std::string> invalid;
-  for (const Pool& pool : pools_) {
-    if (pool.invalid) invalid.push_back(fmt::format("{}/{}: {}", pool.driver, pool.name, pool.invalid_reason));
+  if (reason_claim_ >= 0) {
+    fit.reason.claim = ClaimName(claims_[static_cast<size_t>(reason_claim_)]);
+    fit.reason.request = std::string(reason_request_);
   }
-  if (!invalid.empty()) {
+  if (!state.invalid_message.empty()) {
     fit.reason.invalid_pools = true;
-    fit.reason.message = fmt::format("invalid resource pools were encountered: {}", fmt::join(invalid, "; "));
-  } else {
-    fit.reason.message = "cannot allocate all claims";
+    fit.reason.message = state.invalid_message;
   }
   return fit;
 }
@@ -958,8 +1308,16 @@ StatusOr<NodeFit> Search::Run(std::span<const api::ResourceClaim* const> claims)
 }  // namespace
 
 StatusOr<NodeFit> Allocator::Allocate(const api::Node& node, std::span<const api::ResourceClaim* const> claims) const {
-  Search search(*this, node);
-  return search.Run(claims);
+  const NodeState& state = cache_->Node(node);
+  if (!state.error.ok()) return state.error;
+  // One Search per thread, reused: its buffers keep their capacity. A call
+  // made while it is busy (an evaluator that allocates again) gets its own.
+  thread_local Search reusable;
+  if (reusable.busy()) {
+    Search search;
+    return search.Run(*this, *cache_, state, node, claims);
+  }
+  return reusable.Run(*this, *cache_, state, node, claims);
 }
 
 }  // namespace dra::alloc

@@ -11,9 +11,25 @@
 //                  counters (§8) live in allocator.cc (per-call state)
 //   result.h       AllocationResult: results, config, nodeSelector (§11)
 //
-// Thread safety: an Allocator is immutable after construction; Allocate may
-// run concurrently if the SelectorEvaluator and the share-ID generator are
-// thread-safe. Per-call state lives on the stack of Allocate.
+// Thread safety: Allocate may run concurrently on one Allocator if the
+// SelectorEvaluator and the share-ID generator are thread-safe. What an
+// Allocator decides never changes during its life; it only remembers work
+// (see "Caches"), behind a mutex and in tables of atomics. Per-call state
+// lives in a scratch object per thread, reused by the next call on that
+// thread.
+//
+// Caches: an Allocator stands for one snapshot (slices, classes, allocated
+// state), so it keeps, for its whole life,
+//   - per node (keyed by name, and by labels when some slice or device
+//     selects nodes by selector): the gathered pools and the candidate
+//     devices with their allocated flags, built on the node's first call;
+//   - per (CEL expression, device): the selector's verdict, once evaluated.
+//     Errors are not kept: a selector that fails is evaluated again whenever
+//     the search reaches that device, and the call reports it as before.
+// Memory grows with the nodes seen (about one Candidate per device) and with
+// the distinct expressions (one byte per device of the SliceIndex each).
+// Because of the caches, the slices, classes and SelectorEvaluator must not
+// change while the Allocator lives, and the evaluator must be deterministic.
 //
 // Lifetimes: the classes, the SliceIndex (and the slices behind it) and the
 // SelectorEvaluator are borrowed and must outlive the Allocator. Claims passed
@@ -23,6 +39,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -36,6 +53,10 @@
 #include "base/status.h"
 
 namespace dra::alloc {
+
+namespace internal {
+struct AllocatorCache;  // allocator.cc
+}  // namespace internal
 
 // The claim limit of upstream (resource.AllocationResultsMaxSize).
 inline constexpr int64_t kMaxDevicesPerClaim = 32;
@@ -58,7 +79,10 @@ struct Reason {
   // (upstream's "invalid resource pools were encountered", which the
   // scheduler treats as "unschedulable on this node", §13).
   bool invalid_pools = false;
-  std::string message;  // one line for humans
+  // One line for humans, set with invalid_pools ("invalid resource pools
+  // were encountered: ..."); empty otherwise, which ToString renders as
+  // "cannot allocate all claims" (not built per node that does not fit).
+  std::string message;
 
   int64_t class_selector = 0;     // a class selector was false
   int64_t request_selector = 0;   // a request selector was false
@@ -91,6 +115,9 @@ class Allocator {
  public:
   Allocator(Features features, AllocatedState allocated, std::vector<const api::DeviceClass*> classes,
             const SliceIndex* slices, SelectorEvaluator* selectors, AllocatorOptions options = {});
+  ~Allocator();
+  Allocator(const Allocator&) = delete;
+  Allocator& operator=(const Allocator&) = delete;
 
   // Tries to place `claims` on `node`.
   //   ok, fit.fits   -> fit.results holds one AllocationResult per claim, in the order given
@@ -114,6 +141,7 @@ class Allocator {
   const SliceIndex* slices_;
   SelectorEvaluator* selectors_;
   AllocatorOptions options_;
+  std::unique_ptr<internal::AllocatorCache> cache_;  // see "Caches" above
 };
 
 // A random lower-case RFC 4122 version-4 UUID.

@@ -5,13 +5,16 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 namespace dra::alloc {
 namespace {
 
 class FakeSelectors final : public SelectorEvaluator {
  public:
   StatusOr<bool> Evaluate(std::string_view expr, const api::Device& device, std::string_view) override {
-    ++evaluations;
+    evaluations.fetch_add(1, std::memory_order_relaxed);
     if (expr == "true") return true;
     if (expr == "false") return false;
     if (expr == "compile-error") return InvalidArgumentError("compilation failed: nope");
@@ -24,7 +27,7 @@ class FakeSelectors final : public SelectorEvaluator {
     }
     return InvalidArgumentError("fake: unknown expression");
   }
-  int evaluations = 0;
+  std::atomic<int> evaluations{0};
 };
 
 struct Fixture {
@@ -291,6 +294,208 @@ TEST(AllocatorTest, CountingRejectsAShortRequestWithoutSearch) {
   fit = f.Allocate({Claim("c0", {Request("first", 1), Request("second", 4)})});
   ASSERT_TRUE(fit.ok() && fit->fits);
   EXPECT_EQ(Devices(*fit), (std::vector<std::string>{"first:b", "second:c", "second:d", "second:e", "second:f"}));
+}
+
+// The caches of one Allocator (allocator.h, "Caches"): one Allocator used for
+// many calls, nodes, claims and threads answers exactly as a fresh Allocator
+// per call.
+struct Cluster {
+  std::vector<api::DeviceClass> classes;
+  std::vector<api::ResourceSlice> slices;
+  std::vector<api::Node> nodes;
+  FakeSelectors selectors;
+  Features features{.admin_access = true, .consumable_capacity = true, .device_taints = true,
+                    .partitionable_devices = true, .prioritized_list = true};
+  AllocatedState state;
+  std::unique_ptr<SliceIndex> index;
+
+  // `node_count` nodes with devices a, b, c (model x, y, y) each; node i has
+  // min(i, 3) of them allocated; plus a pool of two devices on every node
+  // (allNodes) and one selected by node label "zone=z1".
+  explicit Cluster(int node_count) {
+    api::DeviceClass c;
+    c.metadata.name = "gpu";
+    c.spec.selectors.push_back({.cel = api::CelDeviceSelector{"true"}});
+    classes.push_back(c);
+    for (int node_idx = 0; node_idx < node_count; ++node_idx) {
+      api::Node& n = nodes.emplace_back();
+      n.metadata.name = "node-" + std::to_string(node_idx);
+      if (node_idx % 2 == 0) n.metadata.labels.insert_or_assign("zone", "z1");
+      api::ResourceSlice s;
+      s.metadata.name = "slice-" + n.metadata.name;
+      s.spec.driver = "drv";
+      s.spec.pool = {.name = n.metadata.name, .generation = 1, .resource_slice_count = 1};
+      s.spec.node_name = n.metadata.name;
+      const char* models[] = {"x", "y", "y"};
+      for (int device_idx = 0; device_idx < 3; ++device_idx) {
+        api::Device d{.name = std::string(1, static_cast<char>('a' + device_idx))};
+        d.attributes.insert_or_assign("model", api::DeviceAttribute::String(models[device_idx]));
+        s.spec.devices.push_back(std::move(d));
+        if (device_idx < node_idx) state.devices.insert("drv/" + n.metadata.name + "/" + s.spec.devices.back().name);
+      }
+      slices.push_back(std::move(s));
+    }
+    api::ResourceSlice everywhere;
+    everywhere.metadata.name = "everywhere";
+    everywhere.spec.driver = "drv";
+    everywhere.spec.pool = {.name = "everywhere", .generation = 1, .resource_slice_count = 1};
+    everywhere.spec.all_nodes = true;
+    for (const char* name : {"s0", "s1"}) {
+      api::Device d{.name = name};
+      d.attributes.insert_or_assign("model", api::DeviceAttribute::String("z"));
+      everywhere.spec.devices.push_back(std::move(d));
+    }
+    slices.push_back(everywhere);
+    api::ResourceSlice zoned = everywhere;
+    zoned.metadata.name = "zoned";
+    zoned.spec.pool.name = "zoned";
+    zoned.spec.all_nodes.reset();
+    api::NodeSelector selector;
+    selector.node_selector_terms.push_back(
+        {.match_expressions = {{.key = "zone", .operator_ = api::NodeSelectorOperator::kIn, .values = {"z1"}}}});
+    zoned.spec.node_selector = selector;
+    for (auto& d : zoned.spec.devices) d.name = "q" + d.name.substr(1);
+    slices.push_back(zoned);
+    std::vector<const api::ResourceSlice*> ptrs;
+    for (auto& s : slices) ptrs.push_back(&s);
+    index = std::make_unique<SliceIndex>(ptrs);
+  }
+  std::unique_ptr<Allocator> NewAllocator(uint64_t max_steps = 0) {
+    std::vector<const api::DeviceClass*> cls;
+    for (auto& c : classes) cls.push_back(&c);
+    auto n = std::make_shared<std::atomic<int>>(0);
+    AllocatorOptions options{.max_steps = max_steps,
+                             .new_share_id = [n] { return "share-" + std::to_string(n->fetch_add(1)); }};
+    return std::make_unique<Allocator>(features, state, cls, index.get(), &selectors, options);
+  }
+};
+
+// Everything a call answers, as one comparable string.
+std::string Describe(const StatusOr<NodeFit>& fit) {
+  if (!fit.ok()) return "error: " + fit.status().ToString();
+  std::string out = fit->fits ? "fits" : "no fit: " + fit->reason.ToString();
+  out += " steps=" + std::to_string(fit->steps) + " invalid=" + std::to_string(fit->reason.invalid_pools) +
+         " claim=" + fit->reason.claim + " request=" + fit->reason.request;
+  for (const api::AllocationResult& r : fit->results) {
+    for (const auto& d : r.devices.results) out += " " + d.request + ":" + d.pool + "/" + d.device;
+    out += r.node_selector ? " pinned" : " anywhere";
+  }
+  return out;
+}
+
+std::vector<std::vector<api::ResourceClaim>> CacheTestClaims() {
+  std::vector<std::vector<api::ResourceClaim>> sets;
+  sets.push_back({Claim("one", {Request("r")})});
+  sets.push_back({Claim("two-y", {Request("r", 2, {"model == \"y\""})})});
+  sets.push_back({Claim("z", {Request("r", 2, {"model == \"z\""})}), Claim("x", {Request("r", 1, {"model == \"x\""})})});
+  sets.push_back({Claim("too-many", {Request("r", 8)})});
+  api::ResourceClaim matched = Claim("match", {Request("r", 3)});
+  matched.spec.devices.constraints.push_back({.match_attribute = "drv/model"});
+  sets.push_back({matched});
+  sets.push_back({Claim("broken", {Request("r", 1, {"model == \"y\"", "runtime-error"})})});
+  return sets;
+}
+
+StatusOr<NodeFit> AllocateWith(const Allocator& allocator, const api::Node& node,
+                               const std::vector<api::ResourceClaim>& claims) {
+  std::vector<const api::ResourceClaim*> ptrs;
+  for (const auto& c : claims) ptrs.push_back(&c);
+  return allocator.Allocate(node, ptrs);
+}
+
+TEST(AllocatorCacheTest, OneAllocatorAnswersAsFreshOnes) {
+  Cluster cluster(6);
+  const auto claim_sets = CacheTestClaims();
+  std::vector<std::string> want;
+  for (const api::Node& node : cluster.nodes) {
+    for (const auto& claims : claim_sets) want.push_back(Describe(AllocateWith(*cluster.NewAllocator(), node, claims)));
+  }
+  auto shared = cluster.NewAllocator();
+  for (int round = 0; round < 3; ++round) {  // every node twice more, warm
+    size_t i = 0;
+    for (const api::Node& node : cluster.nodes) {
+      for (const auto& claims : claim_sets) {
+        EXPECT_EQ(Describe(AllocateWith(*shared, node, claims)), want[i]) << "round " << round << " " << node.metadata.name;
+        ++i;
+      }
+    }
+  }
+  // Spot checks that the table above covers what it should.
+  EXPECT_EQ(want[0].substr(0, 4), "fits");
+  EXPECT_NE(want[5].find("error: "), std::string::npos);
+  EXPECT_NE(want[5].find("CEL runtime error"), std::string::npos);
+}
+
+TEST(AllocatorCacheTest, VerdictsAreEvaluatedOncePerDeviceButErrorsEveryTime) {
+  Cluster cluster(2);
+  auto allocator = cluster.NewAllocator();
+  const std::vector<api::ResourceClaim> claims = {Claim("c", {Request("r", 2, {"model == \"y\""})})};
+  ASSERT_TRUE(AllocateWith(*allocator, cluster.nodes[0], claims).ok());
+  const int evaluations = cluster.selectors.evaluations.load();
+  EXPECT_GT(evaluations, 0);
+  for (int i = 0; i < 3; ++i) {
+    StatusOr<NodeFit> fit = AllocateWith(*allocator, cluster.nodes[0], claims);
+    ASSERT_TRUE(fit.ok() && fit->fits);
+  }
+  EXPECT_EQ(cluster.selectors.evaluations.load(), evaluations);
+
+  const std::vector<api::ResourceClaim> broken = {Claim("c", {Request("r", 1, {"runtime-error"})})};
+  for (int i = 0; i < 2; ++i) {
+    StatusOr<NodeFit> fit = AllocateWith(*allocator, cluster.nodes[0], broken);
+    ASSERT_FALSE(fit.ok());
+    EXPECT_NE(fit.status().message().find("claim default/c: selector #0 on device drv/everywhere/s0: CEL runtime error"),
+              std::string::npos)
+        << fit.status().ToString();
+  }
+}
+
+TEST(AllocatorCacheTest, NodesWithTheSameNameAndOtherLabelsAreNotConfused) {
+  Cluster cluster(1);
+  auto allocator = cluster.NewAllocator();
+  const std::vector<api::ResourceClaim> zoned = {Claim("c", {Request("r", 2, {"model == \"z\""}), Request("q", 4)})};
+  api::Node in_zone = cluster.nodes[0];  // zone=z1: the zoned pool is usable
+  api::Node elsewhere = in_zone;
+  elsewhere.metadata.labels = {};
+  const std::string want_in_zone = Describe(AllocateWith(*cluster.NewAllocator(), in_zone, zoned));
+  const std::string want_elsewhere = Describe(AllocateWith(*cluster.NewAllocator(), elsewhere, zoned));
+  ASSERT_NE(want_in_zone, want_elsewhere);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(Describe(AllocateWith(*allocator, in_zone, zoned)), want_in_zone);
+    EXPECT_EQ(Describe(AllocateWith(*allocator, elsewhere, zoned)), want_elsewhere);
+  }
+  // The same object, changed in place, is looked at again.
+  api::Node changing = in_zone;
+  EXPECT_EQ(Describe(AllocateWith(*allocator, changing, zoned)), want_in_zone);
+  changing.metadata.labels = {};
+  EXPECT_EQ(Describe(AllocateWith(*allocator, changing, zoned)), want_elsewhere);
+}
+
+TEST(AllocatorCacheTest, ConcurrentCallsAnswerAsSequentialOnes) {
+  Cluster cluster(16);
+  const auto claim_sets = CacheTestClaims();
+  std::vector<std::string> want;
+  for (const api::Node& node : cluster.nodes) {
+    for (const auto& claims : claim_sets) want.push_back(Describe(AllocateWith(*cluster.NewAllocator(), node, claims)));
+  }
+  auto shared = cluster.NewAllocator();
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int thread_idx = 0; thread_idx < 4; ++thread_idx) {
+    threads.emplace_back([&, thread_idx] {
+      for (int round = 0; round < 20; ++round) {
+        // Each thread walks the nodes from its own starting point.
+        for (size_t k = 0; k < cluster.nodes.size(); ++k) {
+          const size_t node_idx = (k + static_cast<size_t>(thread_idx) * 5) % cluster.nodes.size();
+          for (size_t set_idx = 0; set_idx < claim_sets.size(); ++set_idx) {
+            std::string got = Describe(AllocateWith(*shared, cluster.nodes[node_idx], claim_sets[set_idx]));
+            if (got != want[node_idx * claim_sets.size() + set_idx]) mismatches.fetch_add(1);
+          }
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(mismatches.load(), 0);
 }
 
 }  // namespace

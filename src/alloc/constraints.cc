@@ -1,6 +1,8 @@
 #include "alloc/constraints.h"
 
 #include <algorithm>
+#include <optional>
+#include <set>
 
 namespace dra::alloc {
 namespace {
@@ -38,6 +40,8 @@ std::optional<AttributeSet> ToSet(const api::DeviceAttribute& a) {
       break;
     case Type::kNone: return std::nullopt;
   }
+  // An empty list is no set at all (upstream: unknown attribute type).
+  if (s.values.empty()) return std::nullopt;
   return s;
 }
 
@@ -97,15 +101,15 @@ class MatchAttribute final : public ConstraintBase {
       std::optional<AttributeSet> set = ToSet(*a);
       if (!set) return false;
       if (count_ == 0) {
-        intersection_ = std::move(*set);
+        intersections_.push_back(std::move(*set));
       } else {
-        AttributeSet narrowed = Intersect(intersection_, *set);
+        AttributeSet narrowed = Intersect(intersections_.back(), *set);
         if (narrowed.values.empty()) return false;
-        intersection_ = std::move(narrowed);
+        intersections_.push_back(std::move(narrowed));
       }
     } else if (count_ == 0) {
-      reference_ = *a;
-    } else if (!ScalarEqual(*a, reference_)) {
+      reference_ = a;
+    } else if (!ScalarEqual(*a, *reference_)) {
       return false;
     }
     ++count_;
@@ -115,14 +119,16 @@ class MatchAttribute final : public ConstraintBase {
   void Remove(std::string_view request, std::string_view subrequest, const api::Device&,
               std::string_view) override {
     if (!Applies(request, subrequest)) return;
-    --count_;  // the reference / narrowed intersection stays until the next first device
+    --count_;
+    // Back to the intersection before the removed device.
+    if (list_mode_) intersections_.pop_back();
   }
 
  private:
   bool list_mode_;
   int count_ = 0;
-  api::DeviceAttribute reference_;
-  AttributeSet intersection_;
+  const api::DeviceAttribute* reference_ = nullptr;  // scalar mode: the first device's value
+  std::vector<AttributeSet> intersections_;          // list mode: one per device added
 };
 
 class DistinctAttribute final : public ConstraintBase {
@@ -135,36 +141,36 @@ class DistinctAttribute final : public ConstraintBase {
     if (!Applies(request, subrequest)) return true;
     const api::DeviceAttribute* a = LookupAttribute(device, driver, attribute_);
     if (a == nullptr) return false;
-    if (count_ > 0) {
-      for (const auto& [name, stored] : by_request_) {
-        if (list_mode_) {
-          std::optional<AttributeSet> mine = ToSet(*a);
-          std::optional<AttributeSet> theirs = ToSet(stored);
-          if (!mine) return false;
-          if (theirs && !Intersect(*mine, *theirs).values.empty()) return false;
-        } else {
-          if (!IsScalar(*a)) return false;
-          if (ScalarEqual(*a, stored)) return false;
-        }
+    if (list_mode_) {
+      // Pairwise disjoint with every device added so far.
+      std::optional<AttributeSet> mine = ToSet(*a);
+      if (!mine) return false;
+      for (const api::DeviceAttribute* stored : added_) {
+        std::optional<AttributeSet> theirs = ToSet(*stored);
+        if (theirs && !Intersect(*mine, *theirs).values.empty()) return false;
+      }
+    } else {
+      // Distinct from every device added so far (the first may be anything).
+      for (const api::DeviceAttribute* stored : added_) {
+        if (!IsScalar(*a)) return false;
+        if (ScalarEqual(*a, *stored)) return false;
       }
     }
-    by_request_.insert_or_assign(std::string(request), *a);
-    ++count_;
+    added_.push_back(a);
     return true;
   }
 
   void Remove(std::string_view request, std::string_view subrequest, const api::Device&,
               std::string_view) override {
     if (!Applies(request, subrequest)) return;
-    auto it = by_request_.find(request);
-    if (it != by_request_.end()) by_request_.erase(it);
-    --count_;
+    added_.pop_back();  // calls are LIFO
   }
 
  private:
   bool list_mode_;
-  int count_ = 0;
-  std::map<std::string, api::DeviceAttribute, std::less<>> by_request_;
+  // The attributes of the devices added, in order. They point into the
+  // slices, which outlive the Allocate call.
+  std::vector<const api::DeviceAttribute*> added_;
 };
 
 }  // namespace

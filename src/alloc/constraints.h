@@ -1,16 +1,16 @@
 // Claim constraints (allocator.md §7): matchAttribute (scalar mode, or the
 // experimental list mode with DRAListTypeAttributes) and distinctAttribute,
-// with upstream incubating's quirks:
-//   1. distinctAttribute remembers one value per *request name* (the parent
-//      name for subrequests); a later device of the same request overwrites
-//      it and removing deletes it, so duplicates within one request can slip
-//      through (§7.3).
-//   2. list-mode matchAttribute does not restore the narrowed intersection on
-//      removal until no device is left (§7.2).
+// as upstream v0.37.2 (Kubernetes 1.37) decides:
+//   - distinctAttribute: every device added must differ from every device
+//     added before it (list mode: pairwise disjoint sets);
+//   - list-mode matchAttribute: the intersection narrows with each device and
+//     is restored when the device is removed (a stack).
+// allocator.md §16.7 and §16.8 describe older behaviour (the value keyed by
+// request name; the intersection kept on removal) that upstream fixed before
+// 1.37 (tools/oracle shows it; tests/conformance/allocator/quirk-07-*, -08-*).
 // A constraint is stateful per Allocate call; Add and Remove are called LIFO.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <optional>
 #include <set>

@@ -57,18 +57,34 @@ TEST(ConstraintsTest, MatchAttributeListModeIntersects) {
   EXPECT_TRUE(c->Add("r", "", b, "drv"));   // intersection {1}
   EXPECT_FALSE(c->Add("r", "", d, "drv"));
   c->Remove("r", "", b, "drv");
-  EXPECT_FALSE(c->Add("r", "", d, "drv"));  // quirk: still narrowed to {1}
+  EXPECT_TRUE(c->Add("r", "", d, "drv"));  // back to {0, 1} (1.37 restores it)
+  api::Device empty = Dev("e", "numa", api::DeviceAttribute::Ints({}));
+  auto fresh = NewConstraint(Match("drv/numa"), true);
+  EXPECT_FALSE(fresh->Add("r", "", empty, "drv"));  // an empty list is no set at all
 }
 
-TEST(ConstraintsTest, DistinctAttributeIsKeyedByRequestName) {
+TEST(ConstraintsTest, DistinctAttributeComparesWithEveryDeviceAdded) {
   auto c = NewConstraint(Distinct("drv/id"), false);
   api::Device a = Dev("a", "id", api::DeviceAttribute::Int(1));
   api::Device b = Dev("b", "id", api::DeviceAttribute::Int(2));
   api::Device a2 = Dev("a2", "id", api::DeviceAttribute::Int(1));
   EXPECT_TRUE(c->Add("r1", "", a, "drv"));
   EXPECT_FALSE(c->Add("r2", "", a2, "drv"));
-  EXPECT_TRUE(c->Add("r1", "", b, "drv"));  // overwrites r1's entry (1 -> 2)
-  EXPECT_TRUE(c->Add("r1", "", a2, "drv"));  // quirk: 1 is no longer remembered
+  EXPECT_TRUE(c->Add("r1", "", b, "drv"));
+  EXPECT_FALSE(c->Add("r1", "", a2, "drv"));  // 1 is still taken by a
+  c->Remove("r1", "", b, "drv");
+  c->Remove("r1", "", a, "drv");
+  EXPECT_TRUE(c->Add("r1", "", a2, "drv"));  // nothing left to clash with
+}
+
+TEST(ConstraintsTest, DistinctAttributeListModeIsPairwiseDisjoint) {
+  auto c = NewConstraint(Distinct("drv/numa"), true);
+  api::Device a = Dev("a", "numa", api::DeviceAttribute::Ints({0, 1}));
+  api::Device b = Dev("b", "numa", api::DeviceAttribute::Ints({1, 2}));
+  api::Device d = Dev("d", "numa", api::DeviceAttribute::Int(2));
+  EXPECT_TRUE(c->Add("r", "", a, "drv"));
+  EXPECT_FALSE(c->Add("r", "", b, "drv"));  // shares 1 with a
+  EXPECT_TRUE(c->Add("r", "", d, "drv"));
 }
 
 TEST(ConstraintsTest, EmptyConstraintIsNull) { EXPECT_EQ(NewConstraint(api::DeviceConstraint{}, false), nullptr); }

@@ -31,7 +31,10 @@ StatusOr<bool> ScopeMatches(const std::optional<std::string>& node_name, const s
 }
 
 SliceIndex::SliceIndex(std::vector<const api::ResourceSlice*> slices) : all_(std::move(slices)) {
+  first_device_.reserve(all_.size());
   for (const api::ResourceSlice* s : all_) {
+    // A slice listed twice keeps its first numbers.
+    if (first_device_.emplace(s, device_count_).second) device_count_ += s->spec.devices.size();
     if (s->spec.node_name && !s->spec.node_name->empty()) {
       by_node_[*s->spec.node_name].push_back(s);
     } else {
@@ -45,6 +48,11 @@ std::span<const api::ResourceSlice* const> SliceIndex::OnNode(std::string_view n
   auto it = by_node_.find(node);
   if (it == by_node_.end()) return {};
   return it->second;
+}
+
+int64_t SliceIndex::FirstDeviceId(const api::ResourceSlice* slice) const {
+  auto it = first_device_.find(slice);
+  return it == first_device_.end() ? -1 : static_cast<int64_t>(it->second);
 }
 
 std::span<const api::ResourceSlice* const> SliceIndex::OfPool(std::string_view driver, std::string_view pool) const {

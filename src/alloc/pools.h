@@ -3,7 +3,9 @@
 //
 //   SliceIndex   built once per snapshot: slices grouped by node name, the
 //                slices without a node name, and every slice per pool (for the
-//                completeness check). Never rescans all slices per call.
+//                completeness check). Never rescans all slices per call. It
+//                also numbers every device densely (DeviceId), so that the
+//                Allocator can keep per-device tables across nodes.
 //   GatherPools  for one node: the relevant slices (node name / all nodes /
 //                node selector / per-device selection), newest generation per
 //                pool, completeness and obsolescence, invalid pools, and the
@@ -23,6 +25,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -44,8 +47,16 @@ class SliceIndex {
   // Every slice of (driver, pool), in input order.
   std::span<const api::ResourceSlice* const> OfPool(std::string_view driver, std::string_view pool) const;
 
+  // Devices are numbered 0 .. device_count() - 1, slice by slice in input
+  // order: device i of `slice` is FirstDeviceId(slice) + i. -1 for a slice
+  // that is not in the index.
+  size_t device_count() const { return device_count_; }
+  int64_t FirstDeviceId(const api::ResourceSlice* slice) const;
+
  private:
   std::vector<const api::ResourceSlice*> all_;
+  std::unordered_map<const api::ResourceSlice*, size_t> first_device_;
+  size_t device_count_ = 0;
   std::map<std::string, std::vector<const api::ResourceSlice*>, std::less<>> by_node_;
   std::vector<const api::ResourceSlice*> shared_;
   // Key: driver + '\n' + pool name (neither can contain a newline).

@@ -177,5 +177,18 @@ TEST(PoolsTest, BrokenNodeSelectorIsAnError) {
       << pools.status().message();
 }
 
+TEST(SliceIndexTest, NumbersDevicesDenselyInSliceOrder) {
+  api::ResourceSlice a, b, c;
+  a.spec.devices.resize(3);
+  c.spec.devices.resize(2);  // b has none
+  api::ResourceSlice outside;
+  SliceIndex index({&a, &b, &c});
+  EXPECT_EQ(index.device_count(), 5u);
+  EXPECT_EQ(index.FirstDeviceId(&a), 0);
+  EXPECT_EQ(index.FirstDeviceId(&b), 3);
+  EXPECT_EQ(index.FirstDeviceId(&c), 3);
+  EXPECT_EQ(index.FirstDeviceId(&outside), -1);
+}
+
 }  // namespace
 }  // namespace dra::alloc
