@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <initializer_list>
 
 #include "api/names.h"
 #include "cel/internal/lib_util.h"
@@ -826,7 +827,7 @@ bool IsHex(char c) {
 std::vector<std::string> FormatUuid(std::string_view s) {
   size_t pos = 0;
   bool ok = true;
-  for (size_t group : {8, 4, 4, 4, 12}) {
+  for (size_t group : std::initializer_list<size_t>{8, 4, 4, 4, 12}) {
     if (group != 8 && pos < s.size() && s[pos] == '-') ++pos;
     for (size_t i = 0; i < group; ++i, ++pos) ok = ok && pos < s.size() && IsHex(s[pos]);
   }

@@ -51,7 +51,7 @@ NetAddr FromV4(const uint8_t* f) {
   NetAddr a;
   a.is4 = true;
   a.bytes[10] = a.bytes[11] = 0xff;
-  for (int k = 0; k < 4; ++k) a.bytes[12 + k] = f[k];
+  for (size_t k = 0; k < 4; ++k) a.bytes[12 + k] = f[k];
   return a;
 }
 
