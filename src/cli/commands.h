@@ -13,5 +13,6 @@ int RunConvert(std::span<const std::string_view> args);
 int RunCel(std::span<const std::string_view> args);
 int RunEval(std::span<const std::string_view> args);
 int RunAllocate(std::span<const std::string_view> args);
+int RunSchedule(std::span<const std::string_view> args);
 
 }  // namespace dra::cli

@@ -22,6 +22,7 @@ Commands:
   cel        evaluate CEL expressions: `cel run FILE.jsonl` runs conformance vectors
   eval       which devices a CEL selector or a DeviceClass selects
   allocate   allocate claims on a node as kube-scheduler would, and say why not
+  schedule   place pending pods on nodes (filters, DRA allocation, scoring)
 
 Inputs (-f) are files, directories (recursive: .yaml .yml .json) or - (stdin),
 exactly as `kubectl get ... -o yaml|json` prints them (List objects included).
@@ -46,6 +47,7 @@ constexpr Command kCommands[] = {
     {"cel", dra::cli::RunCel},
     {"eval", dra::cli::RunEval},
     {"allocate", dra::cli::RunAllocate},
+    {"schedule", dra::cli::RunSchedule},
 };
 
 int Main(int argc, char** argv) {

@@ -1,0 +1,92 @@
+// Upstream: pkg/scheduler/framework/plugins/{nodeunschedulable,nodename,
+// tainttoleration,nodeaffinity,noderesources} (Filter of each).
+#include "sched/node_filters.h"
+
+#include <fmt/format.h>
+
+#include "api/node_selector.h"
+
+namespace dra::sched {
+
+bool ToleratesTaint(const api::Toleration& toleration, const api::Taint& taint) {
+  if (!toleration.effect.empty() && toleration.effect != taint.effect) return false;
+  if (!toleration.key.empty() && toleration.key != taint.key) return false;
+  if (toleration.operator_.empty() || toleration.operator_ == api::TolerationOperator::kEqual) {
+    return toleration.value == taint.value;
+  }
+  return toleration.operator_ == api::TolerationOperator::kExists;
+}
+
+namespace {
+
+bool Tolerated(const api::Pod& pod, const api::Taint& taint) {
+  for (const api::Toleration& t : pod.spec.tolerations) {
+    if (ToleratesTaint(t, taint)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> FilterUnschedulable(const api::Pod& pod, const api::Node& node) {
+  if (!node.spec.unschedulable) return {};
+  api::Taint taint{.key = kUnschedulableTaintKey, .effect = api::TaintEffect::kNoSchedule};
+  if (Tolerated(pod, taint)) return {};
+  return {kReasonUnschedulable};
+}
+
+std::vector<std::string> FilterNodeName(const api::Pod& pod, const api::Node& node) {
+  if (pod.spec.node_name.empty() || pod.spec.node_name == node.metadata.name) return {};
+  return {kReasonNodeName};
+}
+
+std::vector<std::string> FilterTaints(const api::Pod& pod, const api::Node& node) {
+  for (const api::Taint& taint : node.spec.taints) {
+    // Only NoSchedule and NoExecute keep pods off (PreferNoSchedule scores).
+    if (taint.effect != api::TaintEffect::kNoSchedule && taint.effect != api::TaintEffect::kNoExecute) continue;
+    if (!Tolerated(pod, taint)) {
+      return {fmt::format("node(s) had untolerated taint {{{}: {}}}", taint.key, taint.value)};
+    }
+  }
+  return {};
+}
+
+StatusOr<std::vector<std::string>> FilterNodeAffinity(const api::Pod& pod, const api::Node& node) {
+  for (const auto& [key, value] : pod.spec.node_selector) {
+    const std::string* have = node.metadata.labels.find(key);
+    if (have == nullptr || *have != value) return std::vector<std::string>{kReasonNodeAffinity};
+  }
+  if (pod.spec.affinity && pod.spec.affinity->node_affinity &&
+      pod.spec.affinity->node_affinity->required_during_scheduling_ignored_during_execution) {
+    StatusOr<bool> match =
+        api::MatchesNodeSelector(*pod.spec.affinity->node_affinity->required_during_scheduling_ignored_during_execution,
+                                 node.metadata.name, node.metadata.labels);
+    if (!match.ok()) {
+      return Status(match.status().code(), "spec.affinity.nodeAffinity: " + std::string(match.status().message()));
+    }
+    if (!*match) return std::vector<std::string>{kReasonNodeAffinity};
+  }
+  return std::vector<std::string>{};
+}
+
+std::vector<std::string> FilterResources(const Resources& pod, const Resources& requested,
+                                         const Resources& allocatable) {
+  std::vector<std::string> reasons;
+  if (requested.pods + 1 > allocatable.pods) reasons.emplace_back(kReasonTooManyPods);
+  if (pod.milli_cpu > 0 && pod.milli_cpu > allocatable.milli_cpu - requested.milli_cpu) {
+    reasons.emplace_back("Insufficient cpu");
+  }
+  if (pod.memory > 0 && pod.memory > allocatable.memory - requested.memory) {
+    reasons.emplace_back("Insufficient memory");
+  }
+  // Upstream checks ephemeral-storage next and then the scalar resources in
+  // map order (random in Go); we check all of them by name.
+  for (const auto& [name, amount] : pod.scalar) {
+    if (amount > 0 && amount > allocatable.Get(name) - requested.Get(name)) {
+      reasons.push_back("Insufficient " + name);
+    }
+  }
+  return reasons;
+}
+
+}  // namespace dra::sched

@@ -1,0 +1,58 @@
+// The node filters kube-scheduler runs before DynamicResources, in its
+// default order (apis/config/v1 default_plugins.go): NodeUnschedulable,
+// NodeName, TaintToleration, NodeAffinity, NodeResourcesFit. Each returns the
+// reasons upstream reports for a node that does not pass (empty = passes);
+// the texts are upstream's, so that aggregated messages ("0/3 nodes are
+// available: 2 Insufficient cpu, 1 node(s) were unschedulable.") read as
+// kube-scheduler's do.
+//
+// Not modelled: NodePorts, volume plugins, PodTopologySpread,
+// InterPodAffinity, taint/toleration comparison operators (Gt/Lt), and
+// extended resources backed by DRA (DRAExtendedResource, scheduler-plugin.md
+// §6): such a resource is checked like any extended resource.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "api/core.h"
+#include "base/status.h"
+#include "sched/resources.h"
+
+namespace dra::sched {
+
+inline constexpr char kReasonUnschedulable[] = "node(s) were unschedulable";
+inline constexpr char kReasonNodeName[] = "node(s) didn't match the requested node name";
+inline constexpr char kReasonNodeAffinity[] = "node(s) didn't match Pod's node affinity/selector";
+inline constexpr char kReasonTooManyPods[] = "Too many pods";
+// The taint the node lifecycle controller pairs with spec.unschedulable.
+inline constexpr char kUnschedulableTaintKey[] = "node.kubernetes.io/unschedulable";
+
+// Upstream Toleration.ToleratesTaint: effect (empty matches all), key (empty
+// matches all), then Exists, or Equal (also the empty operator) on the value.
+bool ToleratesTaint(const api::Toleration& toleration, const api::Taint& taint);
+
+// NodeUnschedulable: a node with spec.unschedulable passes only pods that
+// tolerate node.kubernetes.io/unschedulable:NoSchedule.
+std::vector<std::string> FilterUnschedulable(const api::Pod& pod, const api::Node& node);
+
+// NodeName: spec.nodeName, when set, must be the node's name.
+std::vector<std::string> FilterNodeName(const api::Pod& pod, const api::Node& node);
+
+// TaintToleration: the first NoSchedule/NoExecute taint no toleration
+// tolerates: "node(s) had untolerated taint {KEY: VALUE}".
+std::vector<std::string> FilterTaints(const api::Pod& pod, const api::Node& node);
+
+// NodeAffinity: spec.nodeSelector (every label equal) and required node
+// affinity (api::MatchesNodeSelector). kInvalidArgument if the affinity
+// cannot be parsed (upstream rejects such pods at validation).
+StatusOr<std::vector<std::string>> FilterNodeAffinity(const api::Pod& pod, const api::Node& node);
+
+// NodeResourcesFit: "Too many pods", then "Insufficient cpu", "Insufficient
+// memory", then "Insufficient NAME" per other resource in name order.
+// `requested` is the sum of PodRequests of the pods already on the node
+// (with `pods` = their count), `pod` is PodRequests of this pod.
+std::vector<std::string> FilterResources(const Resources& pod, const Resources& requested,
+                                         const Resources& allocatable);
+
+}  // namespace dra::sched

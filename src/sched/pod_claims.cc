@@ -1,0 +1,150 @@
+// Upstream: pkg/controller/resourceclaim/controller.go (handleClaim,
+// findPodResourceClaim) and dynamic-resource-allocation/resourceclaim
+// (Name, IsForPod); the scheduler's foreachPodResourceClaim.
+#include "sched/pod_claims.h"
+
+#include <cstdint>
+
+#include <fmt/format.h>
+
+namespace dra::sched {
+
+std::string ClaimGenerateName(std::string_view pod_name, std::string_view pod_claim_name) {
+  std::string base = std::string(pod_name) + "-" + std::string(pod_claim_name) + "-";
+  if (base.size() <= kMaxGenerateNameBase) return base;
+  // As upstream: both parts proportionally, no trailing '-'.
+  const size_t len = base.size();
+  return std::string(pod_name.substr(0, pod_name.size() * kMaxGenerateNameBase / len)) + "-" +
+         std::string(pod_claim_name.substr(0, pod_claim_name.size() * kMaxGenerateNameBase / len));
+}
+
+std::string StableNameSuffix(std::string_view pod_namespace, std::string_view pod_name,
+                             std::string_view pod_claim_name, int attempt) {
+  std::string key = fmt::format("{}/{}/{}", pod_namespace, pod_name, pod_claim_name);
+  if (attempt > 0) key += fmt::format("#{}", attempt);
+  uint64_t h = 14695981039346656037ULL;
+  for (unsigned char c : key) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  std::string out;
+  for (int i = 0; i < 5; ++i) {
+    out += kNameSuffixAlphabet[h % kNameSuffixAlphabet.size()];
+    h /= kNameSuffixAlphabet.size();
+  }
+  return out;
+}
+
+bool IsControlledBy(const api::ResourceClaim& claim, const api::Pod& pod) {
+  for (const api::OwnerReference& ref : claim.metadata.owner_references) {
+    if (ref.controller.value_or(false)) return ref.uid == pod.metadata.uid;
+  }
+  return false;
+}
+
+api::ResourceClaim NewClaimFromTemplate(const api::Pod& pod, const api::PodResourceClaim& pod_claim,
+                                        const api::ResourceClaimTemplate& tmpl, std::string name) {
+  api::ResourceClaim claim;
+  claim.metadata.name = std::move(name);
+  claim.metadata.generate_name = ClaimGenerateName(pod.metadata.name, pod_claim.name);
+  claim.metadata.namespace_ = pod.metadata.namespace_;
+  claim.metadata.uid = StableUid("resourceclaim/" + claim.metadata.namespace_ + "/" + claim.metadata.name);
+  claim.metadata.labels = tmpl.spec.metadata.labels;
+  claim.metadata.annotations = tmpl.spec.metadata.annotations;
+  claim.metadata.annotations.insert_or_assign(kPodClaimNameAnnotation, pod_claim.name);
+  claim.metadata.owner_references.push_back(api::OwnerReference{.api_version = "v1",
+                                                                .kind = "Pod",
+                                                                .name = pod.metadata.name,
+                                                                .uid = pod.metadata.uid,
+                                                                .controller = true,
+                                                                .block_owner_deletion = true});
+  claim.spec = tmpl.spec.spec;
+  return claim;
+}
+
+namespace {
+
+const api::PodResourceClaimStatus* FindStatus(const api::Pod& pod, std::string_view pod_claim) {
+  for (const api::PodResourceClaimStatus& s : pod.status.resource_claim_statuses) {
+    if (s.name == pod_claim) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<size_t> EnsurePodClaims(Snapshot* snapshot, size_t pod_idx) {
+  std::vector<size_t> created;
+  for (size_t entry_idx = 0; entry_idx < snapshot->pods[pod_idx].spec.resource_claims.size(); ++entry_idx) {
+    const api::Pod& pod = snapshot->pods[pod_idx];
+    const api::PodResourceClaim pod_claim = pod.spec.resource_claims[entry_idx];
+    if (!pod_claim.resource_claim_template_name || pod_claim.resource_claim_name) continue;
+    if (FindStatus(pod, pod_claim.name) != nullptr) continue;  // created already (or not needed)
+    const std::string& ns = pod.metadata.namespace_;
+    std::optional<std::string> name;
+    // Crash recovery: a claim created earlier whose name never reached the pod.
+    for (const api::ResourceClaim& c : snapshot->claims) {
+      const std::string* annotation = c.metadata.annotations.find(kPodClaimNameAnnotation);
+      if (c.metadata.namespace_ == ns && annotation != nullptr && *annotation == pod_claim.name &&
+          IsControlledBy(c, pod)) {
+        name = c.metadata.name;
+        break;
+      }
+    }
+    if (!name) {
+      const api::ResourceClaimTemplate* tmpl = snapshot->FindTemplate(ns, *pod_claim.resource_claim_template_name);
+      if (tmpl == nullptr) continue;
+      std::string base = ClaimGenerateName(pod.metadata.name, pod_claim.name);
+      if (base.size() > kMaxGeneratedNameBase) base.resize(kMaxGeneratedNameBase);
+      std::string candidate;
+      for (int attempt = 0;; ++attempt) {
+        candidate = base + StableNameSuffix(ns, pod.metadata.name, pod_claim.name, attempt);
+        if (!snapshot->FindClaim(ns, candidate)) break;
+      }
+      snapshot->claims.push_back(NewClaimFromTemplate(pod, pod_claim, *tmpl, candidate));
+      created.push_back(snapshot->claims.size() - 1);
+      name = std::move(candidate);
+    }
+    snapshot->pods[pod_idx].status.resource_claim_statuses.push_back(
+        api::PodResourceClaimStatus{.name = pod_claim.name, .resource_claim_name = *name});
+  }
+  return created;
+}
+
+StatusOr<std::vector<PodClaimRef>> ResolvePodClaims(const Snapshot& snapshot, const api::Pod& pod) {
+  std::vector<PodClaimRef> out;
+  const std::string& ns = pod.metadata.namespace_;
+  const std::string pod_key = ns + "/" + pod.metadata.name;
+  for (const api::PodResourceClaim& entry : pod.spec.resource_claims) {
+    std::string claim_name;
+    bool must_check_owner = false;
+    if (entry.resource_claim_name) {
+      claim_name = *entry.resource_claim_name;
+    } else if (entry.resource_claim_template_name) {
+      const api::PodResourceClaimStatus* status = FindStatus(pod, entry.name);
+      if (status == nullptr) {
+        return FailedPreconditionError(fmt::format("pod \"{}\": ResourceClaim not created yet", pod_key));
+      }
+      if (!status->resource_claim_name) continue;  // no claim needed
+      claim_name = *status->resource_claim_name;
+      must_check_owner = true;
+    } else {
+      return FailedPreconditionError(fmt::format(
+          "pod \"{}\", spec.resourceClaim \"{}\": none of the supported fields are set", pod_key, entry.name));
+    }
+    std::optional<size_t> idx = snapshot.FindClaim(ns, claim_name);
+    if (!idx) return FailedPreconditionError(fmt::format("resourceclaim.resource.k8s.io \"{}\" not found", claim_name));
+    const api::ResourceClaim& claim = snapshot.claims[*idx];
+    if (!claim.metadata.deletion_timestamp.empty()) {
+      return FailedPreconditionError(fmt::format("resourceclaim \"{}\" is being deleted", claim_name));
+    }
+    if (must_check_owner && !IsControlledBy(claim, pod)) {
+      return FailedPreconditionError(fmt::format("ResourceClaim {}/{} was not created for pod {} (pod is not owner)",
+                                                 ns, claim_name, pod_key));
+    }
+    out.push_back(PodClaimRef{.pod_claim = entry.name, .claim = *idx});
+  }
+  return out;
+}
+
+}  // namespace dra::sched

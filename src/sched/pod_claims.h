@@ -1,0 +1,74 @@
+// Which ResourceClaims a pod uses (scheduler-plugin.md §2): the
+// resource-claim controller's part (creating claims from templates, §2.2) and
+// the scheduler's part (resolving pod.spec.resourceClaims, §2.1).
+//
+// Generated claim names. The controller asks the API server for a name with
+// generateName `<pod>-<pod claim>-` (both parts truncated proportionally when
+// longer than 57 characters, ClaimGenerateName), and the API server appends 5
+// random characters from "bcdfghjklmnpqrstvwxz2456789". To be deterministic
+// we derive the 5 characters from a hash instead (StableNameSuffix): FNV-1a
+// 64-bit of "<pod namespace>/<pod name>/<pod claim name>" (with "#<n>" appended
+// on the n-th retry when the name is taken), then 5 times: next character =
+// alphabet[h % 27], h /= 27.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/core.h"
+#include "api/resource.h"
+#include "base/status.h"
+#include "sched/snapshot.h"
+
+namespace dra::sched {
+
+inline constexpr char kPodClaimNameAnnotation[] = "resource.kubernetes.io/pod-claim-name";
+// The longest generateName base the controller uses (63 - 1 - 5).
+inline constexpr size_t kMaxGenerateNameBase = 57;
+// The API server's limit for the base of generateName (63 - 5).
+inline constexpr size_t kMaxGeneratedNameBase = 58;
+// The API server's characters for generated names (utilrand.String).
+inline constexpr std::string_view kNameSuffixAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+
+// "<pod>-<claim>-", or when longer than 57 characters the proportional
+// truncation "<pod[:len(pod)*57/len(base)]>-<claim[:len(claim)*57/len(base)]>".
+std::string ClaimGenerateName(std::string_view pod_name, std::string_view pod_claim_name);
+
+// The 5 characters appended to the generateName (see the top of this file).
+std::string StableNameSuffix(std::string_view pod_namespace, std::string_view pod_name,
+                             std::string_view pod_claim_name, int attempt = 0);
+
+// True if `claim` has a controller owner reference with the pod's UID
+// (upstream metav1.IsControlledBy; only the UID is compared).
+bool IsControlledBy(const api::ResourceClaim& claim, const api::Pod& pod);
+
+// The claim the controller creates for `pod_claim` from `tmpl`, named `name`:
+// owner reference to the pod (controller, blockOwnerDeletion), the template's
+// labels and annotations plus kPodClaimNameAnnotation, its spec unchanged.
+api::ResourceClaim NewClaimFromTemplate(const api::Pod& pod, const api::PodResourceClaim& pod_claim,
+                                        const api::ResourceClaimTemplate& tmpl, std::string name);
+
+// The resource-claim controller for `pod` (pod index `pod_idx` of `snapshot`):
+// for each template entry without a recorded claim, reuses a claim of the
+// namespace annotated with the pod claim name and controlled by the pod, or
+// creates one (appended to snapshot->claims), and records it in
+// pod.status.resourceClaimStatuses. Entries whose template does not exist are
+// left alone (the scheduler then reports "ResourceClaim not created yet").
+// Returns the indices of the claims it created.
+std::vector<size_t> EnsurePodClaims(Snapshot* snapshot, size_t pod_idx);
+
+// One entry of pod.spec.resourceClaims resolved to a claim.
+struct PodClaimRef {
+  std::string pod_claim{};  // pod.spec.resourceClaims[].name
+  size_t claim = 0;       // index into Snapshot::claims
+};
+
+// The scheduler's resolution (§2.1), in pod order; entries whose status says
+// no claim is needed are skipped. Errors (kFailedPrecondition, message as
+// upstream): claim not created yet, not found, being deleted, not owned by
+// the pod, no source set.
+StatusOr<std::vector<PodClaimRef>> ResolvePodClaims(const Snapshot& snapshot, const api::Pod& pod);
+
+}  // namespace dra::sched

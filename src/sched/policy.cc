@@ -1,0 +1,100 @@
+// Upstream: pkg/scheduler/framework/plugins/noderesources (least_allocated.go,
+// most_allocated.go, balanced_allocation.go, resource_allocation.go) and
+// dynamicresources NormalizeScore.
+#include "sched/policy.h"
+
+#include <cmath>
+#include <vector>
+
+namespace dra::sched {
+namespace {
+
+int64_t LeastRequested(int64_t requested, int64_t capacity) {
+  if (capacity == 0 || requested > capacity) return 0;
+  return (capacity - requested) * kMaxNodeScore / capacity;
+}
+
+int64_t MostRequested(int64_t requested, int64_t capacity) {
+  if (capacity == 0) return 0;
+  if (requested > capacity) requested = capacity;
+  return requested * kMaxNodeScore / capacity;
+}
+
+class KubePolicy : public ScorePolicy {
+ public:
+  std::string_view name() const override { return "kube"; }
+  int64_t Score(const NodeState& node, const api::Pod& /*pod*/, const PodFit& fit) const override {
+    return LeastAllocatedScore(node, fit) + BalancedAllocationScore(node, fit) + DraNormalizedScore(fit);
+  }
+};
+
+class BinpackPolicy : public ScorePolicy {
+ public:
+  std::string_view name() const override { return "binpack"; }
+  int64_t Score(const NodeState& node, const api::Pod& /*pod*/, const PodFit& fit) const override {
+    return MostAllocatedScore(node, fit);
+  }
+};
+
+}  // namespace
+
+int64_t LeastAllocatedScore(const NodeState& node, const PodFit& fit) {
+  // Resources with zero allocatable are left out of the weights, as upstream.
+  int64_t sum = 0, weights = 0;
+  if (node.allocatable.milli_cpu > 0) {
+    sum += LeastRequested(node.non_zero_requested.milli_cpu + fit.non_zero_requests.milli_cpu,
+                          node.allocatable.milli_cpu);
+    ++weights;
+  }
+  if (node.allocatable.memory > 0) {
+    sum += LeastRequested(node.non_zero_requested.memory + fit.non_zero_requests.memory, node.allocatable.memory);
+    ++weights;
+  }
+  return weights == 0 ? 0 : sum / weights;
+}
+
+int64_t BalancedAllocationScore(const NodeState& node, const PodFit& fit) {
+  // PreScore skips the plugin for a pod that requests neither cpu nor memory.
+  if (fit.requests.milli_cpu == 0 && fit.requests.memory == 0) return 0;
+  std::vector<double> fractions;
+  auto add = [&](int64_t requested, int64_t allocatable) {
+    if (allocatable == 0) return;
+    double f = static_cast<double>(requested) / static_cast<double>(allocatable);
+    fractions.push_back(f > 1 ? 1 : f);
+  };
+  add(node.requested.milli_cpu + fit.requests.milli_cpu, node.allocatable.milli_cpu);
+  add(node.requested.memory + fit.requests.memory, node.allocatable.memory);
+  double std_dev = fractions.size() == 2 ? std::abs((fractions[0] - fractions[1]) / 2) : 0;
+  return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
+}
+
+int64_t DraNormalizedScore(const PodFit& fit) {
+  if (fit.dra_max_raw_score <= 0) return 0;
+  return kMaxNodeScore * fit.dra_raw_score / fit.dra_max_raw_score;
+}
+
+int64_t MostAllocatedScore(const NodeState& node, const PodFit& fit) {
+  int64_t sum = 0, weights = 0;
+  if (node.allocatable.milli_cpu > 0) {
+    sum += MostRequested(node.non_zero_requested.milli_cpu + fit.non_zero_requests.milli_cpu,
+                         node.allocatable.milli_cpu);
+    ++weights;
+  }
+  if (node.allocatable.memory > 0) {
+    sum += MostRequested(node.non_zero_requested.memory + fit.non_zero_requests.memory, node.allocatable.memory);
+    ++weights;
+  }
+  if (node.devices > 0) {
+    sum += MostRequested(node.devices_in_use + fit.devices_taken, node.devices);
+    ++weights;
+  }
+  return weights == 0 ? 0 : sum / weights;
+}
+
+StatusOr<std::unique_ptr<ScorePolicy>> NewPolicy(std::string_view name) {
+  if (name == "kube") return std::unique_ptr<ScorePolicy>(std::make_unique<KubePolicy>());
+  if (name == "binpack") return std::unique_ptr<ScorePolicy>(std::make_unique<BinpackPolicy>());
+  return InvalidArgumentError("unknown policy \"" + std::string(name) + "\" (want kube or binpack)");
+}
+
+}  // namespace dra::sched

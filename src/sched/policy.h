@@ -1,0 +1,65 @@
+// Scoring policies: how the scheduler ranks the nodes a pod fits on. A policy
+// is a small stateless class; Schedule() asks it for one score per feasible
+// node and takes the highest (ties: scheduler.h). New policies implement
+// ScorePolicy and are added to NewPolicy.
+//
+//   kube     kube-scheduler's default scoring, limited to what dractl models:
+//            NodeResourcesFit (LeastAllocated, cpu and memory, weight 1 each)
+//            + NodeResourcesBalancedAllocation (cpu, memory)
+//            + DynamicResources (prioritized-list score, scheduler-plugin.md §4.6),
+//            each plugin weight 1, each 0-100.
+//   binpack  MostAllocated over cpu, memory and devices (equal weights; the
+//            device term only on nodes with devices): fills nodes first.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "api/core.h"
+#include "base/status.h"
+#include "sched/resources.h"
+
+namespace dra::sched {
+
+inline constexpr int64_t kMaxNodeScore = 100;
+
+// A node as the scorer sees it before the pod is placed.
+struct NodeState {
+  const api::Node* node = nullptr;
+  Resources allocatable{};
+  Resources requested{};           // PodRequests of the pods on the node
+  Resources non_zero_requested{};  // PodRequests(non_zero) of the pods on the node
+  int64_t devices = 0;           // devices of the pools usable on the node
+  int64_t devices_in_use = 0;    // of those, allocated to some claim
+};
+
+// What placing the pod on the node takes.
+struct PodFit {
+  Resources requests{};            // PodRequests(pod)
+  Resources non_zero_requests{};   // PodRequests(pod, non_zero)
+  int64_t devices_taken = 0;     // devices of the node the pod's new allocations take
+  // DynamicResources' raw score on this node (§4.6) and the highest raw score
+  // over all feasible nodes for this pod (for NormalizeScore).
+  int64_t dra_raw_score = 0;
+  int64_t dra_max_raw_score = 0;
+};
+
+class ScorePolicy {
+ public:
+  virtual ~ScorePolicy() = default;
+  virtual std::string_view name() const = 0;
+  // Higher is better. Must be deterministic.
+  virtual int64_t Score(const NodeState& node, const api::Pod& pod, const PodFit& fit) const = 0;
+};
+
+// "kube" or "binpack"; kInvalidArgument otherwise.
+StatusOr<std::unique_ptr<ScorePolicy>> NewPolicy(std::string_view name);
+
+// The plugin scores the policies add up (each 0..100), exposed for tests.
+int64_t LeastAllocatedScore(const NodeState& node, const PodFit& fit);
+int64_t BalancedAllocationScore(const NodeState& node, const PodFit& fit);
+int64_t DraNormalizedScore(const PodFit& fit);  // 100 * raw / max, 0 if max is 0
+int64_t MostAllocatedScore(const NodeState& node, const PodFit& fit);
+
+}  // namespace dra::sched

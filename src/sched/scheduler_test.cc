@@ -1,0 +1,245 @@
+// Scheduling cycles on small clusters built in code, with the real CEL
+// evaluator (classes select by driver).
+#include "sched/scheduler.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "api/defaults.h"
+
+namespace dra::sched {
+namespace {
+
+api::Quantity Q(std::string_view text) { return *api::Quantity::Parse(text); }
+
+class SchedulerTest : public ::testing::Test {
+ protected:
+  SchedulerTest() {
+    api::DeviceClass c;
+    c.metadata.name = "gpu";
+    c.spec.selectors.push_back({.cel = api::CelDeviceSelector{"device.driver == 'gpu.example.com'"}});
+    snap_.classes.push_back(c);
+  }
+
+  api::Node& AddNode(std::string name, std::string cpu = "8", std::string memory = "32Gi") {
+    api::Node n;
+    n.metadata.name = std::move(name);
+    n.metadata.labels.insert_or_assign("kubernetes.io/hostname", n.metadata.name);
+    n.status.allocatable.insert_or_assign("cpu", Q(cpu));
+    n.status.allocatable.insert_or_assign("memory", Q(memory));
+    n.status.allocatable.insert_or_assign("pods", Q("110"));
+    snap_.nodes.push_back(n);
+    return snap_.nodes.back();
+  }
+  void AddGpus(const std::string& node, int count) {
+    api::ResourceSlice s;
+    s.metadata.name = node + "-gpus";
+    s.spec.driver = "gpu.example.com";
+    s.spec.pool = {.name = node, .generation = 1, .resource_slice_count = 1};
+    s.spec.node_name = node;
+    for (int i = 0; i < count; ++i) s.spec.devices.push_back({.name = "gpu-" + std::to_string(i)});
+    api::SetDefaults(s, "1970-01-01T00:00:00Z");
+    snap_.slices.push_back(s);
+  }
+  api::Pod& AddPod(std::string name, std::string cpu = "1") {
+    api::Pod p;
+    p.metadata.namespace_ = "default";
+    p.metadata.name = std::move(name);
+    p.metadata.uid = "uid-" + p.metadata.name;
+    api::Container c;
+    c.name = "main";
+    if (!cpu.empty()) c.resources.requests.insert_or_assign("cpu", Q(cpu));
+    p.spec.containers.push_back(c);
+    snap_.pods.push_back(p);
+    return snap_.pods.back();
+  }
+  void AddTemplate(std::string name, std::string cls = "gpu") {
+    api::ResourceClaimTemplate t;
+    t.metadata.namespace_ = "default";
+    t.metadata.name = std::move(name);
+    t.spec.spec.devices.requests.push_back({.name = "gpu", .exactly = api::ExactDeviceRequest{.device_class_name = cls}});
+    api::SetDefaults(t);
+    snap_.templates.push_back(t);
+  }
+  api::ResourceClaim& AddClaim(std::string name) {
+    api::ResourceClaim c;
+    c.metadata.namespace_ = "default";
+    c.metadata.name = std::move(name);
+    c.spec.devices.requests.push_back({.name = "gpu", .exactly = api::ExactDeviceRequest{.device_class_name = "gpu"}});
+    api::SetDefaults(c);
+    snap_.claims.push_back(c);
+    return snap_.claims.back();
+  }
+  ScheduleResult Run(std::string_view policy = "kube", uint64_t seed = 0) {
+    auto p = NewPolicy(policy);
+    EXPECT_TRUE(p.ok());
+    policy_ = std::move(*p);
+    StatusOr<ScheduleResult> r = Schedule(&snap_, {.policy = policy_.get(), .seed = seed});
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return std::move(*r);
+  }
+
+  Snapshot snap_;
+  std::unique_ptr<ScorePolicy> policy_;
+};
+
+TEST_F(SchedulerTest, QueueOrderIsPriorityThenCreationThenName) {
+  AddPod("b").metadata.creation_timestamp = "2025-01-01T00:00:01Z";
+  AddPod("a").metadata.creation_timestamp = "2025-01-01T00:00:01Z";
+  AddPod("early").metadata.creation_timestamp = "2025-01-01T00:00:00Z";
+  AddPod("urgent").spec.priority = 1000;
+  AddPod("bound").spec.node_name = "n1";
+  AddPod("done").status.phase = api::PodPhase::kSucceeded;
+  AddPod("negative").spec.priority = -1;
+  std::vector<std::string> names;
+  for (size_t i : PendingQueue(snap_)) names.push_back(snap_.pods[i].metadata.name);
+  // Bound and finished pods are not queued.
+  EXPECT_THAT(names, ::testing::ElementsAre("urgent", "early", "a", "b", "negative"));
+}
+
+TEST_F(SchedulerTest, LeastAllocatedSpreadsAndBoundPodsCount) {
+  AddNode("n1");
+  AddNode("n2");
+  AddPod("running", "4").spec.node_name = "n1";
+  AddPod("p1");
+  ScheduleResult r = Run();
+  ASSERT_EQ(r.pods.size(), 1u);
+  EXPECT_EQ(r.pods[0].kind, PodOutcome::Kind::kPlaced);
+  EXPECT_EQ(r.pods[0].node, "n2");
+  EXPECT_EQ(snap_.pods[1].spec.node_name, "n2");
+  EXPECT_THAT(r.changed_pods, ::testing::ElementsAre(1u));
+}
+
+TEST_F(SchedulerTest, BinpackFillsTheBusierNode) {
+  AddNode("n1");
+  AddNode("n2");
+  AddPod("running", "4").spec.node_name = "n1";
+  AddPod("p1");
+  ScheduleResult r = Run("binpack");
+  EXPECT_EQ(r.pods[0].node, "n1");
+}
+
+TEST_F(SchedulerTest, NoFitAggregatesReasonsAsUpstream) {
+  AddNode("n1", "2");
+  AddNode("n2").spec.unschedulable = true;
+  api::Node& n3 = AddNode("n3");
+  n3.spec.taints.push_back({.key = "dedicated", .value = "ml", .effect = api::TaintEffect::kNoSchedule});
+  AddNode("n4", "1");
+  AddPod("big", "3");
+  ScheduleResult r = Run();
+  ASSERT_EQ(r.pods[0].kind, PodOutcome::Kind::kUnschedulable);
+  EXPECT_EQ(r.pods[0].message,
+            "0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: ml}, 1 node(s) were "
+            "unschedulable, 2 Insufficient cpu.");
+  EXPECT_EQ(r.pods[0].rejections.size(), 4u);
+  EXPECT_TRUE(snap_.pods[0].spec.node_name.empty());
+}
+
+TEST_F(SchedulerTest, NodeSelectorAndTolerationsSteer) {
+  AddNode("n1");
+  api::Node& n2 = AddNode("n2");
+  n2.spec.taints.push_back({.key = "dedicated", .value = "ml", .effect = api::TaintEffect::kNoSchedule});
+  api::Pod& p = AddPod("p");
+  p.spec.node_selector.insert_or_assign("kubernetes.io/hostname", "n2");
+  p.spec.tolerations.push_back({.key = "dedicated", .value = "ml"});
+  ScheduleResult r = Run();
+  EXPECT_EQ(r.pods[0].node, "n2");
+}
+
+TEST_F(SchedulerTest, TemplateClaimsAreGeneratedAllocatedAndCountedForLaterPods) {
+  AddNode("n1");
+  AddNode("n2");
+  AddGpus("n1", 1);
+  AddTemplate("one-gpu");
+  for (std::string name : {"p1", "p2"}) {
+    AddPod(name).spec.resource_claims.push_back({.name = "gpu", .resource_claim_template_name = "one-gpu"});
+  }
+  ScheduleResult r = Run();
+  ASSERT_EQ(r.pods.size(), 2u);
+  ASSERT_EQ(r.pods[0].kind, PodOutcome::Kind::kPlaced) << r.pods[0].message;
+  EXPECT_EQ(r.pods[0].node, "n1");
+  ASSERT_EQ(r.pods[0].claims.size(), 1u);
+  EXPECT_EQ(r.pods[0].claims[0].results[0].device, "gpu-0");
+  EXPECT_EQ(r.pods[1].kind, PodOutcome::Kind::kUnschedulable);
+  EXPECT_EQ(r.pods[1].message, "0/2 nodes are available: 2 cannot allocate all claims.");
+  ASSERT_EQ(snap_.claims.size(), 2u);  // both generated
+  EXPECT_EQ(r.created_claims.size(), 2u);
+  const api::ResourceClaim& c = snap_.claims[0];
+  ASSERT_TRUE(c.status.allocation.has_value());
+  ASSERT_EQ(c.status.reserved_for.size(), 1u);
+  EXPECT_EQ(c.status.reserved_for[0].resource, "pods");
+  EXPECT_EQ(c.status.reserved_for[0].name, "p1");
+  EXPECT_EQ(c.status.reserved_for[0].uid, "uid-p1");
+  EXPECT_THAT(c.metadata.finalizers, ::testing::ElementsAre(kDeleteProtectionFinalizer));
+  EXPECT_FALSE(snap_.claims[1].status.allocation.has_value());
+  // The pending pod's generated claim is still written (the controller ran).
+  EXPECT_THAT(r.changed_pods, ::testing::ElementsAre(0u, 1u));
+}
+
+TEST_F(SchedulerTest, SharedClaimIsAllocatedOnceAndReservedForEachPod) {
+  AddNode("n1");
+  AddNode("n2");
+  AddGpus("n1", 1);
+  AddClaim("shared");
+  // A busy n1 would lose on resources, but the claim pins p2 to it.
+  AddPod("p1").spec.resource_claims.push_back({.name = "gpu", .resource_claim_name = "shared"});
+  AddPod("p2", "6").spec.resource_claims.push_back({.name = "gpu", .resource_claim_name = "shared"});
+  ScheduleResult r = Run();
+  ASSERT_EQ(r.pods.size(), 2u);
+  EXPECT_EQ(r.pods[0].node, "n1");
+  EXPECT_TRUE(r.pods[0].claims[0].allocated_now);
+  ASSERT_EQ(r.pods[1].kind, PodOutcome::Kind::kPlaced) << r.pods[1].message;
+  EXPECT_EQ(r.pods[1].node, "n1");
+  EXPECT_FALSE(r.pods[1].claims[0].allocated_now);
+  ASSERT_EQ(r.pods[1].rejections.size(), 1u);
+  EXPECT_THAT(r.pods[1].rejections[0].reasons, ::testing::ElementsAre("resourceclaim not available on the node"));
+  EXPECT_EQ(snap_.claims[0].status.reserved_for.size(), 2u);
+  EXPECT_THAT(r.changed_claims, ::testing::ElementsAre(0u));
+}
+
+TEST_F(SchedulerTest, ReservedForLimitIs256) {
+  AddNode("n1");
+  AddGpus("n1", 1);
+  api::ResourceClaim& c = AddClaim("shared");
+  c.status.allocation = api::AllocationResult{};
+  for (int i = 0; i < 256; ++i) {
+    c.status.reserved_for.push_back({.resource = "pods", .name = "x" + std::to_string(i), .uid = std::to_string(i)});
+  }
+  AddPod("p").spec.resource_claims.push_back({.name = "gpu", .resource_claim_name = "shared"});
+  ScheduleResult r = Run();
+  EXPECT_EQ(r.pods[0].kind, PodOutcome::Kind::kError);
+  EXPECT_EQ(r.pods[0].message,
+            "ResourceClaim.resource.k8s.io \"shared\" is invalid: status.reservedFor: Too many: 257: must have at "
+            "most 256 items");
+}
+
+TEST_F(SchedulerTest, MissingClassIsAPreFilterRejection) {
+  AddNode("n1");
+  AddTemplate("bad", "nope");
+  AddPod("p").spec.resource_claims.push_back({.name = "gpu", .resource_claim_template_name = "bad"});
+  AddPod("q").spec.resource_claims.push_back({.name = "gpu", .resource_claim_template_name = "missing"});
+  ScheduleResult r = Run();
+  EXPECT_EQ(r.pods[0].message, "0/1 nodes are available: request gpu: device class nope does not exist.");
+  EXPECT_EQ(r.pods[1].message, "pod \"default/q\": ResourceClaim not created yet");
+}
+
+TEST_F(SchedulerTest, SeedBreaksTiesDeterministically) {
+  AddNode("n1");
+  AddNode("n2");
+  AddPod("p");
+  Snapshot original = snap_;
+  std::set<std::string> chosen;
+  for (uint64_t seed = 0; seed < 16; ++seed) {
+    snap_ = original;
+    std::string first = Run("kube", seed).pods[0].node;
+    snap_ = original;
+    EXPECT_EQ(Run("kube", seed).pods[0].node, first);
+    chosen.insert(first);
+  }
+  EXPECT_EQ(chosen.size(), 2u);
+}
+
+}  // namespace
+}  // namespace dra::sched

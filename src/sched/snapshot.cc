@@ -1,0 +1,71 @@
+#include "sched/snapshot.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include <fmt/format.h>
+
+#include "alloc/taint_rules.h"
+
+namespace dra::sched {
+namespace {
+
+uint64_t Fnv1a(std::string_view text, uint64_t h = 14695981039346656037ULL) {
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+}  // namespace
+
+std::string StableUid(std::string_view key) {
+  uint64_t a = Fnv1a(key);
+  uint64_t b = Fnv1a(key, a ^ 0x9e3779b97f4a7c15ULL);
+  return fmt::format("{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}", static_cast<uint32_t>(a >> 32),
+                     static_cast<uint32_t>((a >> 16) & 0xffff), static_cast<uint32_t>(a & 0xfff),
+                     static_cast<uint32_t>(0x8000 | ((b >> 48) & 0x3fff)), b & 0xffffffffffffULL);
+}
+
+std::optional<size_t> Snapshot::FindClaim(std::string_view ns, std::string_view name) const {
+  for (size_t i = 0; i < claims.size(); ++i) {
+    if (claims[i].metadata.namespace_ == ns && claims[i].metadata.name == name) return i;
+  }
+  return std::nullopt;
+}
+
+const api::ResourceClaimTemplate* Snapshot::FindTemplate(std::string_view ns, std::string_view name) const {
+  for (const api::ResourceClaimTemplate& t : templates) {
+    if (t.metadata.namespace_ == ns && t.metadata.name == name) return &t;
+  }
+  return nullptr;
+}
+
+Snapshot NewSnapshot(std::span<const api::Object* const> objects, const api::FeatureGates& gates) {
+  Snapshot s;
+  s.gates = gates;
+  std::vector<api::ResourceSlice> raw_slices;
+  for (const api::Object* o : objects) {
+    if (const auto* n = std::get_if<api::Node>(o)) s.nodes.push_back(*n);
+    if (const auto* p = std::get_if<api::Pod>(o)) s.pods.push_back(*p);
+    if (const auto* c = std::get_if<api::ResourceClaim>(o)) s.claims.push_back(*c);
+    if (const auto* t = std::get_if<api::ResourceClaimTemplate>(o)) s.templates.push_back(*t);
+    if (const auto* c = std::get_if<api::DeviceClass>(o)) s.classes.push_back(*c);
+    if (const auto* r = std::get_if<api::ResourceSlice>(o)) raw_slices.push_back(*r);
+    if (const auto* r = std::get_if<api::DeviceTaintRule>(o)) s.rules.push_back(*r);
+  }
+  std::stable_sort(s.nodes.begin(), s.nodes.end(),
+                   [](const api::Node& a, const api::Node& b) { return a.metadata.name < b.metadata.name; });
+  for (api::Pod& p : s.pods) {
+    if (p.metadata.uid.empty()) p.metadata.uid = StableUid("pod/" + p.metadata.namespace_ + "/" + p.metadata.name);
+  }
+  std::vector<const api::ResourceSlice*> slice_ptrs;
+  for (const api::ResourceSlice& r : raw_slices) slice_ptrs.push_back(&r);
+  std::vector<const api::DeviceTaintRule*> rule_ptrs;
+  for (const api::DeviceTaintRule& r : s.rules) rule_ptrs.push_back(&r);
+  s.slices = alloc::ApplyDeviceTaintRules(slice_ptrs, rule_ptrs, gates);
+  return s;
+}
+
+}  // namespace dra::sched

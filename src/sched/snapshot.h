@@ -1,0 +1,48 @@
+// The cluster as the scheduler sees it at one moment: every object it reads,
+// owned by value. Schedule() (scheduler.h) changes it as kube-scheduler and
+// the resource-claim controller would change the API objects: generated
+// claims are appended, claims get status.allocation and reservedFor, pods get
+// spec.nodeName and status.resourceClaimStatuses.
+//
+// Invariants after NewSnapshot:
+//   1. `nodes` are sorted by name; the other lists keep input order.
+//   2. `slices` hold the DeviceTaintRules' taints (alloc::ApplyDeviceTaintRules).
+//   3. Every pod has a metadata.uid: pods without one get a stable one derived
+//      from namespace/name (StableUid), so owner references and reservedFor
+//      entries can name them.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/features.h"
+#include "api/object.h"
+
+namespace dra::sched {
+
+struct Snapshot {
+  api::FeatureGates gates = api::FeatureGates::Defaults();
+  std::vector<api::Node> nodes;
+  std::vector<api::Pod> pods;
+  std::vector<api::ResourceClaim> claims;
+  std::vector<api::ResourceClaimTemplate> templates;
+  std::vector<api::DeviceClass> classes;
+  std::vector<api::ResourceSlice> slices;
+  std::vector<api::DeviceTaintRule> rules;
+
+  // Index into `claims` of claim `name` in namespace `ns`, or nullopt.
+  std::optional<size_t> FindClaim(std::string_view ns, std::string_view name) const;
+  const api::ResourceClaimTemplate* FindTemplate(std::string_view ns, std::string_view name) const;
+};
+
+// A snapshot of copies of `objects` (other kinds are ignored).
+// REQUIRES: the objects are defaulted (api/defaults.h) and valid.
+Snapshot NewSnapshot(std::span<const api::Object* const> objects, const api::FeatureGates& gates);
+
+// A UUID-shaped (version 4 layout) text derived from `key` alone.
+std::string StableUid(std::string_view key);
+
+}  // namespace dra::sched

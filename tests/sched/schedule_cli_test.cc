@@ -1,0 +1,207 @@
+// End-to-end tests of `dractl schedule` on tests/sched/data: the A100 MIG
+// nodes and the GPU+NIC node of shared/fixtures plus hand-written Nodes and
+// Pods (see data/nodes.yaml and data/pods.yaml for the reasoning behind each
+// expected placement), and a cross-check against `dractl allocate`.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/run_command.h"
+#include "manifest/emit.h"
+#include "manifest/encode.h"
+#include "manifest/loader.h"
+
+namespace dra::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kBin = DRACTL_BIN;
+const std::string kData = std::string(DRA_SOURCE_DIR) + "/tests/sched/data";
+
+bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// The table line of `pod` with the column padding squeezed: "NODE  DEVICES
+// OR REASON" (the pod name left out), or "" if the pod is not listed.
+std::string LineOf(const std::string& table, const std::string& pod) {
+  std::istringstream in(table);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(pod + " ", 0) != 0) continue;
+    std::string rest = line.substr(pod.size());
+    rest.erase(0, rest.find_first_not_of(' '));
+    size_t node_end = rest.find(' ');
+    if (node_end == std::string::npos) return rest;
+    std::string tail = rest.substr(node_end);
+    tail.erase(0, tail.find_first_not_of(' '));
+    return rest.substr(0, node_end) + "  " + tail;
+  }
+  return "";
+}
+
+TEST(ScheduleCliTest, PlacesPodsAsWorkedOutByHand) {
+  CommandResult r = RunCommand(kBin + " schedule -f " + ShellQuote(kData));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string& t = r.output;
+  // web: priority 1000, first in the queue; the only node without the GPU taint.
+  EXPECT_EQ(LineOf(t, "default/web"), "cpu-01  -") << t;
+  // The two fixture pods come next (no creationTimestamp).
+  // ocr-pipeline: 1g.5gb + 2g.10gb on one GPU; ip-10-0-42-88 is less loaded
+  // (the trainer holds 48 CPUs of ip-10-0-42-17); its first GPU has both.
+  EXPECT_TRUE(Contains(LineOf(t, "mig-tenants/ocr-pipeline"),
+                       "ip-10-0-42-88.us-west-2.compute.internal  migs: "
+                       "gpu.nvidia.com/ip-10-0-42-88.us-west-2.compute.internal/gpu-0-mig-1g5gb-19-2,"
+                       "gpu.nvidia.com/ip-10-0-42-88.us-west-2.compute.internal/gpu-0-mig-2g10gb-14-0"))
+      << t;
+  // nccl-tests-rdma: only l40s-rdma-03 has VFs; gpu-0 with the first VF of
+  // ens1f0np0 (same root pci0000:15) comes first in search order.
+  EXPECT_TRUE(Contains(LineOf(t, "rdma-inference/nccl-tests-rdma"),
+                       "l40s-rdma-03  devices: gpu.nvidia.com/l40s-rdma-03/gpu-0,"
+                       "sriovnetwork.k8snetworkplumbingwg.io/l40s-rdma-03/0000-17-00-2"))
+      << t;
+  // notebooks: the next free 1g.5gb devices on ip-10-0-42-88.
+  EXPECT_TRUE(Contains(LineOf(t, "mig-tenants/notebook-0"),
+                       "ip-10-0-42-88.us-west-2.compute.internal  mig: "
+                       "gpu.nvidia.com/ip-10-0-42-88.us-west-2.compute.internal/gpu-0-mig-1g5gb-19-3"))
+      << t;
+  EXPECT_TRUE(Contains(LineOf(t, "mig-tenants/notebook-1"),
+                       "ip-10-0-42-88.us-west-2.compute.internal  mig: "
+                       "gpu.nvidia.com/ip-10-0-42-88.us-west-2.compute.internal/gpu-1-mig-1g5gb-19-2"))
+      << t;
+  // notebook-pinned: nodeSelector picks the DynamicMIG node.
+  EXPECT_TRUE(Contains(LineOf(t, "mig-tenants/notebook-pinned"),
+                       "ip-10-0-42-17.us-west-2.compute.internal  mig: "
+                       "gpu.nvidia.com/ip-10-0-42-17.us-west-2.compute.internal/gpu-0-mig-1g5gb-19-0"))
+      << t;
+  // nccl-1 takes the other aligned pair; nccl-2 finds none anywhere.
+  EXPECT_TRUE(Contains(LineOf(t, "rdma-inference/nccl-1"),
+                       "l40s-rdma-03  devices: gpu.nvidia.com/l40s-rdma-03/gpu-2,"
+                       "sriovnetwork.k8snetworkplumbingwg.io/l40s-rdma-03/0000-99-00-2"))
+      << t;
+  EXPECT_TRUE(Contains(LineOf(t, "rdma-inference/nccl-2"),
+                       "<pending>  0/4 nodes are available: 4 cannot allocate all claims."))
+      << t;
+  // huge: no toleration for the GPU taint, and cpu-01 has 16 CPUs.
+  EXPECT_TRUE(Contains(LineOf(t, "default/huge"),
+                       "<pending>  0/4 nodes are available: 1 Insufficient cpu, 3 node(s) had untolerated taint "
+                       "{nvidia.com/gpu: present}."))
+      << t;
+  EXPECT_TRUE(Contains(t, "7 placed, 2 pending")) << t;
+  // The running trainer is not listed.
+  EXPECT_EQ(LineOf(t, "mig-tenants/trainer"), "");
+}
+
+TEST(ScheduleCliTest, HelpAndUsage) {
+  CommandResult help = RunCommand(kBin + " schedule --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_TRUE(Contains(help.output, "--policy")) << help.output;
+  EXPECT_TRUE(Contains(help.output, "--seed")) << help.output;
+  EXPECT_EQ(RunCommand(kBin + " schedule -f " + ShellQuote(kData) + " --policy spread").exit_code, 2);
+  EXPECT_EQ(RunCommand(kBin + " schedule").exit_code, 2);
+  fs::path bad = fs::temp_directory_path() / "dractl_sched_bad.yaml";
+  std::ofstream(bad) << "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: Bad_Name}\n";
+  EXPECT_EQ(RunCommand(kBin + " schedule -f " + ShellQuote(bad.string())).exit_code, 1);
+}
+
+TEST(ScheduleCliTest, BinpackIsDeterministicAndFillsNodes) {
+  CommandResult a = RunCommand(kBin + " schedule --policy binpack --seed 7 -f " + ShellQuote(kData));
+  CommandResult b = RunCommand(kBin + " schedule --policy binpack --seed 7 -f " + ShellQuote(kData));
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  EXPECT_EQ(a.output, b.output);
+  // MostAllocated: the busier DynamicMIG node (trainer) attracts the MIG pods.
+  EXPECT_TRUE(Contains(LineOf(a.output, "mig-tenants/notebook-0"), "ip-10-0-42-17.us-west-2.compute.internal"))
+      << a.output;
+}
+
+manifest::LoadResult LoadFile(const std::string& path) {
+  manifest::LoadResult out;
+  manifest::Loader(manifest::LoadOptions{}).LoadPath(path, &out);
+  return out;
+}
+
+// `-o yaml` output validates, loads back, and every placed pod's claims get
+// the same devices from `dractl allocate` on its node with the earlier
+// placements in use.
+TEST(ScheduleCliTest, YamlOutputValidatesAndMatchesAllocate) {
+  fs::path dir = fs::temp_directory_path() / "dractl_sched_test";
+  fs::create_directories(dir);
+  const std::string out_yaml = (dir / "out.yaml").string();
+  CommandResult r =
+      RunCommand("(" + kBin + " schedule -o yaml -f " + ShellQuote(kData) + " 2>/dev/null) > " + ShellQuote(out_yaml));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  CommandResult v = RunCommand(kBin + " validate -f " + ShellQuote(kData) + " -f " + ShellQuote(out_yaml));
+  // The output repeats the input pods (updated), so validate may warn about duplicates, but no errors.
+  EXPECT_EQ(v.exit_code, 0) << v.output;
+  CommandResult json = RunCommand("(" + kBin + " schedule -o json -f " + ShellQuote(kData) + " 2>/dev/null) > " +
+                                  ShellQuote((dir / "out.json").string()));
+  ASSERT_EQ(json.exit_code, 0);
+  EXPECT_EQ(RunCommand(kBin + " validate -f " + ShellQuote((dir / "out.json").string())).exit_code, 0);
+
+  manifest::LoadResult loaded = LoadFile(out_yaml);
+  ASSERT_EQ(loaded.error_count(), 0u);
+  std::map<std::string, api::ResourceClaim> claims;  // "ns/name"
+  std::vector<api::Pod> pods;
+  for (const manifest::LoadedObject& o : loaded.objects) {
+    if (const auto* c = std::get_if<api::ResourceClaim>(&o.object)) {
+      claims[c->metadata.namespace_ + "/" + c->metadata.name] = *c;
+    }
+    if (const auto* p = std::get_if<api::Pod>(&o.object); p != nullptr && !p->spec.node_name.empty()) {
+      pods.push_back(*p);
+    }
+  }
+  // Queue order = table order.
+  CommandResult table = RunCommand(kBin + " schedule -f " + ShellQuote(kData));
+  std::vector<api::Pod> ordered;
+  std::istringstream in(table.output);
+  std::string line;
+  while (std::getline(in, line)) {
+    for (const api::Pod& p : pods) {
+      if (line.rfind(p.metadata.namespace_ + "/" + p.metadata.name + " ", 0) == 0) ordered.push_back(p);
+    }
+  }
+  ASSERT_EQ(ordered.size(), 7u) << table.output;
+  std::vector<manifest::Node> earlier;  // claims allocated by earlier pods
+  int checked = 0;
+  for (const api::Pod& pod : ordered) {
+    std::vector<std::string> keys;
+    for (const api::PodResourceClaimStatus& s : pod.status.resource_claim_statuses) {
+      if (s.resource_claim_name) keys.push_back(pod.metadata.namespace_ + "/" + *s.resource_claim_name);
+    }
+    if (keys.empty()) continue;
+    std::vector<manifest::Node> docs = earlier;
+    std::string flags;
+    for (const std::string& k : keys) {
+      ASSERT_EQ(claims.count(k), 1u) << k;
+      docs.push_back(manifest::EncodeObject(api::Object(claims[k])));
+      flags += " --claim " + k;
+    }
+    const std::string in_path = (dir / "in.yaml").string();
+    std::ofstream(in_path) << manifest::EmitYamlDocuments(docs);
+    const std::string got_path = (dir / "got.yaml").string();
+    CommandResult a = RunCommand("(" + kBin + " allocate -f " + ShellQuote(kData) + " -f " + ShellQuote(in_path) +
+                                 " --node " + pod.spec.node_name + flags + " 2>/dev/null) > " + ShellQuote(got_path));
+    ASSERT_EQ(a.exit_code, 0) << pod.metadata.name << ": " << a.output;
+    manifest::LoadResult got = LoadFile(got_path);
+    ASSERT_EQ(got.error_count(), 0u);
+    for (const manifest::LoadedObject& o : got.objects) {
+      const auto* c = std::get_if<api::ResourceClaim>(&o.object);
+      ASSERT_NE(c, nullptr);
+      const api::ResourceClaim& want = claims[c->metadata.namespace_ + "/" + c->metadata.name];
+      ASSERT_TRUE(c->status.allocation && want.status.allocation);
+      EXPECT_EQ(c->status.allocation->devices.results, want.status.allocation->devices.results) << pod.metadata.name;
+      ++checked;
+    }
+    for (const std::string& k : keys) earlier.push_back(manifest::EncodeObject(api::Object(claims[k])));
+  }
+  EXPECT_EQ(checked, 6);  // every placed pod except web has one claim
+}
+
+}  // namespace
+}  // namespace dra::testing
