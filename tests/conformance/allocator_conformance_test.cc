@@ -12,6 +12,10 @@
 // fail, one a line: `name<TAB>reason`. An unlisted failure fails the test; a
 // listed scenario that passes is reported (remove it from the list).
 //
+// Scenarios come from shared/conformance/allocator, tests/conformance/allocator
+// (our own) and tests/regressions (reproducers of differences from upstream
+// found by tools/difftest, expecting upstream's outcome).
+//
 // A file in tests/conformance/corrections/ with the name of a shared scenario
 // replaces it: the shared vector was found to disagree with the reference
 // allocator (tools/oracle) and this is the corrected copy.
@@ -122,7 +126,8 @@ std::vector<fs::path> ScenarioFiles(int& corrections) {
   const fs::path corrected = fs::path(DRA_SOURCE_DIR) / "tests/conformance/corrections";
   std::vector<fs::path> files;
   corrections = 0;
-  for (fs::path dir : {shared, fs::path(DRA_SOURCE_DIR) / "tests/conformance/allocator"}) {
+  for (fs::path dir : {shared, fs::path(DRA_SOURCE_DIR) / "tests/conformance/allocator",
+                       fs::path(DRA_SOURCE_DIR) / "tests/regressions"}) {
     if (!fs::is_directory(dir)) continue;
     for (const auto& e : fs::directory_iterator(dir)) {
       if (e.path().extension() != ".yaml") continue;
