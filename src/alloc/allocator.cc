@@ -642,9 +642,17 @@ Status Search::PrepareEntry(PreparedClaim& claim, int request_idx, int entry_idx
     DRA_ASSIGN_OR_RETURN(Verdict v, Selectable(candidate, claim_idx, request_idx, entry_idx));
     if (v != Verdict::kYes) continue;
     if (f_->consumable_capacity) {
-      StatusOr<std::optional<CapacityAmounts>> fit =
-          CheckCapacity(*entry.capacity, *candidates()[c].device, candidates()[c].aggregated, nullptr);
-      if (!fit.ok() || !fit->has_value()) continue;
+      // The device's total capacity only (upstream 1.37): capacity that other
+      // claims already consume is rechecked when the device is taken, so a
+      // matching device that is partly used makes the All request fail rather
+      // than drop out of the set.
+      StatusOr<std::optional<CapacityAmounts>> fit = CheckCapacity(
+          *entry.capacity, *candidates()[c].device, nullptr, nullptr, f_->fractional_capacity_range);
+      if (!fit.ok()) {
+        return Status(fit.status().code(), fmt::format("{}: checking capacity for device {}: {}", where(),
+                                                       Id(candidate), fit.status().message()));
+      }
+      if (!fit->has_value()) continue;
     }
     entry.all_devices.push_back(candidate);
   }
@@ -919,7 +927,8 @@ TakeResult Search::Take(int claim_idx, int request_idx, int entry_idx, int candi
   if (f_->consumable_capacity) {
     auto& allocating = allocating_capacity_[static_cast<size_t>(candidate)];
     StatusOr<std::optional<CapacityAmounts>> fit =
-        CheckCapacity(*entry.capacity, device, aggregated, allocating ? &*allocating : nullptr);
+        CheckCapacity(*entry.capacity, device, aggregated, allocating ? &*allocating : nullptr,
+                      f_->fractional_capacity_range);
     if (!fit.ok() || !fit->has_value()) {
       if (!multi) {
         --taker_count_[static_cast<size_t>(candidate)];
@@ -1046,8 +1055,10 @@ StatusOr<int64_t> Search::CountUsable(int claim_idx, int request_idx, int entry_
     const bool multi = f_->consumable_capacity && device.allow_multiple_allocations.value_or(false);
     const CapacityAmounts* aggregated = cand.aggregated;
     if (f_->consumable_capacity) {
-      StatusOr<std::optional<CapacityAmounts>> fit = CheckCapacity(*entry.capacity, device, aggregated, nullptr);
-      if (!fit.ok() || !fit->has_value()) {
+      StatusOr<std::optional<CapacityAmounts>> fit =
+          CheckCapacity(*entry.capacity, device, aggregated, nullptr, f_->fractional_capacity_range);
+      if (!fit.ok()) return fit.status();  // the search reports it where upstream does
+      if (!fit->has_value()) {
         ++count.capacity;
         continue;
       }
@@ -1215,8 +1226,16 @@ Outcome Search::Step(int claim_idx, int request_idx, int entry_idx, int64_t devi
     if (f_->consumable_capacity) {
       const auto& allocating = allocating_capacity_[c];
       StatusOr<std::optional<CapacityAmounts>> fit =
-          CheckCapacity(*entry.capacity, *cand.device, cand.aggregated, allocating ? &*allocating : nullptr);
-      if (!fit.ok() || !fit->has_value()) {
+          CheckCapacity(*entry.capacity, *cand.device, cand.aggregated, allocating ? &*allocating : nullptr,
+                        f_->fractional_capacity_range);
+      if (!fit.ok()) {
+        error_ = Status(fit.status().code(),
+                        fmt::format("claim {}, request {}: checking capacity for device {}: {}",
+                                    ClaimName(claims_[static_cast<size_t>(claim_idx)]), entry.name, Id(candidate),
+                                    fit.status().message()));
+        return Outcome::kError;
+      }
+      if (!fit->has_value()) {
         ++reason_.capacity;
         continue;
       }

@@ -15,21 +15,24 @@ using CapacityAmounts = api::FlatMap<quantity::Quantity>;
 
 // The amount a request consumes of one capacity of a device: the request
 // adjusted by the capacity's requestPolicy, or (not requested) the policy's
-// default, else the whole capacity.
+// default, else the whole capacity. `fractional` is DRAFractionalCapacityRange
+// (validRange rounding in milli units). kOutOfRange when the request or its
+// rounding cannot be represented (upstream aborts the allocation then).
 StatusOr<quantity::Quantity> ConsumedAmount(const api::DeviceCapacity& capacity,
-                                            const quantity::Quantity* requested);
+                                            const quantity::Quantity* requested, bool fractional = false);
 
-// Capacity check for (request capacity `requirements`, `device`):
-//   ok, value  -> fits; the value lists the consumption of every capacity
-//   ok, nullopt -> does not fit (policy violated or not enough left)
-//   error      -> the request names a capacity the device lacks
-//                 ("some requested capacity has not been defined") or the
-//                 arithmetic overflowed; callers skip the device.
+// Capacity check for (request capacity `requirements`, `device`), as upstream
+// 1.37's CmpRequestOverCapacity:
+//   ok, value   -> fits; the value lists the consumption of every capacity
+//   ok, nullopt -> skip the device: it lacks a requested capacity, a policy is
+//                  violated, or not enough is left
+//   error       -> a consumption cannot be represented, or is negative: the
+//                  allocation must stop
 // `allocated` is the capacity already used by other claims, `allocating` the
 // capacity taken in the current search; either may be null.
 StatusOr<std::optional<CapacityAmounts>> CheckCapacity(const std::optional<api::CapacityRequirements>& requirements,
                                                        const api::Device& device, const CapacityAmounts* allocated,
-                                                       const CapacityAmounts* allocating);
+                                                       const CapacityAmounts* allocating, bool fractional = false);
 
 // Whether `toleration` tolerates `taint` (§10).
 bool Tolerates(const api::DeviceToleration& toleration, const api::DeviceTaint& taint);

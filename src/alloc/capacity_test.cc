@@ -60,13 +60,39 @@ TEST(CapacityTest, CountsAllocatedAndAllocating) {
   EXPECT_FALSE(fit->has_value());
 }
 
-TEST(CapacityTest, UnknownRequestedCapacityIsAnError) {
+TEST(CapacityTest, UnknownRequestedCapacitySkipsTheDevice) {
+  // Another device may define it (upstream 1.37: skip, not abort).
   api::Device d = DeviceWith("8Gi", {}, false);
   api::CapacityRequirements r;
   r.requests.insert_or_assign("cores", Q("1"));
   auto fit = CheckCapacity(r, d, nullptr, nullptr);
+  ASSERT_TRUE(fit.ok()) << fit.status().ToString();
+  EXPECT_FALSE(fit->has_value());
+}
+
+TEST(CapacityTest, FractionalRangeRoundsInMilliUnitsWithTheGate) {
+  api::CapacityRequestPolicyRange range{.min = Q("250m"), .max = std::nullopt, .step = Q("250m")};
+  api::Device d = DeviceWith("4", {.valid_range = range});
+  // Whole units without DRAFractionalCapacityRange: 300m -> Value() 1.
+  auto whole = CheckCapacity(Req("300m"), d, nullptr, nullptr, /*fractional=*/false);
+  ASSERT_TRUE(whole.ok() && whole->has_value());
+  EXPECT_EQ((*whole)->find("memory")->String(), "1");
+  // Milli units with it: 300m -> the next step from 250m, 500m.
+  auto milli = CheckCapacity(Req("300m"), d, nullptr, nullptr, /*fractional=*/true);
+  ASSERT_TRUE(milli.ok() && milli->has_value());
+  EXPECT_EQ((*milli)->find("memory")->String(), "500m");
+  // A whole result is a plain integer quantity.
+  auto one = CheckCapacity(Req("800m"), d, nullptr, nullptr, /*fractional=*/true);
+  ASSERT_TRUE(one.ok() && one->has_value());
+  EXPECT_EQ((*one)->find("memory")->String(), "1");
+}
+
+TEST(CapacityTest, UnrepresentableRequestIsAnError) {
+  api::CapacityRequestPolicyRange range{.min = Q("1"), .max = std::nullopt, .step = Q("1")};
+  api::Device d = DeviceWith("8", {.valid_range = range});
+  auto fit = CheckCapacity(Req("100E"), d, nullptr, nullptr);
   ASSERT_FALSE(fit.ok());
-  EXPECT_NE(fit.status().message().find("not been defined"), std::string::npos);
+  EXPECT_NE(fit.status().message().find("not representable"), std::string::npos) << fit.status().ToString();
 }
 
 TEST(TaintsTest, NoScheduleNeedsToleration) {

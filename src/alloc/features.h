@@ -11,6 +11,7 @@ struct Features {
   bool consumable_capacity = false;
   bool device_binding_and_status = false;  // DRADeviceBindingConditions AND DRAResourceClaimDeviceStatus
   bool device_taints = false;
+  bool fractional_capacity_range = false;  // DRAFractionalCapacityRange
   bool list_type_attributes = false;
   bool partitionable_devices = false;
   bool prioritized_list = false;
@@ -23,6 +24,7 @@ struct Features {
     f.device_binding_and_status = gates.enabled(Gate::kDRADeviceBindingConditions) &&
                                   gates.enabled(Gate::kDRAResourceClaimDeviceStatus);
     f.device_taints = gates.enabled(Gate::kDRADeviceTaints);
+    f.fractional_capacity_range = gates.enabled(Gate::kDRAFractionalCapacityRange);
     f.list_type_attributes = gates.enabled(Gate::kDRAListTypeAttributes);
     f.partitionable_devices = gates.enabled(Gate::kDRAPartitionableDevices);
     f.prioritized_list = gates.enabled(Gate::kDRAPrioritizedList);

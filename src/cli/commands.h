@@ -14,5 +14,6 @@ int RunCel(std::span<const std::string_view> args);
 int RunEval(std::span<const std::string_view> args);
 int RunAllocate(std::span<const std::string_view> args);
 int RunSchedule(std::span<const std::string_view> args);
+int RunExplain(std::span<const std::string_view> args);
 
 }  // namespace dra::cli

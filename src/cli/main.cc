@@ -23,6 +23,7 @@ Commands:
   eval       which devices a CEL selector or a DeviceClass selects
   allocate   allocate claims on a node as kube-scheduler would, and say why not
   schedule   place pending pods on nodes (filters, DRA allocation, scoring)
+  explain    why a pending pod does not schedule: causes per node, near misses
 
 Inputs (-f) are files, directories (recursive: .yaml .yml .json) or - (stdin),
 exactly as `kubectl get ... -o yaml|json` prints them (List objects included).
@@ -48,6 +49,7 @@ constexpr Command kCommands[] = {
     {"eval", dra::cli::RunEval},
     {"allocate", dra::cli::RunAllocate},
     {"schedule", dra::cli::RunSchedule},
+    {"explain", dra::cli::RunExplain},
 };
 
 int Main(int argc, char** argv) {

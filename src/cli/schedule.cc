@@ -10,6 +10,7 @@
 #include "api/defaults.h"
 #include "api/features.h"
 #include "api/validation.h"
+#include "cli/cluster_inputs.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "manifest/emit.h"
@@ -28,6 +29,7 @@ struct ScheduleFlags {
   std::string gates;
   std::string output = "table";
   uint64_t max_steps = 0;
+  std::string workloads = "expand";
 };
 
 // "mig: gpu.nvidia.com/pool/dev,gpu.nvidia.com/pool/dev2; nic: ..."
@@ -96,19 +98,10 @@ int Run(const ScheduleFlags& flags) {
   }
 
   manifest::LoadResult loaded;
-  LoadInputs(flags.files, {.keep_trees = true}, &loaded);
-  // As for allocate: the API server defaults and validates every object first.
-  for (manifest::LoadedObject& o : loaded.objects) {
-    api::SetDefaults(o.object, "1970-01-01T00:00:00Z");
-    for (const api::FieldError& e : api::Validate(o.object, *gates)) {
-      if (e.severity == api::Severity::kError) loaded.messages.push_back(ToMessage(o, e));
-    }
-  }
-  PrintMessages(loaded);
-  if (loaded.error_count() > 0) {
-    std::fprintf(stderr, "dractl schedule: %zu input error%s (see above)\n", loaded.error_count(),
-                 loaded.error_count() == 1 ? "" : "s");
-    return kExitInputError;
+  if (int rc = LoadCluster(flags.files, *gates,
+                           {.command = "dractl schedule", .expand_workloads = flags.workloads == "expand"}, &loaded);
+      rc >= 0) {
+    return rc;
   }
   std::vector<const api::Object*> objects;
   for (const manifest::LoadedObject& o : loaded.objects) objects.push_back(&o.object);
@@ -139,6 +132,9 @@ int RunSchedule(std::span<const std::string_view> args) {
                "pods' ResourceClaims (claims from templates are created as the resource-claim\n"
                "controller would), then scoring. Pods already bound and claims already allocated are\n"
                "in use. Queue order: priority, creationTimestamp, namespace/name.\n"
+               "Deployments, ReplicaSets, StatefulSets, DaemonSets and Jobs are expanded into the pods\n"
+               "their controllers would create (unless input pods are owned by them); see\n"
+               "src/sched/workloads.h.\n"
                "\n"
                "  dractl schedule -f cluster/ [--policy kube|binpack] [--seed N] [-o table|yaml|json]\n"
                "\n"
@@ -161,6 +157,10 @@ int RunSchedule(std::span<const std::string_view> args) {
       ->capture_default_str();
   app.add_option("--feature-gates", flags.gates, "gate overrides, e.g. DRAConsumableCapacity=true");
   app.add_option("--max-steps", flags.max_steps, "allocator search steps per node (0: the default limit)");
+  app.add_option("--workloads", flags.workloads,
+                 "expand: workloads become the pods their controllers would create; ignore: skip them")
+      ->check(CLI::IsMember({"expand", "ignore"}))
+      ->capture_default_str();
   app.add_option("-o,--output", flags.output, "table, yaml or json")
       ->check(CLI::IsMember({"table", "yaml", "json"}))
       ->capture_default_str();

@@ -1111,6 +1111,51 @@ class Decoder {
     return object;
   }
 
+  // Workloads (api/workload.h): the fields that decide which pods exist, the
+  // rest of the spec kept raw; apiVersion and kind were checked by the caller.
+  void Decode(const Node& n, const Path& path, api::PodTemplateSpec* t) {
+    Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) {
+      DRA_FIELD("metadata", Decode(v, p, &t->metadata));
+      DRA_FIELD("spec", Decode(v, p, &t->spec));
+      return false;
+    });
+  }
+  void DecodeWorkloadSpec(const Node& n, const Path& path, api::Workload* w) {
+    // The spec fields of all five kinds (apps/v1 and batch/v1 types.go).
+    static constexpr std::string_view kWorkloadSpecFields[] = {
+        "replicas", "selector", "template", "strategy", "minReadySeconds", "revisionHistoryLimit",
+        "paused", "progressDeadlineSeconds", "volumeClaimTemplates", "serviceName",
+        "podManagementPolicy", "updateStrategy", "persistentVolumeClaimRetentionPolicy", "ordinals",
+        "parallelism", "completions", "activeDeadlineSeconds", "podFailurePolicy", "successPolicy",
+        "backoffLimit", "backoffLimitPerIndex", "maxFailedIndexes", "manualSelector",
+        "ttlSecondsAfterFinished", "completionMode", "suspend", "podReplacementPolicy", "managedBy"};
+    const bool job = w->kind == api::WorkloadKind::kJob;
+    const bool has_replicas = !job && w->kind != api::WorkloadKind::kDaemonSet;
+    CoreStruct(n, path, kWorkloadSpecFields, &w->spec_extra,
+               [&](std::string_view key, const Node& v, const Path& p) {
+                 if (has_replicas) DRA_FIELD("replicas", OptInt32(v, p, &w->replicas));
+                 if (job) DRA_FIELD("parallelism", OptInt32(v, p, &w->parallelism));
+                 if (job) DRA_FIELD("completions", OptInt32(v, p, &w->completions));
+                 if (job) DRA_FIELD("suspend", Bool(v, p, &w->suspend));
+                 if (job) DRA_FIELD("completionMode", String(v, p, &w->completion_mode));
+                 DRA_FIELD("template", Decode(v, p, &w->template_));
+                 return false;
+               });
+  }
+  api::Workload TopWorkload(const Node& root, api::WorkloadKind kind) {
+    api::Workload w;
+    w.kind = kind;
+    Path root_path;
+    Struct(root, root_path, [&](std::string_view key, const Node& v, const Path& p) {
+      if (key == "apiVersion" || key == "kind") return true;
+      DRA_FIELD("metadata", Decode(v, p, &w.metadata));
+      DRA_FIELD("spec", DecodeWorkloadSpec(v, p, &w));
+      DRA_FIELD("status", Raw(v, p, &w.status_raw));
+      return false;
+    });
+    return w;
+  }
+
 #undef DRA_FIELD
 
  private:
@@ -1227,6 +1272,29 @@ StatusOr<api::Object> DecodeObject(const Node& root, const DecodeOptions& option
   meta.source.line = root.mark.line;
   meta.source.column = root.mark.column;
   return object;
+}
+
+StatusOr<api::Workload> DecodeWorkload(const Node& root, const DecodeOptions& options,
+                                       std::vector<Diagnostic>* diagnostics) {
+  if (!root.is_mapping()) return NotFoundError("not an object");
+  const Node* api_node = root.Find("apiVersion");
+  const Node* kind_node = root.Find("kind");
+  if (api_node == nullptr || kind_node == nullptr || api_node->kind != NodeKind::kString ||
+      kind_node->kind != NodeKind::kString) {
+    return NotFoundError("no apiVersion or kind");
+  }
+  std::optional<api::WorkloadKind> kind = api::ParseEnum<api::WorkloadKind>(kind_node->text);
+  if (!kind || api_node->text != api::WorkloadApiVersion(*kind)) {
+    return NotFoundError("unsupported kind " + api_node->text + " " + kind_node->text);
+  }
+  Decoder decoder(options, diagnostics);
+  api::Workload workload = decoder.TopWorkload(root, *kind);
+  if (decoder.error_count() > 0) {
+    return InvalidArgumentError(Summary(decoder.first_error(), decoder.error_count()));
+  }
+  workload.metadata.source.line = root.mark.line;
+  workload.metadata.source.column = root.mark.column;
+  return workload;
 }
 
 }  // namespace dra::manifest

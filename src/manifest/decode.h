@@ -34,6 +34,7 @@
 
 #include "api/field_path.h"
 #include "api/object.h"
+#include "api/workload.h"
 #include "base/status.h"
 #include "manifest/node.h"
 
@@ -67,5 +68,12 @@ struct DecodeOptions {
 //                      summarises the first and says how many there were.
 StatusOr<api::Object> DecodeObject(const Node& root, const DecodeOptions& options,
                                    std::vector<Diagnostic>* diagnostics);
+
+// Decodes an apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet or batch/v1
+// Job (api/workload.h) with the same rules as DecodeObject: the pod template
+// as a Pod, unmodelled spec fields kept in Workload::spec_extra, status raw.
+// kNotFound (nothing added to `*diagnostics`) for any other kind or version.
+StatusOr<api::Workload> DecodeWorkload(const Node& root, const DecodeOptions& options,
+                                       std::vector<Diagnostic>* diagnostics);
 
 }  // namespace dra::manifest

@@ -276,6 +276,21 @@ void Loader::DecodeOne(Node root, const std::shared_ptr<const std::string>& file
   decode_options.strict = options_.strict;
   StatusOr<api::Object> object = DecodeObject(root, decode_options, &diagnostics);
   if (!object.ok() && object.status().code() == StatusCode::kNotFound) {
+    if (options_.keep_workloads) {
+      StatusOr<api::Workload> workload = DecodeWorkload(root, decode_options, &diagnostics);
+      if (workload.status().code() != StatusCode::kNotFound) {
+        for (Diagnostic& d : diagnostics) {
+          out->messages.push_back({.severity = d.severity, .file = *file,
+                                   .mark = d.mark.line ? d.mark : root.mark, .object = name,
+                                   .field = std::move(d.field), .message = std::move(d.message)});
+        }
+        if (!workload.ok()) return;  // the decoder reported at least one error
+        LoadedWorkload loaded{.workload = std::move(workload).value(), .file = file, .mark = root.mark};
+        loaded.workload.metadata.source.file = file;
+        out->workloads.push_back(std::move(loaded));
+        return;
+      }
+    }
     ++out->skipped_kinds[api_node->text + " " + kind_node->text];
     return;
   }

@@ -17,6 +17,7 @@
 
 #include "api/field_path.h"
 #include "api/object.h"
+#include "api/workload.h"
 #include "manifest/node.h"
 
 namespace dra::manifest {
@@ -27,6 +28,10 @@ struct LoadOptions {
   // Keep each object's parsed tree (LoadedObject::tree), so that later
   // messages about a field path can be pointed at a line (see FindFieldMark).
   bool keep_trees = false;
+  // Keep apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet and batch/v1
+  // Job in LoadResult::workloads (for `schedule`, which expands them into
+  // pods) instead of skipping them.
+  bool keep_workloads = false;
 };
 
 struct LoadedObject {
@@ -34,6 +39,13 @@ struct LoadedObject {
   std::shared_ptr<const std::string> file;
   Mark mark;                          // where the object starts
   std::shared_ptr<const Node> tree;   // set if LoadOptions::keep_trees
+};
+
+// A workload kept with LoadOptions::keep_workloads.
+struct LoadedWorkload {
+  api::Workload workload;
+  std::shared_ptr<const std::string> file;
+  Mark mark;  // where the object starts
 };
 
 struct LoadMessage {
@@ -52,6 +64,7 @@ struct LoadMessage {
 struct LoadResult {
   std::vector<LoadedObject> objects;
   std::vector<LoadMessage> messages;
+  std::vector<LoadedWorkload> workloads;  // only with LoadOptions::keep_workloads
   // "apps/v1 Deployment" -> how many were skipped.
   std::map<std::string, size_t> skipped_kinds;
   size_t files = 0;

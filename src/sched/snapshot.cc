@@ -42,6 +42,30 @@ const api::ResourceClaimTemplate* Snapshot::FindTemplate(std::string_view ns, st
   return nullptr;
 }
 
+std::vector<api::Node> ImpliedNodes(std::span<const api::Object* const> objects) {
+  std::vector<std::string> names;
+  for (const api::Object* o : objects) {
+    if (std::holds_alternative<api::Node>(*o)) return {};
+    const auto* r = std::get_if<api::ResourceSlice>(o);
+    if (r != nullptr && r->spec.node_name && !r->spec.node_name->empty()) names.push_back(*r->spec.node_name);
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  std::vector<api::Node> nodes;
+  for (std::string& name : names) {
+    api::Node n;
+    n.metadata.labels.insert_or_assign("kubernetes.io/hostname", name);
+    n.metadata.name = std::move(name);
+    n.status.allocatable.insert_or_assign("cpu", quantity::Quantity::FromInt(1000));
+    n.status.allocatable.insert_or_assign(
+        "memory", quantity::Quantity::FromInt(int64_t{16} << 40, quantity::Format::kBinarySI));
+    n.status.allocatable.insert_or_assign("pods", quantity::Quantity::FromInt(110));
+    n.status.capacity = n.status.allocatable;
+    nodes.push_back(std::move(n));
+  }
+  return nodes;
+}
+
 Snapshot NewSnapshot(std::span<const api::Object* const> objects, const api::FeatureGates& gates) {
   Snapshot s;
   s.gates = gates;

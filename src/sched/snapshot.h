@@ -42,6 +42,14 @@ struct Snapshot {
 // REQUIRES: the objects are defaulted (api/defaults.h) and valid.
 Snapshot NewSnapshot(std::span<const api::Object* const> objects, const api::FeatureGates& gates);
 
+// Nodes for an input that has ResourceSlices but no Node objects (the
+// fixtures of a driver, say), so that `schedule` can still place pods: one
+// Node per distinct ResourceSlice spec.nodeName, in name order, labelled
+// kubernetes.io/hostname=<name>, without taints, with allocatable cpu 1k,
+// memory 16Ti and pods 110 (large enough that only devices decide).
+// Empty if `objects` holds any Node.
+std::vector<api::Node> ImpliedNodes(std::span<const api::Object* const> objects);
+
 // A UUID-shaped (version 4 layout) text derived from `key` alone.
 std::string StableUid(std::string_view key);
 

@@ -97,12 +97,17 @@ TEST(CliTest, ValidateFeatureGatesFlag) {
 TEST(CliTest, SummaryCountsTheExampleCluster) {
   CommandResult r = RunCommand(kBin + " summary -f " + kSource + "/examples/cluster");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  // 8 H100 + 8 H200 + 4 + 2 L4 (see examples/cluster/*.yaml).
-  EXPECT_TRUE(Contains(r.output, "Devices:  22 in 4 pools of 1 drivers")) << r.output;
+  // Counted from examples/cluster/*.yaml: 8 H100 + 8 H200 + 4 + 2 L4 + 2 x 92
+  // A100 MIG node devices + 4 L40S + 8 SR-IOV VFs + 2 dra.cpu devices = 220,
+  // in 9 pools (one per node and driver) of 3 drivers; 7 Node objects; the
+  // claims in nodes.yaml and shared-claim.yaml; templates 1+2+2+3+1 in
+  // cannot-fit, gpu-nic-aligned, mig-1g5gb, training-8gpu and vllm; the bare
+  // pods in cannot-fit, gpu-nic-aligned, mig-1g5gb, nodes and shared-claim (2).
+  EXPECT_TRUE(Contains(r.output, "Devices:  220 in 9 pools of 3 drivers")) << r.output;
   EXPECT_TRUE(Contains(r.output, "NVIDIA H100 80GB HBM3")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "Nodes:    4 (4 Node objects, 4 named by ResourceSlices)")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "Claims:   1 (0 allocated, 1 pending); 4 templates")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "Pods:     1 (0 bound, 1 pending)")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "Nodes:    7 (7 Node objects, 7 named by ResourceSlices)")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "Claims:   2 (0 allocated, 2 pending); 9 templates")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "Pods:     6 (0 bound, 6 pending)")) << r.output;
 }
 
 TEST(CliTest, ConvertRoundTripsFixturesThroughYamlAndJson) {

@@ -1,7 +1,10 @@
 // End-to-end tests of `dractl schedule` on tests/sched/data: the A100 MIG
 // nodes and the GPU+NIC node of shared/fixtures plus hand-written Nodes and
 // Pods (see data/nodes.yaml and data/pods.yaml for the reasoning behind each
-// expected placement), and a cross-check against `dractl allocate`.
+// expected placement), and a cross-check against `dractl allocate`. The data's
+// mig-1g5gb.yaml holds the `notebooks` Deployment, which pods.yaml stands in
+// for by hand, so these runs pass `--workloads ignore` (workload expansion is
+// tested in examples_cli_test.cc and src/sched/workloads_test.cc).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -47,7 +50,7 @@ std::string LineOf(const std::string& table, const std::string& pod) {
 }
 
 TEST(ScheduleCliTest, PlacesPodsAsWorkedOutByHand) {
-  CommandResult r = RunCommand(kBin + " schedule -f " + ShellQuote(kData));
+  CommandResult r = RunCommand(kBin + " schedule --workloads ignore -f " + ShellQuote(kData));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string& t = r.output;
   // web: priority 1000, first in the queue; the only node without the GPU taint.
@@ -103,16 +106,16 @@ TEST(ScheduleCliTest, HelpAndUsage) {
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_TRUE(Contains(help.output, "--policy")) << help.output;
   EXPECT_TRUE(Contains(help.output, "--seed")) << help.output;
-  EXPECT_EQ(RunCommand(kBin + " schedule -f " + ShellQuote(kData) + " --policy spread").exit_code, 2);
+  EXPECT_EQ(RunCommand(kBin + " schedule --workloads ignore -f " + ShellQuote(kData) + " --policy spread").exit_code, 2);
   EXPECT_EQ(RunCommand(kBin + " schedule").exit_code, 2);
   fs::path bad = fs::temp_directory_path() / "dractl_sched_bad.yaml";
   std::ofstream(bad) << "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: Bad_Name}\n";
-  EXPECT_EQ(RunCommand(kBin + " schedule -f " + ShellQuote(bad.string())).exit_code, 1);
+  EXPECT_EQ(RunCommand(kBin + " schedule --workloads ignore -f " + ShellQuote(bad.string())).exit_code, 1);
 }
 
 TEST(ScheduleCliTest, BinpackIsDeterministicAndFillsNodes) {
-  CommandResult a = RunCommand(kBin + " schedule --policy binpack --seed 7 -f " + ShellQuote(kData));
-  CommandResult b = RunCommand(kBin + " schedule --policy binpack --seed 7 -f " + ShellQuote(kData));
+  CommandResult a = RunCommand(kBin + " schedule --workloads ignore --policy binpack --seed 7 -f " + ShellQuote(kData));
+  CommandResult b = RunCommand(kBin + " schedule --workloads ignore --policy binpack --seed 7 -f " + ShellQuote(kData));
   ASSERT_EQ(a.exit_code, 0) << a.output;
   EXPECT_EQ(a.output, b.output);
   // MostAllocated: the busier DynamicMIG node (trainer) attracts the MIG pods.
@@ -134,12 +137,12 @@ TEST(ScheduleCliTest, YamlOutputValidatesAndMatchesAllocate) {
   fs::create_directories(dir);
   const std::string out_yaml = (dir / "out.yaml").string();
   CommandResult r =
-      RunCommand("(" + kBin + " schedule -o yaml -f " + ShellQuote(kData) + " 2>/dev/null) > " + ShellQuote(out_yaml));
+      RunCommand("(" + kBin + " schedule --workloads ignore -o yaml -f " + ShellQuote(kData) + " 2>/dev/null) > " + ShellQuote(out_yaml));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   CommandResult v = RunCommand(kBin + " validate -f " + ShellQuote(kData) + " -f " + ShellQuote(out_yaml));
   // The output repeats the input pods (updated), so validate may warn about duplicates, but no errors.
   EXPECT_EQ(v.exit_code, 0) << v.output;
-  CommandResult json = RunCommand("(" + kBin + " schedule -o json -f " + ShellQuote(kData) + " 2>/dev/null) > " +
+  CommandResult json = RunCommand("(" + kBin + " schedule --workloads ignore -o json -f " + ShellQuote(kData) + " 2>/dev/null) > " +
                                   ShellQuote((dir / "out.json").string()));
   ASSERT_EQ(json.exit_code, 0);
   EXPECT_EQ(RunCommand(kBin + " validate -f " + ShellQuote((dir / "out.json").string())).exit_code, 0);
@@ -157,7 +160,7 @@ TEST(ScheduleCliTest, YamlOutputValidatesAndMatchesAllocate) {
     }
   }
   // Queue order = table order.
-  CommandResult table = RunCommand(kBin + " schedule -f " + ShellQuote(kData));
+  CommandResult table = RunCommand(kBin + " schedule --workloads ignore -f " + ShellQuote(kData));
   std::vector<api::Pod> ordered;
   std::istringstream in(table.output);
   std::string line;

@@ -5,6 +5,7 @@
 //	oracle allocate --scenario FILE
 //	oracle cel run FILE.jsonl
 //	oracle compare [flags] DIR_OR_FILE...
+//	oracle batch  (paths on stdin; used by tools/difftest)
 package main
 
 import (
@@ -16,6 +17,7 @@ const usage = `usage:
   oracle allocate --scenario FILE     run upstream's allocator on one scenario
   oracle cel run FILE.jsonl           evaluate CEL vectors with upstream's DRA CEL
   oracle compare [flags] PATH...      compare dractl with the oracle (see -h)
+  oracle batch [--timeout D]          scenario paths on stdin, one JSON outcome a line
 `
 
 func main() {
@@ -34,6 +36,8 @@ func main() {
 		os.Exit(cmdCelRun(os.Args[3:]))
 	case "compare":
 		os.Exit(cmdCompare(os.Args[2:]))
+	case "batch":
+		os.Exit(cmdBatch(os.Args[2:]))
 	default:
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)

@@ -1,0 +1,73 @@
+#include "cli/cluster_inputs.h"
+
+#include <cstdio>
+
+#include "api/defaults.h"
+#include "api/validation.h"
+#include "cli/common.h"
+#include "sched/snapshot.h"
+#include "sched/workloads.h"
+
+namespace dra::cli {
+namespace {
+
+// Appends the pods the workload controllers would create (sched/workloads.h)
+// to `loaded`, before defaulting and validation, so that problems in a
+// template are reported against the workload's file. Notes go to stderr.
+void ExpandWorkloads(manifest::LoadResult* loaded, const char* command) {
+  if (loaded->workloads.empty()) return;
+  std::vector<api::Pod> pods;
+  std::vector<api::Node> nodes;
+  for (const manifest::LoadedObject& o : loaded->objects) {
+    if (const auto* p = std::get_if<api::Pod>(&o.object)) pods.push_back(*p);
+    if (const auto* n = std::get_if<api::Node>(&o.object)) nodes.push_back(*n);
+  }
+  std::vector<api::Workload> workloads;
+  for (const manifest::LoadedWorkload& w : loaded->workloads) workloads.push_back(w.workload);
+  sched::ExpandedWorkloads expanded = sched::ExpandWorkloads(workloads, pods, nodes);
+  for (const std::string& note : expanded.notes) std::fprintf(stderr, "%s: %s\n", command, note.c_str());
+  for (size_t i = 0; i < expanded.pods.size(); ++i) {
+    const manifest::LoadedWorkload& from = loaded->workloads[expanded.workload[i]];
+    manifest::LoadedObject o;
+    o.object = std::move(expanded.pods[i]);
+    o.file = from.file;
+    o.mark = from.mark;
+    loaded->objects.push_back(std::move(o));
+  }
+}
+
+}  // namespace
+
+int LoadCluster(const std::vector<std::string>& files, const api::FeatureGates& gates,
+                const ClusterInputOptions& options, manifest::LoadResult* loaded) {
+  LoadInputs(files, {.keep_trees = true, .keep_workloads = options.expand_workloads}, loaded);
+  {
+    std::vector<const api::Object*> inputs;
+    for (const manifest::LoadedObject& o : loaded->objects) inputs.push_back(&o.object);
+    std::vector<api::Node> implied = sched::ImpliedNodes(inputs);
+    if (!implied.empty()) {
+      std::fprintf(stderr,
+                   "%s: warning: no Node objects in the input; assuming %zu node%s named by "
+                   "ResourceSlices (no taints, allocatable cpu 1k, memory 16Ti, pods 110)\n",
+                   options.command, implied.size(), implied.size() == 1 ? "" : "s");
+    }
+    for (api::Node& n : implied) loaded->objects.push_back({.object = std::move(n), .file = {}, .mark = {}, .tree = {}});
+  }
+  ExpandWorkloads(loaded, options.command);
+  // As for allocate: the API server defaults and validates every object first.
+  for (manifest::LoadedObject& o : loaded->objects) {
+    api::SetDefaults(o.object, "1970-01-01T00:00:00Z");
+    for (const api::FieldError& e : api::Validate(o.object, gates)) {
+      if (e.severity == api::Severity::kError) loaded->messages.push_back(ToMessage(o, e));
+    }
+  }
+  PrintMessages(*loaded);
+  if (loaded->error_count() > 0) {
+    std::fprintf(stderr, "%s: %zu input error%s (see above)\n", options.command, loaded->error_count(),
+                 loaded->error_count() == 1 ? "" : "s");
+    return kExitInputError;
+  }
+  return -1;
+}
+
+}  // namespace dra::cli

@@ -1,0 +1,307 @@
+// dractl explain: why a pending pod does not schedule (sched/explain.h): per
+// node the first blocking cause with numbers, a cluster summary, the nearest
+// misses and selectors that match no device anywhere, as text or JSON.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "api/defaults.h"
+#include "api/features.h"
+#include "api/object.h"
+#include "api/validation.h"
+#include "cli/cluster_inputs.h"
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "manifest/emit.h"
+#include "sched/explain.h"
+#include "sched/policy.h"
+#include "sched/snapshot.h"
+
+namespace dra::cli {
+namespace {
+
+struct ExplainFlags {
+  std::vector<std::string> files;
+  std::string pod;
+  bool all_pending = false;
+  std::string policy = "kube";
+  uint64_t seed = 0;
+  std::string version = "1.37";
+  std::string gates;
+  std::string output = "text";
+  uint64_t max_steps = 0;
+  std::string workloads = "expand";
+};
+
+// "file:line" of `field_path` in the loaded object `kind` `object` ("ns/name" or "name").
+std::string Locate(const manifest::LoadResult& loaded, const std::string& kind, const std::string& object,
+                   const std::string& field_path) {
+  for (const manifest::LoadedObject& o : loaded.objects) {
+    if (api::KindName(o.object) != kind) continue;
+    const api::ObjectMeta& m = api::MetaOf(o.object);
+    const std::string key = m.namespace_.empty() ? m.name : m.namespace_ + "/" + m.name;
+    if (key != object) continue;
+    manifest::Mark mark = o.tree ? manifest::FindFieldMark(*o.tree, field_path) : o.mark;
+    return fmt::format("{}:{}", o.file ? *o.file : "-", mark.line);
+  }
+  return "";
+}
+
+manifest::Node Str(std::string s) { return manifest::Node::String(std::move(s)); }
+manifest::Node Int(int64_t v) { return manifest::Node::Int(v); }
+
+manifest::Node Strings(const std::vector<std::string>& v) {
+  manifest::Node n = manifest::Node::Sequence();
+  for (const std::string& s : v) n.Push(Str(s));
+  return n;
+}
+
+manifest::Node Holders(const std::vector<sched::DeviceHolder>& holders) {
+  manifest::Node n = manifest::Node::Sequence();
+  for (const sched::DeviceHolder& h : holders) {
+    manifest::Node m = manifest::Node::Mapping();
+    m.Add("claim", Str(h.claim));
+    m.Add("devices", Strings(h.devices));
+    n.Push(std::move(m));
+  }
+  return n;
+}
+
+std::string_view KindText(sched::PodOutcome::Kind kind) {
+  switch (kind) {
+    case sched::PodOutcome::Kind::kPlaced: return "placed";
+    case sched::PodOutcome::Kind::kUnschedulable: return "unschedulable";
+    case sched::PodOutcome::Kind::kError: return "error";
+  }
+  return "";
+}
+
+manifest::Node ToJson(const sched::PodExplanation& e) {
+  manifest::Node root = manifest::Node::Mapping();
+  root.Add("pod", Str(e.pod));
+  root.Add("outcome", Str(std::string(KindText(e.kind))));
+  root.Add("bound", manifest::Node::Bool(e.bound));
+  if (!e.node.empty()) root.Add("node", Str(e.node));
+  if (!e.message.empty()) root.Add("message", Str(e.message));
+  root.Add("numNodes", Int(e.num_nodes));
+  manifest::Node nodes = manifest::Node::Sequence();
+  for (const sched::NodeCause& c : e.nodes) {
+    manifest::Node n = manifest::Node::Mapping();
+    n.Add("node", Str(c.node));
+    n.Add("plugin", Str(c.plugin));
+    n.Add("cause", Str(std::string(sched::CauseKindName(c.kind))));
+    n.Add("reasons", Strings(c.reasons));
+    if (!c.claim.empty()) {
+      n.Add("claim", Str(c.claim));
+      n.Add("request", Str(c.request));
+      n.Add("deviceClass", Str(c.device_class));
+      n.Add("allMode", manifest::Node::Bool(c.all_mode));
+      n.Add("wanted", Int(c.wanted));
+      n.Add("devices", Int(c.devices));
+      n.Add("matching", Int(c.matching));
+      n.Add("inUse", Int(c.in_use));
+      n.Add("usable", Int(c.usable));
+      n.Add("tainted", Int(c.tainted));
+      n.Add("withoutCounters", Int(c.no_counters));
+      n.Add("withoutCapacity", Int(c.no_capacity));
+      n.Add("holders", Holders(c.holders));
+      if (!c.constraint.empty()) {
+        n.Add("constraint", Str(c.constraint));
+        n.Add("constraintAtMost", Int(c.constraint_at_most));
+      }
+    }
+    n.Add("text", Str(c.text));
+    nodes.Push(std::move(n));
+  }
+  root.Add("nodes", std::move(nodes));
+  manifest::Node summary = manifest::Node::Sequence();
+  for (const sched::CauseSummary& s : e.summary) {
+    manifest::Node n = manifest::Node::Mapping();
+    n.Add("nodes", Int(s.nodes));
+    n.Add("text", Str(s.text));
+    summary.Push(std::move(n));
+  }
+  root.Add("summary", std::move(summary));
+  manifest::Node misses = manifest::Node::Sequence();
+  for (const sched::NearMiss& m : e.near_misses) {
+    manifest::Node n = manifest::Node::Mapping();
+    n.Add("node", Str(m.node));
+    n.Add("release", Holders(m.release));
+    n.Add("text", Str(m.text));
+    misses.Push(std::move(n));
+  }
+  root.Add("nearMisses", std::move(misses));
+  manifest::Node unmatched = manifest::Node::Sequence();
+  for (const sched::UnmatchedSelector& u : e.unmatched) {
+    manifest::Node n = manifest::Node::Mapping();
+    n.Add("claim", Str(u.claim));
+    n.Add("request", Str(u.request));
+    n.Add("expression", Str(u.expression));
+    n.Add("objectKind", Str(u.object_kind));
+    n.Add("object", Str(u.object));
+    n.Add("fieldPath", Str(u.field_path));
+    n.Add("location", Str(u.location));
+    manifest::Node closest = manifest::Node::Sequence();
+    for (const sched::ValueRange& r : u.closest) {
+      manifest::Node v = manifest::Node::Mapping();
+      v.Add("name", Str(r.name));
+      v.Add("devices", Int(r.devices));
+      if (!r.max.empty()) {
+        v.Add("max", Str(r.max));
+        v.Add("maxDevices", Int(r.max_devices));
+        v.Add("maxNodes", Int(r.max_nodes));
+        v.Add("min", Str(r.min));
+        v.Add("minDevices", Int(r.min_devices));
+        v.Add("minNodes", Int(r.min_nodes));
+      }
+      if (!r.values.empty()) {
+        manifest::Node vals = manifest::Node::Mapping();
+        for (const auto& [value, count] : r.values) vals.Add(value, Int(count));
+        v.Add("values", std::move(vals));
+      }
+      v.Add("text", Str(r.text));
+      closest.Push(std::move(v));
+    }
+    n.Add("closest", std::move(closest));
+    unmatched.Push(std::move(n));
+  }
+  root.Add("unmatchedSelectors", std::move(unmatched));
+  return root;
+}
+
+std::string ToText(const sched::PodExplanation& e) {
+  if (e.kind == sched::PodOutcome::Kind::kPlaced) {
+    return e.bound ? fmt::format("pod {}: not pending: bound to node {}\n", e.pod, e.node)
+                   : fmt::format("pod {}: would be placed on node {}\n", e.pod, e.node);
+  }
+  if (e.bound) return fmt::format("pod {}: not pending: {}\n", e.pod, e.message);
+  std::string out = fmt::format("pod {}: {}: {}\n", e.pod, e.kind == sched::PodOutcome::Kind::kError ? "error" : "pending",
+                                e.message);
+  if (e.nodes.empty()) return out;
+  std::vector<std::string> parts;
+  for (const sched::CauseSummary& s : e.summary) parts.push_back(fmt::format("{} {}", s.nodes, s.text));
+  out += fmt::format("0/{} nodes: {}\n", e.num_nodes, fmt::join(parts, "; "));
+  out += "per node:\n";
+  for (const sched::NodeCause& c : e.nodes) out += fmt::format("  {}\n", c.text);
+  if (!e.near_misses.empty()) {
+    out += "nearest misses:\n";
+    for (const sched::NearMiss& m : e.near_misses) out += fmt::format("  {}\n", m.text);
+  }
+  for (const sched::UnmatchedSelector& u : e.unmatched) {
+    out += fmt::format("selector matches no device in the cluster: {}{} {} {}: claim {} request {}: {}\n",
+                       u.location.empty() ? "" : u.location + ": ", u.object_kind, u.object, u.field_path, u.claim,
+                       u.request, u.expression);
+    for (const sched::ValueRange& r : u.closest) out += fmt::format("  {}\n", r.text);
+  }
+  return out;
+}
+
+int Run(const ExplainFlags& flags) {
+  StatusOr<api::FeatureGates> gates = api::FeatureGates::Defaults(flags.version);
+  if (!gates.ok()) {
+    std::fprintf(stderr, "dractl explain: --kubernetes-version: %s\n", gates.status().message().c_str());
+    return kExitUsageError;
+  }
+  if (!flags.gates.empty()) {
+    if (Status s = gates->ParseFlag(flags.gates); !s.ok()) {
+      std::fprintf(stderr, "dractl explain: --feature-gates: %s\n", s.message().c_str());
+      return kExitUsageError;
+    }
+  }
+  StatusOr<std::unique_ptr<sched::ScorePolicy>> policy = sched::NewPolicy(flags.policy);
+  if (!policy.ok()) {
+    std::fprintf(stderr, "dractl explain: --policy: %s\n", policy.status().message().c_str());
+    return kExitUsageError;
+  }
+  if (flags.pod.empty() == !flags.all_pending) {
+    std::fprintf(stderr, "dractl explain: give either a POD (namespace/name) or --all-pending\n");
+    return kExitUsageError;
+  }
+  manifest::LoadResult loaded;
+  if (int rc = LoadCluster(flags.files, *gates,
+                           {.command = "dractl explain", .expand_workloads = flags.workloads == "expand"}, &loaded);
+      rc >= 0) {
+    return rc;
+  }
+  std::vector<const api::Object*> objects;
+  for (const manifest::LoadedObject& o : loaded.objects) objects.push_back(&o.object);
+  sched::Snapshot snapshot = sched::NewSnapshot(objects, *gates);
+  std::vector<std::string> pods;
+  if (!flags.pod.empty()) pods.push_back(flags.pod.find('/') == std::string::npos ? "default/" + flags.pod : flags.pod);
+  sched::ExplainOptions options{
+      .schedule = {.policy = policy->get(), .seed = flags.seed, .max_steps = flags.max_steps}};
+  StatusOr<std::vector<sched::PodExplanation>> result = sched::Explain(&snapshot, options, pods);
+  if (!result.ok()) {
+    if (result.status().code() == StatusCode::kNotFound) {
+      std::fprintf(stderr, "dractl explain: %s\n", result.status().message().c_str());
+      return kExitInputError;
+    }
+    std::fprintf(stderr, "dractl explain: internal error: %s\n", result.status().ToString().c_str());
+    return kExitInternalError;
+  }
+  for (sched::PodExplanation& e : *result) {
+    for (sched::UnmatchedSelector& u : e.unmatched) u.location = Locate(loaded, u.object_kind, u.object, u.field_path);
+  }
+  std::string text;
+  if (flags.output == "json") {
+    manifest::Node items = manifest::Node::Sequence();
+    for (const sched::PodExplanation& e : *result) items.Push(ToJson(e));
+    manifest::Node root = manifest::Node::Mapping();
+    root.Add("pods", std::move(items));
+    text = manifest::EmitJson(root, 2);
+  } else {
+    for (const sched::PodExplanation& e : *result) text += ToText(e);
+    if (result->empty()) text = "no pending pod stays pending\n";
+  }
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunExplain(std::span<const std::string_view> args) {
+  CLI::App app{"Explains why a pending pod does not schedule: runs the queue as `dractl schedule` does up\n"
+               "to the pod (earlier pods' placements count) and, for the pod's turn, prints per node the\n"
+               "first blocking cause with numbers (for DRA: the claim and request, devices wanted,\n"
+               "devices matching the class and selectors, those in use and the claims holding them, what\n"
+               "a matchAttribute constraint leaves), a cluster summary, the nearest misses (nodes where\n"
+               "releasing the devices of at most two claims makes the pod fit, checked with the\n"
+               "allocator) and selectors that match no device in the cluster, with file:line and the\n"
+               "values the attributes they read actually have.\n"
+               "\n"
+               "  dractl explain -f cluster/ NAMESPACE/POD [-o text|json]\n"
+               "  dractl explain -f cluster/ --all-pending\n"
+               "\n"
+               "A pod that is not pending, or that would be placed now, is reported with its node.\n"
+               "Exit 0 when explained; 1 for input errors or an unknown pod; 2 for usage errors.",
+               "dractl explain"};
+  ExplainFlags flags;
+  app.add_option("-f,--filename", flags.files, "file, directory or - (stdin); repeatable")
+      ->required()
+      ->allow_extra_args(false);  // one path per -f, so POD may follow
+  app.add_option("pod", flags.pod, "the pod: namespace/name (or name in namespace default)");
+  app.add_flag("--all-pending", flags.all_pending, "explain every pending pod that stays pending");
+  app.add_option("--workloads", flags.workloads,
+                 "expand: workloads become the pods their controllers would create (as schedule does); "
+                 "ignore: skip them")
+      ->check(CLI::IsMember({"expand", "ignore"}))
+      ->capture_default_str();
+  app.add_option("--policy", flags.policy, "scoring policy of the queue run before the pod: kube or binpack")
+      ->check(CLI::IsMember({"kube", "binpack"}))
+      ->capture_default_str();
+  app.add_option("--seed", flags.seed, "breaks ties between equally scored nodes deterministically")
+      ->capture_default_str();
+  app.add_option("--kubernetes-version", flags.version, "feature-gate defaults of this release (1.34-1.37)")
+      ->capture_default_str();
+  app.add_option("--feature-gates", flags.gates, "gate overrides, e.g. DRAConsumableCapacity=true");
+  app.add_option("--max-steps", flags.max_steps, "allocator search steps per node (0: the default limit)");
+  app.add_option("-o,--output", flags.output, "text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  if (int rc = ParseArgs(app, args); rc >= 0) return rc;
+  return Run(flags);
+}
+
+}  // namespace dra::cli

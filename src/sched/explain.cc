@@ -1,0 +1,727 @@
+// Explains pending pods: runs the queue one pod at a time with Schedule (so a
+// pod sees exactly the placements `dractl schedule` makes before its turn),
+// then turns each node's rejection into a NodeCause. For DynamicResources the
+// allocator is asked again on the node (Allocator::Allocate gives the request
+// that failed) and the node's devices are counted for that request with the
+// same CEL evaluator the allocator uses.
+#include "sched/explain.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "alloc/allocator.h"
+#include "alloc/cel_selector.h"
+#include "alloc/pools.h"
+#include "sched/pod_claims.h"
+
+namespace dra::sched {
+namespace {
+
+std::string Key(const api::ObjectMeta& m) { return m.namespace_ + "/" + m.name; }
+
+bool IsPending(const api::Pod& pod) {
+  if (!pod.spec.node_name.empty() || !pod.metadata.deletion_timestamp.empty()) return false;
+  return !(pod.status.phase == api::PodPhase::kSucceeded || pod.status.phase == api::PodPhase::kFailed);
+}
+
+// One device of a node's usable pools.
+struct NodeDevice {
+  const api::Device* device = nullptr;
+  std::string driver;
+  std::string id;  // "driver/pool/device"
+};
+
+std::vector<NodeDevice> DevicesOn(const alloc::SliceIndex& index, const api::Node& node,
+                                  const alloc::Features& features) {
+  std::vector<NodeDevice> out;
+  StatusOr<std::vector<alloc::Pool>> pools = alloc::GatherPools(index, node, features);
+  if (!pools.ok()) return out;
+  for (const alloc::Pool& pool : *pools) {
+    if (pool.incomplete || pool.invalid) continue;
+    for (const api::ResourceSlice* slice : pool.slices) {
+      for (const api::Device& d : slice->spec.devices) {
+        out.push_back({&d, slice->spec.driver, alloc::DeviceIdString(slice->spec.driver, pool.name, d.name)});
+      }
+    }
+  }
+  return out;
+}
+
+// The part of a claim's request the allocator names in Reason::request.
+struct RequestSpec {
+  std::string base;  // the request's name
+  std::string device_class;
+  const std::vector<api::DeviceSelector>* selectors = nullptr;
+  int64_t count = 1;
+  bool all = false;
+  std::string path;  // field path of the request's selectors, relative to the claim spec
+};
+
+std::optional<RequestSpec> FindRequest(const api::ResourceClaim& claim, std::string_view name) {
+  const auto& requests = claim.spec.devices.requests;
+  std::string_view base = name.substr(0, name.find('/'));
+  std::string_view sub = name.size() > base.size() ? name.substr(base.size() + 1) : std::string_view();
+  for (size_t ri = 0; ri < requests.size(); ++ri) {
+    const api::DeviceRequest& r = requests[ri];
+    if (r.name != base) continue;
+    if (r.exactly) {
+      return RequestSpec{.base = r.name,
+                         .device_class = r.exactly->device_class_name,
+                         .selectors = &r.exactly->selectors,
+                         .count = r.exactly->count == 0 ? 1 : r.exactly->count,
+                         .all = r.exactly->allocation_mode == api::AllocationMode::kAll,
+                         .path = fmt::format("devices.requests[{}].exactly.selectors", ri)};
+    }
+    for (size_t si = 0; si < r.first_available.size(); ++si) {
+      const api::DeviceSubRequest& s = r.first_available[si];
+      if (!sub.empty() && s.name != sub) continue;
+      return RequestSpec{.base = r.name,
+                         .device_class = s.device_class_name,
+                         .selectors = &s.selectors,
+                         .count = s.count == 0 ? 1 : s.count,
+                         .all = s.allocation_mode == api::AllocationMode::kAll,
+                         .path = fmt::format("devices.requests[{}].firstAvailable[{}].selectors", ri, si)};
+    }
+  }
+  return std::nullopt;
+}
+
+bool Passes(alloc::SelectorEvaluator& eval, const std::vector<api::DeviceSelector>& selectors,
+            const api::Device& device, std::string_view driver) {
+  for (const api::DeviceSelector& s : selectors) {
+    if (!s.cel) continue;
+    StatusOr<bool> ok = eval.Evaluate(s.cel->expression, device, driver);
+    if (!ok.ok() || !*ok) return false;
+  }
+  return true;
+}
+
+const api::DeviceAttribute* FindAttribute(const api::Device& device, std::string_view driver,
+                                          std::string_view qualified) {
+  if (const api::DeviceAttribute* a = device.attributes.find(qualified)) return a;
+  if (qualified.size() > driver.size() + 1 && qualified.substr(0, driver.size()) == driver &&
+      qualified[driver.size()] == '/') {
+    return device.attributes.find(qualified.substr(driver.size() + 1));
+  }
+  return nullptr;
+}
+
+std::string AttributeText(const api::DeviceAttribute& a) {
+  struct V {
+    std::string operator()(std::monostate) const { return ""; }
+    std::string operator()(int64_t v) const { return std::to_string(v); }
+    std::string operator()(bool v) const { return v ? "true" : "false"; }
+    std::string operator()(const api::InternedString& v) const { return v.str(); }
+    std::string operator()(const api::DeviceAttribute::Version& v) const { return v.text.str(); }
+    std::string operator()(const api::Box<api::DeviceAttribute::IntList>& v) const {
+      return fmt::format("[{}]", fmt::join(v->values, ","));
+    }
+    std::string operator()(const api::Box<api::DeviceAttribute::BoolList>& v) const {
+      std::vector<std::string> parts;
+      for (bool b : v->values) parts.push_back(b ? "true" : "false");
+      return fmt::format("[{}]", fmt::join(parts, ","));
+    }
+    std::string operator()(const api::Box<api::DeviceAttribute::StringList>& v) const {
+      std::vector<std::string> parts;
+      for (const auto& s : v->values) parts.push_back(s.str());
+      return fmt::format("[{}]", fmt::join(parts, ","));
+    }
+    std::string operator()(const api::Box<api::DeviceAttribute::VersionList>& v) const {
+      std::vector<std::string> parts;
+      for (const auto& s : v->values) parts.push_back(s.str());
+      return fmt::format("[{}]", fmt::join(parts, ","));
+    }
+  };
+  return std::visit(V{}, a.value);
+}
+
+std::string Plural(int64_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+std::string HoldersText(const std::vector<DeviceHolder>& holders) {
+  std::vector<std::string> parts;
+  for (const DeviceHolder& h : holders) parts.push_back(h.claim);
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string RenderNodeCause(const NodeCause& c) {
+  std::string head = fmt::format("node {}: ", c.node);
+  switch (c.kind) {
+    case CauseKind::kNodeFilter:
+    case CauseKind::kClaimNotAvailable:
+    case CauseKind::kInvalidPools:
+      return head + fmt::format("{}: {}", c.plugin, fmt::join(c.reasons, "; "));
+    default:
+      break;
+  }
+  std::string out = head + fmt::format("claim {} request {}: ", c.claim, c.request);
+  if (c.all_mode) {
+    out += fmt::format("all {} matching class {} wanted", c.matching, c.device_class);
+  } else {
+    out += fmt::format("{} wanted, {} match class {}", c.wanted, c.matching, c.device_class);
+  }
+  std::vector<std::string> extra;
+  if (c.in_use > 0) extra.push_back(fmt::format("{} in use by {}", c.in_use, HoldersText(c.holders)));
+  if (c.tainted > 0) extra.push_back(fmt::format("{} tainted", c.tainted));
+  if (c.no_counters > 0) extra.push_back(fmt::format("{} without counters left", c.no_counters));
+  if (c.no_capacity > 0) extra.push_back(fmt::format("{} without capacity left", c.no_capacity));
+  if (!extra.empty()) out += fmt::format(" ({})", fmt::join(extra, ", "));
+  switch (c.kind) {
+    case CauseKind::kDevicesUnusable:
+      out += fmt::format(", {} usable", c.usable);
+      break;
+    case CauseKind::kConstraint:
+      out += fmt::format(", {} leaves at most {}", c.constraint, c.constraint_at_most);
+      break;
+    case CauseKind::kNoCombination:
+      out += fmt::format(", {} usable, but no combination of devices satisfies the claim", c.usable);
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+// The summary text of a cause ("have fewer than 2 free devices matching class X").
+std::vector<std::string> SummaryTexts(const NodeCause& c) {
+  switch (c.kind) {
+    case CauseKind::kNodeFilter:
+    case CauseKind::kClaimNotAvailable:
+    case CauseKind::kInvalidPools:
+      return c.reasons;
+    case CauseKind::kTooFewDevices:
+      if (c.all_mode) {
+        return {fmt::format("have devices of class {} in use (claim {} request {} wants all)", c.device_class, c.claim,
+                            c.request)};
+      }
+      return {fmt::format("have fewer than {} free {} matching class {} (claim {} request {})", c.wanted,
+                          c.wanted == 1 ? "device" : "devices", c.device_class, c.claim, c.request)};
+    case CauseKind::kDevicesUnusable:
+      return {fmt::format("have fewer than {} usable devices matching class {} (tainted, counters or capacity; "
+                          "claim {} request {})",
+                          c.wanted, c.device_class, c.claim, c.request)};
+    case CauseKind::kConstraint:
+      return {fmt::format("fail {} (claim {} request {})", c.constraint, c.claim, c.request)};
+    case CauseKind::kNoCombination:
+      return {fmt::format("have no combination of devices for claim {}", c.claim)};
+  }
+  return {};
+}
+
+// Nodes per (node, claim) holding devices: claim key -> devices.
+using HolderIndex = std::map<std::string, std::string, std::less<>>;  // device id -> claim
+
+class Explainer {
+ public:
+  Explainer(Snapshot& s, const ExplainOptions& options, alloc::SelectorEvaluator& eval,
+            const alloc::Features& features)
+      : s_(s), options_(options), eval_(eval), features_(features) {}
+
+  PodExplanation Analyze(size_t pod_idx, const PodOutcome& outcome);
+
+ private:
+  std::unique_ptr<alloc::Allocator> NewAllocator(const std::set<std::string, std::less<>>& without) const;
+  void ExplainDevices(const api::Node& node, const alloc::Reason& reason, const api::ResourceClaim& claim,
+                      const alloc::AllocatedState& state, NodeCause* cause);
+  int64_t ConstraintAtMost(const api::ResourceClaim& claim, const api::DeviceConstraint& constraint,
+                           const RequestSpec& failing, const std::vector<NodeDevice>& devices,
+                           const alloc::AllocatedState& state);
+  std::optional<NearMiss> FindNearMiss(const api::Node& node, const std::vector<const api::ResourceClaim*>& claims,
+                                       const std::set<std::string, std::less<>>& own);
+  void FindUnmatched(const api::Pod& pod, const std::vector<PodClaimRef>& refs, const std::string& claim_key,
+                     const std::string& request, PodExplanation* ex);
+
+  Snapshot& s_;
+  const ExplainOptions& options_;
+  alloc::SelectorEvaluator& eval_;
+  const alloc::Features& features_;
+  std::unique_ptr<alloc::SliceIndex> index_;
+  HolderIndex holders_;
+};
+
+std::unique_ptr<alloc::Allocator> Explainer::NewAllocator(const std::set<std::string, std::less<>>& without) const {
+  std::vector<const api::ResourceClaim*> allocated;
+  for (const api::ResourceClaim& c : s_.claims) {
+    if (c.status.allocation && without.count(Key(c.metadata)) == 0) allocated.push_back(&c);
+  }
+  alloc::AllocatedState state;
+  if (!state.AddClaims(allocated, features_).ok()) return nullptr;
+  std::vector<const api::DeviceClass*> classes;
+  for (const api::DeviceClass& c : s_.classes) classes.push_back(&c);
+  alloc::AllocatorOptions o;
+  if (options_.schedule.max_steps != 0) o.max_steps = options_.schedule.max_steps;
+  o.new_share_id = [n = uint64_t{0}]() mutable { return StableUid(fmt::format("explain/{}", n++)); };
+  return std::make_unique<alloc::Allocator>(features_, std::move(state), std::move(classes), index_.get(), &eval_,
+                                            std::move(o));
+}
+
+int64_t Explainer::ConstraintAtMost(const api::ResourceClaim& claim, const api::DeviceConstraint& constraint,
+                                    const RequestSpec& failing, const std::vector<NodeDevice>& devices,
+                                    const alloc::AllocatedState& state) {
+  const std::string attr = constraint.match_attribute.value_or(constraint.distinct_attribute.value_or(""));
+  auto values_of = [&](const RequestSpec& spec) {
+    std::map<std::string, int64_t> counts;
+    const api::DeviceClass* cls = nullptr;
+    for (const api::DeviceClass& c : s_.classes) {
+      if (c.metadata.name == spec.device_class) cls = &c;
+    }
+    for (const NodeDevice& d : devices) {
+      if (state.devices.count(d.id) > 0) continue;
+      if (cls != nullptr && !Passes(eval_, cls->spec.selectors, *d.device, d.driver)) continue;
+      if (cls == nullptr || !Passes(eval_, *spec.selectors, *d.device, d.driver)) continue;
+      const api::DeviceAttribute* a = FindAttribute(*d.device, d.driver, attr);
+      if (a != nullptr) ++counts[AttributeText(*a)];
+    }
+    return counts;
+  };
+  std::map<std::string, int64_t> mine = values_of(failing);
+  if (constraint.distinct_attribute) return static_cast<int64_t>(mine.size());
+  std::vector<std::pair<RequestSpec, std::map<std::string, int64_t>>> others;
+  for (const api::DeviceRequest& r : claim.spec.devices.requests) {
+    if (r.name == failing.base) continue;
+    if (!constraint.requests.empty() &&
+        std::find(constraint.requests.begin(), constraint.requests.end(), r.name) == constraint.requests.end()) {
+      continue;
+    }
+    std::optional<RequestSpec> spec = FindRequest(claim, r.name);
+    if (spec) others.emplace_back(*spec, values_of(*spec));
+  }
+  int64_t best = 0;
+  for (const auto& [value, n] : mine) {
+    bool ok = true;
+    for (const auto& [spec, counts] : others) {
+      auto it = counts.find(value);
+      if (it == counts.end() || (!spec.all && it->second < spec.count)) ok = false;
+    }
+    if (ok) best = std::max(best, n);
+  }
+  return best;
+}
+
+void Explainer::ExplainDevices(const api::Node& node, const alloc::Reason& reason, const api::ResourceClaim& claim,
+                               const alloc::AllocatedState& state, NodeCause* c) {
+  c->claim = reason.claim;
+  c->request = reason.request;
+  std::optional<RequestSpec> spec = FindRequest(claim, reason.request);
+  if (!spec) {
+    c->kind = CauseKind::kNoCombination;
+    return;
+  }
+  c->device_class = spec->device_class;
+  c->all_mode = spec->all;
+  const api::DeviceClass* cls = nullptr;
+  for (const api::DeviceClass& dc : s_.classes) {
+    if (dc.metadata.name == spec->device_class) cls = &dc;
+  }
+  std::vector<NodeDevice> devices = DevicesOn(*index_, node, features_);
+  c->devices = static_cast<int64_t>(devices.size());
+  std::map<std::string, std::vector<std::string>> holders;
+  for (const NodeDevice& d : devices) {
+    if (cls == nullptr || !Passes(eval_, cls->spec.selectors, *d.device, d.driver) ||
+        !Passes(eval_, *spec->selectors, *d.device, d.driver)) {
+      continue;
+    }
+    ++c->matching;
+    if (state.devices.count(d.id) > 0) {
+      ++c->in_use;
+      auto it = holders_.find(d.id);
+      holders[it != holders_.end() ? it->second : "?"].push_back(d.id);
+    }
+  }
+  for (auto& [claim_key, ids] : holders) c->holders.push_back({claim_key, std::move(ids)});
+  c->wanted = spec->all ? c->matching : spec->count;
+  const int64_t free = c->matching - c->in_use;
+  if (reason.needed > 0) {
+    c->usable = reason.usable;
+    c->tainted = reason.taint;
+    c->no_counters = reason.counters;
+    c->no_capacity = reason.capacity;
+  } else {
+    c->usable = free;
+  }
+  if (free < c->wanted || (spec->all && c->in_use > 0) || c->matching == 0) {
+    c->kind = CauseKind::kTooFewDevices;
+    return;
+  }
+  if (reason.needed > 0) {
+    c->kind = CauseKind::kDevicesUnusable;
+    return;
+  }
+  // Enough devices: a constraint that covers the request is the likely cause.
+  std::optional<std::pair<std::string, int64_t>> first;
+  for (const api::DeviceConstraint& k : claim.spec.devices.constraints) {
+    if (!k.requests.empty() && std::find(k.requests.begin(), k.requests.end(), spec->base) == k.requests.end() &&
+        std::find(k.requests.begin(), k.requests.end(), reason.request) == k.requests.end()) {
+      continue;
+    }
+    std::string name = k.match_attribute ? "matchAttribute " + *k.match_attribute
+                                         : "distinctAttribute " + k.distinct_attribute.value_or("");
+    int64_t at_most = ConstraintAtMost(claim, k, *spec, devices, state);
+    if (at_most < c->wanted) {
+      c->kind = CauseKind::kConstraint;
+      c->constraint = std::move(name);
+      c->constraint_at_most = at_most;
+      return;
+    }
+    if (!first) first.emplace(std::move(name), at_most);
+  }
+  if (first && reason.constraint > 0) {
+    c->kind = CauseKind::kConstraint;
+    c->constraint = first->first;
+    c->constraint_at_most = first->second;
+    return;
+  }
+  c->kind = CauseKind::kNoCombination;
+}
+
+std::optional<NearMiss> Explainer::FindNearMiss(const api::Node& node,
+                                                const std::vector<const api::ResourceClaim*>& claims,
+                                                const std::set<std::string, std::less<>>& own) {
+  // Claims holding devices on the node, in name order.
+  std::map<std::string, std::vector<std::string>> on_node;
+  for (const NodeDevice& d : DevicesOn(*index_, node, features_)) {
+    auto it = holders_.find(d.id);
+    if (it != holders_.end() && own.count(it->second) == 0) on_node[it->second].push_back(d.id);
+  }
+  std::vector<std::string> candidates;
+  for (const auto& [claim, ids] : on_node) {
+    if (candidates.size() < options_.max_release_candidates) candidates.push_back(claim);
+  }
+  auto fits_without = [&](const std::set<std::string, std::less<>>& without) {
+    std::unique_ptr<alloc::Allocator> a = NewAllocator(without);
+    if (a == nullptr) return false;
+    StatusOr<alloc::NodeFit> fit = a->Allocate(node, claims);
+    return fit.ok() && fit->fits;
+  };
+  auto miss = [&](const std::vector<std::string>& release) {
+    NearMiss m{.node = node.metadata.name};
+    std::vector<std::string> parts;
+    for (const std::string& claim : release) {
+      m.release.push_back({claim, on_node[claim]});
+      parts.push_back(fmt::format("{} released {}", claim, fmt::join(on_node[claim], ", ")));
+    }
+    m.text = fmt::format("would fit on {} if {}", node.metadata.name, fmt::join(parts, " and "));
+    return m;
+  };
+  for (const std::string& a : candidates) {
+    if (fits_without({a})) return miss({a});
+  }
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    for (size_t j = i + 1; j < candidates.size(); ++j) {
+      if (fits_without({candidates[i], candidates[j]})) return miss({candidates[i], candidates[j]});
+    }
+  }
+  return std::nullopt;
+}
+
+// Selectors read attributes and capacities as device.attributes["d"].name /
+// device.capacity["d"].name (or with single quotes).
+std::vector<std::tuple<bool, std::string, std::string>> ReadFields(const std::string& expression) {
+  static const std::regex re(R"re(device\.(attributes|capacity)\[\s*["']([^"']+)["']\s*\]\.([A-Za-z_][A-Za-z0-9_]*))re");
+  std::vector<std::tuple<bool, std::string, std::string>> out;
+  for (auto it = std::sregex_iterator(expression.begin(), expression.end(), re); it != std::sregex_iterator(); ++it) {
+    std::tuple<bool, std::string, std::string> f{(*it)[1] == "capacity", (*it)[2], (*it)[3]};
+    if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(std::move(f));
+  }
+  return out;
+}
+
+ValueRange Closest(const Snapshot& s, bool capacity, const std::string& domain, const std::string& name) {
+  ValueRange r{.name = fmt::format("device.{}[\"{}\"].{}", capacity ? "capacity" : "attributes", domain, name),
+               .capacity = capacity};
+  const std::string qualified = domain + "/" + name;
+  // Numeric values: quantity or int, with the nodes and devices that have them.
+  struct Num {
+    std::optional<quantity::Quantity> q;
+    std::optional<int64_t> i;
+    std::string text;
+    std::string node;
+  };
+  std::vector<Num> nums;
+  std::map<std::string, int64_t> texts;
+  for (const api::ResourceSlice& slice : s.slices) {
+    const std::string node = slice.spec.node_name.value_or("");
+    for (const api::Device& d : slice.spec.devices) {
+      if (capacity) {
+        const api::DeviceCapacity* c = d.capacity.find(qualified);
+        if (c == nullptr && domain == slice.spec.driver) c = d.capacity.find(name);
+        if (c == nullptr) continue;
+        nums.push_back({c->value, std::nullopt, c->value.String(), node});
+      } else {
+        const api::DeviceAttribute* a = FindAttribute(d, slice.spec.driver, qualified);
+        if (a == nullptr) continue;
+        if (const int64_t* i = std::get_if<int64_t>(&a->value)) {
+          nums.push_back({std::nullopt, *i, std::to_string(*i), node});
+        } else {
+          ++texts[AttributeText(*a)];
+        }
+      }
+      ++r.devices;
+    }
+  }
+  if (r.devices == 0) {
+    r.text = fmt::format("{}: no device has it", r.name);
+    return r;
+  }
+  if (!nums.empty()) {
+    auto less = [](const Num& a, const Num& b) { return a.q ? *a.q < *b.q : *a.i < *b.i; };
+    auto eq = [&](const Num& a, const Num& b) { return !less(a, b) && !less(b, a); };
+    const Num mx = *std::max_element(nums.begin(), nums.end(), less);
+    const Num mn = *std::min_element(nums.begin(), nums.end(), less);
+    std::set<std::string> max_nodes, min_nodes;
+    for (const Num& n : nums) {
+      if (eq(n, mx)) {
+        ++r.max_devices;
+        max_nodes.insert(n.node);
+      }
+      if (eq(n, mn)) {
+        ++r.min_devices;
+        min_nodes.insert(n.node);
+      }
+    }
+    r.max = mx.text;
+    r.min = mn.text;
+    r.max_nodes = static_cast<int64_t>(max_nodes.size());
+    r.min_nodes = static_cast<int64_t>(min_nodes.size());
+    r.text = fmt::format("largest {} is {} ({} on {}), smallest {} ({} on {})", r.name, r.max,
+                         Plural(r.max_devices, "device", "devices"), Plural(r.max_nodes, "node", "nodes"), r.min,
+                         Plural(r.min_devices, "device", "devices"), Plural(r.min_nodes, "node", "nodes"));
+  }
+  if (!texts.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& [v, n] : texts) {
+      r.values.emplace_back(v, n);
+      if (parts.size() < 10) parts.push_back(fmt::format("\"{}\" ({})", v, n));
+    }
+    if (texts.size() > 10) parts.push_back(fmt::format("and {} more", texts.size() - 10));
+    std::string t = fmt::format("{} values: {}", r.name, fmt::join(parts, ", "));
+    r.text = r.text.empty() ? t : r.text + "; " + t;
+  }
+  return r;
+}
+
+void Explainer::FindUnmatched(const api::Pod& pod, const std::vector<PodClaimRef>& refs, const std::string& claim_key,
+                              const std::string& request, PodExplanation* ex) {
+  const api::ResourceClaim* claim = nullptr;
+  std::string pod_claim;
+  for (const PodClaimRef& ref : refs) {
+    if (Key(s_.claims[ref.claim].metadata) == claim_key) {
+      claim = &s_.claims[ref.claim];
+      pod_claim = ref.pod_claim;
+    }
+  }
+  if (claim == nullptr) return;
+  std::optional<RequestSpec> spec = FindRequest(*claim, request);
+  if (!spec) return;
+  // Where the claim's spec is written: its template, if the pod names one.
+  std::string kind = "ResourceClaim", object = claim_key, prefix = "spec.";
+  for (const api::PodResourceClaim& prc : pod.spec.resource_claims) {
+    if (prc.name == pod_claim && prc.resource_claim_template_name) {
+      kind = "ResourceClaimTemplate";
+      object = pod.metadata.namespace_ + "/" + *prc.resource_claim_template_name;
+      prefix = "spec.spec.";
+    }
+  }
+  auto check = [&](const std::vector<api::DeviceSelector>& selectors, const std::string& obj_kind,
+                   const std::string& obj, const std::string& path) {
+    for (size_t i = 0; i < selectors.size(); ++i) {
+      if (!selectors[i].cel) continue;
+      const std::string& expr = selectors[i].cel->expression;
+      bool any = false;
+      for (const api::ResourceSlice& slice : s_.slices) {
+        for (const api::Device& d : slice.spec.devices) {
+          StatusOr<bool> ok = eval_.Evaluate(expr, d, slice.spec.driver);
+          if (ok.ok() && *ok) {
+            any = true;
+            break;
+          }
+        }
+        if (any) break;
+      }
+      if (any) continue;
+      UnmatchedSelector u{.claim = claim_key,
+                          .request = request,
+                          .expression = expr,
+                          .object_kind = obj_kind,
+                          .object = obj,
+                          .field_path = fmt::format("{}[{}].cel.expression", path, i)};
+      for (const auto& [cap, domain, name] : ReadFields(expr)) u.closest.push_back(Closest(s_, cap, domain, name));
+      bool seen = std::any_of(ex->unmatched.begin(), ex->unmatched.end(), [&](const UnmatchedSelector& o) {
+        return o.object == u.object && o.field_path == u.field_path;
+      });
+      if (!seen) ex->unmatched.push_back(std::move(u));
+    }
+  };
+  for (const api::DeviceClass& dc : s_.classes) {
+    if (dc.metadata.name == spec->device_class) check(dc.spec.selectors, "DeviceClass", dc.metadata.name, "spec.selectors");
+  }
+  check(*spec->selectors, kind, object, prefix + spec->path);
+}
+
+PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
+  const api::Pod& pod = s_.pods[pod_idx];
+  PodExplanation ex{.pod = outcome.pod,
+                    .kind = outcome.kind,
+                    .message = outcome.message,
+                    .num_nodes = static_cast<int64_t>(s_.nodes.size())};
+  if (outcome.rejections.empty()) {
+    if (!outcome.message.empty()) ex.summary.push_back({ex.num_nodes, outcome.message});
+    return ex;
+  }
+  std::vector<const api::ResourceSlice*> slices;
+  for (const api::ResourceSlice& sl : s_.slices) slices.push_back(&sl);
+  index_ = std::make_unique<alloc::SliceIndex>(std::move(slices));
+  holders_.clear();
+  std::vector<const api::ResourceClaim*> allocated;
+  for (const api::ResourceClaim& c : s_.claims) {
+    if (!c.status.allocation) continue;
+    allocated.push_back(&c);
+    for (const api::DeviceRequestAllocationResult& r : c.status.allocation->devices.results) {
+      if (r.admin_access.value_or(false)) continue;
+      holders_.emplace(alloc::DeviceIdString(r.driver, r.pool, r.device), Key(c.metadata));
+    }
+  }
+  alloc::AllocatedState state;
+  (void)state.AddClaims(allocated, features_);  // Schedule succeeded with the same claims
+  std::vector<PodClaimRef> refs;
+  if (StatusOr<std::vector<PodClaimRef>> r = ResolvePodClaims(s_, pod); r.ok()) refs = std::move(*r);
+  std::vector<const api::ResourceClaim*> to_allocate;
+  std::set<std::string, std::less<>> own;
+  for (const PodClaimRef& ref : refs) {
+    own.insert(Key(s_.claims[ref.claim].metadata));
+    if (!s_.claims[ref.claim].status.allocation) to_allocate.push_back(&s_.claims[ref.claim]);
+  }
+  std::unique_ptr<alloc::Allocator> allocator = NewAllocator({});
+  std::map<std::string, const api::Node*, std::less<>> nodes;
+  for (const api::Node& n : s_.nodes) nodes[n.metadata.name] = &n;
+
+  std::set<std::pair<std::string, std::string>> failing;  // (claim, request)
+  for (const NodeRejection& rej : outcome.rejections) {
+    NodeCause c{.node = rej.node, .plugin = rej.plugin, .reasons = rej.reasons};
+    const bool dra = rej.plugin == kDynamicResourcesPlugin;
+    const std::string first = rej.reasons.empty() ? "" : rej.reasons[0];
+    if (!dra) {
+      c.kind = CauseKind::kNodeFilter;
+    } else if (first == "resourceclaim not available on the node") {
+      c.kind = CauseKind::kClaimNotAvailable;
+    } else if (first != "cannot allocate all claims") {
+      c.kind = CauseKind::kInvalidPools;
+    } else {
+      c.kind = CauseKind::kNoCombination;
+      const api::Node* node = nodes[rej.node];
+      StatusOr<alloc::NodeFit> fit = allocator && node ? allocator->Allocate(*node, to_allocate)
+                                                       : StatusOr<alloc::NodeFit>(alloc::NodeFit{});
+      if (fit.ok() && !fit->fits) {
+        const api::ResourceClaim* claim = nullptr;
+        for (const api::ResourceClaim* t : to_allocate) {
+          if (Key(t->metadata) == fit->reason.claim) claim = t;
+        }
+        if (claim != nullptr) {
+          ExplainDevices(*node, fit->reason, *claim, state, &c);
+          failing.emplace(c.claim, c.request);
+        }
+      }
+      // Freeing devices can only help where some are in use.
+      if (node != nullptr &&
+          (c.in_use > 0 || c.kind == CauseKind::kConstraint || c.kind == CauseKind::kNoCombination)) {
+        if (std::optional<NearMiss> m = FindNearMiss(*node, to_allocate, own)) ex.near_misses.push_back(*m);
+      }
+    }
+    c.text = RenderNodeCause(c);
+    ex.nodes.push_back(std::move(c));
+  }
+
+  // Summary: nodes per cause text, most nodes first.
+  std::map<std::string, int64_t> counts;
+  for (const NodeCause& c : ex.nodes) {
+    for (const std::string& t : SummaryTexts(c)) ++counts[t];
+  }
+  for (const auto& [text, n] : counts) ex.summary.push_back({n, text});
+  std::stable_sort(ex.summary.begin(), ex.summary.end(),
+                   [](const CauseSummary& a, const CauseSummary& b) { return a.nodes > b.nodes; });
+
+  for (const auto& [claim, request] : failing) FindUnmatched(pod, refs, claim, request, &ex);
+  return ex;
+}
+
+}  // namespace
+
+std::string_view CauseKindName(CauseKind kind) {
+  switch (kind) {
+    case CauseKind::kNodeFilter: return "NodeFilter";
+    case CauseKind::kClaimNotAvailable: return "ClaimNotAvailable";
+    case CauseKind::kInvalidPools: return "InvalidPools";
+    case CauseKind::kTooFewDevices: return "TooFewDevices";
+    case CauseKind::kDevicesUnusable: return "DevicesUnusable";
+    case CauseKind::kConstraint: return "Constraint";
+    case CauseKind::kNoCombination: return "NoCombination";
+  }
+  return "";
+}
+
+StatusOr<std::vector<PodExplanation>> Explain(Snapshot* snapshot, const ExplainOptions& options,
+                                              const std::vector<std::string>& pods) {
+  Snapshot& s = *snapshot;
+  std::vector<PodExplanation> out;
+  std::set<size_t> targets;
+  for (const std::string& name : pods) {
+    std::optional<size_t> found;
+    for (size_t i = 0; i < s.pods.size(); ++i) {
+      if (Key(s.pods[i].metadata) == name) found = i;
+    }
+    if (!found) return NotFoundError(fmt::format("pod {} not found", name));
+    if (IsPending(s.pods[*found])) {
+      targets.insert(*found);
+      continue;
+    }
+    const api::Pod& p = s.pods[*found];
+    PodExplanation ex{.pod = name, .kind = PodOutcome::Kind::kPlaced, .bound = true, .node = p.spec.node_name};
+    if (p.spec.node_name.empty()) {
+      ex.kind = PodOutcome::Kind::kUnschedulable;
+      ex.message = !p.metadata.deletion_timestamp.empty() ? "the pod is being deleted"
+                                                          : fmt::format("the pod has finished ({})",
+                                                                        p.status.phase.text());
+    }
+    out.push_back(std::move(ex));
+  }
+  alloc::Features features = alloc::Features::FromGates(s.gates);
+  StatusOr<std::unique_ptr<alloc::SelectorEvaluator>> eval = alloc::NewCelSelectorEvaluator(features);
+  if (!eval.ok()) return eval.status();
+  Explainer explainer(s, options, **eval, features);
+  const std::vector<size_t> queue = PendingQueue(s);
+  size_t left = targets.size();
+  for (size_t pod_idx : queue) {
+    if (!pods.empty() && left == 0) break;
+    // Only this pod is pending in this round: Schedule tries it alone, with
+    // every pod before it already placed (their turns ran earlier).
+    std::vector<std::pair<size_t, api::EnumString<api::PodPhase>>> saved;
+    for (size_t other : queue) {
+      if (other == pod_idx || !IsPending(s.pods[other])) continue;
+      saved.emplace_back(other, s.pods[other].status.phase);
+      s.pods[other].status.phase = api::PodPhase::kSucceeded;
+    }
+    StatusOr<ScheduleResult> result = Schedule(&s, options.schedule);
+    for (auto& [idx, phase] : saved) s.pods[idx].status.phase = phase;
+    if (!result.ok()) return result.status();
+    if (result->pods.size() != 1) return InternalError("explain: expected one pod in the queue");
+    const PodOutcome& outcome = result->pods[0];
+    const bool wanted = pods.empty() ? outcome.kind != PodOutcome::Kind::kPlaced : targets.count(pod_idx) > 0;
+    if (!wanted) continue;
+    if (!pods.empty()) --left;
+    if (outcome.kind == PodOutcome::Kind::kPlaced) {
+      out.push_back(PodExplanation{.pod = outcome.pod, .kind = outcome.kind, .node = outcome.node});
+      continue;
+    }
+    out.push_back(explainer.Analyze(pod_idx, outcome));
+  }
+  return out;
+}
+
+}  // namespace dra::sched

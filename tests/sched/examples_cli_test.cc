@@ -1,0 +1,150 @@
+// End-to-end test of `dractl schedule` on the bundled example cluster
+// (examples/cluster, the README's first command): workloads expanded into
+// pods, mixed GPU generations, MIG, a GPU+NIC claim, a shared claim and a pod
+// that cannot fit. The placements below were worked out by hand:
+//
+//   - Queue: pods without creationTimestamp first (every workload pod and the
+//     two fixture pods), by namespace/name, then the timestamped ones.
+//   - nccl-tests-rdma: only l40s-rdma-03 has VFs, and only gpu-0 (+ a VF of
+//     ens1f0np0, root pci0000:15) or gpu-2 (+ ens5f0np0, pci0000:97) share a
+//     PCIe root; gpu-0 and the first VF come first in search order.
+//   - embedder/reranker: one hand-made claim for an L4; the untainted L4 node
+//     is the only L4 node they tolerate; allocated once, for embedder.
+//   - llama-405b-fp16: 16 GPUs of CC >= 9.0 in one claim; no node has more
+//     than 8, and it tolerates the GPU taint, so all 7 nodes fail on DRA.
+//   - The vLLM Deployment (2 replicas), the notebooks Deployment (7) and the
+//     two Jobs (1 pod each) become 11 pods; the 8-GPU pretraining Job's pod
+//     stays pending because a vLLM replica and the 4-GPU fine-tune (queued
+//     first by namespace) already hold GPUs of the only NVSwitch H100 node.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "cli/run_command.h"
+
+namespace dra::testing {
+namespace {
+
+const std::string kBin = DRACTL_BIN;
+const std::string kExample = std::string(DRA_SOURCE_DIR) + "/examples/cluster";
+
+bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// The table line of `pod` (or of the first pod whose name starts with it),
+// with the column padding squeezed: "NODE  DEVICES OR REASON"; "" if absent.
+std::string LineOf(const std::string& table, const std::string& pod_prefix) {
+  std::istringstream in(table);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(pod_prefix, 0) != 0) continue;
+    size_t pod_end = line.find(' ');
+    std::string rest = line.substr(pod_end);
+    rest.erase(0, rest.find_first_not_of(' '));
+    size_t node_end = rest.find(' ');
+    if (node_end == std::string::npos) return rest;
+    std::string tail = rest.substr(node_end);
+    tail.erase(0, tail.find_first_not_of(' '));
+    return rest.substr(0, node_end) + "  " + tail;
+  }
+  return "";
+}
+
+int CountLines(const std::string& text, const std::string& prefix) {
+  std::istringstream in(text);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) n += line.rfind(prefix, 0) == 0 ? 1 : 0;
+  return n;
+}
+
+TEST(ExamplesCliTest, ValidateHasNoErrors) {
+  CommandResult r = RunCommand(kBin + " validate -f " + ShellQuote(kExample));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+TEST(ExamplesCliTest, SchedulePlacesTheExampleCluster) {
+  CommandResult r = RunCommand(kBin + " schedule -f " + ShellQuote(kExample) + " 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string& t = r.output;
+  // The pod that cannot fit, with kube-scheduler's reason.
+  EXPECT_EQ(LineOf(t, "ml-training/llama-405b-fp16 "),
+            "<pending>  0/7 nodes are available: 7 cannot allocate all claims.")
+      << t;
+  // The NIC-aligned pod: a GPU and a VF on the same PCIe root (pci0000:15).
+  EXPECT_EQ(LineOf(t, "rdma-inference/nccl-tests-rdma "),
+            "l40s-rdma-03  devices: gpu.nvidia.com/l40s-rdma-03/gpu-0,"
+            "sriovnetwork.k8snetworkplumbingwg.io/l40s-rdma-03/0000-17-00-2")
+      << t;
+  // The shared claim: both pods on the node of its one L4.
+  const std::string l4 = "gke-inference-l4-pool-3f9a1c2e-k8xq";
+  EXPECT_EQ(LineOf(t, "search/embedder "), l4 + "  gpu: gpu.nvidia.com/" + l4 + "/gpu-0") << t;
+  EXPECT_EQ(LineOf(t, "search/reranker "), l4 + "  gpu: gpu.nvidia.com/" + l4 + "/gpu-0") << t;
+  // Workloads: 7 notebooks (each one 1g.5gb MIG slice on an A100 node), 2 vLLM
+  // replicas, one pod per Job.
+  EXPECT_EQ(CountLines(t, "mig-tenants/notebooks-"), 7) << t;
+  std::istringstream in(t);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("mig-tenants/notebooks-", 0) != 0) continue;
+    EXPECT_TRUE(Contains(line, "-mig-1g5gb-19-")) << line;
+    EXPECT_TRUE(Contains(line, "ip-10-0-42-17.") || Contains(line, "ip-10-0-42-88.")) << line;
+  }
+  EXPECT_EQ(CountLines(t, "ml-serving/vllm-llama-3-1-8b-"), 2) << t;
+  EXPECT_EQ(CountLines(t, "ml-training/finetune-4gpu-numa-"), 1) << t;
+  EXPECT_TRUE(Contains(LineOf(t, "ml-training/finetune-4gpu-numa-"), "dgx-h100-01  gpus: ")) << t;
+  EXPECT_TRUE(Contains(LineOf(t, "ml-training/llama-pretrain-8xh100-0-"), "<pending>")) << t;
+  EXPECT_TRUE(Contains(t, "15 placed, 2 pending")) << t;
+}
+
+TEST(ExamplesCliTest, SharedClaimIsAllocatedOnceForBothPods) {
+  CommandResult r = RunCommand(kBin + " schedule -o yaml -f " + ShellQuote(kExample) + " 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string& y = r.output;
+  size_t claim = y.find("  name: shared-l4\n");
+  ASSERT_NE(claim, std::string::npos) << y;
+  EXPECT_EQ(y.find("  name: shared-l4\n", claim + 1), std::string::npos) << "listed twice";
+  size_t next = y.find("- apiVersion:", claim);
+  std::string obj = y.substr(claim, next == std::string::npos ? std::string::npos : next - claim);
+  EXPECT_TRUE(Contains(obj, "allocation:")) << obj;
+  EXPECT_EQ(CountLines(obj, "          device: "), 1) << obj;
+  EXPECT_TRUE(Contains(obj, "    reservedFor:\n    - resource: pods\n      name: embedder\n")) << obj;
+  EXPECT_TRUE(Contains(obj, "    - resource: pods\n      name: reranker\n")) << obj;
+}
+
+TEST(ExamplesCliTest, WorkloadsCanBeIgnored) {
+  CommandResult r = RunCommand(kBin + " schedule --workloads ignore -f " + ShellQuote(kExample) + " 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(CountLines(r.output, "mig-tenants/notebooks-"), 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "5 placed, 1 pending")) << r.output;
+}
+
+// A Deployment whose pods are in the input (a dump of a running cluster) is
+// not expanded again; stderr says why.
+TEST(ExamplesCliTest, RunningDeploymentIsNotDuplicated) {
+  const std::string dump =
+      "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\n"
+      "spec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n"
+      "  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: c, image: nginx}]\n"
+      "---\napiVersion: v1\nkind: Pod\n"
+      "metadata:\n  name: web-7d9c-abcde\n  namespace: default\n  labels: {app: web, pod-template-hash: 7d9c}\n"
+      "  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-7d9c, uid: u1, controller: true}]\n"
+      "spec:\n  nodeName: n1\n  containers: [{name: c, image: nginx}]\n"
+      "---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n";
+  CommandResult r = RunCommand("printf '%s' " + ShellQuote(dump) + " | " + kBin + " schedule -f - 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "Deployment default/web: not expanded: input pod default/web-7d9c-abcde is owned "
+                                 "by its ReplicaSet web-7d9c"))
+      << r.output;
+  EXPECT_TRUE(Contains(r.output, "0 placed, 0 pending")) << r.output;
+  // Without the running pod, the two replicas are created and placed.
+  std::string fresh = dump.substr(0, dump.find("---\napiVersion: v1\nkind: Pod")) +
+                      dump.substr(dump.find("---\napiVersion: v1\nkind: Node"));
+  CommandResult f = RunCommand("printf '%s' " + ShellQuote(fresh) + " | " + kBin + " schedule -f - 2>&1");
+  EXPECT_EQ(CountLines(f.output, "default/web-"), 2) << f.output;
+  EXPECT_TRUE(Contains(f.output, "2 placed, 0 pending")) << f.output;
+}
+
+}  // namespace
+}  // namespace dra::testing

@@ -1,0 +1,123 @@
+// End-to-end tests of `dractl explain` on tests/sched/data (see data/pods.yaml
+// for the pods and schedule_cli_test.cc for where the queue places them).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cli/run_command.h"
+
+namespace dra::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kBin = DRACTL_BIN;
+const std::string kData = std::string(DRA_SOURCE_DIR) + "/tests/sched/data";
+
+bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// huge: 200 CPUs, no toleration: three GPU nodes are tainted, cpu-01 has 16 CPUs.
+TEST(ExplainCliTest, HugeIsBlockedByTaintsAndCpu) {
+  CommandResult r = RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " default/huge");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output,
+                       "0/4 nodes: 3 node(s) had untolerated taint {nvidia.com/gpu: present}; 1 Insufficient cpu"))
+      << r.output;
+  EXPECT_TRUE(Contains(r.output, "node cpu-01: NodeResourcesFit: Insufficient cpu")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "node l40s-rdma-03: TaintToleration: node(s) had untolerated taint")) << r.output;
+  EXPECT_FALSE(Contains(r.output, "nearest misses")) << r.output;
+}
+
+// nccl-2: nccl-tests-rdma and nccl-1 hold the two aligned (GPU, VF) pairs of
+// l40s-rdma-03 (gpu-0 + a VF on pci0000:15, gpu-2 + a VF on pci0000:97); the
+// free GPUs gpu-1 and gpu-3 sit on roots without a VF, so matchAttribute
+// pcieRoot leaves nothing; the other nodes have no VF at all. Releasing either
+// earlier claim would make it fit.
+TEST(ExplainCliTest, Nccl2IsBlockedByPcieRootAlignment) {
+  CommandResult r = RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " rdma-inference/nccl-2");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "0/4 nodes are available: 4 cannot allocate all claims.")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "matchAttribute resource.kubernetes.io/pcieRoot leaves at most 0")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "would fit on l40s-rdma-03 if rdma-inference/")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "node cpu-01: claim rdma-inference/nccl-2-devices-")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "request gpu: 1 wanted, 0 match class gpu.nvidia.com")) << r.output;
+  // l40s-rdma-03: 8 VFs pass the class and rdmaCapable; two are held by the earlier pods' claims.
+  EXPECT_TRUE(Contains(r.output, "request vf: 1 wanted, 8 match class sriovnetwork.k8snetworkplumbingwg.io (2 in use by "
+                                 "rdma-inference/nccl-1-devices-"))
+      << r.output;
+  EXPECT_TRUE(Contains(r.output, "released gpu.nvidia.com/l40s-rdma-03/gpu-2, "
+                                 "sriovnetwork.k8snetworkplumbingwg.io/l40s-rdma-03/0000-99-00-2"))
+      << r.output;
+
+  CommandResult j = RunCommand(kBin + " explain --workloads ignore -o json -f " + ShellQuote(kData) + " rdma-inference/nccl-2");
+  ASSERT_EQ(j.exit_code, 0) << j.output;
+  EXPECT_TRUE(Contains(j.output, "\"cause\": \"Constraint\"")) << j.output;
+  EXPECT_TRUE(Contains(j.output, "\"constraintAtMost\": 0")) << j.output;
+  EXPECT_TRUE(Contains(j.output, "\"nearMisses\"")) << j.output;
+}
+
+TEST(ExplainCliTest, PlacedAndBoundPodsSayWhere) {
+  CommandResult bound = RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " mig-tenants/trainer");
+  EXPECT_EQ(bound.exit_code, 0);
+  EXPECT_TRUE(Contains(bound.output, "bound to node ip-10-0-42-17.us-west-2.compute.internal")) << bound.output;
+  CommandResult placed = RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " web");
+  EXPECT_EQ(placed.exit_code, 0);
+  EXPECT_TRUE(Contains(placed.output, "pod default/web: would be placed on node cpu-01")) << placed.output;
+}
+
+TEST(ExplainCliTest, AllPendingExplainsBothPendingPods) {
+  CommandResult r = RunCommand(kBin + " explain --workloads ignore --all-pending -f " + ShellQuote(kData));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "pod rdma-inference/nccl-2: pending")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "pod default/huge: pending")) << r.output;
+  EXPECT_FALSE(Contains(r.output, "pod default/web")) << r.output;
+}
+
+// A claim whose selector no device satisfies: the selector's file:line and
+// the memory sizes that exist.
+TEST(ExplainCliTest, SelectorMatchingNothingIsLocated) {
+  fs::path extra = fs::temp_directory_path() / "dractl_explain_extra.yaml";
+  std::ofstream(extra) << "apiVersion: resource.k8s.io/v1\n"
+                          "kind: ResourceClaim\n"
+                          "metadata: {namespace: default, name: big-gpu}\n"
+                          "spec:\n"
+                          "  devices:\n"
+                          "    requests:\n"
+                          "    - name: gpu\n"
+                          "      exactly:\n"
+                          "        deviceClassName: gpu.nvidia.com\n"
+                          "        selectors:\n"
+                          "        - cel:\n"
+                          "            expression: \"device.attributes['gpu.nvidia.com'].productName == 'H200'\"\n"
+                          "---\n"
+                          "apiVersion: v1\n"
+                          "kind: Pod\n"
+                          "metadata: {namespace: default, name: wants-h200}\n"
+                          "spec:\n"
+                          "  resourceClaims: [{name: gpu, resourceClaimName: big-gpu}]\n"
+                          "  tolerations: [{key: nvidia.com/gpu, operator: Exists}]\n"
+                          "  containers: [{name: c, image: x}]\n";
+  CommandResult r =
+      RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " -f " + ShellQuote(extra.string()) + " wants-h200");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "selector matches no device in the cluster: " + extra.string() + ":12:")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "device.attributes[\"gpu.nvidia.com\"].productName values: ")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "\"NVIDIA L40S\" (4)")) << r.output;
+}
+
+TEST(ExplainCliTest, HelpUsageAndInputErrors) {
+  CommandResult help = RunCommand(kBin + " explain --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_TRUE(Contains(help.output, "--all-pending")) << help.output;
+  EXPECT_EQ(RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData)).exit_code, 2);
+  EXPECT_EQ(RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " web --all-pending").exit_code, 2);
+  EXPECT_EQ(RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " web -o yaml").exit_code, 2);
+  EXPECT_EQ(RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " default/nope").exit_code, 1);
+}
+
+}  // namespace
+}  // namespace dra::testing

@@ -1,0 +1,5 @@
+module dractl/tools/difftest
+
+go 1.26.0
+
+require go.yaml.in/yaml/v3 v3.0.4
