@@ -185,17 +185,8 @@ struct ManifestFlags {
 };
 
 int RunOnManifests(const ManifestFlags& flags) {
-  StatusOr<api::FeatureGates> gates = api::FeatureGates::Defaults(flags.version);
-  if (!gates.ok()) {
-    std::fprintf(stderr, "dractl allocate: --kubernetes-version: %s\n", gates.status().message().c_str());
-    return kExitUsageError;
-  }
-  if (!flags.gates.empty()) {
-    if (Status s = gates->ParseFlag(flags.gates); !s.ok()) {
-      std::fprintf(stderr, "dractl allocate: --feature-gates: %s\n", s.message().c_str());
-      return kExitUsageError;
-    }
-  }
+  std::optional<api::FeatureGates> gates = GatesFromFlags("dractl allocate", flags.version, flags.gates);
+  if (!gates) return kExitUsageError;
 
   manifest::LoadResult loaded;
   LoadInputs(flags.files, {.keep_trees = true}, &loaded);

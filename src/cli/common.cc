@@ -67,4 +67,22 @@ manifest::LoadMessage ToMessage(const manifest::LoadedObject& loaded, const api:
   return m;
 }
 
+std::optional<api::FeatureGates> GatesFromFlags(std::string_view command, const std::string& version,
+                                                const std::string& overrides) {
+  StatusOr<api::FeatureGates> gates = api::FeatureGates::Defaults(version);
+  if (!gates.ok()) {
+    std::fprintf(stderr, "%.*s: --kubernetes-version: %s\n", static_cast<int>(command.size()), command.data(),
+                 gates.status().message().c_str());
+    return std::nullopt;
+  }
+  if (!overrides.empty()) {
+    if (Status s = gates->ParseFlag(overrides); !s.ok()) {
+      std::fprintf(stderr, "%.*s: --feature-gates: %s\n", static_cast<int>(command.size()), command.data(),
+                   s.message().c_str());
+      return std::nullopt;
+    }
+  }
+  return *std::move(gates);
+}
+
 }  // namespace dra::cli

@@ -2,12 +2,14 @@
 // printing messages.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "api/features.h"
 #include "api/validation.h"
 #include "manifest/loader.h"
 
@@ -38,5 +40,11 @@ std::string DescribeLoad(const manifest::LoadResult& result);
 // A validation error of `loaded` as a message at the field's line (when the
 // object was loaded with keep_trees) or the object's.
 manifest::LoadMessage ToMessage(const manifest::LoadedObject& loaded, const api::FieldError& error);
+
+// The feature gates of release `version` ("1.37") with `overrides` (the
+// --feature-gates flag, "A=true,B=false") applied. On a bad value prints
+// "COMMAND: --flag: message" to stderr and returns nullopt (a usage error).
+std::optional<api::FeatureGates> GatesFromFlags(std::string_view command, const std::string& version,
+                                                const std::string& overrides);
 
 }  // namespace dra::cli

@@ -199,17 +199,8 @@ std::string ToText(const sched::PodExplanation& e) {
 }
 
 int Run(const ExplainFlags& flags) {
-  StatusOr<api::FeatureGates> gates = api::FeatureGates::Defaults(flags.version);
-  if (!gates.ok()) {
-    std::fprintf(stderr, "dractl explain: --kubernetes-version: %s\n", gates.status().message().c_str());
-    return kExitUsageError;
-  }
-  if (!flags.gates.empty()) {
-    if (Status s = gates->ParseFlag(flags.gates); !s.ok()) {
-      std::fprintf(stderr, "dractl explain: --feature-gates: %s\n", s.message().c_str());
-      return kExitUsageError;
-    }
-  }
+  std::optional<api::FeatureGates> gates = GatesFromFlags("dractl explain", flags.version, flags.gates);
+  if (!gates) return kExitUsageError;
   StatusOr<std::unique_ptr<sched::ScorePolicy>> policy = sched::NewPolicy(flags.policy);
   if (!policy.ok()) {
     std::fprintf(stderr, "dractl explain: --policy: %s\n", policy.status().message().c_str());

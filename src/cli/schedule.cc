@@ -80,17 +80,8 @@ void PrintObjects(const sched::Snapshot& snapshot, const sched::ScheduleResult& 
 }
 
 int Run(const ScheduleFlags& flags) {
-  StatusOr<api::FeatureGates> gates = api::FeatureGates::Defaults(flags.version);
-  if (!gates.ok()) {
-    std::fprintf(stderr, "dractl schedule: --kubernetes-version: %s\n", gates.status().message().c_str());
-    return kExitUsageError;
-  }
-  if (!flags.gates.empty()) {
-    if (Status s = gates->ParseFlag(flags.gates); !s.ok()) {
-      std::fprintf(stderr, "dractl schedule: --feature-gates: %s\n", s.message().c_str());
-      return kExitUsageError;
-    }
-  }
+  std::optional<api::FeatureGates> gates = GatesFromFlags("dractl schedule", flags.version, flags.gates);
+  if (!gates) return kExitUsageError;
   StatusOr<std::unique_ptr<sched::ScorePolicy>> policy = sched::NewPolicy(flags.policy);
   if (!policy.ok()) {
     std::fprintf(stderr, "dractl schedule: --policy: %s\n", policy.status().message().c_str());

@@ -225,17 +225,8 @@ int RunValidate(std::span<const std::string_view> args) {
   app.add_option("-o,--output", output, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
 
-  StatusOr<api::FeatureGates> gates = api::FeatureGates::Defaults(version);
-  if (!gates.ok()) {
-    std::fprintf(stderr, "dractl validate: --kubernetes-version: %s\n", gates.status().message().c_str());
-    return kExitUsageError;
-  }
-  if (!gates_flag.empty()) {
-    if (Status s = gates->ParseFlag(gates_flag); !s.ok()) {
-      std::fprintf(stderr, "dractl validate: --feature-gates: %s\n", s.message().c_str());
-      return kExitUsageError;
-    }
-  }
+  std::optional<api::FeatureGates> gates = GatesFromFlags("dractl validate", version, gates_flag);
+  if (!gates) return kExitUsageError;
 
   manifest::LoadResult result;
   LoadInputs(files, {.strict = strict, .keep_trees = true}, &result);
