@@ -10,10 +10,10 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <set>
 
 #include <fmt/format.h>
+#include <re2/re2.h>
 
 #include "alloc/allocator.h"
 #include "alloc/cel_selector.h"
@@ -424,10 +424,12 @@ std::optional<NearMiss> Explainer::FindNearMiss(const api::Node& node,
 // Selectors read attributes and capacities as device.attributes["d"].name /
 // device.capacity["d"].name (or with single quotes).
 std::vector<std::tuple<bool, std::string, std::string>> ReadFields(const std::string& expression) {
-  static const std::regex re(R"re(device\.(attributes|capacity)\[\s*["']([^"']+)["']\s*\]\.([A-Za-z_][A-Za-z0-9_]*))re");
+  static const RE2 re(R"re(device\.(attributes|capacity)\[\s*["']([^"']+)["']\s*\]\.([A-Za-z_][A-Za-z0-9_]*))re");
   std::vector<std::tuple<bool, std::string, std::string>> out;
-  for (auto it = std::sregex_iterator(expression.begin(), expression.end(), re); it != std::sregex_iterator(); ++it) {
-    std::tuple<bool, std::string, std::string> f{(*it)[1] == "capacity", (*it)[2], (*it)[3]};
+  re2::StringPiece input(expression);
+  std::string kind, domain, name;
+  while (RE2::FindAndConsume(&input, re, &kind, &domain, &name)) {
+    std::tuple<bool, std::string, std::string> f{kind == "capacity", domain, name};
     if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(std::move(f));
   }
   return out;
