@@ -70,4 +70,22 @@ int LoadCluster(const std::vector<std::string>& files, const api::FeatureGates& 
   return -1;
 }
 
+void AddClusterFlags(CLI::App& app, ClusterFlags& flags) {
+  app.add_option("--policy", flags.policy,
+                 "kube: LeastAllocated + BalancedAllocation + DRA prioritized-list score; binpack: "
+                 "MostAllocated over cpu, memory and devices")
+      ->check(CLI::IsMember({"kube", "binpack"}))
+      ->capture_default_str();
+  app.add_option("--seed", flags.seed, "breaks ties between equally scored nodes deterministically")
+      ->capture_default_str();
+  app.add_option("--kubernetes-version", flags.version, "feature-gate defaults of this release (1.34-1.37)")
+      ->capture_default_str();
+  app.add_option("--feature-gates", flags.gates, "gate overrides, e.g. DRAConsumableCapacity=true");
+  app.add_option("--max-steps", flags.max_steps, "allocator search steps per node (0: the default limit)");
+  app.add_option("--workloads", flags.workloads,
+                 "expand: workloads become the pods their controllers would create; ignore: skip them")
+      ->check(CLI::IsMember({"expand", "ignore"}))
+      ->capture_default_str();
+}
+
 }  // namespace dra::cli

@@ -3,8 +3,11 @@
 // explain sees exactly the state schedule places pods in.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
+
+#include "CLI/CLI.hpp"
 
 #include "api/features.h"
 #include "manifest/loader.h"
@@ -22,5 +25,20 @@ struct ClusterInputOptions {
 // Returns -1 when the objects can be used, else the exit code (input errors).
 int LoadCluster(const std::vector<std::string>& files, const api::FeatureGates& gates,
                 const ClusterInputOptions& options, manifest::LoadResult* loaded);
+
+// The flags `schedule` and `explain` share, so that explain replays the same
+// queue schedule runs.
+struct ClusterFlags {
+  std::string policy = "kube";
+  uint64_t seed = 0;
+  std::string version = "1.37";
+  std::string gates;
+  uint64_t max_steps = 0;
+  std::string workloads = "expand";
+};
+
+// Adds --policy, --seed, --kubernetes-version, --feature-gates, --max-steps
+// and --workloads to `app`, writing into `flags`.
+void AddClusterFlags(CLI::App& app, ClusterFlags& flags);
 
 }  // namespace dra::cli

@@ -23,16 +23,11 @@ namespace dra::cli {
 namespace {
 
 struct ExplainFlags {
+  ClusterFlags cluster;
   std::vector<std::string> files;
   std::string pod;
   bool all_pending = false;
-  std::string policy = "kube";
-  uint64_t seed = 0;
-  std::string version = "1.37";
-  std::string gates;
   std::string output = "text";
-  uint64_t max_steps = 0;
-  std::string workloads = "expand";
 };
 
 // "file:line" of `field_path` in the loaded object `kind` `object` ("ns/name" or "name").
@@ -199,9 +194,9 @@ std::string ToText(const sched::PodExplanation& e) {
 }
 
 int Run(const ExplainFlags& flags) {
-  std::optional<api::FeatureGates> gates = GatesFromFlags("dractl explain", flags.version, flags.gates);
+  std::optional<api::FeatureGates> gates = GatesFromFlags("dractl explain", flags.cluster.version, flags.cluster.gates);
   if (!gates) return kExitUsageError;
-  StatusOr<std::unique_ptr<sched::ScorePolicy>> policy = sched::NewPolicy(flags.policy);
+  StatusOr<std::unique_ptr<sched::ScorePolicy>> policy = sched::NewPolicy(flags.cluster.policy);
   if (!policy.ok()) {
     std::fprintf(stderr, "dractl explain: --policy: %s\n", policy.status().message().c_str());
     return kExitUsageError;
@@ -212,7 +207,7 @@ int Run(const ExplainFlags& flags) {
   }
   manifest::LoadResult loaded;
   if (int rc = LoadCluster(flags.files, *gates,
-                           {.command = "dractl explain", .expand_workloads = flags.workloads == "expand"}, &loaded);
+                           {.command = "dractl explain", .expand_workloads = flags.cluster.workloads == "expand"}, &loaded);
       rc >= 0) {
     return rc;
   }
@@ -222,7 +217,7 @@ int Run(const ExplainFlags& flags) {
   std::vector<std::string> pods;
   if (!flags.pod.empty()) pods.push_back(flags.pod.find('/') == std::string::npos ? "default/" + flags.pod : flags.pod);
   sched::ExplainOptions options{
-      .schedule = {.policy = policy->get(), .seed = flags.seed, .max_steps = flags.max_steps}};
+      .schedule = {.policy = policy->get(), .seed = flags.cluster.seed, .max_steps = flags.cluster.max_steps}};
   StatusOr<std::vector<sched::PodExplanation>> result = sched::Explain(&snapshot, options, pods);
   if (!result.ok()) {
     if (result.status().code() == StatusCode::kNotFound) {
@@ -274,20 +269,7 @@ int RunExplain(std::span<const std::string_view> args) {
       ->allow_extra_args(false);  // one path per -f, so POD may follow
   app.add_option("pod", flags.pod, "the pod: namespace/name (or name in namespace default)");
   app.add_flag("--all-pending", flags.all_pending, "explain every pending pod that stays pending");
-  app.add_option("--workloads", flags.workloads,
-                 "expand: workloads become the pods their controllers would create (as schedule does); "
-                 "ignore: skip them")
-      ->check(CLI::IsMember({"expand", "ignore"}))
-      ->capture_default_str();
-  app.add_option("--policy", flags.policy, "scoring policy of the queue run before the pod: kube or binpack")
-      ->check(CLI::IsMember({"kube", "binpack"}))
-      ->capture_default_str();
-  app.add_option("--seed", flags.seed, "breaks ties between equally scored nodes deterministically")
-      ->capture_default_str();
-  app.add_option("--kubernetes-version", flags.version, "feature-gate defaults of this release (1.34-1.37)")
-      ->capture_default_str();
-  app.add_option("--feature-gates", flags.gates, "gate overrides, e.g. DRAConsumableCapacity=true");
-  app.add_option("--max-steps", flags.max_steps, "allocator search steps per node (0: the default limit)");
+  AddClusterFlags(app, flags.cluster);
   app.add_option("-o,--output", flags.output, "text or json")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();

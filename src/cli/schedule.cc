@@ -22,14 +22,9 @@ namespace dra::cli {
 namespace {
 
 struct ScheduleFlags {
+  ClusterFlags cluster;
   std::vector<std::string> files;
-  std::string policy = "kube";
-  uint64_t seed = 0;
-  std::string version = "1.37";
-  std::string gates;
   std::string output = "table";
-  uint64_t max_steps = 0;
-  std::string workloads = "expand";
 };
 
 // "mig: gpu.nvidia.com/pool/dev,gpu.nvidia.com/pool/dev2; nic: ..."
@@ -80,9 +75,9 @@ void PrintObjects(const sched::Snapshot& snapshot, const sched::ScheduleResult& 
 }
 
 int Run(const ScheduleFlags& flags) {
-  std::optional<api::FeatureGates> gates = GatesFromFlags("dractl schedule", flags.version, flags.gates);
+  std::optional<api::FeatureGates> gates = GatesFromFlags("dractl schedule", flags.cluster.version, flags.cluster.gates);
   if (!gates) return kExitUsageError;
-  StatusOr<std::unique_ptr<sched::ScorePolicy>> policy = sched::NewPolicy(flags.policy);
+  StatusOr<std::unique_ptr<sched::ScorePolicy>> policy = sched::NewPolicy(flags.cluster.policy);
   if (!policy.ok()) {
     std::fprintf(stderr, "dractl schedule: --policy: %s\n", policy.status().message().c_str());
     return kExitUsageError;
@@ -90,7 +85,7 @@ int Run(const ScheduleFlags& flags) {
 
   manifest::LoadResult loaded;
   if (int rc = LoadCluster(flags.files, *gates,
-                           {.command = "dractl schedule", .expand_workloads = flags.workloads == "expand"}, &loaded);
+                           {.command = "dractl schedule", .expand_workloads = flags.cluster.workloads == "expand"}, &loaded);
       rc >= 0) {
     return rc;
   }
@@ -100,7 +95,7 @@ int Run(const ScheduleFlags& flags) {
   if (snapshot.nodes.empty()) {
     std::fprintf(stderr, "dractl schedule: warning: no Node objects in the input; every pod stays pending\n");
   }
-  sched::ScheduleOptions options{.policy = policy->get(), .seed = flags.seed, .max_steps = flags.max_steps};
+  sched::ScheduleOptions options{.policy = policy->get(), .seed = flags.cluster.seed, .max_steps = flags.cluster.max_steps};
   StatusOr<sched::ScheduleResult> result = sched::Schedule(&snapshot, options);
   if (!result.ok()) {
     std::fprintf(stderr, "dractl schedule: internal error: %s\n", result.status().ToString().c_str());
@@ -137,21 +132,7 @@ int RunSchedule(std::span<const std::string_view> args) {
                "dractl schedule"};
   ScheduleFlags flags;
   app.add_option("-f,--filename", flags.files, "file, directory or - (stdin); repeatable")->required();
-  app.add_option("--policy", flags.policy,
-                 "kube: LeastAllocated + BalancedAllocation + DRA prioritized-list score; binpack: "
-                 "MostAllocated over cpu, memory and devices")
-      ->check(CLI::IsMember({"kube", "binpack"}))
-      ->capture_default_str();
-  app.add_option("--seed", flags.seed, "breaks ties between equally scored nodes deterministically")
-      ->capture_default_str();
-  app.add_option("--kubernetes-version", flags.version, "feature-gate defaults of this release (1.34-1.37)")
-      ->capture_default_str();
-  app.add_option("--feature-gates", flags.gates, "gate overrides, e.g. DRAConsumableCapacity=true");
-  app.add_option("--max-steps", flags.max_steps, "allocator search steps per node (0: the default limit)");
-  app.add_option("--workloads", flags.workloads,
-                 "expand: workloads become the pods their controllers would create; ignore: skip them")
-      ->check(CLI::IsMember({"expand", "ignore"}))
-      ->capture_default_str();
+  AddClusterFlags(app, flags.cluster);
   app.add_option("-o,--output", flags.output, "table, yaml or json")
       ->check(CLI::IsMember({"table", "yaml", "json"}))
       ->capture_default_str();
