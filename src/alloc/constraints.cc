@@ -83,6 +83,17 @@ class ConstraintBase : public Constraint {
     return false;
   }
 
+  // The constrained attribute of `device` when the constraint applies to
+  // (request, subrequest): kSkip if it does not apply, kMissing if the device
+  // lacks the attribute, else kFound with `*out` set.
+  enum class Lookup { kSkip, kMissing, kFound };
+  Lookup Find(std::string_view request, std::string_view subrequest, const api::Device& device,
+              std::string_view driver, const api::DeviceAttribute** out) const {
+    if (!Applies(request, subrequest)) return Lookup::kSkip;
+    *out = LookupAttribute(device, driver, attribute_);
+    return *out == nullptr ? Lookup::kMissing : Lookup::kFound;
+  }
+
   std::vector<std::string> requests_;
   std::string attribute_;
 };
@@ -94,9 +105,8 @@ class MatchAttribute final : public ConstraintBase {
 
   bool Add(std::string_view request, std::string_view subrequest, const api::Device& device,
            std::string_view driver) override {
-    if (!Applies(request, subrequest)) return true;
-    const api::DeviceAttribute* a = LookupAttribute(device, driver, attribute_);
-    if (a == nullptr) return false;
+    const api::DeviceAttribute* a = nullptr;
+    if (Lookup l = Find(request, subrequest, device, driver, &a); l != Lookup::kFound) return l == Lookup::kSkip;
     if (list_mode_) {
       std::optional<AttributeSet> set = ToSet(*a);
       if (!set) return false;
@@ -138,23 +148,22 @@ class DistinctAttribute final : public ConstraintBase {
 
   bool Add(std::string_view request, std::string_view subrequest, const api::Device& device,
            std::string_view driver) override {
-    if (!Applies(request, subrequest)) return true;
-    const api::DeviceAttribute* a = LookupAttribute(device, driver, attribute_);
-    if (a == nullptr) return false;
+    const api::DeviceAttribute* a = nullptr;
+    if (Lookup l = Find(request, subrequest, device, driver, &a); l != Lookup::kFound) return l == Lookup::kSkip;
     if (list_mode_) {
       // Pairwise disjoint with every device added so far.
       std::optional<AttributeSet> mine = ToSet(*a);
       if (!mine) return false;
-      for (const api::DeviceAttribute* stored : added_) {
-        std::optional<AttributeSet> theirs = ToSet(*stored);
-        if (theirs && !Intersect(*mine, *theirs).values.empty()) return false;
+      for (const AttributeSet& theirs : added_sets_) {
+        if (!Intersect(*mine, theirs).values.empty()) return false;
       }
-    } else {
-      // Distinct from every device added so far (the first may be anything).
-      for (const api::DeviceAttribute* stored : added_) {
-        if (!IsScalar(*a)) return false;
-        if (ScalarEqual(*a, *stored)) return false;
-      }
+      added_sets_.push_back(std::move(*mine));
+      return true;
+    }
+    // Distinct from every device added so far (the first may be anything).
+    for (const api::DeviceAttribute* stored : added_) {
+      if (!IsScalar(*a)) return false;
+      if (ScalarEqual(*a, *stored)) return false;
     }
     added_.push_back(a);
     return true;
@@ -163,14 +172,21 @@ class DistinctAttribute final : public ConstraintBase {
   void Remove(std::string_view request, std::string_view subrequest, const api::Device&,
               std::string_view) override {
     if (!Applies(request, subrequest)) return;
-    added_.pop_back();  // calls are LIFO
+    // Calls are LIFO.
+    if (list_mode_) {
+      added_sets_.pop_back();
+    } else {
+      added_.pop_back();
+    }
   }
 
  private:
   bool list_mode_;
-  // The attributes of the devices added, in order. They point into the
-  // slices, which outlive the Allocate call.
+  // Scalar mode: the attributes of the devices added, in order. They point
+  // into the slices, which outlive the Allocate call.
   std::vector<const api::DeviceAttribute*> added_;
+  // List mode: the same, already converted to sets.
+  std::vector<AttributeSet> added_sets_;
 };
 
 }  // namespace
