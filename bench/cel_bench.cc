@@ -1,7 +1,7 @@
 // CEL selector evaluation per device (issue #3): DraEnvironment::Matches over
 // 100,000 NVIDIA-like GPUs built directly as api::Device objects, one
 // selector per benchmark. Reports the time per device and the heap
-// allocations per evaluation (counted by the replacement operator new below).
+// allocations per evaluation (counted by base/testing/count_allocations.h).
 //
 //   build/bench/cel_bench                  all benchmarks
 //   build/bench/cel_bench --benchmark_filter=Quantity
@@ -27,24 +27,10 @@
 #include "cel/dra_env.h"
 #include "quantity/quantity.h"
 
-namespace {
-std::atomic<bool> g_count_allocations{false};
-std::atomic<size_t> g_allocations{0};
-}  // namespace
+#include "base/testing/count_allocations.h"
 
-#if !defined(__SANITIZE_ADDRESS__)
-// The replacement operator new pairs malloc with free on purpose.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(size_t size) {
-  if (g_count_allocations.load(std::memory_order_relaxed)) {
-    g_allocations.fetch_add(1, std::memory_order_relaxed);
-  }
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
-#endif
+using dra::testing::g_allocations;
+using dra::testing::g_count_allocations;
 
 namespace dra::bench {
 namespace {
