@@ -120,6 +120,8 @@ struct NodeState {
   std::vector<std::optional<CounterSets>> available;
   // "invalid resource pools were encountered: ..." when some pool is invalid.
   std::string invalid_message;
+  // Raised by AllocatorCache::Refresh whenever the state changes.
+  uint64_t generation = 1;
 };
 
 // The verdicts of one CEL expression on every device of the SliceIndex,
@@ -326,8 +328,43 @@ struct AllocatorCache {
     for (const auto& s : states) {
       if (matches(*s)) return *s;
     }
+    for (const Pool& pool : built->pools) {
+      if (!pool.incomplete && !pool.invalid) pool_users[DeviceIdString(pool.driver, pool.name, "")].push_back(built.get());
+    }
     states.push_back(std::move(built));
     return *states.back();
+  }
+
+  // Brings every node state that holds the device of `result` up to date
+  // with the Allocator's AllocatedState (Allocator::AddAllocation).
+  // REQUIRES: no Allocate call in flight.
+  void Refresh(const api::DeviceRequestAllocationResult& result, std::vector<std::string>* changed_nodes) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto users = pool_users.find(DeviceIdString(result.driver, result.pool, ""));
+    if (users == pool_users.end()) return;
+    const AllocatedState& allocated = a.allocated();
+    const std::string device_id = DeviceIdString(result.driver, result.pool, result.device);
+    const bool in_devices = allocated.devices.count(device_id) > 0;
+    auto aggregated = allocated.aggregated_capacity.find(device_id);
+    // Every state holding the pool changes: the device's flags where it is a
+    // candidate, and the pool's available counters even where it is not (a
+    // device of the pool that is not usable on the node still consumes them).
+    for (NodeState* state : users->second) {
+      ++state->generation;
+      if (changed_nodes != nullptr) changed_nodes->push_back(state->name);
+      for (Candidate& c : state->candidates) {
+        const Pool& pool = state->pools[static_cast<size_t>(c.pool)];
+        if (c.device->name != result.device || pool.name != result.pool || pool.driver != result.driver) continue;
+        c.allocated = in_devices;
+        c.aggregated = aggregated == allocated.aggregated_capacity.end() ? nullptr : &aggregated->second;
+      }
+      for (size_t pool_idx = 0; pool_idx < state->available.size(); ++pool_idx) {
+        const Pool& pool = state->pools[pool_idx];
+        if (state->available[pool_idx] && pool.name == result.pool && pool.driver == result.driver) {
+          state->available[pool_idx] = AvailableCounters(pool, allocated);
+        }
+      }
+    }
   }
 
   // The verdict table of `expression`, created on first use.
@@ -367,8 +404,11 @@ struct AllocatorCache {
   const uint64_t id;
   std::mutex mu;
   // Node name -> its states, one per distinct label set when labels matter.
-  std::unordered_map<std::string, std::vector<std::unique_ptr<const NodeState>>, StringHash, std::equal_to<>>
+  std::unordered_map<std::string, std::vector<std::unique_ptr<NodeState>>, StringHash, std::equal_to<>>
       nodes;  // guarded by mu
+  // "driver/pool/" -> the node states holding that (complete, valid) pool,
+  // for Refresh. Guarded by mu.
+  std::unordered_map<std::string, std::vector<NodeState*>, StringHash, std::equal_to<>> pool_users;
   std::unordered_map<std::string, std::unique_ptr<VerdictTable>, StringHash, std::equal_to<>>
       tables;  // guarded by mu
 };
@@ -388,6 +428,35 @@ Allocator::Allocator(Features features, AllocatedState allocated, std::vector<co
 }
 
 Allocator::~Allocator() = default;
+
+Status Allocator::AddAllocation(const api::AllocationResult& allocation, std::vector<std::string>* changed_nodes) {
+  for (const api::DeviceRequestAllocationResult& result : allocation.devices.results) {
+    if (Status st = allocated_.AddResult(result, features_); !st.ok()) return st;
+    cache_->Refresh(result, changed_nodes);
+  }
+  return OkStatus();
+}
+
+uint64_t Allocator::NodeGeneration(const api::Node& node) const { return cache_->Node(node).generation; }
+
+uint64_t Allocator::NodeGeneration(NodeHandle node) const { return node.state_->generation; }
+
+Allocator::NodeHandle Allocator::Handle(const api::Node& node) const {
+  NodeHandle h;
+  h.state_ = &cache_->Node(node);
+  h.node_ = &node;
+  return h;
+}
+
+Allocator::DeviceCount Allocator::CountDevices(const api::Node& node) const { return CountDevices(Handle(node)); }
+
+Allocator::DeviceCount Allocator::CountDevices(NodeHandle node) const {
+  const internal::NodeState& state = *node.state_;
+  DeviceCount count;
+  count.devices = static_cast<int64_t>(state.candidates.size());
+  for (const internal::Candidate& c : state.candidates) count.in_use += c.allocated;
+  return count;
+}
 
 const api::DeviceClass* Allocator::FindClass(std::string_view name) const {
   auto it = classes_.find(name);
@@ -461,7 +530,8 @@ enum class TakeResult { kTaken, kInUse, kCounters, kTaint, kConstraint, kCapacit
 class Search {
  public:
   StatusOr<NodeFit> Run(const Allocator& allocator, internal::AllocatorCache& cache, const NodeState& state,
-                        const api::Node& node, std::span<const api::ResourceClaim* const> claims);
+                        const api::Node& node, std::span<const api::ResourceClaim* const> claims,
+                        Allocator::ResultDetail detail);
   bool busy() const { return busy_; }
 
  private:
@@ -514,6 +584,8 @@ class Search {
   void GiveBackCounters(int candidate);
 
   StatusOr<api::AllocationResult> BuildResult(const PreparedClaim& claim);
+  // Allocator::ResultDetail::kSummary's result.
+  StatusOr<api::AllocationResult> BuildSummary(const PreparedClaim& claim);
 
   // "driver/pool/device" of a candidate, for messages.
   std::string Id(int candidate) const {
@@ -1255,6 +1327,23 @@ Outcome Search::Step(int claim_idx, int request_idx, int entry_idx, int64_t devi
   return Outcome::kFail;
 }
 
+StatusOr<api::AllocationResult> Search::BuildSummary(const PreparedClaim& claim) {
+  api::AllocationResult result;
+  taken_.clear();
+  result.devices.results.reserve(claim.records.size());
+  for (const Record& record : claim.records) {
+    const Entry& entry = claim.requests[static_cast<size_t>(record.request)].entries[static_cast<size_t>(record.entry)];
+    const Candidate& c = candidates()[static_cast<size_t>(record.candidate)];
+    api::DeviceRequestAllocationResult& r = result.devices.results.emplace_back();
+    r.request = entry.name;
+    if (entry.admin_access) r.admin_access = true;
+    if (record.multi) r.share_id = record.share_id;
+    taken_.push_back({.slice = c.slice, .device = c.device});
+  }
+  DRA_RETURN_IF_ERROR(CheckNodeSelector(taken_, claim.claim->metadata.name));
+  return result;
+}
+
 StatusOr<api::AllocationResult> Search::BuildResult(const PreparedClaim& claim) {
   api::AllocationResult result;
   taken_.clear();
@@ -1291,7 +1380,8 @@ StatusOr<api::AllocationResult> Search::BuildResult(const PreparedClaim& claim) 
 }
 
 StatusOr<NodeFit> Search::Run(const Allocator& allocator, internal::AllocatorCache& cache, const NodeState& state,
-                              const api::Node& node, std::span<const api::ResourceClaim* const> claims) {
+                              const api::Node& node, std::span<const api::ResourceClaim* const> claims,
+                              Allocator::ResultDetail detail) {
   busy_ = true;
   struct Done {
     bool& busy;
@@ -1307,7 +1397,9 @@ StatusOr<NodeFit> Search::Run(const Allocator& allocator, internal::AllocatorCac
     fit.fits = true;
     fit.results.reserve(num_claims_);
     for (size_t claim_idx = 0; claim_idx < num_claims_; ++claim_idx) {
-      DRA_ASSIGN_OR_RETURN(api::AllocationResult r, BuildResult(claims_[claim_idx]));
+      DRA_ASSIGN_OR_RETURN(api::AllocationResult r, detail == Allocator::ResultDetail::kFull
+                                                        ? BuildResult(claims_[claim_idx])
+                                                        : BuildSummary(claims_[claim_idx]));
       fit.results.push_back(std::move(r));
     }
     return fit;
@@ -1326,17 +1418,24 @@ StatusOr<NodeFit> Search::Run(const Allocator& allocator, internal::AllocatorCac
 
 }  // namespace
 
-StatusOr<NodeFit> Allocator::Allocate(const api::Node& node, std::span<const api::ResourceClaim* const> claims) const {
-  const NodeState& state = cache_->Node(node);
+StatusOr<NodeFit> Allocator::Allocate(const api::Node& node, std::span<const api::ResourceClaim* const> claims,
+                                      ResultDetail detail) const {
+  return Allocate(Handle(node), claims, detail);
+}
+
+StatusOr<NodeFit> Allocator::Allocate(NodeHandle handle, std::span<const api::ResourceClaim* const> claims,
+                                      ResultDetail detail) const {
+  const NodeState& state = *handle.state_;
+  const api::Node& node = *handle.node_;
   if (!state.error.ok()) return state.error;
   // One Search per thread, reused: its buffers keep their capacity. A call
   // made while it is busy (an evaluator that allocates again) gets its own.
   thread_local Search reusable;
   if (reusable.busy()) {
     Search search;
-    return search.Run(*this, *cache_, state, node, claims);
+    return search.Run(*this, *cache_, state, node, claims, detail);
   }
-  return reusable.Run(*this, *cache_, state, node, claims);
+  return reusable.Run(*this, *cache_, state, node, claims, detail);
 }
 
 }  // namespace dra::alloc

@@ -19,7 +19,8 @@
 // thread.
 //
 // Caches: an Allocator stands for one snapshot (slices, classes, allocated
-// state), so it keeps, for its whole life,
+// state; AddAllocation adds to the allocated state), so it keeps, for its
+// whole life,
 //   - per node (keyed by name, and by labels when some slice or device
 //     selects nodes by selector): the gathered pools and the candidate
 //     devices with their allocated flags, built on the node's first call;
@@ -56,6 +57,7 @@ namespace dra::alloc {
 
 namespace internal {
 struct AllocatorCache;  // allocator.cc
+struct NodeState;       // allocator.cc
 }  // namespace internal
 
 // The claim limit of upstream (resource.AllocationResultsMaxSize).
@@ -125,7 +127,62 @@ class Allocator {
   //   not ok         -> the input is broken (bad selector, bad pool, unsupported
   //                     request, feature off, step limit): stop scheduling
   // REQUIRES: claims have been defaulted (api/defaults.h).
-  StatusOr<NodeFit> Allocate(const api::Node& node, std::span<const api::ResourceClaim* const> claims) const;
+  StatusOr<NodeFit> Allocate(const api::Node& node, std::span<const api::ResourceClaim* const> claims) const {
+    return Allocate(node, claims, ResultDetail::kFull);
+  }
+  // kSummary: the same decision (fits, reason, errors), but each result of
+  // fit.results carries only `request`, `admin_access` and `share_id` (no
+  // driver/pool/device, tolerations, config or node selector): enough to
+  // score a node, at a fraction of the cost. The scheduler filters every
+  // node this way and allocates in full on the node it picks.
+  enum class ResultDetail { kFull, kSummary };
+  StatusOr<NodeFit> Allocate(const api::Node& node, std::span<const api::ResourceClaim* const> claims,
+                             ResultDetail detail) const;
+
+  // A node resolved to the Allocator's cached state once, for callers that
+  // come back to the same nodes many times (the scheduler): the calls taking
+  // a handle skip the lookup by name. Valid while the Allocator and the Node
+  // object live, if the node's name and labels do not change.
+  class NodeHandle {
+   public:
+    NodeHandle() = default;
+    bool valid() const { return state_ != nullptr; }
+
+   private:
+    friend class Allocator;
+    const internal::NodeState* state_ = nullptr;
+    const api::Node* node_ = nullptr;
+  };
+  NodeHandle Handle(const api::Node& node) const;
+  StatusOr<NodeFit> Allocate(NodeHandle node, std::span<const api::ResourceClaim* const> claims,
+                             ResultDetail detail) const;
+
+  // Records the devices of an allocation made since the Allocator was built
+  // (a claim the scheduler just allocated), as if they had been in the
+  // AllocatedState from the start; the node caches are updated in place, so
+  // one Allocator can serve a whole scheduling run. kOutOfRange if summing
+  // consumed capacities overflows (the state then holds the results before
+  // the one that failed).
+  // With `changed_nodes`, appends the names of the nodes whose cached state
+  // changed (those that see a pool of the allocated devices and were seen by
+  // this Allocator before): Allocate outcomes on other nodes stay as they were.
+  // REQUIRES: no Allocate call in flight on any thread.
+  Status AddAllocation(const api::AllocationResult& allocation, std::vector<std::string>* changed_nodes = nullptr);
+
+  // The devices of the node's complete, valid pools, and how many of them
+  // are allocated (AllocatedState::devices).
+  struct DeviceCount {
+    int64_t devices = 0;
+    int64_t in_use = 0;
+  };
+  DeviceCount CountDevices(const api::Node& node) const;
+  DeviceCount CountDevices(NodeHandle node) const;
+
+  // A number that changes whenever AddAllocation changes what Allocate can
+  // find on the node: equal numbers mean an equal Allocate outcome for equal
+  // claims (callers may remember outcomes under it).
+  uint64_t NodeGeneration(const api::Node& node) const;
+  uint64_t NodeGeneration(NodeHandle node) const;
 
   const Features& features() const { return features_; }
   const AllocatedState& allocated() const { return allocated_; }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 
@@ -496,6 +497,164 @@ TEST(AllocatorCacheTest, ConcurrentCallsAnswerAsSequentialOnes) {
   }
   for (auto& t : threads) t.join();
   EXPECT_EQ(mismatches.load(), 0);
+}
+
+// The claims of `fit` added to the allocator (and to `state`, for fresh
+// allocators to compare with), as the scheduler does after binding.
+void Commit(Allocator& allocator, AllocatedState& state, const NodeFit& fit, const Features& features,
+            std::vector<std::string>* changed = nullptr) {
+  for (const api::AllocationResult& r : fit.results) {
+    ASSERT_TRUE(allocator.AddAllocation(r, changed).ok());
+    for (const auto& d : r.devices.results) ASSERT_TRUE(state.AddResult(d, features).ok());
+  }
+}
+
+TEST(AllocatorAddAllocationTest, AnswersAsAFreshAllocatorWithTheAllocationInItsState) {
+  Cluster cluster(6);
+  const auto claim_sets = CacheTestClaims();
+  auto shared = cluster.NewAllocator();
+  AllocatedState state = cluster.state;
+  // Allocate one claim set after another on the nodes in turn, committing
+  // what fits; after each commit every node and claim set must answer as an
+  // Allocator built from scratch with the state so far.
+  int commits = 0;
+  for (int step = 0; step < 12; ++step) {
+    const api::Node& node = cluster.nodes[static_cast<size_t>(step) % cluster.nodes.size()];
+    const auto& claims = claim_sets[static_cast<size_t>(step) % 3];  // sets that can fit
+    StatusOr<NodeFit> fit = AllocateWith(*shared, node, claims);
+    ASSERT_TRUE(fit.ok()) << fit.status().ToString();
+    if (!fit->fits) continue;
+    Commit(*shared, state, *fit, cluster.features);
+    ++commits;
+    cluster.state = state;
+    for (const api::Node& n : cluster.nodes) {
+      for (const auto& probe : claim_sets) {
+        EXPECT_EQ(Describe(AllocateWith(*shared, n, probe)), Describe(AllocateWith(*cluster.NewAllocator(), n, probe)))
+            << "after commit " << commits << " on " << n.metadata.name;
+      }
+    }
+  }
+  EXPECT_GE(commits, 3);  // the comparison above ran on a changing state
+}
+
+TEST(AllocatorAddAllocationTest, NamesTheChangedNodesAndRaisesTheirGeneration) {
+  Cluster cluster(3);
+  auto allocator = cluster.NewAllocator();
+  AllocatedState state = cluster.state;
+  std::vector<uint64_t> before;
+  for (const api::Node& n : cluster.nodes) before.push_back(allocator->NodeGeneration(n));
+  // node-0's own pool: only node-0 changes.
+  StatusOr<NodeFit> fit = AllocateWith(*allocator, cluster.nodes[0], {Claim("one", {Request("r", 1, {"model == \"x\""})})});
+  ASSERT_TRUE(fit.ok() && fit->fits);
+  EXPECT_EQ(fit->results[0].devices.results[0].pool, cluster.nodes[0].metadata.name);
+  std::vector<std::string> changed;
+  Commit(*allocator, state, *fit, cluster.features, &changed);
+  EXPECT_EQ(changed, std::vector<std::string>({cluster.nodes[0].metadata.name}));
+  EXPECT_NE(allocator->NodeGeneration(cluster.nodes[0]), before[0]);
+  EXPECT_EQ(allocator->NodeGeneration(cluster.nodes[1]), before[1]);
+  // A device of the allNodes pool: every node seen so far changes.
+  fit = AllocateWith(*allocator, cluster.nodes[1], {Claim("z", {Request("r", 1, {"model == \"z\""})})});
+  ASSERT_TRUE(fit.ok() && fit->fits);
+  EXPECT_EQ(fit->results[0].devices.results[0].pool, "everywhere");
+  changed.clear();
+  Commit(*allocator, state, *fit, cluster.features, &changed);
+  std::sort(changed.begin(), changed.end());
+  std::vector<std::string> all;
+  for (const api::Node& n : cluster.nodes) all.push_back(n.metadata.name);
+  EXPECT_EQ(changed, all);
+}
+
+TEST(AllocatorAddAllocationTest, CountersAndSharedCapacityAreGivenOutOnce) {
+  Fixture f;
+  api::ResourceSlice& counters = f.Slice({});
+  counters.spec.node_name.reset();
+  counters.spec.all_nodes = true;
+  counters.spec.shared_counters.push_back({.name = "set"});
+  counters.spec.shared_counters[0].counters.insert_or_assign("mem", api::Counter{*quantity::Quantity::Parse("2")});
+  api::ResourceSlice& devs = f.Slice({"p0", "p1", "p2"});
+  for (auto& d : devs.spec.devices) {
+    api::DeviceCounterConsumption use{.counter_set = "set"};
+    use.counters.insert_or_assign("mem", api::Counter{*quantity::Quantity::Parse("1")});
+    d.rare.mut().consumes_counters.push_back(use);
+    d.attributes.insert_or_assign("model", api::DeviceAttribute::String("part"));
+  }
+  api::ResourceSlice& shared_slice = f.Slice({"a"});
+  shared_slice.spec.pool.name = "shared";
+  shared_slice.spec.devices[0].allow_multiple_allocations = true;
+  shared_slice.spec.devices[0].attributes.insert_or_assign("model", api::DeviceAttribute::String("big"));
+  shared_slice.spec.devices[0].capacity.insert_or_assign("memory",
+                                                         api::DeviceCapacity{.value = *quantity::Quantity::Parse("4Gi")});
+  for (auto& s : f.slices) {
+    if (s.spec.pool.name == "pool") s.spec.pool.resource_slice_count = 2;
+  }
+  std::vector<const api::ResourceSlice*> ptrs;
+  for (auto& s : f.slices) ptrs.push_back(&s);
+  SliceIndex index(ptrs);
+  std::vector<const api::DeviceClass*> cls;
+  for (auto& c : f.classes) cls.push_back(&c);
+  int n = 0;
+  Allocator allocator(f.features, f.state, cls, &index, &f.selectors,
+                      AllocatorOptions{.max_steps = 0, .new_share_id = [&n] { return "share-" + std::to_string(n++); }});
+  AllocatedState state;
+  auto run = [&](const api::ResourceClaim& claim) {
+    std::vector<const api::ResourceClaim*> claims = {&claim};
+    return allocator.Allocate(f.node, claims);
+  };
+  // Two partitions use up the counter set (mem 2): the third partition is
+  // free but cannot be had.
+  const api::ResourceClaim two = Claim("two", {Request("r", 2, {"model == \"part\""})});
+  StatusOr<NodeFit> fit = run(two);
+  ASSERT_TRUE(fit.ok() && fit->fits);
+  Commit(allocator, state, *fit, f.features);
+  fit = run(Claim("one", {Request("r", 1, {"model == \"part\""})}));
+  ASSERT_TRUE(fit.ok());
+  EXPECT_FALSE(fit->fits);
+  EXPECT_EQ(fit->reason.counters, 1) << fit->reason.ToString();
+  // 2Gi shares of a 4Gi device: two fit, one after the other; the third not.
+  api::DeviceRequest r = Request("r", 1, {"model == \"big\""});
+  r.exactly->capacity = api::CapacityRequirements{};
+  r.exactly->capacity->requests.insert_or_assign("memory", *quantity::Quantity::Parse("2Gi"));
+  for (int i = 0; i < 2; ++i) {
+    fit = run(Claim("share-" + std::to_string(i), {r}));
+    ASSERT_TRUE(fit.ok() && fit->fits) << i << ": " << (fit.ok() ? fit->reason.ToString() : fit.status().ToString());
+    Commit(allocator, state, *fit, f.features);
+  }
+  fit = run(Claim("share-2", {r}));
+  ASSERT_TRUE(fit.ok());
+  EXPECT_FALSE(fit->fits);
+  EXPECT_EQ(fit->reason.capacity, 1) << fit->reason.ToString();
+}
+
+TEST(AllocatorSummaryTest, DecidesAsTheFullResultWithoutTheDetails) {
+  Cluster cluster(6);
+  auto allocator = cluster.NewAllocator();
+  for (const api::Node& node : cluster.nodes) {
+    for (const auto& claims : CacheTestClaims()) {
+      std::vector<const api::ResourceClaim*> ptrs;
+      for (const auto& c : claims) ptrs.push_back(&c);
+      StatusOr<NodeFit> full = allocator->Allocate(node, ptrs, Allocator::ResultDetail::kFull);
+      StatusOr<NodeFit> summary = allocator->Allocate(node, ptrs, Allocator::ResultDetail::kSummary);
+      ASSERT_EQ(full.ok(), summary.ok());
+      if (!full.ok()) {
+        EXPECT_EQ(full.status().ToString(), summary.status().ToString());
+        continue;
+      }
+      ASSERT_EQ(full->fits, summary->fits) << node.metadata.name;
+      EXPECT_EQ(full->reason.ToString(), summary->reason.ToString());
+      ASSERT_EQ(full->results.size(), summary->results.size());
+      for (size_t i = 0; i < full->results.size(); ++i) {
+        const auto& want = full->results[i].devices.results;
+        const auto& got = summary->results[i].devices.results;
+        ASSERT_EQ(want.size(), got.size());
+        for (size_t j = 0; j < want.size(); ++j) {
+          EXPECT_EQ(got[j].request, want[j].request);
+          EXPECT_EQ(got[j].admin_access, want[j].admin_access);
+          EXPECT_TRUE(got[j].device.empty());  // the details are left out
+        }
+        EXPECT_FALSE(summary->results[i].node_selector.has_value());
+      }
+    }
+  }
 }
 
 }  // namespace

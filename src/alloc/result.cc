@@ -40,20 +40,53 @@ bool CoversAll(const std::vector<std::string>& names, std::span<const AllocatedR
 
 }  // namespace
 
+namespace {
+
+// The slice's node name and selector that decide where `taken` is usable.
+struct Scope {
+  const std::optional<std::string>* name;
+  const std::optional<api::NodeSelector>* selector;
+  bool pinned;  // a node name or bindsToNode: usable on the allocating node only
+};
+
+Scope ScopeOf(const TakenDevice& taken) {
+  const api::ResourceSliceSpec& spec = taken.slice->spec;
+  const api::DeviceRareFields& rare = taken.device->rare.get();
+  Scope scope{.name = &spec.node_name, .selector = &spec.node_selector, .pinned = false};
+  if (spec.per_device_node_selection.value_or(false)) {
+    scope.name = &rare.node_name;
+    scope.selector = &rare.node_selector;
+  }
+  scope.pinned = (*scope.name && !(*scope.name)->empty()) || rare.binds_to_node.value_or(false);
+  return scope;
+}
+
+Status TooManyTerms(std::string_view claim_name, size_t terms) {
+  return InvalidArgumentError(fmt::format(
+      "create NodeSelector for claim {}: unsupported ResourceSlice.NodeSelector with {} terms", claim_name, terms));
+}
+
+}  // namespace
+
+Status CheckNodeSelector(std::span<const TakenDevice> devices, std::string_view claim_name) {
+  for (const TakenDevice& taken : devices) {
+    const Scope scope = ScopeOf(taken);
+    if (scope.pinned) return OkStatus();
+    if (*scope.selector && (*scope.selector)->node_selector_terms.size() > 1) {
+      return TooManyTerms(claim_name, (*scope.selector)->node_selector_terms.size());
+    }
+  }
+  return OkStatus();
+}
+
 StatusOr<std::optional<api::NodeSelector>> BuildNodeSelector(std::span<const TakenDevice> devices,
                                                              std::string_view node_name,
                                                              std::string_view claim_name) {
   api::NodeSelectorTerm term;
   for (const TakenDevice& taken : devices) {
-    const api::ResourceSliceSpec& spec = taken.slice->spec;
-    const api::DeviceRareFields& rare = taken.device->rare.get();
-    const std::optional<std::string>* name = &spec.node_name;
-    const std::optional<api::NodeSelector>* selector = &spec.node_selector;
-    if (spec.per_device_node_selection.value_or(false)) {
-      name = &rare.node_name;
-      selector = &rare.node_selector;
-    }
-    if ((*name && !(*name)->empty()) || rare.binds_to_node.value_or(false)) {
+    const Scope scope = ScopeOf(taken);
+    const std::optional<api::NodeSelector>* selector = scope.selector;
+    if (scope.pinned) {
       api::NodeSelector pinned;
       api::NodeSelectorTerm t;
       t.match_fields.push_back(
@@ -63,11 +96,7 @@ StatusOr<std::optional<api::NodeSelector>> BuildNodeSelector(std::span<const Tak
     }
     if (*selector) {
       const auto& terms = (*selector)->node_selector_terms;
-      if (terms.size() > 1) {
-        return InvalidArgumentError(fmt::format(
-            "create NodeSelector for claim {}: unsupported ResourceSlice.NodeSelector with {} terms", claim_name,
-            terms.size()));
-      }
+      if (terms.size() > 1) return TooManyTerms(claim_name, terms.size());
       if (terms.size() == 1) {
         AddRequirements(term.match_fields, terms[0].match_fields);
         AddRequirements(term.match_expressions, terms[0].match_expressions);

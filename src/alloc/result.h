@@ -25,6 +25,8 @@ struct TakenDevice {
 StatusOr<std::optional<api::NodeSelector>> BuildNodeSelector(std::span<const TakenDevice> devices,
                                                              std::string_view node_name,
                                                              std::string_view claim_name);
+// BuildNodeSelector's error, without building the selector.
+Status CheckNodeSelector(std::span<const TakenDevice> devices, std::string_view claim_name);
 
 // One request of the claim as allocated: its name, the selected subrequest
 // ("" for a plain request) and the class used.
