@@ -6,6 +6,7 @@
 //	oracle cel run FILE.jsonl
 //	oracle compare [flags] DIR_OR_FILE...
 //	oracle batch  (paths on stdin; used by tools/difftest)
+//	oracle bench gen|cel|alloc  (used by bench/compare)
 package main
 
 import (
@@ -18,6 +19,7 @@ const usage = `usage:
   oracle cel run FILE.jsonl           evaluate CEL vectors with upstream's DRA CEL
   oracle compare [flags] PATH...      compare dractl with the oracle (see -h)
   oracle batch [--timeout D]          scenario paths on stdin, one JSON outcome a line
+  oracle bench gen|cel|alloc ...      upstream's side of bench/compare (see bench.go)
 `
 
 func main() {
@@ -38,6 +40,8 @@ func main() {
 		os.Exit(cmdCompare(os.Args[2:]))
 	case "batch":
 		os.Exit(cmdBatch(os.Args[2:]))
+	case "bench":
+		os.Exit(cmdBench(os.Args[2:]))
 	default:
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)

@@ -90,6 +90,12 @@ func loadScenario(path string) (*scenario, error) {
 	if err != nil {
 		return nil, err
 	}
+	return decodeScenario(f, path)
+}
+
+// decodeScenario decodes the objects of an already parsed scenario file;
+// `path` is only for messages.
+func decodeScenario(f *scenarioFile, path string) (*scenario, error) {
 	s := &scenario{file: *f}
 	s.node = &v1.Node{}
 	s.node.Name = f.Node.Name
