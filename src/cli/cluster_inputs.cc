@@ -86,6 +86,11 @@ void AddClusterFlags(CLI::App& app, ClusterFlags& flags) {
                  "expand: workloads become the pods their controllers would create; ignore: skip them")
       ->check(CLI::IsMember({"expand", "ignore"}))
       ->capture_default_str();
+  app.add_option("--percentage-of-nodes-to-score", flags.percentage_of_nodes_to_score,
+                 "as kube-scheduler's: Filter stops after finding this share of the nodes feasible (at least "
+                 "100 nodes); 0: its adaptive default (50% minus 1% per 125 nodes, at least 5%); 100: every node")
+      ->check(CLI::Range(0, 100))
+      ->capture_default_str();
 }
 
 }  // namespace dra::cli

@@ -35,10 +35,11 @@ struct ClusterFlags {
   std::string gates;
   uint64_t max_steps = 0;
   std::string workloads = "expand";
+  int32_t percentage_of_nodes_to_score = 0;
 };
 
-// Adds --policy, --seed, --kubernetes-version, --feature-gates, --max-steps
-// and --workloads to `app`, writing into `flags`.
+// Adds --policy, --seed, --kubernetes-version, --feature-gates, --max-steps,
+// --workloads and --percentage-of-nodes-to-score to `app`, writing into `flags`.
 void AddClusterFlags(CLI::App& app, ClusterFlags& flags);
 
 }  // namespace dra::cli

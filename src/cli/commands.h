@@ -15,5 +15,8 @@ int RunEval(std::span<const std::string_view> args);
 int RunAllocate(std::span<const std::string_view> args);
 int RunSchedule(std::span<const std::string_view> args);
 int RunExplain(std::span<const std::string_view> args);
+int RunImport(std::span<const std::string_view> args);
+int RunSimulate(std::span<const std::string_view> args);
+int RunGen(std::span<const std::string_view> args);
 
 }  // namespace dra::cli

@@ -217,7 +217,10 @@ int Run(const ExplainFlags& flags) {
   std::vector<std::string> pods;
   if (!flags.pod.empty()) pods.push_back(flags.pod.find('/') == std::string::npos ? "default/" + flags.pod : flags.pod);
   sched::ExplainOptions options{
-      .schedule = {.policy = policy->get(), .seed = flags.cluster.seed, .max_steps = flags.cluster.max_steps}};
+      .schedule = {.policy = policy->get(),
+                   .seed = flags.cluster.seed,
+                   .max_steps = flags.cluster.max_steps,
+                   .percentage_of_nodes_to_score = flags.cluster.percentage_of_nodes_to_score}};
   StatusOr<std::vector<sched::PodExplanation>> result = sched::Explain(&snapshot, options, pods);
   if (!result.ok()) {
     if (result.status().code() == StatusCode::kNotFound) {

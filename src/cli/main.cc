@@ -24,6 +24,9 @@ Commands:
   allocate   allocate claims on a node as kube-scheduler would, and say why not
   schedule   place pending pods on nodes (filters, DRA allocation, scoring)
   explain    why a pending pod does not schedule: causes per node, near misses
+  import     convert a trace into DRA objects: `import openb --nodes CSV --pods CSV`
+  simulate   replay a trace (the FGD paper's openb experiment) with a policy
+  gen        generate synthetic clusters and pods (scheduler_perf shapes)
 
 Inputs (-f) are files, directories (recursive: .yaml .yml .json) or - (stdin),
 exactly as `kubectl get ... -o yaml|json` prints them (List objects included).
@@ -50,6 +53,9 @@ constexpr Command kCommands[] = {
     {"allocate", dra::cli::RunAllocate},
     {"schedule", dra::cli::RunSchedule},
     {"explain", dra::cli::RunExplain},
+    {"import", dra::cli::RunImport},
+    {"simulate", dra::cli::RunSimulate},
+    {"gen", dra::cli::RunGen},
 };
 
 int Main(int argc, char** argv) {

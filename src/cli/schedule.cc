@@ -95,7 +95,10 @@ int Run(const ScheduleFlags& flags) {
   if (snapshot.nodes.empty()) {
     std::fprintf(stderr, "dractl schedule: warning: no Node objects in the input; every pod stays pending\n");
   }
-  sched::ScheduleOptions options{.policy = policy->get(), .seed = flags.cluster.seed, .max_steps = flags.cluster.max_steps};
+  sched::ScheduleOptions options{.policy = policy->get(),
+                                 .seed = flags.cluster.seed,
+                                 .max_steps = flags.cluster.max_steps,
+                                 .percentage_of_nodes_to_score = flags.cluster.percentage_of_nodes_to_score};
   StatusOr<sched::ScheduleResult> result = sched::Schedule(&snapshot, options);
   if (!result.ok()) {
     std::fprintf(stderr, "dractl schedule: internal error: %s\n", result.status().ToString().c_str());

@@ -83,10 +83,10 @@ std::vector<size_t> EnsurePodClaims(Snapshot* snapshot, size_t pod_idx) {
     const std::string& ns = pod.metadata.namespace_;
     std::optional<std::string> name;
     // Crash recovery: a claim created earlier whose name never reached the pod.
-    for (const api::ResourceClaim& c : snapshot->claims) {
+    for (size_t claim_idx : snapshot->ClaimsControlledBy(pod.metadata.uid)) {
+      const api::ResourceClaim& c = snapshot->claims[claim_idx];
       const std::string* annotation = c.metadata.annotations.find(kPodClaimNameAnnotation);
-      if (c.metadata.namespace_ == ns && annotation != nullptr && *annotation == pod_claim.name &&
-          IsControlledBy(c, pod)) {
+      if (c.metadata.namespace_ == ns && annotation != nullptr && *annotation == pod_claim.name) {
         name = c.metadata.name;
         break;
       }

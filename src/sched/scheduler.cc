@@ -1,8 +1,9 @@
 // One scheduling cycle per pending pod, mirroring kube-scheduler's framework
 // (schedule_one.go: findNodesThatFitPod, prioritizeNodes, selectHost) with
 // the DynamicResources plugin of scheduler-plugin.md §4. Nodes are filtered
-// one by one in name order and all of them are evaluated (upstream stops
-// after "enough" feasible nodes only in clusters of more than 100 nodes).
+// one by one in name order, starting where the previous pod stopped, until
+// NumFeasibleNodesToFind nodes fit (upstream filters in parallel, so which
+// nodes it finds first can vary; here the order is fixed).
 #include "sched/scheduler.h"
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -119,25 +121,104 @@ int64_t PrioritizedListScore(const api::ResourceClaim& claim, const api::Allocat
   return score;
 }
 
+// A node that passed Filter; scored once Filter is done.
 struct Candidate {
   size_t node = 0;
-  NodeState state{};
-  PodFit fit{};
-  std::vector<api::AllocationResult> allocations{};  // one per claim to allocate
+  bool dra = false;  // devices, devices_in_use, devices_taken, raw_score are set
+  int64_t devices = 0;
+  int64_t devices_in_use = 0;
+  int64_t devices_taken = 0;
+  int64_t raw_score = 0;  // of the claims allocated now
 };
 
-class Cycle {
+// DynamicResources' Filter verdict on one node for the claims of one pod,
+// remembered until an allocation changes the node's devices
+// (Allocator::AddAllocation names the nodes) for pods whose claims to
+// allocate come from the same templates (so their specs are equal). Kept
+// small and dense: every pod reads it for every node it filters.
+struct DraVerdict {
+  uint32_t signature = 0;      // 0: nothing remembered
+  bool fits = false;
+  int64_t raw_score = 0;       // fits: prioritized-list score of the claims allocated now
+  int64_t devices_taken = 0;   // fits: exclusive devices they take
+  int64_t devices = 0;         // fits: Allocator::CountDevices
+  int64_t devices_in_use = 0;
+};
+
+// Why the claims did not fit (!DraVerdict::fits), for the rejection texts of
+// a pod that is not placed.
+struct DraWhyNot {
+  alloc::Reason reason{};  // `claim` is rendered from reason_claim
+  int reason_claim = -1;   // index into the pod's claims to allocate
+};
+
+// A node Filter rejected, recorded cheaply; turned into a NodeRejection only
+// if the pod is not placed.
+struct Rejected {
+  enum Dra { kNotDra, kCannotAllocate, kInvalidPools, kNotAvailable };
+  size_t node = 0;
+  const char* plugin = nullptr;
+  std::vector<std::string> reasons{};  // kNotDra: the filter's texts
+  Dra dra = kNotDra;                   // else: the texts come from why_not_[node]
+};
+
+// What the pods bound to one node request (NodeResourcesFit's view),
+// kept up to date as pods are placed.
+struct NodeUsage {
+  Resources requested{};
+  Resources non_zero_requested{};
+  int64_t pods = 0;
+};
+
+// FNV-1a 64, continued from `h`.
+uint64_t Fnv1aFrom(uint64_t h, std::string_view text) {
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+// The state of one Schedule() call that lives across pods: one Allocator
+// (AddAllocation keeps it current, so its node and selector caches serve
+// every pod) and per-node usage.
+class Scheduler {
  public:
-  Cycle(Snapshot* snapshot, const ScheduleOptions& options, const alloc::SliceIndex& index,
-        alloc::SelectorEvaluator* selectors, const alloc::Features& features, uint64_t* share_counter,
-        ScheduleResult* result)
-      : s_(*snapshot),
-        options_(options),
-        index_(index),
-        selectors_(selectors),
-        features_(features),
-        share_counter_(share_counter),
-        result_(*result) {}
+  Scheduler(Snapshot* snapshot, const ScheduleOptions& options, const alloc::SliceIndex& index,
+            alloc::SelectorEvaluator* selectors, const alloc::Features& features, ScheduleResult* result)
+      : s_(*snapshot), options_(options), features_(features), result_(*result) {
+    std::vector<const api::ResourceClaim*> allocated_claims;
+    for (const api::ResourceClaim& c : s_.claims) {
+      if (c.status.allocation) allocated_claims.push_back(&c);
+    }
+    alloc::AllocatedState state;
+    state_error_ = state.AddClaims(allocated_claims, features_);
+    std::vector<const api::DeviceClass*> classes;
+    for (const api::DeviceClass& c : s_.classes) classes.push_back(&c);
+    alloc::AllocatorOptions alloc_options;
+    if (options_.max_steps != 0) alloc_options.max_steps = options_.max_steps;
+    const uint64_t seed = options_.seed;
+    uint64_t* counter = &share_counter_;
+    alloc_options.new_share_id = [seed, counter] { return StableUid(fmt::format("share/{}/{}", seed, (*counter)++)); };
+    allocator_ = std::make_unique<alloc::Allocator>(features_, std::move(state), std::move(classes), &index, selectors,
+                                                    std::move(alloc_options));
+    usage_.resize(s_.nodes.size());
+    verdicts_.resize(s_.nodes.size());
+    why_not_.resize(s_.nodes.size());
+    handles_.resize(s_.nodes.size());
+    allocatable_.reserve(s_.nodes.size());
+    for (const api::Node& n : s_.nodes) allocatable_.push_back(NodeAllocatable(n));
+    for (size_t i = 0; i < s_.nodes.size(); ++i) node_index_.emplace(s_.nodes[i].metadata.name, i);
+    for (const api::Pod& p : s_.pods) {
+      if (!IsActiveOnNode(p)) continue;
+      auto it = node_index_.find(p.spec.node_name);
+      if (it == node_index_.end()) continue;
+      NodeUsage& u = usage_[it->second];
+      u.requested.Add(PodRequests(p));
+      u.non_zero_requested.Add(PodRequests(p, /*non_zero=*/true));
+      ++u.pods;
+    }
+  }
 
   PodOutcome Run(size_t pod_idx);
 
@@ -147,54 +228,94 @@ class Cycle {
     out.message = std::move(message);
     return out;
   }
-  NodeState StateOf(const api::Node& node, const alloc::AllocatedState& allocated) const;
+  // Drops the DRA verdicts of the nodes in changed_nodes_.
+  void ForgetVerdicts() {
+    for (const std::string& name : changed_nodes_) {
+      auto it = node_index_.find(name);
+      if (it != node_index_.end()) verdicts_[it->second] = DraVerdict{};
+    }
+    changed_nodes_.clear();
+  }
+  NodeState StateOf(size_t node_idx) const;
+  NodeState StateOf(size_t node_idx, int64_t devices, int64_t devices_in_use) const;
 
   Snapshot& s_;
   const ScheduleOptions& options_;
-  const alloc::SliceIndex& index_;
-  alloc::SelectorEvaluator* selectors_;
   const alloc::Features& features_;
-  uint64_t* share_counter_;
   ScheduleResult& result_;
+  uint64_t share_counter_ = 0;
+  Status state_error_;  // the allocated claims could not be added up
+  std::unique_ptr<alloc::Allocator> allocator_;
+  // The signature of claims to allocate that all come from templates in this
+  // run (0: some do not, nothing is remembered).
+  uint32_t Signature(std::span<const api::ResourceClaim* const> to_allocate);
+
+  std::vector<NodeUsage> usage_;  // per node of s_.nodes
+  std::vector<DraVerdict> verdicts_;  // per node of s_.nodes
+  std::vector<DraWhyNot> why_not_;    // per node of s_.nodes
+  std::vector<std::string> changed_nodes_;  // AddAllocation's, reused
+  mutable std::vector<alloc::Allocator::NodeHandle> handles_;  // per node of s_.nodes, resolved on first use
+  alloc::Allocator::NodeHandle HandleOf(size_t node_idx) const {
+    alloc::Allocator::NodeHandle& h = handles_[node_idx];
+    if (!h.valid()) h = allocator_->Handle(s_.nodes[node_idx]);
+    return h;
+  }
+  std::vector<Rejected> rejected_;  // this pod's, reused
+  // Per claim of s_.claims: the template it was created from in this run
+  // (its spec is a copy of the template's), else nullptr.
+  std::vector<const api::ResourceClaimTemplate*> from_template_;
+  std::map<std::vector<const api::ResourceClaimTemplate*>, uint32_t> signatures_;
+  std::vector<Resources> allocatable_;  // per node of s_.nodes
+  size_t next_start_node_ = 0;  // kube-scheduler's nextStartNodeIndex
+  std::map<std::string, size_t, std::less<>> node_index_;
 };
 
-NodeState Cycle::StateOf(const api::Node& node, const alloc::AllocatedState& allocated) const {
-  NodeState st;
-  st.node = &node;
-  st.allocatable = NodeAllocatable(node);
-  for (const api::Pod& p : s_.pods) {
-    if (!IsActiveOnNode(p) || p.spec.node_name != node.metadata.name) continue;
-    st.requested.Add(PodRequests(p));
-    st.non_zero_requested.Add(PodRequests(p, /*non_zero=*/true));
+uint32_t Scheduler::Signature(std::span<const api::ResourceClaim* const> to_allocate) {
+  std::vector<const api::ResourceClaimTemplate*> key;
+  for (const api::ResourceClaim* c : to_allocate) {
+    const auto claim_idx = static_cast<size_t>(c - s_.claims.data());
+    if (claim_idx >= from_template_.size() || from_template_[claim_idx] == nullptr) return 0;
+    key.push_back(from_template_[claim_idx]);
   }
-  StatusOr<std::vector<alloc::Pool>> pools = alloc::GatherPools(index_, node, features_);
-  if (pools.ok()) {
-    for (const alloc::Pool& pool : *pools) {
-      if (pool.incomplete || pool.invalid) continue;
-      for (const api::ResourceSlice* slice : pool.slices) {
-        for (const api::Device& d : slice->spec.devices) {
-          ++st.devices;
-          if (allocated.devices.count(alloc::DeviceIdString(slice->spec.driver, pool.name, d.name)) > 0) {
-            ++st.devices_in_use;
-          }
-        }
-      }
-    }
-  }
-  return st;
+  auto [it, inserted] = signatures_.emplace(std::move(key), static_cast<uint32_t>(signatures_.size() + 1));
+  return it->second;
 }
 
-PodOutcome Cycle::Run(size_t pod_idx) {
+NodeState Scheduler::StateOf(size_t node_idx) const {
+  alloc::Allocator::DeviceCount count = allocator_->CountDevices(HandleOf(node_idx));
+  return StateOf(node_idx, count.devices, count.in_use);
+}
+
+NodeState Scheduler::StateOf(size_t node_idx, int64_t devices, int64_t devices_in_use) const {
+  return NodeState{.node = &s_.nodes[node_idx],
+                   .allocatable = allocatable_[node_idx],
+                   .requested = usage_[node_idx].requested,
+                   .non_zero_requested = usage_[node_idx].non_zero_requested,
+                   .devices = devices,
+                   .devices_in_use = devices_in_use};
+}
+
+PodOutcome Scheduler::Run(size_t pod_idx) {
   PodOutcome out;
   out.pod = Key(s_.pods[pod_idx].metadata);
 
   // The resource-claim controller runs independently of scheduling.
   std::vector<size_t> created = EnsurePodClaims(&s_, pod_idx);
+  from_template_.resize(s_.claims.size(), nullptr);
   if (!created.empty()) {
     result_.changed_pods.push_back(pod_idx);
     for (size_t c : created) {
       result_.created_claims.push_back(c);
       result_.changed_claims.push_back(c);
+      const api::ResourceClaim& claim = s_.claims[c];
+      // The pod claim it was made for names the template (pod_claims.h).
+      const std::string* pod_claim = claim.metadata.annotations.find(kPodClaimNameAnnotation);
+      for (const api::PodResourceClaim& prc : s_.pods[pod_idx].spec.resource_claims) {
+        if (pod_claim == nullptr || prc.name != *pod_claim || !prc.resource_claim_template_name) continue;
+        const api::ResourceClaimTemplate* tmpl =
+            s_.FindTemplate(claim.metadata.namespace_, *prc.resource_claim_template_name);
+        if (tmpl != nullptr) from_template_[c] = tmpl;
+      }
     }
   }
   const api::Pod& pod = s_.pods[pod_idx];
@@ -221,24 +342,11 @@ PodOutcome Cycle::Run(size_t pod_idx) {
     allocated_before.push_back(c->status.allocation.has_value());
     if (!c->status.allocation) to_allocate.push_back(c);
   }
-  std::vector<const api::ResourceClaim*> allocated_claims;
-  for (const api::ResourceClaim& c : s_.claims) {
-    if (c.status.allocation) allocated_claims.push_back(&c);
-  }
-  alloc::AllocatedState state;
-  if (Status st = state.AddClaims(allocated_claims, features_); !st.ok()) {
+  if (!state_error_.ok()) {
     return Fail(std::move(out), PodOutcome::Kind::kError,
-                fmt::format("running PreFilter plugin \"{}\": {}", kDynamicResourcesPlugin, st.message()));
+                fmt::format("running PreFilter plugin \"{}\": {}", kDynamicResourcesPlugin, state_error_.message()));
   }
-  std::vector<const api::DeviceClass*> classes;
-  for (const api::DeviceClass& c : s_.classes) classes.push_back(&c);
-  alloc::AllocatorOptions alloc_options;
-  if (options_.max_steps != 0) alloc_options.max_steps = options_.max_steps;
-  uint64_t seed = options_.seed;
-  uint64_t* counter = share_counter_;
-  alloc_options.new_share_id = [seed, counter] { return StableUid(fmt::format("share/{}/{}", seed, (*counter)++)); };
-  alloc::AllocatedState state_copy = state;
-  alloc::Allocator allocator(features_, std::move(state_copy), classes, &index_, selectors_, std::move(alloc_options));
+  const alloc::Allocator& allocator = *allocator_;
   for (const api::ResourceClaim* c : to_allocate) {
     StatusOr<std::optional<std::string>> check = CheckClaimRequests(*c, allocator, features_);
     if (!check.ok()) {
@@ -255,15 +363,23 @@ PodOutcome Cycle::Run(size_t pod_idx) {
   // Filter.
   const Resources requests = PodRequests(pod);
   const Resources non_zero_requests = PodRequests(pod, /*non_zero=*/true);
+  // The claims allocated before count the same on every node.
+  int64_t allocated_raw_score = 0;
+  for (size_t i = 0; i < all_claims.size(); ++i) {
+    if (allocated_before[i] && features_.prioritized_list) {
+      allocated_raw_score += PrioritizedListScore(*all_claims[i], *all_claims[i]->status.allocation);
+    }
+  }
+  const uint32_t signature = Signature(to_allocate);
+  rejected_.clear();
   std::vector<Candidate> feasible;
-  for (size_t node_idx = 0; node_idx < num_nodes; ++node_idx) {
+  const size_t want_feasible = NumFeasibleNodesToFind(options_.percentage_of_nodes_to_score, num_nodes);
+  size_t processed = 0;
+  for (; processed < num_nodes && feasible.size() < want_feasible; ++processed) {
+    const size_t node_idx = (next_start_node_ + processed) % num_nodes;
     const api::Node& node = s_.nodes[node_idx];
-    NodeRejection rejection{.node = node.metadata.name};
-    auto reject = [&](std::string plugin, std::vector<std::string> reasons, std::string detail = {}) {
-      rejection.plugin = std::move(plugin);
-      rejection.reasons = std::move(reasons);
-      rejection.detail = std::move(detail);
-      out.rejections.push_back(std::move(rejection));
+    auto reject = [&](const char* plugin, std::vector<std::string> reasons, Rejected::Dra dra = Rejected::kNotDra) {
+      rejected_.push_back(Rejected{.node = node_idx, .plugin = plugin, .reasons = std::move(reasons), .dra = dra});
     };
     if (auto r = FilterUnschedulable(pod, node); !r.empty()) {
       reject("NodeUnschedulable", std::move(r));
@@ -286,20 +402,15 @@ PodOutcome Cycle::Run(size_t pod_idx) {
       reject("NodeAffinity", std::move(*affinity));
       continue;
     }
-    Candidate cand{.node = node_idx, .state = StateOf(node, state)};
-    Resources on_node = cand.state.requested;
-    on_node.pods = 0;
-    for (const api::Pod& p : s_.pods) {
-      if (IsActiveOnNode(p) && p.spec.node_name == node.metadata.name) ++on_node.pods;
-    }
-    if (auto r = FilterResources(requests, on_node, cand.state.allocatable); !r.empty()) {
+    Resources on_node = usage_[node_idx].requested;
+    on_node.pods = usage_[node_idx].pods;
+    if (auto r = FilterResources(requests, on_node, allocatable_[node_idx]); !r.empty()) {
       reject("NodeResourcesFit", std::move(r));
       continue;
     }
     // DynamicResources (§4.4).
     if (all_claims.empty()) {
-      cand.fit = PodFit{.requests = requests, .non_zero_requests = non_zero_requests};
-      feasible.push_back(std::move(cand));
+      feasible.push_back(Candidate{.node = node_idx});
       continue;
     }
     bool unavailable = false;
@@ -314,55 +425,109 @@ PodOutcome Cycle::Run(size_t pod_idx) {
       }
       if (!*match) unavailable = true;
     }
-    std::vector<api::AllocationResult> allocations;
+    DraVerdict& verdict = verdicts_[node_idx];
+    Candidate cand{.node = node_idx, .dra = !to_allocate.empty()};
     if (!to_allocate.empty()) {
-      StatusOr<alloc::NodeFit> fit = allocator.Allocate(node, to_allocate);
-      if (!fit.ok()) {
-        return Fail(std::move(out), PodOutcome::Kind::kError,
-                    fmt::format("running \"{}\" filter plugin: {}", kDynamicResourcesPlugin, fit.status().message()));
-      }
-      if (!fit->fits) {
-        if (fit->reason.invalid_pools) {
-          reject(kDynamicResourcesPlugin, {fit->reason.message}, fit->reason.message);
-        } else {
-          reject(kDynamicResourcesPlugin, {"cannot allocate all claims"}, fit->reason.ToString());
+      if (signature == 0 || verdict.signature != signature) {
+        const alloc::Allocator::NodeHandle handle = HandleOf(node_idx);
+        StatusOr<alloc::NodeFit> fit =
+            allocator.Allocate(handle, to_allocate, alloc::Allocator::ResultDetail::kSummary);
+        if (!fit.ok()) {
+          verdict = DraVerdict{};
+          return Fail(std::move(out), PodOutcome::Kind::kError,
+                      fmt::format("running \"{}\" filter plugin: {}", kDynamicResourcesPlugin,
+                                  fit.status().message()));
         }
+        verdict = DraVerdict{.signature = signature, .fits = fit->fits};
+        if (fit->fits) {
+          for (size_t i = 0; i < to_allocate.size(); ++i) {
+            const api::AllocationResult& a = fit->results[i];
+            if (features_.prioritized_list) verdict.raw_score += PrioritizedListScore(*to_allocate[i], a);
+            for (const auto& r : a.devices.results) {
+              if (!r.admin_access.value_or(false) && !r.share_id) ++verdict.devices_taken;
+            }
+          }
+          alloc::Allocator::DeviceCount count = allocator.CountDevices(handle);
+          verdict.devices = count.devices;
+          verdict.devices_in_use = count.in_use;
+        } else {
+          DraWhyNot& why = why_not_[node_idx];
+          why.reason = std::move(fit->reason);
+          why.reason_claim = -1;
+          for (size_t i = 0; i < to_allocate.size(); ++i) {
+            if (Key(to_allocate[i]->metadata) == why.reason.claim) why.reason_claim = static_cast<int>(i);
+          }
+        }
+      }
+      if (!verdict.fits) {
+        reject(kDynamicResourcesPlugin, {},
+               why_not_[node_idx].reason.invalid_pools ? Rejected::kInvalidPools : Rejected::kCannotAllocate);
         continue;
       }
-      allocations = std::move(fit->results);
+      cand.devices = verdict.devices;
+      cand.devices_in_use = verdict.devices_in_use;
+      cand.devices_taken = verdict.devices_taken;
+      cand.raw_score = verdict.raw_score;
     }
     if (unavailable) {
-      reject(kDynamicResourcesPlugin, {"resourceclaim not available on the node"});
+      reject(kDynamicResourcesPlugin, {}, Rejected::kNotAvailable);
       continue;
     }
-    cand.fit = PodFit{.requests = requests, .non_zero_requests = non_zero_requests};
-    size_t next = 0;
-    for (size_t i = 0; i < all_claims.size(); ++i) {
-      const api::AllocationResult& a = allocated_before[i] ? *all_claims[i]->status.allocation : allocations[next++];
-      if (features_.prioritized_list) cand.fit.dra_raw_score += PrioritizedListScore(*all_claims[i], a);
-      if (!allocated_before[i]) {
-        for (const auto& r : a.devices.results) {
-          if (!r.admin_access.value_or(false) && !r.share_id) ++cand.fit.devices_taken;
-        }
-      }
-    }
-    cand.allocations = std::move(allocations);
-    feasible.push_back(std::move(cand));
+    feasible.push_back(cand);
   }
+  if (num_nodes > 0) next_start_node_ = (next_start_node_ + processed) % num_nodes;
   if (feasible.empty()) {
+    // Why not, per node, in node order (the search may have started anywhere).
+    std::sort(rejected_.begin(), rejected_.end(), [](const Rejected& a, const Rejected& b) { return a.node < b.node; });
+    for (Rejected& r : rejected_) {
+      NodeRejection rejection{.node = s_.nodes[r.node].metadata.name, .plugin = r.plugin, .reasons = {}, .detail = {}};
+      const DraWhyNot& memo = why_not_[r.node];
+      switch (r.dra) {
+        case Rejected::kNotDra:
+          rejection.reasons = std::move(r.reasons);
+          break;
+        case Rejected::kInvalidPools:
+          rejection.reasons = {memo.reason.message};
+          rejection.detail = memo.reason.message;
+          break;
+        case Rejected::kCannotAllocate: {
+          rejection.reasons = {"cannot allocate all claims"};
+          alloc::Reason reason = memo.reason;
+          if (memo.reason_claim >= 0) reason.claim = Key(to_allocate[static_cast<size_t>(memo.reason_claim)]->metadata);
+          rejection.detail = reason.ToString();
+          break;
+        }
+        case Rejected::kNotAvailable:
+          rejection.reasons = {"resourceclaim not available on the node"};
+          break;
+      }
+      out.rejections.push_back(std::move(rejection));
+    }
     return Fail(std::move(out), PodOutcome::Kind::kUnschedulable, FitErrorMessage(num_nodes, out.rejections));
   }
 
   // Score and select.
   int64_t max_raw = 0;
-  for (const Candidate& c : feasible) max_raw = std::max(max_raw, c.fit.dra_raw_score);
+  for (const Candidate& c : feasible) max_raw = std::max(max_raw, allocated_raw_score + c.raw_score);
   size_t best = 0;
   int64_t best_score = 0;
   uint64_t best_tie = 0;
+  // The tie hash of "<seed>/<pod>/<node>": the prefix is hashed once.
+  const uint64_t tie_prefix = Fnv1a(fmt::format("{}/{}/", options_.seed, out.pod));
+  NodeState state;
+  PodFit fit{.requests = requests, .non_zero_requests = non_zero_requests};
+  fit.dra_max_raw_score = max_raw;
   for (size_t i = 0; i < feasible.size(); ++i) {
-    feasible[i].fit.dra_max_raw_score = max_raw;
-    int64_t score = options_.policy->Score(feasible[i].state, pod, feasible[i].fit);
-    uint64_t tie = Fnv1a(fmt::format("{}/{}/{}", options_.seed, out.pod, s_.nodes[feasible[i].node].metadata.name));
+    const Candidate& c = feasible[i];
+    if (c.dra) {
+      state = StateOf(c.node, c.devices, c.devices_in_use);
+    } else {
+      state = StateOf(c.node);
+    }
+    fit.devices_taken = c.devices_taken;
+    fit.dra_raw_score = allocated_raw_score + c.raw_score;
+    int64_t score = options_.policy->Score(state, pod, fit);
+    uint64_t tie = Fnv1aFrom(tie_prefix, s_.nodes[c.node].metadata.name);
     if (i == 0 || score > best_score || (score == best_score && tie < best_tie)) {
       best = i;
       best_score = score;
@@ -383,8 +548,39 @@ PodOutcome Cycle::Run(size_t pod_idx) {
                               c->metadata.name, c->status.reserved_for.size() + 1, kReservedForMaxSize));
     }
   }
+  // The chosen node's allocation in full (Filter only decided): the same
+  // search on the same state, so it fits the same way.
+  std::vector<api::AllocationResult> allocations;
+  if (!to_allocate.empty()) {
+    StatusOr<alloc::NodeFit> full = allocator.Allocate(HandleOf(chosen.node), to_allocate,
+                                                       alloc::Allocator::ResultDetail::kFull);
+    if (!full.ok()) {
+      return Fail(std::move(out), PodOutcome::Kind::kError,
+                  fmt::format("running \"{}\" filter plugin: {}", kDynamicResourcesPlugin, full.status().message()));
+    }
+    if (!full->fits || full->results.size() != to_allocate.size()) {
+      return Fail(std::move(out), PodOutcome::Kind::kError,
+                  fmt::format("internal error: node {} fit in Filter but not when allocating (please report this)",
+                              node_name));
+    }
+    allocations = std::move(full->results);
+  }
+  // Reserve: the new allocations count for every later pod.
+  changed_nodes_.clear();
+  for (const api::AllocationResult& a : allocations) {
+    Status st = allocator_->AddAllocation(a, &changed_nodes_);
+    ForgetVerdicts();
+    if (!st.ok()) {
+      return Fail(std::move(out), PodOutcome::Kind::kError,
+                  fmt::format("running Reserve plugin \"{}\": {}", kDynamicResourcesPlugin, st.message()));
+    }
+  }
+  NodeUsage& usage = usage_[chosen.node];
+  usage.requested.Add(requests);
+  usage.non_zero_requested.Add(non_zero_requests);
+  ++usage.pods;
 
-  // Reserve + Bind.
+  // Bind.
   out.kind = PodOutcome::Kind::kPlaced;
   out.node = node_name;
   out.score = best_score;
@@ -392,7 +588,7 @@ PodOutcome Cycle::Run(size_t pod_idx) {
   for (size_t i = 0; i < refs->size(); ++i) {
     api::ResourceClaim& c = s_.claims[(*refs)[i].claim];
     if (!allocated_before[i]) {
-      c.status.allocation = std::move(chosen.allocations[next++]);
+      c.status.allocation = std::move(allocations[next++]);
       if (std::find(c.metadata.finalizers.begin(), c.metadata.finalizers.end(), kDeleteProtectionFinalizer) ==
           c.metadata.finalizers.end()) {
         c.metadata.finalizers.emplace_back(kDeleteProtectionFinalizer);
@@ -422,6 +618,19 @@ void SortUnique(std::vector<size_t>& v) {
 
 }  // namespace
 
+size_t NumFeasibleNodesToFind(int32_t percentage_of_nodes_to_score, size_t num_nodes) {
+  constexpr size_t kMinFeasibleNodesToFind = 100;
+  constexpr int64_t kMinFeasibleNodesPercentageToFind = 5;
+  if (num_nodes < kMinFeasibleNodesToFind) return num_nodes;
+  int64_t percentage = percentage_of_nodes_to_score;
+  if (percentage <= 0) {
+    percentage = std::max<int64_t>(50 - static_cast<int64_t>(num_nodes) / 125, kMinFeasibleNodesPercentageToFind);
+  }
+  if (percentage >= 100) return num_nodes;
+  const size_t n = num_nodes * static_cast<size_t>(percentage) / 100;
+  return std::max(n, kMinFeasibleNodesToFind);
+}
+
 std::vector<size_t> PendingQueue(const Snapshot& snapshot) {
   std::vector<size_t> queue;
   for (size_t i = 0; i < snapshot.pods.size(); ++i) {
@@ -449,11 +658,8 @@ StatusOr<ScheduleResult> Schedule(Snapshot* snapshot, const ScheduleOptions& opt
   for (const api::ResourceSlice& s : snapshot->slices) slices.push_back(&s);
   alloc::SliceIndex index(std::move(slices));
   ScheduleResult result;
-  uint64_t share_counter = 0;
-  for (size_t pod_idx : PendingQueue(*snapshot)) {
-    Cycle cycle(snapshot, options, index, cel->get(), features, &share_counter, &result);
-    result.pods.push_back(cycle.Run(pod_idx));
-  }
+  Scheduler scheduler(snapshot, options, index, cel->get(), features, &result);
+  for (size_t pod_idx : PendingQueue(*snapshot)) result.pods.push_back(scheduler.Run(pod_idx));
   SortUnique(result.changed_pods);
   SortUnique(result.changed_claims);
   SortUnique(result.created_claims);

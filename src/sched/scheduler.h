@@ -11,11 +11,15 @@
 //     PreEnqueue   scheduling gates; ResolvePodClaims (§2.1)
 //     PreFilter    per claim: classes exist, prioritized lists allowed (§4.3);
 //                  an Allocator over the current allocated state
-//     Filter       per node, in name order: NodeUnschedulable, NodeName,
+//     Filter       per node, in name order from where the previous pod's
+//                  search stopped, until enough feasible nodes are found
+//                  (NumFeasibleNodesToFind): NodeUnschedulable, NodeName,
 //                  TaintToleration, NodeAffinity, NodeResourcesFit
-//                  (node_filters.h), then DynamicResources (§4.4)
+//                  (node_filters.h), then DynamicResources (§4.4), which
+//                  only decides here (Allocator ResultDetail::kSummary)
 //     Score        the policy (policy.h); ties broken by the seed
-//     Reserve/Bind claims get status.allocation, the delete-protection
+//     Reserve/Bind the chosen node's claims are allocated in full; they get
+//                  status.allocation, the delete-protection
 //                  finalizer and the pod in reservedFor (at most 256 entries);
 //                  the pod gets spec.nodeName
 //   A placed pod's requests and devices count for every later pod.
@@ -45,7 +49,16 @@ struct ScheduleOptions {
   // smallest FNV-1a 64 of "<seed>/<pod namespace>/<pod name>/<node name>".
   uint64_t seed = 0;
   uint64_t max_steps = 0;  // allocator search steps per call; 0: the allocator's default
+  // kube-scheduler's percentageOfNodesToScore: Filter stops once this share
+  // of the nodes was found feasible (at least 100 nodes), and the next pod's
+  // search starts where this one stopped. 0: kube-scheduler's adaptive
+  // default (50% minus 1% per 125 nodes, at least 5%); 100: every node.
+  int32_t percentage_of_nodes_to_score = 0;
 };
+
+// How many feasible nodes Filter looks for in a cluster of `num_nodes`
+// (kube-scheduler's numFeasibleNodesToFind).
+size_t NumFeasibleNodesToFind(int32_t percentage_of_nodes_to_score, size_t num_nodes);
 
 // One claim of a placed pod.
 struct ClaimPlacement {
@@ -60,7 +73,10 @@ struct NodeRejection {
   std::string node{};
   std::string plugin{};                // "NodeResourcesFit", "DynamicResources", ...
   std::vector<std::string> reasons{};  // upstream texts, aggregated in `message`
-  std::string detail{};                // allocator detail for DynamicResources, else empty
+  // The allocator's detail for a DynamicResources rejection ("claim c,
+  // request r: cannot allocate: ..."), filled in only when the pod is not
+  // placed; else empty.
+  std::string detail{};
 };
 
 struct PodOutcome {
@@ -78,7 +94,9 @@ struct PodOutcome {
   // Insufficient cpu, 2 cannot allocate all claims." or the PreEnqueue /
   // error text.
   std::string message{};
-  std::vector<NodeRejection> rejections{};  // per node that was filtered out
+  // Per node that was filtered out, in node order. For a placed pod only the
+  // nodes Filter looked at before it found enough feasible ones.
+  std::vector<NodeRejection> rejections{};
 };
 
 struct ScheduleResult {

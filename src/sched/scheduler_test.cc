@@ -72,11 +72,14 @@ class SchedulerTest : public ::testing::Test {
     snap_.claims.push_back(c);
     return snap_.claims.back();
   }
-  ScheduleResult Run(std::string_view policy = "kube", uint64_t seed = 0) {
+  ScheduleResult Run(std::string_view policy = "kube", uint64_t seed = 0, int32_t percentage_of_nodes_to_score = 0) {
     auto p = NewPolicy(policy);
     EXPECT_TRUE(p.ok());
     policy_ = std::move(*p);
-    StatusOr<ScheduleResult> r = Schedule(&snap_, {.policy = policy_.get(), .seed = seed});
+    StatusOr<ScheduleResult> r = Schedule(&snap_, {.policy = policy_.get(),
+                                                   .seed = seed,
+                                                   .max_steps = 0,
+                                                   .percentage_of_nodes_to_score = percentage_of_nodes_to_score});
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return std::move(*r);
   }
@@ -193,10 +196,31 @@ TEST_F(SchedulerTest, SharedClaimIsAllocatedOnceAndReservedForEachPod) {
   ASSERT_EQ(r.pods[1].kind, PodOutcome::Kind::kPlaced) << r.pods[1].message;
   EXPECT_EQ(r.pods[1].node, "n1");
   EXPECT_FALSE(r.pods[1].claims[0].allocated_now);
-  ASSERT_EQ(r.pods[1].rejections.size(), 1u);
-  EXPECT_THAT(r.pods[1].rejections[0].reasons, ::testing::ElementsAre("resourceclaim not available on the node"));
   EXPECT_EQ(snap_.claims[0].status.reserved_for.size(), 2u);
   EXPECT_THAT(r.changed_claims, ::testing::ElementsAre(0u));
+}
+
+TEST_F(SchedulerTest, SharedClaimPinnedToAFullNodeKeepsThePodPending) {
+  AddNode("n1");
+  AddNode("n2");
+  AddGpus("n1", 1);
+  AddClaim("shared");
+  AddPod("p1", "7").spec.resource_claims.push_back({.name = "gpu", .resource_claim_name = "shared"});
+  // n1 has 1 cpu left; n2 has room, but the claim is allocated on n1.
+  AddPod("p2", "2").spec.resource_claims.push_back({.name = "gpu", .resource_claim_name = "shared"});
+  ScheduleResult r = Run();
+  ASSERT_EQ(r.pods.size(), 2u);
+  EXPECT_EQ(r.pods[0].node, "n1");
+  ASSERT_EQ(r.pods[1].kind, PodOutcome::Kind::kUnschedulable);
+  EXPECT_EQ(r.pods[1].message,
+            "0/2 nodes are available: 1 Insufficient cpu, 1 resourceclaim not available on the node.");
+  ASSERT_EQ(r.pods[1].rejections.size(), 2u);
+  EXPECT_EQ(r.pods[1].rejections[0].node, "n1");
+  EXPECT_EQ(r.pods[1].rejections[0].plugin, "NodeResourcesFit");
+  EXPECT_EQ(r.pods[1].rejections[1].node, "n2");
+  EXPECT_EQ(r.pods[1].rejections[1].plugin, kDynamicResourcesPlugin);
+  EXPECT_THAT(r.pods[1].rejections[1].reasons, ::testing::ElementsAre("resourceclaim not available on the node"));
+  EXPECT_EQ(snap_.claims[0].status.reserved_for.size(), 1u);
 }
 
 TEST_F(SchedulerTest, ReservedForLimitIs256) {
@@ -239,6 +263,47 @@ TEST_F(SchedulerTest, SeedBreaksTiesDeterministically) {
     chosen.insert(first);
   }
   EXPECT_EQ(chosen.size(), 2u);
+}
+
+TEST(NumFeasibleNodesToFindTest, FollowsKubeScheduler) {
+  // Below 100 nodes: all of them.
+  EXPECT_EQ(NumFeasibleNodesToFind(0, 50), 50u);
+  // Adaptive: 50% - nodes/125, at least 5%, at least 100 nodes.
+  EXPECT_EQ(NumFeasibleNodesToFind(0, 150), 100u);     // 48% = 72 -> 100
+  EXPECT_EQ(NumFeasibleNodesToFind(0, 500), 230u);     // 46%
+  EXPECT_EQ(NumFeasibleNodesToFind(0, 1000), 420u);    // 42%
+  EXPECT_EQ(NumFeasibleNodesToFind(0, 5000), 500u);    // 10%
+  EXPECT_EQ(NumFeasibleNodesToFind(0, 6250), 312u);    // 0% -> 5%
+  EXPECT_EQ(NumFeasibleNodesToFind(0, 10000), 500u);   // 5%
+  // A set percentage.
+  EXPECT_EQ(NumFeasibleNodesToFind(30, 1000), 300u);
+  EXPECT_EQ(NumFeasibleNodesToFind(10, 200), 100u);    // 20 -> 100
+  EXPECT_EQ(NumFeasibleNodesToFind(100, 1000), 1000u);
+}
+
+// 150 nodes: n000-n099 small (8 cpu), n100-n149 large (64 cpu, which every
+// score prefers). Filter stops after 100 feasible nodes, so the first pod
+// only sees small nodes; the second starts where the first stopped.
+TEST_F(SchedulerTest, FilterStopsAfterEnoughFeasibleNodesAndTheNextPodGoesOn) {
+  auto name = [](int i) {
+    std::string digits = std::to_string(i);
+    return "n" + std::string(3 - digits.size(), '0') + digits;
+  };
+  for (int i = 0; i < 150; ++i) AddNode(name(i), i < 100 ? "8" : "64");
+  AddPod("p1").metadata.creation_timestamp = "2025-01-01T00:00:01Z";
+  AddPod("p2").metadata.creation_timestamp = "2025-01-01T00:00:02Z";
+  Snapshot fresh = snap_;
+  ScheduleResult r = Run();
+  ASSERT_EQ(r.pods.size(), 2u);
+  ASSERT_EQ(r.pods[0].kind, PodOutcome::Kind::kPlaced);
+  EXPECT_LT(r.pods[0].node, "n100");
+  ASSERT_EQ(r.pods[1].kind, PodOutcome::Kind::kPlaced);
+  EXPECT_GE(r.pods[1].node, "n100");
+  // Every node scored: both pods land on large nodes.
+  snap_ = fresh;
+  r = Run("kube", 0, 100);
+  EXPECT_GE(r.pods[0].node, "n100");
+  EXPECT_GE(r.pods[1].node, "n100");
 }
 
 }  // namespace

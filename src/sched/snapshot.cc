@@ -28,11 +28,34 @@ std::string StableUid(std::string_view key) {
                      static_cast<uint32_t>(0x8000 | ((b >> 48) & 0x3fff)), b & 0xffffffffffffULL);
 }
 
-std::optional<size_t> Snapshot::FindClaim(std::string_view ns, std::string_view name) const {
-  for (size_t i = 0; i < claims.size(); ++i) {
-    if (claims[i].metadata.namespace_ == ns && claims[i].metadata.name == name) return i;
+void Snapshot::IndexClaims() const {
+  ClaimIndex& index = claim_index;
+  if (index.indexed > claims.size()) index = ClaimIndex{};  // claims were replaced
+  for (; index.indexed < claims.size(); ++index.indexed) {
+    const api::ObjectMeta& m = claims[index.indexed].metadata;
+    index.by_key.emplace(m.namespace_ + "/" + m.name, index.indexed);  // the first of duplicates wins
+    for (const api::OwnerReference& ref : m.owner_references) {
+      if (!ref.controller.value_or(false)) continue;
+      index.by_owner[ref.uid].push_back(index.indexed);
+      break;
+    }
   }
-  return std::nullopt;
+}
+
+std::optional<size_t> Snapshot::FindClaim(std::string_view ns, std::string_view name) const {
+  IndexClaims();
+  std::string key;
+  key.reserve(ns.size() + 1 + name.size());
+  key.append(ns).append(1, '/').append(name);
+  auto it = claim_index.by_key.find(key);
+  if (it == claim_index.by_key.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<size_t> Snapshot::ClaimsControlledBy(std::string_view uid) const {
+  IndexClaims();
+  auto it = claim_index.by_owner.find(std::string(uid));
+  return it == claim_index.by_owner.end() ? std::vector<size_t>() : it->second;
 }
 
 const api::ResourceClaimTemplate* Snapshot::FindTemplate(std::string_view ns, std::string_view name) const {

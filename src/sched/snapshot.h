@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "api/features.h"
@@ -35,7 +36,23 @@ struct Snapshot {
 
   // Index into `claims` of claim `name` in namespace `ns`, or nullopt.
   std::optional<size_t> FindClaim(std::string_view ns, std::string_view name) const;
+  // Indices into `claims` of the claims whose controller owner reference has
+  // this uid, in claims order.
+  std::vector<size_t> ClaimsControlledBy(std::string_view uid) const;
   const api::ResourceClaimTemplate* FindTemplate(std::string_view ns, std::string_view name) const;
+
+  // The lookup tables behind FindClaim and ClaimsControlledBy, extended on
+  // each lookup to the claims appended since (claims are only ever appended;
+  // a claim's namespace, name and owners must not change once looked up).
+  struct ClaimIndex {
+    size_t indexed = 0;  // claims[0, indexed) are in the maps
+    std::unordered_map<std::string, size_t> by_key;                  // "ns/name"
+    std::unordered_map<std::string, std::vector<size_t>> by_owner;  // controller uid
+  };
+  mutable ClaimIndex claim_index{};
+
+ private:
+  void IndexClaims() const;
 };
 
 // A snapshot of copies of `objects` (other kinds are ignored).

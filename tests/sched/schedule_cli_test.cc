@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "cli/run_command.h"
 #include "manifest/emit.h"
 #include "manifest/encode.h"
@@ -204,6 +206,33 @@ TEST(ScheduleCliTest, YamlOutputValidatesAndMatchesAllocate) {
     for (const std::string& k : keys) earlier.push_back(manifest::EncodeObject(api::Object(claims[k])));
   }
   EXPECT_EQ(checked, 6);  // every placed pod except web has one claim
+}
+
+// dractl gen: 2 nodes x 1 device and 3 pods of one device each: two are
+// placed, one on each node, the third stays pending for want of a device.
+TEST(GenCliTest, GeneratedInputsSchedule) {
+  const fs::path dir = fs::temp_directory_path() / ("dractl-gen-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string cluster = (dir / "cluster.yaml").string();
+  const std::string pods = (dir / "pods.yaml").string();
+  CommandResult r = RunCommand(kBin + " gen cluster --nodes 2 --devices-per-node 1 --out " + ShellQuote(cluster));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = RunCommand(kBin + " gen pods --pods 3 --out " + ShellQuote(pods));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = RunCommand(kBin + " schedule -f " + ShellQuote(cluster) + " -f " + ShellQuote(pods));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "2 placed, 1 pending")) << r.output;
+  EXPECT_TRUE(Contains(LineOf(r.output, "default/pod-00002"), "0/2 nodes are available: 2 cannot allocate all claims."))
+      << r.output;
+  EXPECT_NE(LineOf(r.output, "default/pod-00000").substr(0, 9), LineOf(r.output, "default/pod-00001").substr(0, 9))
+      << r.output;
+  r = RunCommand(kBin + " gen cluster --nodes 0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.output, "nodes must be between 1 and 100000, got 0")) << r.output;
+  r = RunCommand(kBin + " gen cluster --models H100");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.output, "--models: model \"H100\": want NAME:MEMORY")) << r.output;
+  fs::remove_all(dir);
 }
 
 }  // namespace

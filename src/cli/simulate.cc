@@ -1,0 +1,364 @@
+// dractl simulate openb: the FGD paper's experiment (spec
+// fgd-reproduction.md) on the native model, every placement checked by the
+// DRA allocator; per run and over seeds the GPU allocation, fragmentation
+// amount and ratio at 100% and 130% arrived. See src/sim/README.md.
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "fmt/format.h"
+#include "sim/expected.h"
+#include "sim/openb.h"
+#include "sim/openb_sim.h"
+#include "sim/policies.h"
+
+namespace dra::cli {
+namespace {
+
+constexpr int kReportColumns[] = {100, 130};
+
+struct RunOutcome {
+  uint64_t seed = 0;
+  sim::RunLog log;
+  sim::Columns columns;
+  double seconds = 0;
+  Status status;
+};
+
+// "42,43" or "42-51" or a mix.
+std::optional<std::vector<uint64_t>> ParseSeeds(const std::string& text) {
+  std::vector<uint64_t> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    if (comma == std::string::npos) comma = text.size();
+    std::string part = text.substr(pos, comma - pos);
+    pos = comma + 1;
+    if (part.empty()) return std::nullopt;
+    size_t dash = part.find('-');
+    try {
+      if (dash == std::string::npos) {
+        out.push_back(std::stoull(part));
+      } else {
+        uint64_t a = std::stoull(part.substr(0, dash)), b = std::stoull(part.substr(dash + 1));
+        if (b < a || b - a > 100000) return std::nullopt;
+        for (uint64_t s = a; s <= b; ++s) out.push_back(s);
+      }
+    } catch (...) {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+std::string TraceName(const std::string& pods_csv) {
+  std::string base = pods_csv.substr(pods_csv.find_last_of('/') + 1);
+  const std::string prefix = "openb_pod_list_";
+  if (base.starts_with(prefix)) base = base.substr(prefix.size());
+  if (base.ends_with(".csv")) base.resize(base.size() - 4);
+  return base;
+}
+
+std::string Num(std::optional<double> v) { return v ? fmt::format("{:.2f}", *v) : "null"; }
+
+using ColumnOf = const std::array<std::optional<double>, sim::kColumns>& (*)(const sim::Columns&);
+const std::array<std::optional<double>, sim::kColumns>& Alloc(const sim::Columns& c) { return c.allocation; }
+const std::array<std::optional<double>, sim::kColumns>& FragAmount(const sim::Columns& c) { return c.frag_amount; }
+const std::array<std::optional<double>, sim::kColumns>& FragRatio(const sim::Columns& c) { return c.frag_ratio; }
+
+struct MetricDef {
+  const char* json;
+  ColumnOf ours;
+  const std::vector<std::optional<double>> sim::PublishedRun::*published;
+};
+constexpr MetricDef kMetrics[] = {
+    {"allocation", Alloc, &sim::PublishedRun::allocation},
+    {"frag_amount", FragAmount, &sim::PublishedRun::frag_amount},
+    {"frag_ratio", FragRatio, &sim::PublishedRun::frag_ratio},
+};
+
+sim::MeanSd OursAt(const std::vector<RunOutcome>& runs, const MetricDef& m, int col) {
+  std::vector<double> v;
+  for (const RunOutcome& r : runs) {
+    if (auto x = m.ours(r.columns)[static_cast<size_t>(col)]) v.push_back(*x);
+  }
+  return sim::Summarize(v);
+}
+
+std::optional<sim::MeanSd> PublishedAt(const std::vector<sim::PublishedRun>* runs, const MetricDef& m, int col) {
+  if (runs == nullptr) return std::nullopt;
+  std::vector<double> v;
+  for (const sim::PublishedRun& r : *runs) {
+    const auto& values = r.*m.published;
+    if (static_cast<size_t>(col) < values.size() && values[static_cast<size_t>(col)]) {
+      v.push_back(*values[static_cast<size_t>(col)]);
+    }
+  }
+  if (v.empty()) return std::nullopt;
+  return sim::Summarize(v);
+}
+
+// ±0.5 for GpuClustering and GpuPacking (larger per-seed spread, spec §7.9), else ±0.3.
+double Tolerance(sim::Policy p) {
+  return p == sim::Policy::kGpuClustering || p == sim::Policy::kGpuPacking ? 0.5 : 0.3;
+}
+
+std::string JsonFor(const std::string& trace, sim::Policy policy, const std::vector<RunOutcome>& runs,
+                    const std::vector<sim::PublishedRun>* published) {
+  std::string s = fmt::format("{{\"trace\": \"{}\", \"policy\": \"{}\", \"seeds\": [", trace, sim::PolicyName(policy));
+  for (size_t i = 0; i < runs.size(); ++i) s += fmt::format("{}{}", i ? ", " : "", runs[i].seed);
+  s += "]";
+  for (const MetricDef& m : kMetrics) {
+    s += fmt::format(", \"{}\": {{", m.json);
+    for (size_t c = 0; c < std::size(kReportColumns); ++c) {
+      sim::MeanSd ms = OursAt(runs, m, kReportColumns[c]);
+      s += fmt::format("{}\"{}\": {{\"mean\": {:.4f}, \"sd\": {:.4f}}}", c ? ", " : "", kReportColumns[c], ms.mean, ms.sd);
+    }
+    s += "}";
+  }
+  if (published != nullptr) {
+    s += ", \"published\": {";
+    for (size_t mi = 0; mi < std::size(kMetrics); ++mi) {
+      s += fmt::format("{}\"{}\": {{", mi ? ", " : "", kMetrics[mi].json);
+      for (size_t c = 0; c < std::size(kReportColumns); ++c) {
+        std::optional<sim::MeanSd> ms = PublishedAt(published, kMetrics[mi], kReportColumns[c]);
+        s += fmt::format("{}\"{}\": ", c ? ", " : "", kReportColumns[c]);
+        s += ms ? fmt::format("{{\"mean\": {:.4f}, \"sd\": {:.4f}}}", ms->mean, ms->sd) : "null";
+      }
+      s += "}";
+    }
+    s += fmt::format("}}, \"tolerance\": {}", Tolerance(policy));
+  }
+  s += ", \"runs\": [";
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const RunOutcome& r = runs[i];
+    s += fmt::format("{}{{\"seed\": {}", i ? ", " : "", r.seed);
+    for (const MetricDef& m : kMetrics) {
+      s += fmt::format(", \"{}\": {{", m.json);
+      for (size_t c = 0; c < std::size(kReportColumns); ++c) {
+        s += fmt::format("{}\"{}\": {}", c ? ", " : "", kReportColumns[c],
+                         Num(m.ours(r.columns)[static_cast<size_t>(kReportColumns[c])]));
+      }
+      s += "}";
+    }
+    s += fmt::format(", \"pods\": {}, \"copies\": {}, \"removed\": {}, \"failed\": {}, \"allocator_calls\": {}, "
+                     "\"seconds\": {:.3f}}}",
+                     r.log.submitted, r.log.copies, r.log.removed, r.log.failed, r.log.allocator_calls, r.seconds);
+  }
+  s += "]}";
+  return s;
+}
+
+void PrintText(const std::string& trace, sim::Policy policy, const std::vector<RunOutcome>& runs,
+               const std::vector<sim::PublishedRun>* published) {
+  std::printf("trace %s, policy %s\n", trace.c_str(), std::string(sim::PolicyName(policy)).c_str());
+  std::printf("%6s %9s %9s %9s %9s %9s %9s %7s %7s %8s\n", "seed", "alloc100", "alloc130", "frag100", "frag130",
+              "ratio100", "ratio130", "pods", "failed", "seconds");
+  for (const RunOutcome& r : runs) {
+    const auto& c = r.columns;
+    std::printf("%6llu %9s %9s %9s %9s %9s %9s %7lld %7lld %8.2f\n", static_cast<unsigned long long>(r.seed),
+                Num(c.allocation[100]).c_str(), Num(c.allocation[130]).c_str(), Num(c.frag_amount[100]).c_str(),
+                Num(c.frag_amount[130]).c_str(), Num(c.frag_ratio[100]).c_str(), Num(c.frag_ratio[130]).c_str(),
+                static_cast<long long>(r.log.submitted), static_cast<long long>(r.log.failed), r.seconds);
+  }
+  std::string mean = "  mean", pub = "   pub";
+  for (const MetricDef& m : kMetrics) {
+    for (int col : kReportColumns) {
+      sim::MeanSd ms = OursAt(runs, m, col);
+      mean += fmt::format(" {:>9}", fmt::format("{:.2f}±{:.2f}", ms.mean, ms.sd));
+      std::optional<sim::MeanSd> p = PublishedAt(published, m, col);
+      pub += fmt::format(" {:>9}", p ? fmt::format("{:.2f}±{:.2f}", p->mean, p->sd) : "-");
+    }
+  }
+  std::printf("%s\n", mean.c_str());
+  if (published != nullptr) {
+    std::printf("%s\n", pub.c_str());
+    for (int col : kReportColumns) {
+      sim::MeanSd ours = OursAt(runs, kMetrics[0], col);
+      std::optional<sim::MeanSd> p = PublishedAt(published, kMetrics[0], col);
+      if (!p) continue;
+      double diff = ours.mean - p->mean;
+      std::printf("  allocation at %d%%: ours %.2f, published %.2f, diff %+.2f, tolerance ±%.1f: %s\n", col,
+                  ours.mean, p->mean, diff, Tolerance(policy), std::abs(diff) <= Tolerance(policy) ? "ok" : "MISS");
+    }
+  }
+}
+
+}  // namespace
+
+int RunSimulate(std::span<const std::string_view> args) {
+  CLI::App app{"Replays a trace through the scheduler and reports GPU allocation and fragmentation.\n"
+               "  dractl simulate openb --nodes NODES.csv --pods PODS.csv --policy P --seed S[,S...]\n"
+               "runs the FGD paper's protocol (shared/spec/fgd-reproduction.md): GPU nodes only, pods\n"
+               "shuffled per seed and tuned to 130% of GPU capacity, one at a time, dropped on failure;\n"
+               "every placement checked by the DRA allocator on the imported objects. Policies: random,\n"
+               "dotprod, gpuclustering, gpupacking, bestfit, fgd (comma-separated for several).",
+               "dractl simulate"};
+  std::string format, nodes_csv, pods_csv, policies = "fgd", seeds_text = "42", output = "text", csv, expected, trace;
+  std::string check = "placements";
+  double tune = 1.3;
+  unsigned jobs = 1;
+  app.add_option("format", format, "trace format: openb")->required()->check(CLI::IsMember({"openb"}));
+  app.add_option("--nodes", nodes_csv, "node list CSV")->required();
+  app.add_option("--pods", pods_csv, "pod list CSV")->required();
+  app.add_option("--policy", policies, "policy or comma-separated policies")->capture_default_str();
+  app.add_option("--seed", seeds_text, "seeds: 42 or 42,43 or 42-51")->capture_default_str();
+  app.add_option("-o,--output", output, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  app.add_option("--csv", csv, "write the per-column table (0..130) of every run to FILE");
+  app.add_option("--expected", expected, "directory of the published results (traces/alibaba-openb/expected)");
+  app.add_option("--trace", trace, "trace name for --expected (default: from the pod file name)");
+  app.add_option("--tune", tune, "tune the workload to this share of GPU capacity")->capture_default_str();
+  app.add_option("--check", check, "allocator checks: none, placements (every placement), all (every node, slow)")
+      ->check(CLI::IsMember({"none", "placements", "all"}))
+      ->capture_default_str();
+  app.add_option("-j,--jobs", jobs, "runs in parallel (threads)")->capture_default_str();
+  if (int rc = ParseArgs(app, args); rc >= 0) return rc;
+
+  std::vector<sim::Policy> policy_list;
+  {
+    size_t pos = 0;
+    while (pos <= policies.size()) {
+      size_t comma = policies.find(',', pos);
+      if (comma == std::string::npos) comma = policies.size();
+      StatusOr<sim::Policy> p = sim::ParsePolicy(policies.substr(pos, comma - pos));
+      if (!p.ok()) {
+        std::fprintf(stderr, "dractl simulate: --policy: %s\n", p.status().message().c_str());
+        return kExitUsageError;
+      }
+      policy_list.push_back(*p);
+      pos = comma + 1;
+    }
+  }
+  std::optional<std::vector<uint64_t>> seeds = ParseSeeds(seeds_text);
+  if (!seeds || seeds->empty()) {
+    std::fprintf(stderr, "dractl simulate: --seed: \"%s\" is not a seed list (42 or 42,43 or 42-51)\n",
+                 seeds_text.c_str());
+    return kExitUsageError;
+  }
+  if (jobs == 0) jobs = 1;
+  if (trace.empty()) trace = TraceName(pods_csv);
+
+  StatusOr<std::vector<sim::OpenbNode>> nodes = sim::ReadOpenbNodes(nodes_csv);
+  if (!nodes.ok()) {
+    std::fprintf(stderr, "%s\n", nodes.status().message().c_str());
+    return kExitInputError;
+  }
+  StatusOr<std::vector<sim::OpenbPod>> pods = sim::ReadOpenbPods(pods_csv);
+  if (!pods.ok()) {
+    std::fprintf(stderr, "%s\n", pods.status().message().c_str());
+    return kExitInputError;
+  }
+  std::optional<sim::Published> published;
+  if (!expected.empty()) {
+    StatusOr<sim::Published> p = sim::ReadPublished(expected);
+    if (!p.ok()) {
+      std::fprintf(stderr, "%s\n", p.status().message().c_str());
+      return kExitInputError;
+    }
+    published = std::move(*p);
+  }
+  StatusOr<sim::OpenbExperiment> experiment = sim::OpenbExperiment::Prepare(std::move(*nodes), std::move(*pods));
+  if (!experiment.ok()) {
+    std::fprintf(stderr, "dractl simulate: %s\n", experiment.status().message().c_str());
+    return kExitInputError;
+  }
+  sim::AllocatorCheck check_mode = check == "none"         ? sim::AllocatorCheck::kNone
+                                   : check == "placements" ? sim::AllocatorCheck::kPlacements
+                                                           : sim::AllocatorCheck::kAllNodes;
+
+  // Every (policy, seed) is one task; threads take the next task.
+  std::vector<std::vector<RunOutcome>> results(policy_list.size(), std::vector<RunOutcome>(seeds->size()));
+  const size_t tasks = policy_list.size() * seeds->size();
+  std::atomic<size_t> next{0}, done{0};
+  std::mutex progress_mu;
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  auto worker = [&] {
+    while (true) {
+      size_t t = next++;
+      if (t >= tasks) return;
+      size_t pi = t / seeds->size(), si = t % seeds->size();
+      RunOutcome& r = results[pi][si];
+      r.seed = (*seeds)[si];
+      auto start = std::chrono::steady_clock::now();
+      StatusOr<sim::RunLog> log = experiment->Run(sim::RunOptions{
+          .policy = policy_list[pi], .seed = r.seed, .tune_ratio = tune, .check = check_mode});
+      r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (!log.ok()) {
+        r.status = log.status();
+      } else {
+        r.log = std::move(*log);
+        r.columns = sim::BinRows(r.log);
+        r.log.rows = {};  // the columns are what we keep
+      }
+      size_t d = ++done;
+      if (tty) {
+        std::lock_guard<std::mutex> lock(progress_mu);
+        std::fprintf(stderr, "\r[%zu/%zu runs]%s", d, tasks, d == tasks ? "\n" : "");
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned j = 1; j < std::min<size_t>(jobs, tasks); ++j) threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads) t.join();
+
+  for (const auto& per_policy : results) {
+    for (const RunOutcome& r : per_policy) {
+      if (!r.status.ok()) {
+        std::fprintf(stderr, "dractl simulate: seed %llu: %s\n", static_cast<unsigned long long>(r.seed),
+                     r.status.message().c_str());
+        return r.status.code() == StatusCode::kFailedPrecondition ? kExitInternalError : kExitInputError;
+      }
+    }
+  }
+
+  if (!csv.empty()) {
+    std::FILE* f = std::fopen(csv.c_str(), "w");
+    if (f == nullptr) {
+      std::fprintf(stderr, "dractl simulate: --csv: cannot write %s\n", csv.c_str());
+      return kExitInputError;
+    }
+    std::string header = "trace,policy,seed,metric";
+    for (int k = 0; k < sim::kColumns; ++k) header += fmt::format(",{}", k);
+    std::fprintf(f, "%s\n", header.c_str());
+    for (size_t pi = 0; pi < policy_list.size(); ++pi) {
+      for (const RunOutcome& r : results[pi]) {
+        for (const MetricDef& m : kMetrics) {
+          std::string line = fmt::format("{},{},{},{}", trace, sim::PolicyName(policy_list[pi]), r.seed, m.json);
+          for (const std::optional<double>& v : m.ours(r.columns)) line += v ? fmt::format(",{:.4f}", *v) : ",";
+          std::fprintf(f, "%s\n", line.c_str());
+        }
+      }
+    }
+    std::fclose(f);
+  }
+
+  if (output == "json") {
+    std::string out = policy_list.size() > 1 ? "[" : "";
+    for (size_t pi = 0; pi < policy_list.size(); ++pi) {
+      const std::vector<sim::PublishedRun>* pub =
+          published ? published->Find(trace, std::string(sim::PaperPolicyName(policy_list[pi]))) : nullptr;
+      out += (pi ? ",\n" : "") + JsonFor(trace, policy_list[pi], results[pi], pub);
+    }
+    out += policy_list.size() > 1 ? "]\n" : "\n";
+    std::fputs(out.c_str(), stdout);
+  } else {
+    for (size_t pi = 0; pi < policy_list.size(); ++pi) {
+      const std::vector<sim::PublishedRun>* pub =
+          published ? published->Find(trace, std::string(sim::PaperPolicyName(policy_list[pi]))) : nullptr;
+      if (pi) std::printf("\n");
+      PrintText(trace, policy_list[pi], results[pi], pub);
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace dra::cli

@@ -1,0 +1,107 @@
+// dractl gen's inputs load, validate and schedule as the shapes say.
+#include "sched/generate.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "api/defaults.h"
+#include "api/validation.h"
+#include "manifest/loader.h"
+#include "sched/policy.h"
+#include "sched/scheduler.h"
+#include "sched/snapshot.h"
+
+namespace dra::sched {
+namespace {
+
+manifest::LoadResult Load(const std::string& text) {
+  manifest::LoadResult loaded;
+  manifest::Loader({.strict = true}).LoadText(text, "gen.yaml", &loaded);
+  for (const auto& m : loaded.messages) ADD_FAILURE() << m.ToString();
+  for (manifest::LoadedObject& o : loaded.objects) {
+    api::SetDefaults(o.object, "1970-01-01T00:00:00Z");
+    for (const api::FieldError& e : api::Validate(o.object, api::FeatureGates::Defaults())) {
+      if (e.severity == api::Severity::kError) ADD_FAILURE() << e.ToString();
+    }
+  }
+  return loaded;
+}
+
+std::map<std::string, int> Kinds(const manifest::LoadResult& loaded) {
+  std::map<std::string, int> kinds;
+  for (const manifest::LoadedObject& o : loaded.objects) {
+    ++kinds[std::string(api::KindName(o.object))];
+  }
+  return kinds;
+}
+
+TEST(GenerateTest, ParseModels) {
+  StatusOr<std::vector<GpuModel>> m = ParseModels("H100-80GB:80Gi,L4:24576Mi,big:1Ti");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  ASSERT_EQ(m->size(), 3u);
+  EXPECT_EQ((*m)[0].name, "H100-80GB");
+  EXPECT_EQ((*m)[0].memory_mib, 81920);
+  EXPECT_EQ((*m)[1].memory_mib, 24576);
+  EXPECT_EQ((*m)[2].memory_mib, 1024 * 1024);
+  for (const char* bad : {"", "H100", ":80Gi", "H100:80", "H100:80GB", "H100:Gi", "H100:-1Gi", "H 100:1Gi", "a:1Gi,"}) {
+    EXPECT_FALSE(ParseModels(bad).ok()) << bad;
+  }
+}
+
+TEST(GenerateTest, ShapesOutOfRangeAreErrors) {
+  ClusterShape c;
+  c.nodes = 0;
+  EXPECT_EQ(GenerateCluster(c).status().code(), StatusCode::kInvalidArgument);
+  c.nodes = 1;
+  c.devices_per_node = 129;
+  EXPECT_EQ(GenerateCluster(c).status().code(), StatusCode::kInvalidArgument);
+  PodShape p;
+  p.devices_per_pod = 33;
+  EXPECT_EQ(GeneratePods(p).status().code(), StatusCode::kInvalidArgument);
+}
+
+// 3 nodes x 2 devices, models H100 (80Gi) on node-0000 and node-0002, L4
+// (24Gi) on node-0001; 4 pods whose claims want >= 40Gi: exactly the 4 H100
+// devices, so every pod is placed and none on node-0001.
+TEST(GenerateTest, ClusterAndPodsLoadValidateAndSchedule) {
+  ClusterShape c;
+  c.nodes = 3;
+  c.devices_per_node = 2;
+  c.models = {{"H100", 81920}, {"L4", 24576}};
+  PodShape p;
+  p.pods = 4;
+  p.selector = "device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0";
+  for (bool claim_per_pod : {false, true}) {
+    p.claim_per_pod = claim_per_pod;
+    StatusOr<std::string> cluster = GenerateCluster(c);
+    StatusOr<std::string> pods = GeneratePods(p);
+    ASSERT_TRUE(cluster.ok() && pods.ok());
+    EXPECT_EQ(*cluster, *GenerateCluster(c));  // deterministic
+    manifest::LoadResult loaded = Load(*cluster + "---\n" + *pods);
+    std::map<std::string, int> want = {{"DeviceClass", 1}, {"Node", 3}, {"ResourceSlice", 3}, {"Pod", 4}};
+    want[claim_per_pod ? "ResourceClaim" : "ResourceClaimTemplate"] = claim_per_pod ? 4 : 1;
+    EXPECT_EQ(Kinds(loaded), want);
+    std::vector<const api::Object*> objects;
+    for (const manifest::LoadedObject& o : loaded.objects) objects.push_back(&o.object);
+    Snapshot snap = NewSnapshot(objects, api::FeatureGates::Defaults());
+    ASSERT_EQ(snap.slices.size(), 3u);
+    EXPECT_EQ(snap.slices[1].spec.devices.size(), 2u);
+    EXPECT_EQ(snap.slices[1].spec.devices[0].capacity.find("memory")->value.String(), "24Gi");
+    auto policy = NewPolicy("kube");
+    ASSERT_TRUE(policy.ok());
+    StatusOr<ScheduleResult> r = Schedule(&snap, {.policy = policy->get(), .seed = 0, .max_steps = 0,
+                                                  .percentage_of_nodes_to_score = 0});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_EQ(r->pods.size(), 4u);
+    std::map<std::string, int> per_node;
+    for (const PodOutcome& o : r->pods) {
+      ASSERT_EQ(o.kind, PodOutcome::Kind::kPlaced) << o.pod << ": " << o.message;
+      ++per_node[o.node];
+    }
+    EXPECT_EQ(per_node, (std::map<std::string, int>{{"node-0000", 2}, {"node-0002", 2}}));
+  }
+}
+
+}  // namespace
+}  // namespace dra::sched

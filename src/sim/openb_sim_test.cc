@@ -1,0 +1,102 @@
+// The FGD protocol end to end: the allocator agrees with the native filter on
+// every node of every attempt (small slice of the trace), and one seed of the
+// default trace lands within the tolerance of the authors' number.
+#include "sim/openb_sim.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "sim/expected.h"
+
+namespace dra::sim {
+namespace {
+
+constexpr char kTraces[] = DRA_SHARED_DIR "/traces/alibaba-openb";
+
+struct Trace {
+  std::vector<OpenbNode> nodes;
+  std::vector<OpenbPod> pods;
+};
+
+Trace Load(const std::string& pods_file) {
+  Trace t;
+  StatusOr<std::vector<OpenbNode>> nodes = ReadOpenbNodes(std::string(kTraces) + "/openb_node_list_gpu_node.csv");
+  StatusOr<std::vector<OpenbPod>> pods = ReadOpenbPods(std::string(kTraces) + "/" + pods_file);
+  EXPECT_TRUE(nodes.ok() && pods.ok());
+  if (nodes.ok()) t.nodes = std::move(*nodes);
+  if (pods.ok()) t.pods = std::move(*pods);
+  return t;
+}
+
+TEST(OpenbSimTest, PreparesTheDefaultTraceAsTheSpecCounts) {
+  Trace t = Load("openb_pod_list_default.csv");
+  StatusOr<OpenbExperiment> e = OpenbExperiment::Prepare(t.nodes, t.pods);
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  EXPECT_EQ(e->cluster().nodes().size(), 1213u);
+  EXPECT_EQ(e->cluster().gpu_capacity(), 6'212'000);
+  EXPECT_EQ(e->trace_gpu_request(), 6'086'800);
+  // §5.2: 91 distinct shapes, 35 taken, CPU-only weight 13.60%.
+  EXPECT_EQ(e->typical().distinct_shapes, 91);
+  EXPECT_EQ(e->typical().list.size(), 35u);
+  double cpu_only = 0;
+  for (const TypicalPod& p : e->typical().list) {
+    if (p.shape.cpu_only()) cpu_only += p.weight;
+  }
+  EXPECT_NEAR(cpu_only, 0.1360, 0.00005);
+  EXPECT_EQ(e->typical().list[0].shape.cpu, 3152);
+  EXPECT_EQ(e->typical().list[0].shape.milli, 810);
+  EXPECT_EQ(e->typical().list[0].pods, 1047);
+}
+
+// Every node, every attempt: the DRA allocator on the imported objects and
+// the native GPU filter agree (the run fails otherwise), and every placement
+// is replayed through the allocator with the policy's devices pinned.
+TEST(OpenbSimTest, AllocatorAgreesOnEveryAttempt) {
+  Trace t = Load("openb_pod_list_gpuspec33.csv");  // model constraints exercise the selectors
+  t.nodes.resize(60);
+  t.pods.resize(500);
+  StatusOr<OpenbExperiment> e = OpenbExperiment::Prepare(t.nodes, t.pods);
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  for (Policy p : {Policy::kFgd, Policy::kRandom, Policy::kGpuPacking}) {
+    StatusOr<RunLog> log = e->Run(RunOptions{.policy = p, .seed = 7, .tune_ratio = 1.3, .check = AllocatorCheck::kAllNodes});
+    ASSERT_TRUE(log.ok()) << PolicyName(p) << ": " << log.status().message();
+    EXPECT_EQ(log->allocator_disagreements, 0u);
+    EXPECT_GT(log->allocator_calls, 10'000u);
+    EXPECT_GT(log->failed, 0);  // the slice is overloaded to 130%: some pods fail
+  }
+}
+
+// One seed of the default trace against the authors' per-seed number
+// (expected/analysis_allo_discrete.csv, default, 06-FGD, seed 42, column
+// 130: 95.29). Our seeds are our own (spec §7.1), so the bar is the
+// reproduction tolerance, ±0.3. (The allocator checks are left to the test
+// above, to keep this one fast under ASan.)
+TEST(OpenbSimTest, OneSeedWithinToleranceOfThePublishedRun) {
+  Trace t = Load("openb_pod_list_default.csv");
+  StatusOr<OpenbExperiment> e = OpenbExperiment::Prepare(t.nodes, t.pods);
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  StatusOr<RunLog> log =
+      e->Run(RunOptions{.policy = Policy::kFgd, .seed = 42, .tune_ratio = 1.3, .check = AllocatorCheck::kNone});
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  Columns c = BinRows(*log);
+  StatusOr<Published> published = ReadPublished(std::string(kTraces) + "/expected");
+  ASSERT_TRUE(published.ok()) << published.status().message();
+  const std::vector<PublishedRun>* runs = published->Find("default", "06-FGD");
+  ASSERT_NE(runs, nullptr);
+  std::optional<double> want;
+  for (const PublishedRun& r : *runs) {
+    if (r.seed == 42) want = r.allocation[130];
+  }
+  ASSERT_TRUE(want.has_value());
+  EXPECT_DOUBLE_EQ(*want, 95.29);
+  ASSERT_TRUE(c.allocation[130].has_value());
+  EXPECT_NEAR(*c.allocation[130], *want, 0.3);
+  // Sanity checks of §8: everything is allocated up to ~90% arrived, and the
+  // tuned list ends near 130%.
+  ASSERT_TRUE(c.allocation[90].has_value());
+  EXPECT_NEAR(*c.allocation[90], 89.98, 0.1);
+  EXPECT_GT(log->copies, 2000);
+  EXPECT_LE(log->rows.back().arrived, 8'075'600 + 7'000);
+}
+
+}  // namespace
+}  // namespace dra::sim
