@@ -56,15 +56,16 @@ int64_t LeastAllocatedScore(const NodeState& node, const PodFit& fit) {
 int64_t BalancedAllocationScore(const NodeState& node, const PodFit& fit) {
   // PreScore skips the plugin for a pod that requests neither cpu nor memory.
   if (fit.requests.milli_cpu == 0 && fit.requests.memory == 0) return 0;
-  std::vector<double> fractions;
+  double fractions[2] = {0, 0};
+  size_t count = 0;
   auto add = [&](int64_t requested, int64_t allocatable) {
     if (allocatable == 0) return;
     double f = static_cast<double>(requested) / static_cast<double>(allocatable);
-    fractions.push_back(f > 1 ? 1 : f);
+    fractions[count++] = f > 1 ? 1 : f;
   };
   add(node.requested.milli_cpu + fit.requests.milli_cpu, node.allocatable.milli_cpu);
   add(node.requested.memory + fit.requests.memory, node.allocatable.memory);
-  double std_dev = fractions.size() == 2 ? std::abs((fractions[0] - fractions[1]) / 2) : 0;
+  double std_dev = count == 2 ? std::abs((fractions[0] - fractions[1]) / 2) : 0;
   return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
 }
 

@@ -374,6 +374,7 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   rejected_.clear();
   std::vector<Candidate> feasible;
   const size_t want_feasible = NumFeasibleNodesToFind(options_.percentage_of_nodes_to_score, num_nodes);
+  feasible.reserve(want_feasible);
   size_t processed = 0;
   for (; processed < num_nodes && feasible.size() < want_feasible; ++processed) {
     const size_t node_idx = (next_start_node_ + processed) % num_nodes;
