@@ -5,31 +5,14 @@
 
 #include <fmt/format.h>
 
+#include "sched/snapshot.h"
+
 namespace dra::sched {
 namespace {
 
 constexpr int64_t kMaxNodes = 100'000;
 constexpr int64_t kMaxDevicesPerNode = 128;
 constexpr int64_t kMaxPods = 1'000'000;
-
-// A stable hex string per seed (uuid-shaped attributes must differ per device).
-std::string Hex(uint64_t seed, int len) {
-  std::string out;
-  uint64_t x = seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
-  for (int i = 0; i < len; ++i) {
-    x ^= x >> 29;
-    x *= 0xBF58476D1CE4E5B9ULL;
-    x ^= x >> 32;
-    out.push_back("0123456789abcdef"[x & 15]);
-  }
-  return out;
-}
-
-std::string Uuid(uint64_t seed) {
-  std::string h = Hex(seed, 32);
-  return fmt::format("{}-{}-4{}-a{}-{}", h.substr(0, 8), h.substr(8, 4), h.substr(13, 3), h.substr(17, 3),
-                     h.substr(20, 12));
-}
 
 // YAML double-quoted scalar.
 std::string Quote(std::string_view s) {
@@ -141,10 +124,9 @@ StatusOr<std::string> GenerateCluster(const ClusterShape& shape) {
         "    generation: 1\n"
         "    resourceSliceCount: 1\n"
         "  devices:\n",
-        node, Uuid(static_cast<uint64_t>(n)), Quote(model.name), shape.node_cpu_milli,
+        node, StableUid("Node/" + node), Quote(model.name), shape.node_cpu_milli,
         shape.node_memory_mib, shape.node_pods, shape.driver);
     for (int64_t d = 0; d < shape.devices_per_node; ++d) {
-      const uint64_t seed = static_cast<uint64_t>(n) * 256 + static_cast<uint64_t>(d) + 1'000'000'000;
       out += fmt::format(
           "  - name: gpu-{0}\n"
           "    attributes:\n"
@@ -163,7 +145,7 @@ StatusOr<std::string> GenerateCluster(const ClusterShape& shape) {
           "    capacity:\n"
           "      memory:\n"
           "        value: {4}Mi\n",
-          d, Quote(model.name), Uuid(seed), d / 2, model.memory_mib);
+          d, Quote(model.name), StableUid(fmt::format("{}/gpu-{}", node, d)), d / 2, model.memory_mib);
     }
   }
   return out;
@@ -247,7 +229,7 @@ StatusOr<std::string> GeneratePods(const PodShape& shape) {
         "  resourceClaims:\n"
         "  - name: gpu\n"
         "    {6}: {7}\n",
-        pod, shape.namespace_, Uuid(static_cast<uint64_t>(p) + 5'000'000'000ULL), created, shape.cpu_milli,
+        pod, shape.namespace_, StableUid(fmt::format("Pod/{}/{}", shape.namespace_, pod)), created, shape.cpu_milli,
         shape.memory_mib, shape.claim_per_pod ? "resourceClaimName" : "resourceClaimTemplateName",
         shape.claim_per_pod ? pod + "-gpu" : tmpl);
   }
