@@ -74,8 +74,7 @@ struct NodeRejection {
   std::string plugin{};                // "NodeResourcesFit", "DynamicResources", ...
   std::vector<std::string> reasons{};  // upstream texts, aggregated in `message`
   // The allocator's detail for a DynamicResources rejection ("claim c,
-  // request r: cannot allocate: ..."), filled in only when the pod is not
-  // placed; else empty.
+  // request r: cannot allocate: ..."); else empty.
   std::string detail{};
 };
 
@@ -94,8 +93,8 @@ struct PodOutcome {
   // Insufficient cpu, 2 cannot allocate all claims." or the PreEnqueue /
   // error text.
   std::string message{};
-  // Per node that was filtered out, in node order. For a placed pod only the
-  // nodes Filter looked at before it found enough feasible ones.
+  // Not placed: per node that was filtered out, in node order (every node was
+  // tried). Empty for a placed pod.
   std::vector<NodeRejection> rejections{};
 };
 
