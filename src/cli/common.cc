@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "fmt/format.h"
+#include "manifest/emit.h"
 
 namespace dra::cli {
 
@@ -83,6 +84,20 @@ std::optional<api::FeatureGates> GatesFromFlags(std::string_view command, const 
     }
   }
   return *std::move(gates);
+}
+
+void PrintDocuments(std::vector<manifest::Node> roots, std::string_view format) {
+  if (format == "json") {
+    manifest::Node list = manifest::Node::Mapping();
+    list.Add("apiVersion", manifest::Node::String("v1"));
+    manifest::Node items = manifest::Node::Sequence();
+    for (auto& r : roots) items.Push(std::move(r));
+    list.Add("items", std::move(items));
+    list.Add("kind", manifest::Node::String("List"));
+    std::fputs(manifest::EmitJson(list).c_str(), stdout);
+  } else {
+    std::fputs(manifest::EmitYamlDocuments(roots, {.sort_keys = true}).c_str(), stdout);
+  }
 }
 
 }  // namespace dra::cli

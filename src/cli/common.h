@@ -34,6 +34,10 @@ void LoadInputs(const std::vector<std::string>& paths, const manifest::LoadOptio
 // Prints each message of `result` to stderr, one a line.
 void PrintMessages(const manifest::LoadResult& result);
 
+// Prints `roots` as kubectl prints several objects: YAML documents, or for
+// "json" one v1 List (keys sorted, as kubectl's JSON).
+void PrintDocuments(std::vector<manifest::Node> roots, std::string_view format);
+
 // "12 objects from 3 files (2 skipped: 1 apps/v1 Deployment, 1 v1 Service)".
 std::string DescribeLoad(const manifest::LoadResult& result);
 

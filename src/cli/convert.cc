@@ -8,7 +8,6 @@
 #include "api/defaults.h"
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "manifest/emit.h"
 #include "manifest/encode.h"
 
 namespace dra::cli {
@@ -35,17 +34,7 @@ int RunConvert(std::span<const std::string_view> args) {
     if (defaults) api::SetDefaults(loaded.object, "1970-01-01T00:00:00Z");
     roots.push_back(manifest::EncodeObject(loaded.object));
   }
-  if (output == "json") {
-    manifest::Node list = manifest::Node::Mapping();
-    list.Add("apiVersion", manifest::Node::String("v1"));
-    manifest::Node items = manifest::Node::Sequence();
-    for (auto& r : roots) items.Push(std::move(r));
-    list.Add("items", std::move(items));
-    list.Add("kind", manifest::Node::String("List"));
-    std::fputs(manifest::EmitJson(list).c_str(), stdout);
-  } else {
-    std::fputs(manifest::EmitYamlDocuments(roots, {.sort_keys = true}).c_str(), stdout);
-  }
+  PrintDocuments(std::move(roots), output);
   if (!result.skipped_kinds.empty()) std::fprintf(stderr, "%s\n", DescribeLoad(result).c_str());
   return kExitOk;
 }

@@ -7,7 +7,6 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
-#include "manifest/emit.h"
 #include "manifest/encode.h"
 #include "sim/import.h"
 #include "sim/openb.h"
@@ -48,17 +47,7 @@ int RunImport(std::span<const std::string_view> args) {
 
   std::vector<manifest::Node> roots;
   for (const api::Object& o : sim::ImportOpenb(*nodes, *pods)) roots.push_back(manifest::EncodeObject(o));
-  if (output == "json") {
-    manifest::Node list = manifest::Node::Mapping();
-    list.Add("apiVersion", manifest::Node::String("v1"));
-    manifest::Node items = manifest::Node::Sequence();
-    for (auto& r : roots) items.Push(std::move(r));
-    list.Add("items", std::move(items));
-    list.Add("kind", manifest::Node::String("List"));
-    std::fputs(manifest::EmitJson(list).c_str(), stdout);
-  } else {
-    std::fputs(manifest::EmitYamlDocuments(roots, {.sort_keys = true}).c_str(), stdout);
-  }
+  PrintDocuments(std::move(roots), output);
   return kExitOk;
 }
 
