@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "alloc/cel_selector.h"
 #include "alloc/taint_rules.h"
@@ -24,13 +25,13 @@ ScenarioOutcome RunScenario(const manifest::Scenario& scenario, alloc::Allocator
   ScenarioOutcome out;
   StatusOr<api::FeatureGates> gates = api::FeatureGates::FromList(std::span<const std::string>(scenario.features));
   if (!gates.ok()) {
-    out.error = gates.status().ToString();
+    out.error = gates.status().message();
     return out;
   }
   alloc::Features features = alloc::Features::FromGates(*gates);
   StatusOr<std::unique_ptr<alloc::SelectorEvaluator>> cel = alloc::NewCelSelectorEvaluator(features);
   if (!cel.ok()) {
-    out.error = cel.status().ToString();
+    out.error = cel.status().message();
     return out;
   }
   return RunScenario(scenario, **cel, std::move(options));
@@ -41,7 +42,7 @@ ScenarioOutcome RunScenario(const manifest::Scenario& scenario, alloc::SelectorE
   ScenarioOutcome out;
   StatusOr<api::FeatureGates> gates = api::FeatureGates::FromList(std::span<const std::string>(scenario.features));
   if (!gates.ok()) {
-    out.error = gates.status().ToString();
+    out.error = gates.status().message();
     return out;
   }
   alloc::Features features = alloc::Features::FromGates(*gates);
@@ -74,7 +75,7 @@ ScenarioOutcome RunScenario(const manifest::Scenario& scenario, alloc::SelectorE
                         share.share_id, share.consumed_capacity, features);
   }
   if (!st.ok()) {
-    out.error = st.ToString();
+    out.error = st.message();
     return out;
   }
   std::vector<const api::ResourceClaim*> to_allocate;
@@ -151,13 +152,15 @@ std::string OutcomeYaml(const ScenarioOutcome& outcome) {
 
 namespace {
 
-int RunScenarioFile(const std::string& scenario_path) {
+int RunScenarioFile(const std::string& scenario_path, uint64_t max_steps) {
   StatusOr<manifest::Scenario> scenario = manifest::LoadScenarioFile(scenario_path);
   if (!scenario.ok()) {
-    std::fprintf(stderr, "dractl allocate: %s\n", scenario.status().ToString().c_str());
+    std::fprintf(stderr, "dractl allocate: %s\n", scenario.status().message().c_str());
     return kExitInputError;
   }
-  ScenarioOutcome outcome = RunScenario(*scenario);
+  alloc::AllocatorOptions options;
+  if (max_steps != 0) options.max_steps = max_steps;
+  ScenarioOutcome outcome = RunScenario(*scenario, std::move(options));
   std::string yaml = OutcomeYaml(outcome);
   std::fwrite(yaml.data(), 1, yaml.size(), stdout);
   if (outcome.kind == ScenarioOutcome::Kind::kUnsatisfiable) {
@@ -209,13 +212,16 @@ int RunOnManifests(const ManifestFlags& flags) {
   std::vector<const api::ResourceSlice*> raw_slices;
   std::vector<const api::DeviceTaintRule*> rules;
   std::map<std::string, const api::ResourceClaim*> claims_by_key;
+  std::set<std::string> duplicates;  // claims in the input more than once
   const api::Node* node = nullptr;
   for (const manifest::LoadedObject& o : loaded.objects) {
     if (const auto* c = std::get_if<api::DeviceClass>(&o.object)) classes.push_back(c);
     if (const auto* s = std::get_if<api::ResourceSlice>(&o.object)) raw_slices.push_back(s);
     if (const auto* r = std::get_if<api::DeviceTaintRule>(&o.object)) rules.push_back(r);
     if (const auto* c = std::get_if<api::ResourceClaim>(&o.object)) {
-      claims_by_key[c->metadata.namespace_ + "/" + c->metadata.name] = c;
+      const std::string key = c->metadata.namespace_ + "/" + c->metadata.name;
+      if (claims_by_key.count(key) > 0) duplicates.insert(key);
+      claims_by_key[key] = c;
     }
     if (const auto* n = std::get_if<api::Node>(&o.object); n != nullptr && n->metadata.name == flags.node) node = n;
   }
@@ -273,6 +279,13 @@ int RunOnManifests(const ManifestFlags& flags) {
                    key.c_str());
       return kExitInputError;
     }
+    if (duplicates.count(key) > 0) {
+      std::fprintf(stderr,
+                   "dractl allocate: --claim %s: the input has more than one ResourceClaim %s (dractl validate "
+                   "names them)\n",
+                   flag.c_str(), key.c_str());
+      return kExitInputError;
+    }
     if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
       std::fprintf(stderr, "dractl allocate: claim %s: named twice\n", flag.c_str());
       return kExitUsageError;
@@ -318,7 +331,8 @@ int RunOnManifests(const ManifestFlags& flags) {
   if (!fit.ok()) {
     // Upstream aborts scheduling of the pod on such errors (bad selector,
     // unsupported request, step limit).
-    std::fprintf(stderr, "dractl allocate: error: %s\n", std::string(fit.status().message()).c_str());
+    std::fprintf(stderr, "dractl allocate: error: node %s: %s\n", flags.node.c_str(),
+                 std::string(fit.status().message()).c_str());
     return kExitInputError;
   }
   if (!fit->fits) {
@@ -376,13 +390,15 @@ int RunAllocate(std::span<const std::string_view> args) {
   app.add_option("--kubernetes-version", flags.version, "feature-gate defaults of this release (1.34-1.37)")
       ->capture_default_str();
   app.add_option("--feature-gates", flags.gates, "gate overrides, e.g. DRAConsumableCapacity=true");
-  app.add_option("--max-steps", flags.max_steps, "give up after this many search steps (0: no limit)");
+  app.add_option("--max-steps", flags.max_steps,
+                 "give up after this many search steps (0: the default limit, 50,000,000); with -f or --scenario")
+      ->check(NonNegativeInteger());
   app.add_option("-o,--output", flags.output, "yaml or json")
       ->check(CLI::IsMember({"yaml", "json"}))
       ->capture_default_str();
   scenario->excludes(files);
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
-  if (!scenario_path.empty()) return RunScenarioFile(scenario_path);
+  if (!scenario_path.empty()) return RunScenarioFile(scenario_path, flags.max_steps);
   if (flags.files.empty() || flags.node.empty() || (flags.claims.empty() && flags.templates.empty())) {
     std::fprintf(stderr,
                  "dractl allocate: error: give --scenario FILE, or -f FILES with --node NAME and --claim "

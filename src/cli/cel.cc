@@ -25,9 +25,12 @@
 // `device`. Without `device` the expression's value is printed as is.
 // `phase` and `max_cost` are informative and ignored (there is no cost
 // estimator); the runtime cost limit is Kubernetes' 1,000,000.
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -614,9 +617,14 @@ int RunCel(std::span<const std::string_view> args) {
       ->capture_default_str();
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
 
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) {
+    std::fprintf(stderr, "dractl cel run: %s: is a directory, not a .jsonl file\n", file.c_str());
+    return kExitInputError;
+  }
   std::ifstream in(file, std::ios::binary);
   if (!in) {
-    std::fprintf(stderr, "dractl cel run: cannot read %s\n", file.c_str());
+    std::fprintf(stderr, "dractl cel run: %s: cannot open: %s\n", file.c_str(), std::strerror(errno));
     return kExitInputError;
   }
   std::stringstream buffer;
@@ -629,8 +637,9 @@ int RunCel(std::span<const std::string_view> args) {
   }
   for (const manifest::Document& doc : *docs) {
     if (!doc.root.is_mapping()) {
-      std::fprintf(stderr, "dractl cel run: %s:%u: a vector is a JSON object\n", file.c_str(),
-                   doc.mark.line);
+      const std::string_view kind = manifest::NodeKindName(doc.root.kind);
+      std::fprintf(stderr, "dractl cel run: %s:%u:%u: a vector is a JSON object, not %.*s\n", file.c_str(),
+                   doc.mark.line, doc.mark.column, static_cast<int>(kind.size()), kind.data());
       return kExitInputError;
     }
   }

@@ -5,6 +5,7 @@
 #include "api/defaults.h"
 #include "api/validation.h"
 #include "cli/common.h"
+#include "fmt/format.h"
 #include "sched/snapshot.h"
 #include "sched/workloads.h"
 
@@ -26,6 +27,15 @@ void ExpandWorkloads(manifest::LoadResult* loaded, const char* command) {
   for (const manifest::LoadedWorkload& w : loaded->workloads) workloads.push_back(w.workload);
   sched::ExpandedWorkloads expanded = sched::ExpandWorkloads(workloads, pods, nodes);
   for (const std::string& note : expanded.notes) std::fprintf(stderr, "%s: %s\n", command, note.c_str());
+  for (const auto& [index, wanted] : expanded.over_limit) {
+    const manifest::LoadedWorkload& w = loaded->workloads[index];
+    loaded->messages.push_back(
+        {.severity = api::Severity::kError, .file = w.file ? *w.file : "", .mark = w.mark,
+         .object = sched::WorkloadDisplayName(w.workload),
+         .field = w.workload.kind == api::WorkloadKind::kJob ? "spec.parallelism" : "spec.replicas",
+         .message = fmt::format("Too many: {} pods: the workloads of one input may create at most {} pods",
+                                wanted, sched::kMaxWorkloadPods)});
+  }
   for (size_t i = 0; i < expanded.pods.size(); ++i) {
     const manifest::LoadedWorkload& from = loaded->workloads[expanded.workload[i]];
     manifest::LoadedObject o;
@@ -77,11 +87,14 @@ void AddClusterFlags(CLI::App& app, ClusterFlags& flags) {
       ->check(CLI::IsMember({"kube", "binpack"}))
       ->capture_default_str();
   app.add_option("--seed", flags.seed, "breaks ties between equally scored nodes deterministically")
+      ->check(NonNegativeInteger())
       ->capture_default_str();
   app.add_option("--kubernetes-version", flags.version, "feature-gate defaults of this release (1.34-1.37)")
       ->capture_default_str();
   app.add_option("--feature-gates", flags.gates, "gate overrides, e.g. DRAConsumableCapacity=true");
-  app.add_option("--max-steps", flags.max_steps, "allocator search steps per node (0: the default limit)");
+  app.add_option("--max-steps", flags.max_steps,
+                 "allocator search steps per node before giving up (0: the default limit, 50,000,000)")
+      ->check(NonNegativeInteger());
   app.add_option("--workloads", flags.workloads,
                  "expand: workloads become the pods their controllers would create; ignore: skip them")
       ->check(CLI::IsMember({"expand", "ignore"}))

@@ -1,5 +1,7 @@
 #include "cli/common.h"
 
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 
 #include "fmt/format.h"
@@ -25,6 +27,20 @@ int ParseArgs(CLI::App& app, std::span<const std::string_view> args) {
     return kExitUsageError;
   }
   return -1;
+}
+
+CLI::Validator NonNegativeInteger() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        uint64_t value = 0;
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+          return "must be a non-negative decimal integer below 2^64, not \"" + text + "\"";
+        }
+        text = std::to_string(value);  // without leading zeros, which CLI11 reads as octal
+        return "";
+      },
+      "UINT");
 }
 
 void LoadInputs(const std::vector<std::string>& paths, const manifest::LoadOptions& options,

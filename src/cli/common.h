@@ -27,6 +27,11 @@ inline constexpr int kExitUnsatisfiable = 4;  // allocate: the claims do not fit
 // (0 after --help, kExitUsageError after a usage error, which it prints).
 int ParseArgs(CLI::App& app, std::span<const std::string_view> args);
 
+// A validator for unsigned integer flags (--seed, --max-steps): a decimal
+// integer below 2^64. CLI11 alone reads "-1" as 2^64-1, "1e99" as an error
+// only sometimes and "010" as octal.
+CLI::Validator NonNegativeInteger();
+
 // Loads every path in `paths` (files, directories, "-") into `result`.
 void LoadInputs(const std::vector<std::string>& paths, const manifest::LoadOptions& options,
                 manifest::LoadResult* result);

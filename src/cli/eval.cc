@@ -44,6 +44,9 @@ namespace {
 struct Selector {
   std::string label;  // "class gpu.nvidia.com selector 1", "expression"
   std::shared_ptr<const cel::CompiledSelector> compiled;
+  // For a class's selector: where it is, for compile errors
+  // ("file:line:col: DeviceClass gpu: spec.selectors[1].cel.expression: ").
+  std::string where;
 };
 
 struct Row {
@@ -163,10 +166,11 @@ int RunEval(std::span<const std::string_view> args) {
   }
 
   manifest::LoadResult loaded;
-  LoadInputs(files, {}, &loaded);
+  LoadInputs(files, {.keep_trees = !class_name.empty()}, &loaded);
   PrintMessages(loaded);
   if (loaded.error_count() > 0) {
-    std::fprintf(stderr, "dractl eval: %zu input errors (see above)\n", loaded.error_count());
+    std::fprintf(stderr, "dractl eval: %zu input error%s (see above)\n", loaded.error_count(),
+                 loaded.error_count() == 1 ? "" : "s");
     return kExitInputError;
   }
 
@@ -179,10 +183,12 @@ int RunEval(std::span<const std::string_view> args) {
   std::vector<Selector> selectors;
   if (!class_name.empty()) {
     const api::DeviceClass* found = nullptr;
+    const manifest::LoadedObject* found_object = nullptr;
     for (const manifest::LoadedObject& o : loaded.objects) {
       if (const auto* c = std::get_if<api::DeviceClass>(&o.object);
           c != nullptr && c->metadata.name == class_name) {
         found = c;
+        found_object = &o;
       }
     }
     if (found == nullptr) {
@@ -193,15 +199,23 @@ int RunEval(std::span<const std::string_view> args) {
     for (size_t i = 0; i < found->spec.selectors.size(); ++i) {
       const api::DeviceSelector& s = found->spec.selectors[i];
       if (!s.cel) continue;
+      api::FieldError field;
+      field.field = fmt::format("spec.selectors[{}].cel.expression", i);
+      manifest::LoadMessage where = ToMessage(*found_object, field);
+      where.message.clear();
       selectors.push_back({fmt::format("class {} selector {}", class_name, i),
-                           (*env)->Compile(s.cel->expression)});
+                           (*env)->Compile(s.cel->expression), where.ToString()});
     }
   }
-  if (!expression.empty()) selectors.push_back({"expression", (*env)->Compile(expression)});
+  if (!expression.empty()) selectors.push_back({"expression", (*env)->Compile(expression), ""});
   bool compile_errors = false;
   for (const Selector& s : selectors) {
     if (!s.compiled->ok()) {
-      std::fprintf(stderr, "dractl eval: %s: %s\n", s.label.c_str(), s.compiled->error().c_str());
+      if (!s.where.empty()) {
+        std::fprintf(stderr, "%s%s\n", s.where.c_str(), s.compiled->error().c_str());
+      } else {
+        std::fprintf(stderr, "dractl eval: %s: %s\n", s.label.c_str(), s.compiled->error().c_str());
+      }
       compile_errors = true;
     }
   }

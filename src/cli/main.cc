@@ -31,10 +31,13 @@ Commands:
 Inputs (-f) are files, directories (recursive: .yaml .yml .json) or - (stdin),
 exactly as `kubectl get ... -o yaml|json` prints them (List objects included).
 
-Exit codes: 0 ok; 1 the input has errors; 2 usage error; 3 internal error;
-4 allocate: the claims do not fit the node.
-Limits: input 1 GiB per file, nesting 512 levels, YAML alias expansion 1,000,000
-nodes per document.
+Exit codes: 0 ok; 1 the input has errors; 2 usage error; 3 internal error (a bug:
+please report it with the input); 4 allocate: the claims do not fit the node.
+Limits (each a clear error when exceeded): input 1 GiB per file; 10,000,000
+documents per input; nesting 512 levels; YAML alias expansion 1,000,000 nodes per
+document; 1,000,000 pods from workloads per input; CEL selectors 10,240 bytes,
+estimated cost 1,000,000 (validate), runtime cost 1,000,000 per evaluation, nesting
+250 levels; allocator search 50,000,000 steps per node (--max-steps).
 
 Run 'dractl <command> --help' for a command's flags; 'dractl --version' for the version.
 )";

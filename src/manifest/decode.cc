@@ -1131,11 +1131,19 @@ class Decoder {
         "ttlSecondsAfterFinished", "completionMode", "suspend", "podReplacementPolicy", "managedBy"};
     const bool job = w->kind == api::WorkloadKind::kJob;
     const bool has_replicas = !job && w->kind != api::WorkloadKind::kDaemonSet;
+    // The API server rejects negative counts (ValidateNonnegativeField); read
+    // as 0 they would silently make no pods.
+    const auto count = [&](const Node& v, const Path& p, std::optional<int32_t>* out) {
+      if (OptInt32(v, p, out) && **out < 0) {
+        Error(v.mark, p, "Invalid value: " + std::to_string(**out) + ": must be greater than or equal to 0");
+        out->reset();
+      }
+    };
     CoreStruct(n, path, kWorkloadSpecFields, &w->spec_extra,
                [&](std::string_view key, const Node& v, const Path& p) {
-                 if (has_replicas) DRA_FIELD("replicas", OptInt32(v, p, &w->replicas));
-                 if (job) DRA_FIELD("parallelism", OptInt32(v, p, &w->parallelism));
-                 if (job) DRA_FIELD("completions", OptInt32(v, p, &w->completions));
+                 if (has_replicas) DRA_FIELD("replicas", count(v, p, &w->replicas));
+                 if (job) DRA_FIELD("parallelism", count(v, p, &w->parallelism));
+                 if (job) DRA_FIELD("completions", count(v, p, &w->completions));
                  if (job) DRA_FIELD("suspend", Bool(v, p, &w->suspend));
                  if (job) DRA_FIELD("completionMode", String(v, p, &w->completion_mode));
                  DRA_FIELD("template", Decode(v, p, &w->template_));

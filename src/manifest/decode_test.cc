@@ -92,6 +92,23 @@ spec:
   EXPECT_EQ(d.rare->taints[0].time_added, "2026-01-02T03:04:05Z");
 }
 
+TEST(DecodeTest, WorkloadCountsMustNotBeNegative) {
+  std::vector<Diagnostic> diagnostics;
+  StatusOr<api::Workload> w = DecodeWorkload(Yaml(R"(
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j, namespace: default}
+spec:
+  parallelism: -2
+  template: {spec: {containers: [{name: c, image: x}]}}
+)"),
+                                             DecodeOptions{}, &diagnostics);
+  ASSERT_EQ(diagnostics.size(), 1u);
+  EXPECT_EQ(diagnostics[0].field, "spec.parallelism");
+  EXPECT_EQ(diagnostics[0].message, "Invalid value: -2: must be greater than or equal to 0");
+  EXPECT_EQ(diagnostics[0].mark.line, 6u);
+}
+
 TEST(DecodeTest, DeviceWithoutRareFieldsAllocatesNoBox) {
   auto slice = DecodeAs<api::ResourceSlice>(R"(
 apiVersion: resource.k8s.io/v1

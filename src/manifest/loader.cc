@@ -80,7 +80,19 @@ std::string LoadMessage::ToString() const {
   if (!object.empty()) out += object + ": ";
   if (!field.empty()) out += field + ": ";
   out += message;
-  return out;
+  // Input text quoted in a message may hold control bytes (a NUL escaped in
+  // JSON, an ESC): print them as \xNN so that one message stays one line of
+  // plain text. Newlines and tabs are kept (a CEL error's caret lines).
+  std::string escaped;
+  for (char c : out) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) {
+      escaped += fmt::format("\\x{:02x}", u);
+    } else {
+      escaped += c;
+    }
+  }
+  return escaped;
 }
 
 size_t LoadResult::error_count() const {
@@ -126,6 +138,12 @@ void Loader::LoadPath(const std::string& path, LoadResult* out) const {
   }
   std::error_code ec;
   fs::file_status st = fs::status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    // A link loop (ELOOP), a path through a file (ENOTDIR), no permission.
+    out->messages.push_back({.severity = api::Severity::kError, .file = path, .mark = {}, .object = "",
+                             .field = "", .message = "cannot open: " + ec.message()});
+    return;
+  }
   if (ec || !fs::exists(st)) {
     out->messages.push_back({.severity = api::Severity::kError, .file = path, .mark = {}, .object = "",
                              .field = "", .message = "no such file or directory"});
@@ -150,6 +168,21 @@ void Loader::LoadPath(const std::string& path, LoadResult* out) const {
       break;
     }
     std::error_code type_ec;
+    if (it->is_symlink(type_ec)) {
+      // Links to directories are not followed (no loops); say so. A link that
+      // cannot be resolved (a loop, a dangling target) is reported by LoadFile.
+      fs::file_status target = fs::status(it->path(), type_ec);
+      if (!type_ec && fs::is_directory(target)) {
+        out->messages.push_back({.severity = api::Severity::kWarning, .file = it->path().string(), .mark = {},
+                                 .object = "", .field = "",
+                                 .message = "symbolic link to a directory, not followed"});
+        continue;
+      }
+      if (type_ec && HasManifestExtension(it->path())) {
+        files.push_back(it->path().string());
+        continue;
+      }
+    }
     if (it->is_regular_file(type_ec) && HasManifestExtension(it->path())) {
       files.push_back(it->path().string());
     }
@@ -247,7 +280,9 @@ void Loader::LoadDocument(Node root, const std::shared_ptr<const std::string>& f
                                  .message = fmt::format("must be an object, not {}", NodeKindName(item.kind))});
         continue;
       }
-      DecodeOne(std::move(item), file, out);
+      // A List inside a List is flattened, as kubectl's FlattenListVisitor
+      // does (the depth is bounded by the parser's nesting limit).
+      LoadDocument(std::move(item), file, mark, out);
     }
     return;
   }

@@ -4,7 +4,8 @@
 // Flow: read bytes -> ParseYaml/ParseJson (by sniffing, as kubectl does: a
 // document starting with '{' is JSON) -> for each document: skip empty ones,
 // unwrap `kind: List` and `<Kind>List` (items inherit kind/apiVersion where a
-// typed list omits them) -> DecodeObject. Objects of kinds we do not model are
+// typed list omits them; a List inside a List is flattened, as kubectl does)
+// -> DecodeObject. Objects of kinds we do not model are
 // skipped and counted per kind. Nothing is dropped silently: a document that
 // cannot be decoded is an error message, and LoadResult::error_count() > 0.
 #pragma once
@@ -81,8 +82,9 @@ class Loader {
 
   // `path` is a file, a directory (walked recursively for *.yaml, *.yml and
   // *.json in sorted order; symbolic links to directories are not followed, so
-  // link loops cannot hang it) or "-" for standard input. Problems are added to
-  // out->messages; objects to out->objects.
+  // link loops cannot hang it, and each is named in a warning; a link that
+  // cannot be resolved is an error naming it) or "-" for standard input.
+  // Problems are added to out->messages; objects to out->objects.
   void LoadPath(const std::string& path, LoadResult* out) const;
 
   // Loads `text` as if read from `file_name`.

@@ -85,6 +85,22 @@ TEST(ScenarioTest, ReportsProblemsWithLocation) {
   }
 }
 
+// `dractl allocate --scenario` runs scenarios without `expect:`.
+TEST(ScenarioTest, ExpectIsOptional) {
+  auto s = ParseScenario("name: x\nnode: {name: n}\nallocate: [a/b]\n", "s.yaml");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->allocate.size(), 1u);
+}
+
+TEST(ScenarioTest, UnreadableFileSaysWhy) {
+  auto missing = LoadScenarioFile("/nonexistent/s.yaml");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().message(), "/nonexistent/s.yaml: cannot open: No such file or directory");
+  auto dir = LoadScenarioFile("/");
+  ASSERT_FALSE(dir.ok());
+  EXPECT_EQ(dir.status().message(), "/: is a directory");
+}
+
 // Every shared allocator vector reads cleanly (the allocator tests of #4 use
 // them; here we only check that the format is understood completely).
 TEST(ScenarioTest, ReadsEverySharedAllocatorVector) {

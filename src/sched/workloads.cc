@@ -209,6 +209,21 @@ ExpandedWorkloads ExpandWorkloads(std::span<const api::Workload> workloads, std:
       out.notes.push_back(fmt::format("{}: not expanded: {}", WorkloadDisplayName(w), why));
       continue;
     }
+    // Pods a Deployment, ReplicaSet, StatefulSet or Job asks for (a DaemonSet's
+    // are bounded by the nodes).
+    int64_t wanted = 0;
+    if (w.kind == WorkloadKind::kJob) {
+      if (!w.suspend) {
+        int32_t parallelism = w.parallelism.value_or(1);
+        wanted = w.completions ? std::min(parallelism, *w.completions) : parallelism;
+      }
+    } else if (w.kind != WorkloadKind::kDaemonSet) {
+      wanted = w.replicas.value_or(1);
+    }
+    if (static_cast<int64_t>(out.pods.size()) + wanted > kMaxWorkloadPods) {
+      out.over_limit.emplace_back(w_idx, wanted);
+      continue;
+    }
     const std::string uid = UidOf(kind, ns, w.metadata);
     const size_t before = out.pods.size();
     switch (w.kind) {

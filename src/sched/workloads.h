@@ -49,8 +49,10 @@
 // dump cannot tell missing pods from ones being deleted.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/core.h"
@@ -58,9 +60,19 @@
 
 namespace dra::sched {
 
+// The most pods one ExpandWorkloads call creates, all workloads together. A
+// workload that would go over it is not expanded and is listed in
+// ExpandedWorkloads::over_limit (an input error for the caller): `replicas:
+// 2147483647` is valid API input, but gigabytes of pods and hours of
+// scheduling are not an answer anyone waits for.
+inline constexpr int64_t kMaxWorkloadPods = 1'000'000;
+
 struct ExpandedWorkloads {
   std::vector<api::Pod> pods{};
   std::vector<size_t> workload{};  // per pod: index into the workloads given
+  // Workloads (indices into the workloads given) not expanded because their
+  // pods would exceed kMaxWorkloadPods, each with the pods it asks for.
+  std::vector<std::pair<size_t, int64_t>> over_limit{};
   // One line per workload that was not expanded, or that made no pods, e.g.
   // "Deployment ml/vllm: not expanded: input pod ml/vllm-6d4f-x2b9q is owned
   // by ReplicaSet vllm-6d4f".

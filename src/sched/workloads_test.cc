@@ -90,6 +90,20 @@ TEST(WorkloadsTest, DefaultsAndZeroReplicas) {
   EXPECT_EQ(e.notes[0], "Deployment ml/one: no pods (0 replicas)");
 }
 
+TEST(WorkloadsTest, PodsOverTheLimitAreNotCreated) {
+  api::Workload small = MakeWorkload(api::WorkloadKind::kStatefulSet, "small");
+  small.replicas = 2;
+  api::Workload huge = MakeWorkload(api::WorkloadKind::kDeployment, "huge");
+  huge.replicas = 2147483647;
+  api::Workload job = MakeWorkload(api::WorkloadKind::kJob, "job");
+  job.parallelism = static_cast<int32_t>(kMaxWorkloadPods - 1);  // 2 + this is one too many
+  ExpandedWorkloads e = ExpandWorkloads(std::vector{small, huge, job}, {}, {});
+  EXPECT_EQ(e.pods.size(), 2u);
+  ASSERT_EQ(e.over_limit.size(), 2u);
+  EXPECT_EQ(e.over_limit[0], (std::pair<size_t, int64_t>{1, 2147483647}));
+  EXPECT_EQ(e.over_limit[1], (std::pair<size_t, int64_t>{2, kMaxWorkloadPods - 1}));
+}
+
 TEST(WorkloadsTest, ReplicaSetPodsAreNamedAfterIt) {
   api::Workload rs = MakeWorkload(api::WorkloadKind::kReplicaSet, "web-5d9c");
   rs.replicas = 2;
