@@ -2096,6 +2096,8 @@ class Validator {
       ContainerClaims(pod.spec.init_containers[i].resources.claims, pod_claim_names,
                       spec.Child("initContainers").Index(i).Child("resources").Child("claims"));
     }
+    // validateContainers: a pod runs at least one container.
+    if (pod.spec.containers.empty()) Required(spec.Child("containers"));
     for (size_t i = 0; i < pod.spec.containers.size(); ++i) {
       ContainerClaims(pod.spec.containers[i].resources.claims, pod_claim_names,
                       spec.Child("containers").Index(i).Child("resources").Child("claims"));

@@ -2373,6 +2373,10 @@ TEST(ValidationTest, PodRules) {
   RunCases<Pod>(
       BasePod(), ValidatePod,
       {
+          C{.name = "no containers",
+            .mutate = [](Pod& p) { p.spec.containers.clear(); },
+            .field = "spec.containers",
+            .type = T::kRequired},
           C{.name = "claim without name",
             .mutate = [](Pod& p) { p.spec.resource_claims[0].name = ""; },
             .field = rc + "[0].name",

@@ -1,11 +1,16 @@
 #include "cli/cluster_inputs.h"
 
 #include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
 
 #include "api/defaults.h"
 #include "api/validation.h"
 #include "cli/common.h"
 #include "fmt/format.h"
+#include "manifest/loader.h"
 #include "sched/snapshot.h"
 #include "sched/workloads.h"
 
@@ -46,6 +51,43 @@ void ExpandWorkloads(manifest::LoadResult* loaded, const char* command) {
   }
 }
 
+// What a cluster cannot hold, which `validate` only warns about because it
+// also reads unrelated files: two objects of one kind, namespace and name
+// (which is the real one?) is an error; a bound pod whose node is not in the
+// input is a warning (its requests count on no node).
+void CheckIdentities(manifest::LoadResult* loaded) {
+  std::map<std::tuple<size_t, std::string, std::string>, const manifest::LoadedObject*> seen;
+  std::set<std::string> nodes;
+  for (const manifest::LoadedObject& o : loaded->objects) {
+    if (const auto* n = std::get_if<api::Node>(&o.object)) nodes.insert(n->metadata.name);
+  }
+  for (const manifest::LoadedObject& o : loaded->objects) {
+    const api::ObjectMeta& meta = api::MetaOf(o.object);
+    auto [it, inserted] = seen.emplace(std::make_tuple(o.object.index(), meta.namespace_, meta.name), &o);
+    if (!inserted) {
+      const manifest::LoadedObject& first = *it->second;
+      api::FieldError e{.type = api::FieldErrorType::kDuplicate,
+                        .field = "metadata.name",
+                        .bad_value = "\"" + meta.name + "\"",
+                        .detail = fmt::format("{} is already defined at {}:{}:{}; a cluster holds one object of a "
+                                              "kind, namespace and name",
+                                              manifest::ObjectDisplayName(o.object), first.file ? *first.file : "",
+                                              first.mark.line, first.mark.column)};
+      loaded->messages.push_back(ToMessage(o, e));
+    }
+    if (const auto* pod = std::get_if<api::Pod>(&o.object);
+        pod != nullptr && !pod->spec.node_name.empty() && nodes.count(pod->spec.node_name) == 0) {
+      api::FieldError e{.type = api::FieldErrorType::kNotFound,
+                        .field = "spec.nodeName",
+                        .bad_value = "\"" + pod->spec.node_name + "\"",
+                        .detail = "no Node of this name is among the objects given: the pod counts as bound, but "
+                                  "its requests and claims count on no node",
+                        .severity = api::Severity::kWarning};
+      loaded->messages.push_back(ToMessage(o, e));
+    }
+  }
+}
+
 }  // namespace
 
 int LoadCluster(const std::vector<std::string>& files, const api::FeatureGates& gates,
@@ -71,6 +113,7 @@ int LoadCluster(const std::vector<std::string>& files, const api::FeatureGates& 
       if (e.severity == api::Severity::kError) loaded->messages.push_back(ToMessage(o, e));
     }
   }
+  CheckIdentities(loaded);
   PrintMessages(*loaded);
   if (loaded->error_count() > 0) {
     std::fprintf(stderr, "%s: %zu input error%s (see above)\n", options.command, loaded->error_count(),
