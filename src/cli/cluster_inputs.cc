@@ -5,6 +5,8 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "api/defaults.h"
 #include "api/validation.h"
@@ -20,8 +22,11 @@ namespace {
 // Appends the pods the workload controllers would create (sched/workloads.h)
 // to `loaded`, before defaulting and validation, so that problems in a
 // template are reported against the workload's file. Notes go to stderr.
-void ExpandWorkloads(manifest::LoadResult* loaded, const char* command) {
-  if (loaded->workloads.empty()) return;
+// Returns, for each pod appended, its index in loaded->objects and the index
+// of its workload in loaded->workloads.
+std::vector<std::pair<size_t, size_t>> ExpandWorkloads(manifest::LoadResult* loaded, const char* command) {
+  std::vector<std::pair<size_t, size_t>> from_workload;
+  if (loaded->workloads.empty()) return from_workload;
   std::vector<api::Pod> pods;
   std::vector<api::Node> nodes;
   for (const manifest::LoadedObject& o : loaded->objects) {
@@ -47,8 +52,24 @@ void ExpandWorkloads(manifest::LoadResult* loaded, const char* command) {
     o.object = std::move(expanded.pods[i]);
     o.file = from.file;
     o.mark = from.mark;
+    from_workload.emplace_back(loaded->objects.size(), expanded.workload[i]);
     loaded->objects.push_back(std::move(o));
   }
+  return from_workload;
+}
+
+// A problem of a pod made from a workload is a problem of the workload's pod
+// template: "Deployment ml/vllm: spec.template.spec.tolerations[0]: ...", at
+// the template's line, said once however many pods the workload makes.
+manifest::LoadMessage WorkloadTemplateMessage(const manifest::LoadedWorkload& w, const api::FieldError& e) {
+  std::string field = e.field;
+  if (field.starts_with("spec") || field.starts_with("metadata")) field = "spec.template." + field;
+  manifest::Mark mark = w.mark;
+  if (w.tree) mark = manifest::FindFieldMark(*w.tree, field);
+  api::FieldError copy = e;
+  copy.field.clear();
+  return {.severity = e.severity, .file = w.file ? *w.file : "", .mark = mark,
+          .object = sched::WorkloadDisplayName(w.workload), .field = field, .message = copy.ToString()};
 }
 
 // What a cluster cannot hold, which `validate` only warns about because it
@@ -105,12 +126,22 @@ int LoadCluster(const std::vector<std::string>& files, const api::FeatureGates& 
     }
     for (api::Node& n : implied) loaded->objects.push_back({.object = std::move(n), .file = {}, .mark = {}, .tree = {}});
   }
-  ExpandWorkloads(loaded, options.command);
+  const std::vector<std::pair<size_t, size_t>> from_workload = ExpandWorkloads(loaded, options.command);
+  std::map<size_t, size_t> workload_of(from_workload.begin(), from_workload.end());
+  std::set<std::string> said;  // workload template messages already added
   // As for allocate: the API server defaults and validates every object first.
-  for (manifest::LoadedObject& o : loaded->objects) {
+  for (size_t i = 0; i < loaded->objects.size(); ++i) {
+    manifest::LoadedObject& o = loaded->objects[i];
     api::SetDefaults(o.object, "1970-01-01T00:00:00Z");
     for (const api::FieldError& e : api::Validate(o.object, gates)) {
-      if (e.severity == api::Severity::kError) loaded->messages.push_back(ToMessage(o, e));
+      if (e.severity != api::Severity::kError) continue;
+      auto w = workload_of.find(i);
+      if (w == workload_of.end()) {
+        loaded->messages.push_back(ToMessage(o, e));
+        continue;
+      }
+      manifest::LoadMessage m = WorkloadTemplateMessage(loaded->workloads[w->second], e);
+      if (said.insert(m.ToString()).second) loaded->messages.push_back(std::move(m));
     }
   }
   CheckIdentities(loaded);

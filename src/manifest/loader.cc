@@ -320,8 +320,9 @@ void Loader::DecodeOne(Node root, const std::shared_ptr<const std::string>& file
                                    .field = std::move(d.field), .message = std::move(d.message)});
         }
         if (!workload.ok()) return;  // the decoder reported at least one error
-        LoadedWorkload loaded{.workload = std::move(workload).value(), .file = file, .mark = root.mark};
+        LoadedWorkload loaded{.workload = std::move(workload).value(), .file = file, .mark = root.mark, .tree = {}};
         loaded.workload.metadata.source.file = file;
+        if (options_.keep_trees) loaded.tree = std::make_shared<const Node>(root);
         out->workloads.push_back(std::move(loaded));
         return;
       }

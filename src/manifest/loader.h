@@ -46,7 +46,8 @@ struct LoadedObject {
 struct LoadedWorkload {
   api::Workload workload;
   std::shared_ptr<const std::string> file;
-  Mark mark;  // where the object starts
+  Mark mark;                          // where the object starts
+  std::shared_ptr<const Node> tree;   // set if LoadOptions::keep_trees
 };
 
 struct LoadMessage {
