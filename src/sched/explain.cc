@@ -316,6 +316,25 @@ void Explainer::ExplainDevices(const api::Node& node, const alloc::Reason& reaso
   }
   c->device_class = spec->device_class;
   c->all_mode = spec->all;
+  if (reason.needed > 0 && reason.in_use == 0) {
+    // The allocator rejected the request by counting (alloc::Reason): its
+    // counts name each device of the node once, by the first check that
+    // refused it, in-use devices first and then the selectors. With none in
+    // use, the devices matching the selectors are exactly those that passed
+    // the selectors: usable, or refused later for capacity, counters or
+    // taints. No need to walk the node's devices or run a selector again.
+    c->devices = reason.usable + reason.class_selector + reason.request_selector + reason.node_selection +
+                 reason.binding_conditions + reason.capacity + reason.counters + reason.taint + reason.constraint;
+    c->matching = reason.usable + reason.capacity + reason.counters + reason.taint;
+    c->in_use = 0;
+    c->wanted = spec->all ? c->matching : spec->count;
+    c->usable = reason.usable;
+    c->tainted = reason.taint;
+    c->no_counters = reason.counters;
+    c->no_capacity = reason.capacity;
+    c->kind = c->matching < c->wanted || c->matching == 0 ? CauseKind::kTooFewDevices : CauseKind::kDevicesUnusable;
+    return;
+  }
   const api::DeviceClass* cls = nullptr;
   for (const api::DeviceClass& dc : s_.classes) {
     if (dc.metadata.name == spec->device_class) cls = &dc;
@@ -600,7 +619,9 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
     own.insert(Key(s_.claims[ref.claim].metadata));
     if (!s_.claims[ref.claim].status.allocation) to_allocate.push_back(&s_.claims[ref.claim]);
   }
-  std::unique_ptr<alloc::Allocator> allocator = NewAllocator({});
+  // Asked only for a rejection that does not carry the scheduler's Reason.
+  std::unique_ptr<alloc::Allocator> allocator;
+  bool allocator_built = false;
   std::map<std::string, const api::Node*, std::less<>> nodes;
   for (const api::Node& n : s_.nodes) nodes[n.metadata.name] = &n;
 
@@ -618,15 +639,23 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
     } else {
       c.kind = CauseKind::kNoCombination;
       const api::Node* node = nodes[rej.node];
-      StatusOr<alloc::NodeFit> fit = allocator && node ? allocator->Allocate(*node, to_allocate)
-                                                       : StatusOr<alloc::NodeFit>(alloc::NodeFit{});
-      if (fit.ok() && !fit->fits) {
+      std::optional<alloc::Reason> reason = rej.dra_reason;
+      if (!reason && node != nullptr) {
+        if (!allocator_built) {
+          allocator = NewAllocator({});
+          allocator_built = true;
+        }
+        StatusOr<alloc::NodeFit> fit = allocator ? allocator->Allocate(*node, to_allocate)
+                                                 : StatusOr<alloc::NodeFit>(alloc::NodeFit{});
+        if (fit.ok() && !fit->fits) reason = std::move(fit->reason);
+      }
+      if (reason && node != nullptr) {
         const api::ResourceClaim* claim = nullptr;
         for (const api::ResourceClaim* t : to_allocate) {
-          if (Key(t->metadata) == fit->reason.claim) claim = t;
+          if (Key(t->metadata) == reason->claim) claim = t;
         }
         if (claim != nullptr) {
-          ExplainDevices(*node, fit->reason, *claim, state, &c);
+          ExplainDevices(*node, *reason, *claim, state, &c);
           failing.emplace(c.claim, c.request);
         }
       }

@@ -182,6 +182,30 @@ TEST_F(ExplainTest, SelectorMatchingNothingGetsClosestValues) {
   EXPECT_TRUE(e.near_misses.empty());
 }
 
+// Rejected by counting, nothing in use: the numbers come from the
+// allocator's Reason (explain does not walk the devices again) and must be
+// those of the devices themselves.
+TEST_F(ExplainTest, CountsFromTheAllocatorMatchTheDevices) {
+  AddNode("n1");
+  AddNode("n2");
+  AddGpus("n1", 3, {}, "16Gi");
+  AddGpus("n2", 1, {}, "24Gi");
+  AddClaim("c", 2, "device.capacity['gpu.example.com'].memory.compareTo(quantity('20Gi')) >= 0");
+  AddPodWithClaim("p", "c");
+  PodExplanation e = Explain1("default/p");
+  ASSERT_EQ(e.nodes.size(), 2u);
+  for (const NodeCause& c : e.nodes) EXPECT_EQ(c.kind, CauseKind::kTooFewDevices) << c.text;
+  EXPECT_EQ(e.nodes[0].devices, 3);
+  EXPECT_EQ(e.nodes[0].matching, 0);
+  EXPECT_EQ(e.nodes[0].in_use, 0);
+  EXPECT_EQ(e.nodes[1].devices, 1);
+  EXPECT_EQ(e.nodes[1].matching, 1);
+  EXPECT_EQ(e.nodes[1].usable, 1);
+  EXPECT_EQ(e.nodes[1].wanted, 2);
+  EXPECT_EQ(e.nodes[0].text, "node n1: claim default/c request gpu: 2 wanted, 0 match class gpu");
+  EXPECT_EQ(e.nodes[1].text, "node n2: claim default/c request gpu: 2 wanted, 1 match class gpu");
+}
+
 TEST_F(ExplainTest, ClaimAllocatedElsewhereIsNotAvailable) {
   AddNode("n1");
   AddNode("n2");

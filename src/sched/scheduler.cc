@@ -481,7 +481,8 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
     // Why not, per node, in node order (the search may have started anywhere).
     std::sort(rejected_.begin(), rejected_.end(), [](const Rejected& a, const Rejected& b) { return a.node < b.node; });
     for (Rejected& r : rejected_) {
-      NodeRejection rejection{.node = s_.nodes[r.node].metadata.name, .plugin = r.plugin, .reasons = {}, .detail = {}};
+      NodeRejection rejection{
+          .node = s_.nodes[r.node].metadata.name, .plugin = r.plugin, .reasons = {}, .detail = {}, .dra_reason = {}};
       const DraWhyNot& memo = why_not_[r.node];
       switch (r.dra) {
         case Rejected::kNotDra:
@@ -496,6 +497,7 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
           alloc::Reason reason = memo.reason;
           if (memo.reason_claim >= 0) reason.claim = Key(to_allocate[static_cast<size_t>(memo.reason_claim)]->metadata);
           rejection.detail = reason.ToString();
+          rejection.dra_reason = std::move(reason);
           break;
         }
         case Rejected::kNotAvailable:

@@ -26,9 +26,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "alloc/allocator.h"
 #include "api/resource.h"
 #include "base/status.h"
 #include "sched/policy.h"
@@ -76,6 +78,9 @@ struct NodeRejection {
   // The allocator's detail for a DynamicResources rejection ("claim c,
   // request r: cannot allocate: ..."); else empty.
   std::string detail{};
+  // The allocator's Reason behind "cannot allocate all claims" (its `claim`
+  // is "namespace/name"), so that explain need not ask the allocator again.
+  std::optional<alloc::Reason> dra_reason{};
 };
 
 struct PodOutcome {
