@@ -1,12 +1,16 @@
 // dractl simulate openb: the FGD paper's experiment (spec
 // fgd-reproduction.md) on the native model, every placement checked by the
 // DRA allocator; per run and over seeds the GPU allocation, fragmentation
-// amount and ratio at 100% and 130% arrived. See src/sim/README.md.
+// amount and ratio at 100% and 130% arrived; --report writes them as an HTML
+// page with plots (sim/report.h). See src/sim/README.md.
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -19,6 +23,7 @@
 #include "sim/openb.h"
 #include "sim/openb_sim.h"
 #include "sim/policies.h"
+#include "sim/report.h"
 
 namespace dra::cli {
 namespace {
@@ -109,6 +114,32 @@ std::optional<sim::MeanSd> PublishedAt(const std::vector<sim::PublishedRun>* run
 // ±0.5 for GpuClustering and GpuPacking (larger per-seed spread, spec §7.9), else ±0.3.
 double Tolerance(sim::Policy p) {
   return p == sim::Policy::kGpuClustering || p == sim::Policy::kGpuPacking ? 0.5 : 0.3;
+}
+
+// The tolerance of the --report table, as scripts/reproduce-fgd judges: the
+// per-policy one on the default trace, ±0.5 on the other traces.
+double ReportTolerance(const std::string& trace, sim::Policy p) { return trace == "default" ? Tolerance(p) : 0.5; }
+
+// `args` as a shell would take them back: words of safe characters as they
+// are, others in single quotes.
+std::string CommandLine(std::span<const std::string_view> args) {
+  std::string s = "dractl simulate";
+  for (std::string_view a : args) {
+    bool plain = !a.empty();
+    for (char c : a) {
+      const bool safe_punct = c != '\0' && std::strchr("_-+=.,/:@%", c) != nullptr;
+      plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || safe_punct);
+    }
+    s += ' ';
+    if (plain) {
+      s += a;
+      continue;
+    }
+    s += '\'';
+    for (char c : a) s += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    s += '\'';
+  }
+  return s;
 }
 
 std::string JsonFor(const std::string& trace, sim::Policy policy, const std::vector<RunOutcome>& runs,
@@ -203,7 +234,7 @@ int RunSimulate(std::span<const std::string_view> args) {
                "dotprod, gpuclustering, gpupacking, bestfit, fgd (comma-separated for several).",
                "dractl simulate"};
   std::string format, nodes_csv, pods_csv, policies = "fgd", seeds_text = "42", output = "text", csv, expected, trace;
-  std::string check = "placements";
+  std::string check = "placements", report;
   double tune = 1.3;
   unsigned jobs = 1;
   app.add_option("format", format, "trace format: openb")->required()->check(CLI::IsMember({"openb"}));
@@ -219,6 +250,7 @@ int RunSimulate(std::span<const std::string_view> args) {
   app.add_option("--check", check, "allocator checks: none, placements (every placement), all (every node, slow)")
       ->check(CLI::IsMember({"none", "placements", "all"}))
       ->capture_default_str();
+  app.add_option("--report", report, "write an HTML page with plots and the published comparison to FILE");
   app.add_option("-j,--jobs", jobs, "runs in parallel (threads)")->capture_default_str();
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
 
@@ -339,6 +371,33 @@ int RunSimulate(std::span<const std::string_view> args) {
       }
     }
     std::fclose(f);
+  }
+
+  if (!report.empty()) {
+    sim::ReportInput in{.trace = trace, .seeds = *seeds, .command_line = CommandLine(args), .policies = {}};
+    for (size_t pi = 0; pi < policy_list.size(); ++pi) {
+      sim::ReportPolicy rp{.name = std::string(sim::PolicyName(policy_list[pi])),
+                           .runs = {},
+                           .published = {},
+                           .tolerance = ReportTolerance(trace, policy_list[pi])};
+      for (const RunOutcome& r : results[pi]) rp.runs.push_back(r.columns);
+      const std::vector<sim::PublishedRun>* pub =
+          published ? published->Find(trace, std::string(sim::PaperPolicyName(policy_list[pi]))) : nullptr;
+      if (pub != nullptr) rp.published = *pub;
+      in.policies.push_back(std::move(rp));
+    }
+    const std::string html = sim::RenderReport(in);
+    std::FILE* f = std::fopen(report.c_str(), "w");
+    bool ok = f != nullptr && std::fwrite(html.data(), 1, html.size(), f) == html.size();
+    int err = errno;
+    if (f != nullptr && std::fclose(f) != 0 && ok) {
+      ok = false;
+      err = errno;
+    }
+    if (!ok) {
+      std::fprintf(stderr, "dractl simulate: --report: cannot write %s: %s\n", report.c_str(), std::strerror(err));
+      return kExitInputError;
+    }
   }
 
   if (output == "json") {
