@@ -18,5 +18,6 @@ int RunExplain(std::span<const std::string_view> args);
 int RunImport(std::span<const std::string_view> args);
 int RunSimulate(std::span<const std::string_view> args);
 int RunGen(std::span<const std::string_view> args);
+int RunDiscover(std::span<const std::string_view> args);
 
 }  // namespace dra::cli

@@ -27,12 +27,14 @@ Commands:
   import     convert a trace into DRA objects: `import openb --nodes CSV --pods CSV`
   simulate   replay a trace (the FGD paper's openb experiment) with a policy
   gen        generate synthetic clusters and pods (scheduler_perf shapes)
+  discover   the ResourceSlices the DRA drivers would publish on this node (NVML, sysfs)
 
 Inputs (-f) are files, directories (recursive: .yaml .yml .json) or - (stdin),
 exactly as `kubectl get ... -o yaml|json` prints them (List objects included).
 
 Exit codes: 0 ok; 1 the input has errors; 2 usage error; 3 internal error (a bug:
-please report it with the input); 4 allocate: the claims do not fit the node.
+please report it with the input); 4 allocate: the claims do not fit the node;
+5 discover: partial output (something was skipped, named on stderr).
 Limits (each a clear error when exceeded): input 1 GiB per file; 10,000,000
 documents per input; nesting 512 levels; YAML alias expansion 1,000,000 nodes per
 document; 1,000,000 pods from workloads per input; CEL selectors 10,240 bytes,
@@ -59,6 +61,7 @@ constexpr Command kCommands[] = {
     {"import", dra::cli::RunImport},
     {"simulate", dra::cli::RunSimulate},
     {"gen", dra::cli::RunGen},
+    {"discover", dra::cli::RunDiscover},
 };
 
 int Main(int argc, char** argv) {

@@ -1,0 +1,88 @@
+#include "discover/slices.h"
+
+#include <fmt/format.h>
+
+#include "api/features.h"
+#include "api/validation.h"
+
+namespace dra::discover {
+namespace {
+
+// The alphabet the API server draws generateName suffixes from.
+constexpr std::string_view kSuffixAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+
+std::string Suffix(std::string_view driver, std::string_view node, size_t index) {
+  uint64_t h = 1469598103934665603ULL;  // FNV-1a 64
+  auto mix = [&](std::string_view s) {
+    for (unsigned char c : s) {
+      h ^= c;
+      h *= 1099511628211ULL;
+    }
+    h ^= 0xff;
+    h *= 1099511628211ULL;
+  };
+  mix(driver);
+  mix(node);
+  mix(std::to_string(index));
+  std::string out;
+  for (int i = 0; i < 5; ++i) {
+    out += kSuffixAlphabet[h % kSuffixAlphabet.size()];
+    h /= kSuffixAlphabet.size();
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<api::ResourceSlice> MakePool(std::string_view driver, std::string_view node_name,
+                                         std::vector<SliceContent> contents,
+                                         const PoolOptions& options) {
+  std::vector<api::ResourceSlice> out;
+  out.reserve(contents.size());
+  for (size_t i = 0; i < contents.size(); ++i) {
+    api::ResourceSlice slice;
+    std::string prefix = fmt::format("{:05x}-{}-{}-", i, driver, node_name);
+    if (options.generate_name) {
+      slice.metadata.generate_name = prefix;
+    } else {
+      slice.metadata.name = prefix + Suffix(driver, node_name, i);
+    }
+    slice.spec.driver = std::string(driver);
+    slice.spec.node_name = std::string(node_name);
+    slice.spec.pool.name = std::string(node_name);
+    slice.spec.pool.generation = 1;
+    slice.spec.pool.resource_slice_count = static_cast<int64_t>(contents.size());
+    slice.spec.shared_counters = std::move(contents[i].shared_counters);
+    slice.spec.devices = std::move(contents[i].devices);
+    out.push_back(std::move(slice));
+  }
+  return out;
+}
+
+Status CheckSlices(const std::vector<api::ResourceSlice>& slices) {
+  // Every gate a driver's slice may use, with the newest release's limits.
+  StatusOr<api::FeatureGates> gates = api::FeatureGates::FromList(
+      {"DynamicResourceAllocation", "DRAPartitionableDevices", "DRADeviceTaints",
+       "DRAConsumableCapacity", "DRAListTypeAttributes"});
+  if (!gates.ok()) return gates.status();
+  std::string problems;
+  size_t count = 0;
+  for (const api::ResourceSlice& given : slices) {
+    api::ResourceSlice slice = given;
+    // The API server names a generateName object before validating it.
+    if (slice.metadata.name.empty()) slice.metadata.name = slice.metadata.generate_name + "bcdfg";
+    for (const api::FieldError& e : api::ValidateResourceSlice(slice, *gates)) {
+      if (e.severity != api::Severity::kError) continue;
+      ++count;
+      std::string name = given.metadata.name.empty() ? given.metadata.generate_name
+                                                     : given.metadata.name;
+      problems += fmt::format("\n  ResourceSlice {}: {}", name, e.ToString());
+    }
+  }
+  if (count == 0) return OkStatus();
+  return InvalidArgumentError(fmt::format(
+      "the API server would reject what this node publishes ({} problem{}); nothing printed:{}",
+      count, count == 1 ? "" : "s", problems));
+}
+
+}  // namespace dra::discover

@@ -1,0 +1,297 @@
+// dractl discover's error paths and the record -> replay round trip, through
+// the real binary: a missing library, a missing sysfs, NVML errors taken from
+// edited copies of the fixture recordings (NOT_SUPPORTED, NO_PERMISSION for a
+// non-root MIG query, a lost GPU, failed event registration), --strict, bad
+// recordings and bad flags. Each gives a clear message and, where anything
+// could be read, partial output — never a crash.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "cli/run_command.h"
+#include "discover/nvml/recording.h"
+#include "discover/recorded_fs.h"
+#include "manifest/emit.h"
+#include "manifest/json_parser.h"
+
+namespace dra {
+namespace {
+
+namespace fs = std::filesystem;
+using manifest::Node;
+using testing::CommandResult;
+using testing::RunCommand;
+using testing::ShellQuote;
+
+const std::string kBin = ShellQuote(DRACTL_BIN);
+const std::string kRecordings = std::string(DRA_SOURCE_DIR) + "/tests/discover/recordings";
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string Temp(const std::string& name) { return (fs::path(::testing::TempDir()) / name).string(); }
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+Node LoadJson(const std::string& path) {
+  auto docs = manifest::ParseJson(ReadFile(path), path);
+  EXPECT_TRUE(docs.ok()) << docs.status().ToString();
+  return docs.ok() ? (*docs)[0].root : Node();
+}
+
+// The value at `key` of a mapping (added as null when missing).
+Node& At(Node& node, const std::string& key) {
+  for (size_t i = 0; i < node.keys.size(); ++i) {
+    if (node.keys[i].first == key) return node.items[i];
+  }
+  node.Add(key, Node::Null());
+  return node.items.back();
+}
+
+Node& Device(Node& rec, size_t index) { return At(rec, "devices").items.at(index); }
+
+// Saves an edited recording and returns its path.
+std::string Save(const Node& rec, const std::string& name) {
+  std::string path = Temp(name);
+  WriteFile(path, manifest::EmitJson(rec));
+  return path;
+}
+
+CommandResult Discover(const std::string& args) {
+  return RunCommand(kBin + " discover " + args);
+}
+
+TEST(DiscoverCli, HelpNamesTheFlags) {
+  CommandResult r = Discover("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* flag : {"--replay", "--record", "--dynamic-mig", "--health", "--nvml-lib",
+                           "--sysfs-root", "--strict", "Exit codes"}) {
+    EXPECT_TRUE(Contains(r.output, flag)) << flag << "\n" << r.output;
+  }
+}
+
+TEST(DiscoverCli, BadFlagsAreUsageErrors) {
+  EXPECT_EQ(Discover("--drivers nvidia,gpu").exit_code, 2);
+  EXPECT_EQ(Discover("--health-wait soon").exit_code, 2);
+  EXPECT_EQ(Discover("--consumable-shares 0").exit_code, 2);
+  EXPECT_EQ(Discover("--slice-layout diagonal").exit_code, 2);
+  EXPECT_EQ(Discover("--anonymize").exit_code, 2);
+  CommandResult both = Discover("--record a.json --replay b.json");
+  EXPECT_EQ(both.exit_code, 2) << both.output;
+  EXPECT_TRUE(Contains(both.output, "cannot be combined")) << both.output;
+}
+
+TEST(DiscoverCli, MissingLibraryWithGpusInSysfsIsPartial) {
+  // A host tree with one NVIDIA GPU in sysfs but no libnvidia-ml.
+  Node rec = LoadJson(kRecordings + "/hgx-h200-07.json");
+  auto parsed = discover::nvml::ReadRecording(manifest::EmitJson(rec), "h200");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  std::string root = Temp("nolib-root");
+  fs::remove_all(root);
+  ASSERT_TRUE(discover::MaterializeRecordedFs(*parsed, root).ok());
+  CommandResult r = Discover("--nvml-lib /nonexistent/libnvidia-ml.so.1 --sysfs-root " +
+                             ShellQuote(root + "/sys") + " --dev-root " + ShellQuote(root + "/dev") +
+                             " --node-name n1 --drivers nvidia");
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  EXPECT_TRUE(Contains(r.output, "present but not discoverable")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "0000:18:00.0")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "/nonexistent/libnvidia-ml.so.1")) << r.output;
+}
+
+TEST(DiscoverCli, NothingReadableIsExitOne) {
+  std::string empty = Temp("empty-root");
+  fs::create_directories(empty);
+  CommandResult r = Discover("--nvml-lib /nonexistent/libnvidia-ml.so.1 --sysfs-root " +
+                             ShellQuote(empty) + " --dev-root " + ShellQuote(empty) +
+                             " --node-name n1");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(Contains(r.output, "nothing usable")) << r.output;
+}
+
+TEST(DiscoverCli, MalformedRecordings) {
+  std::string bad = Temp("bad.json");
+  WriteFile(bad, "{\"format\": \"dractl.nvml-recording\",\n \"version\": 1,\n \"devices\": [}\n");
+  CommandResult r = Discover("--replay " + ShellQuote(bad));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(Contains(r.output, bad + ":3")) << r.output;  // file:line
+
+  std::string other = Temp("other.json");
+  WriteFile(other, "{\"format\": \"something-else\", \"version\": 1}");
+  r = Discover("--replay " + ShellQuote(other));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(Contains(r.output, "format")) << r.output;
+
+  r = Discover("--replay " + ShellQuote(Temp("does-not-exist.json")));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(Contains(r.output, "does-not-exist.json")) << r.output;
+}
+
+TEST(DiscoverCli, NonRootWithoutMigPlacementsKeepsTheFullGpus) {
+  // As a non-root user the placements query answers NO_PERMISSION: the GPU
+  // is still published as a full GPU, DynamicMIG partitions are not.
+  Node rec = LoadJson(kRecordings + "/hgx-h200-07.json");
+  for (Node& answer : At(Device(rec, 0), "nvmlDeviceGetGpuInstancePossiblePlacements_v2").items) {
+    answer = Node::Mapping();
+    answer.Add("ret", Node::Int(4));
+  }
+  std::string path = Save(rec, "h200-noperm.json");
+  CommandResult r = Discover("--replay " + ShellQuote(path) + " --dynamic-mig");
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  EXPECT_TRUE(Contains(r.output, "NVML_ERROR_NO_PERMISSION")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "run as root")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "name: gpu-0\n")) << r.output;           // still published
+  EXPECT_FALSE(Contains(r.output, "gpu-0-mig-")) << r.output;             // no partitions
+  EXPECT_TRUE(Contains(r.output, "gpu-1-mig-1g18gb-19-0")) << r.output;   // other GPUs intact
+  // --strict: the plugin would not start.
+  CommandResult strict = Discover("--replay " + ShellQuote(path) + " --dynamic-mig --strict");
+  EXPECT_EQ(strict.exit_code, 1) << strict.output;
+  EXPECT_TRUE(Contains(strict.output, "NVML_ERROR_NO_PERMISSION")) << strict.output;
+}
+
+TEST(DiscoverCli, NotSupportedMemoryDropsOnlyTheCapacity) {
+  Node rec = LoadJson(kRecordings + "/gke-inference-l4-pool-3f9a1c2e-k8xq.json");
+  Node& memory = At(Device(rec, 2), "nvmlDeviceGetMemoryInfo");
+  memory = Node::Mapping();
+  memory.Add("ret", Node::Int(3));
+  CommandResult r = Discover("--replay " + ShellQuote(Save(rec, "l4-nomem.json")));
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  EXPECT_TRUE(Contains(r.output, "GPU 2 (0000:00:05.0): memory capacity left out")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "NVML_ERROR_NOT_SUPPORTED")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "name: gpu-2\n")) << r.output;
+}
+
+TEST(DiscoverCli, BadBusIdSkipsThatGpu) {
+  Node rec = LoadJson(kRecordings + "/gke-inference-l4-pool-3f9a1c2e-k8xq.json");
+  At(At(Device(rec, 1), "nvmlDeviceGetPciInfo_v3"), "busId") = Node::String("00010000:00:04.0");
+  CommandResult r = Discover("--replay " + ShellQuote(Save(rec, "l4-badbus.json")));
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  EXPECT_TRUE(Contains(r.output, "GPU 1 skipped")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "00010000:00:04.0")) << r.output;
+  EXPECT_FALSE(Contains(r.output, "name: gpu-1\n")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "name: gpu-3\n")) << r.output;
+}
+
+TEST(DiscoverCli, InitFailureIsExplained) {
+  Node rec = LoadJson(kRecordings + "/hgx-h200-07.json");
+  At(At(rec, "init"), "ret") = Node::Int(4);
+  CommandResult r = Discover("--replay " + ShellQuote(Save(rec, "h200-init.json")));
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  EXPECT_TRUE(Contains(r.output, "present but not discoverable")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "run as root or with access to /dev/nvidia*")) << r.output;
+}
+
+TEST(DiscoverCli, LostGpuTaintsEveryDevice) {
+  Node rec = LoadJson(kRecordings + "/hgx-h200-07.json");
+  Node lost = Node::Mapping();
+  lost.Add("atMs", Node::Int(100));
+  lost.Add("ret", Node::Int(15));
+  At(rec, "events").items.insert(At(rec, "events").items.begin(), lost);
+  CommandResult r = Discover("--replay " + ShellQuote(Save(rec, "h200-lost.json")) +
+                             " --health events --health-wait 10s");
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  size_t lost_taints = 0;
+  for (size_t pos = 0; (pos = r.output.find("key: gpu.nvidia.com/gpu-lost", pos)) != std::string::npos;
+       ++pos) {
+    ++lost_taints;
+  }
+  EXPECT_EQ(lost_taints, 8u) << r.output;
+  // The XIDs that came later still taint their GPUs.
+  EXPECT_TRUE(Contains(r.output, "value: \"95\"")) << r.output;
+}
+
+TEST(DiscoverCli, FailedRegistrationIsUnmonitored) {
+  Node rec = LoadJson(kRecordings + "/hgx-h200-07.json");
+  At(At(Device(rec, 5), "nvmlDeviceRegisterEvents"), "ret") = Node::Int(3);
+  CommandResult r = Discover("--replay " + ShellQuote(Save(rec, "h200-unmon.json")) +
+                             " --health events --health-wait 1s");
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  EXPECT_TRUE(Contains(r.output, "is unmonitored")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "key: gpu.nvidia.com/unmonitored")) << r.output;
+  // 1 s is over before the first XID (1.2 s) arrives.
+  EXPECT_FALSE(Contains(r.output, "gpu.nvidia.com/xid")) << r.output;
+}
+
+TEST(DiscoverCli, IgnoredXidsHaveEffectNone) {
+  CommandResult r = Discover("--replay " + ShellQuote(kRecordings + "/hgx-h200-07.json") +
+                             " --health events --additional-xids-to-ignore 95,x");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "\"x\" is not a number")) << r.output;
+  EXPECT_FALSE(Contains(r.output, "NoSchedule")) << r.output;
+}
+
+// --record through the real dlopen path (libfake_nvml.so over a fixture
+// recording and a real file tree), then --replay of what was written: the same
+// slices, taints included.
+TEST(DiscoverCli, RecordThenReplayIsIdentical) {
+  for (const std::string node : {"hgx-h200-07", "ip-10-0-42-88", "ip-10-0-42-17"}) {
+    SCOPED_TRACE(node);
+    std::string source = kRecordings + "/" + node + ".json";
+    auto parsed = discover::nvml::ReadRecording(ReadFile(source), source);
+    ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+    std::string root = Temp("rr-root-" + node);
+    fs::remove_all(root);
+    ASSERT_TRUE(discover::MaterializeRecordedFs(*parsed, root).ok());
+    // (The fake library's event wait takes real time: 7 s covers the H200's
+    // two XIDs at 1.2 s and 6.3 s.)
+    std::string flags = node == "ip-10-0-42-17"  ? " --dynamic-mig"
+                        : node == "hgx-h200-07" ? " --health events --health-wait 7s"
+                                                : "";
+    std::string recorded = Temp("rr-" + node + ".json");
+    std::string live_out = Temp("rr-live-" + node + ".yaml");
+    CommandResult live = RunCommand(
+        "DRACTL_FAKE_NVML_RECORDING=" + ShellQuote(source) + " " + kBin + " discover --nvml-lib " +
+        ShellQuote(FAKE_NVML_LIB) + " --sysfs-root " + ShellQuote(root + "/sys") + " --dev-root " +
+        ShellQuote(root + "/dev") + " --node-name rr-node --record " + ShellQuote(recorded) +
+        " --out " + ShellQuote(live_out) + flags);
+    EXPECT_EQ(live.exit_code, 0) << live.output;
+    std::string replay_out = Temp("rr-replay-" + node + ".yaml");
+    CommandResult replay = Discover("--replay " + ShellQuote(recorded) + " --out " +
+                                    ShellQuote(replay_out) + flags);
+    EXPECT_EQ(replay.exit_code, 0) << replay.output;
+    std::string a = ReadFile(live_out);
+    EXPECT_FALSE(a.empty());
+    EXPECT_EQ(a, ReadFile(replay_out));
+    EXPECT_TRUE(Contains(a, "nodeName: rr-node")) << a;  // the recording's meta.nodeName
+  }
+}
+
+TEST(DiscoverCli, AnonymizedRecordingHidesUuidsAndNodeName) {
+  std::string source = kRecordings + "/hgx-h200-07.json";
+  auto parsed = discover::nvml::ReadRecording(ReadFile(source), source);
+  ASSERT_TRUE(parsed.ok());
+  std::string root = Temp("anon-root");
+  fs::remove_all(root);
+  ASSERT_TRUE(discover::MaterializeRecordedFs(*parsed, root).ok());
+  std::string recorded = Temp("anon.json");
+  CommandResult r = RunCommand(
+      "DRACTL_FAKE_NVML_RECORDING=" + ShellQuote(source) + " " + kBin + " discover --nvml-lib " +
+      ShellQuote(FAKE_NVML_LIB) + " --sysfs-root " + ShellQuote(root + "/sys") + " --dev-root " +
+      ShellQuote(root + "/dev") + " --node-name secret-node-7 --record " + ShellQuote(recorded) +
+      " --anonymize");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::string text = ReadFile(recorded);
+  EXPECT_FALSE(Contains(text, "secret-node-7"));
+  EXPECT_FALSE(Contains(text, "GPU-ba5e6264-eef2-57f7-a7e8-3aa87a6df396"));
+  EXPECT_TRUE(Contains(text, "\"anonymized\": true")) << text.substr(0, 400);
+  EXPECT_TRUE(Contains(text, "0000:18:00.0"));  // topology stays
+  // And the anonymised recording still replays.
+  CommandResult replay = Discover("--replay " + ShellQuote(recorded));
+  EXPECT_EQ(replay.exit_code, 0) << replay.output;
+}
+
+}  // namespace
+}  // namespace dra
