@@ -329,7 +329,10 @@ StatusOr<DiscoverResult> Discover(const DiscoverOptions& options) {
       return s.WithContext("--record");
     }
   }
-  if (Status s = CheckSlices(result.slices); !s.ok()) return s;
+  // The combined layout is what 1.34 accepts (a slice with devices and
+  // counters together); later releases reject it.
+  bool combined = options.nvidia.dynamic_mig && options.nvidia.layout == SliceLayout::kCombined;
+  if (Status s = CheckSlices(result.slices, combined ? "1.34" : ""); !s.ok()) return s;
   return result;
 }
 

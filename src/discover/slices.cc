@@ -59,11 +59,22 @@ std::vector<api::ResourceSlice> MakePool(std::string_view driver, std::string_vi
   return out;
 }
 
-Status CheckSlices(const std::vector<api::ResourceSlice>& slices) {
-  // Every gate a driver's slice may use, with the newest release's limits.
+Status CheckSlices(const std::vector<api::ResourceSlice>& slices,
+                   std::string_view kubernetes_version) {
+  // Every gate a driver's slice may use, with the rules of the release the
+  // layout is for (newest when none is named).
+  constexpr std::string_view kGates[] = {"DRAPartitionableDevices", "DRADeviceTaints",
+                                         "DRAConsumableCapacity", "DRAListTypeAttributes"};
   StatusOr<api::FeatureGates> gates = api::FeatureGates::FromList(
       {"DynamicResourceAllocation", "DRAPartitionableDevices", "DRADeviceTaints",
        "DRAConsumableCapacity", "DRAListTypeAttributes"});
+  if (!kubernetes_version.empty()) {
+    gates = api::FeatureGates::Defaults(kubernetes_version);
+    if (!gates.ok()) return gates.status();
+    for (std::string_view gate : kGates) {
+      gates->Set(gate, true).IgnoreError();  // a gate the release lacks stays off
+    }
+  }
   if (!gates.ok()) return gates.status();
   std::string problems;
   size_t count = 0;

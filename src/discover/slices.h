@@ -35,8 +35,10 @@ std::vector<api::ResourceSlice> MakePool(std::string_view driver, std::string_vi
                                          std::vector<SliceContent> contents,
                                          const PoolOptions& options);
 
-// Every slice validated as the API server would (limits of §1.7 included);
-// kInvalidArgument listing the problems, naming the slice.
-Status CheckSlices(const std::vector<api::ResourceSlice>& slices);
+// Every slice validated as the API server of `kubernetes_version` ("1.34";
+// "" = the newest) would, with the gates drivers use turned on (limits of
+// §1.7 included); kInvalidArgument listing the problems, naming the slice.
+Status CheckSlices(const std::vector<api::ResourceSlice>& slices,
+                   std::string_view kubernetes_version = "");
 
 }  // namespace dra::discover

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -291,6 +292,124 @@ TEST(DiscoverCli, AnonymizedRecordingHidesUuidsAndNodeName) {
   // And the anonymised recording still replays.
   CommandResult replay = Discover("--replay " + ShellQuote(recorded));
   EXPECT_EQ(replay.exit_code, 0) << replay.output;
+}
+
+}  // namespace
+}  // namespace dra
+
+namespace dra {
+namespace {
+
+size_t Count(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t pos = 0; (pos = text.find(part, pos)) != std::string::npos; pos += part.size()) ++n;
+  return n;
+}
+
+TEST(DiscoverCli, EventsThatTaintNothingAndTheLatestXidWins) {
+  Node rec = LoadJson(kRecordings + "/hgx-h200-07.json");
+  Node& events = At(rec, "events");
+  auto event = [](int64_t at, int64_t device, int64_t type, int64_t data, int64_t gi) {
+    Node e = Node::Mapping();
+    e.Add("atMs", Node::Int(at));
+    e.Add("ret", Node::Int(0));
+    e.Add("device", Node::Int(device));
+    e.Add("eventType", Node::Int(type));
+    e.Add("eventData", Node::Int(data));
+    e.Add("gpuInstanceId", Node::Int(gi));
+    e.Add("computeInstanceId", Node::Int(gi));
+    return e;
+  };
+  events.items.clear();
+  events.Push(event(100, 1, 2, 0, 4294967295));  // double-bit ECC: registered, never acted on
+  events.Push(event(200, 2, 8, 79, 3));          // XID on GPU instance 3: no such device
+  events.Push(event(300, 4, 8, 31, 4294967295)); // gpu-4: XID 31 (None) ...
+  events.Push(event(400, 4, 8, 48, 4294967295)); // ... then 48 replaces it (NoSchedule)
+  CommandResult r = Discover("--replay " + ShellQuote(Save(rec, "h200-events.json")) +
+                             " --health events --health-wait 1s");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(Count(r.output, "key: gpu.nvidia.com/xid"), 1u) << r.output;
+  EXPECT_TRUE(Contains(r.output, "value: \"48\"")) << r.output;
+  EXPECT_FALSE(Contains(r.output, "value: \"31\"")) << r.output;
+  EXPECT_EQ(Count(r.output, "effect: NoSchedule"), 1u) << r.output;
+  EXPECT_TRUE(Contains(r.output, "XID 79")) << r.output;  // named as ignored
+}
+
+// DynamicMIG on Hopper (spec §5.6): per GPU the full GPU and 25 partitions,
+// a counter set of 15 counters that the full GPU consumes entirely.
+TEST(DiscoverCli, H200DynamicMigShape) {
+  std::string json = Temp("h200-dyn.json");
+  CommandResult r = Discover("--replay " + ShellQuote(kRecordings + "/hgx-h200-07.json") +
+                             " --dynamic-mig -o json --out " + ShellQuote(json));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  Node list = LoadJson(json);
+  Node& items = At(list, "items");
+  ASSERT_EQ(items.items.size(), 9u);  // the counters slice + one per GPU
+  Node& counters = At(At(items.items[0], "spec"), "sharedCounters");
+  ASSERT_EQ(counters.items.size(), 8u);
+  EXPECT_EQ(At(counters.items[0], "name").text, "gpu-0-counter-set");
+  EXPECT_EQ(At(counters.items[0], "counters").items.size(), 15u);
+  EXPECT_EQ(At(At(At(counters.items[0], "counters"), "memory"), "value").text, "140Gi");
+  Node& devices = At(At(items.items[1], "spec"), "devices");
+  ASSERT_EQ(devices.items.size(), 26u);
+  Node& full = devices.items[0];
+  EXPECT_EQ(At(full, "name").text, "gpu-0");
+  EXPECT_EQ(At(At(At(full, "capacity"), "memory"), "value").text, "140Gi");
+  EXPECT_EQ(At(At(full, "consumesCounters").items[0], "counters").items.size(), 15u);
+  EXPECT_EQ(At(devices.items[1], "name").text, "gpu-0-mig-1g18gb-19-0");
+  std::set<std::string> names;
+  for (Node& d : devices.items) names.insert(At(d, "name").text);
+  for (const char* n : {"gpu-0-mig-1g18gb-me-20-6", "gpu-0-mig-1g35gb-15-6", "gpu-0-mig-2g35gb-14-4",
+                        "gpu-0-mig-3g71gb-9-4", "gpu-0-mig-4g71gb-5-0", "gpu-0-mig-7g141gb-0-0"}) {
+    EXPECT_TRUE(names.count(n)) << n;
+  }
+  // combined (Kubernetes 1.34): one slice per GPU with its own counter set.
+  CommandResult combined = Discover("--replay " + ShellQuote(kRecordings + "/hgx-h200-07.json") +
+                                    " --dynamic-mig --slice-layout combined -o json --out " +
+                                    ShellQuote(json));
+  EXPECT_EQ(combined.exit_code, 0) << combined.output;
+  Node list2 = LoadJson(json);
+  ASSERT_EQ(At(list2, "items").items.size(), 8u);
+  Node& spec = At(At(list2, "items").items[0], "spec");
+  EXPECT_EQ(At(spec, "sharedCounters").items.size(), 1u);
+  EXPECT_EQ(At(spec, "devices").items.size(), 26u);
+}
+
+TEST(DiscoverCli, VgpuGuestGetsNoPartitions) {
+  Node rec = LoadJson(kRecordings + "/hgx-h200-07.json");
+  At(At(Device(rec, 2), "nvmlDeviceGetVirtualizationMode"), "mode") = Node::Int(2);
+  CommandResult r = Discover("--replay " + ShellQuote(Save(rec, "h200-vgpu.json")) +
+                             " --dynamic-mig");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "gpu-1-mig-7g141gb-0-0")) << r.output;
+  EXPECT_FALSE(Contains(r.output, "gpu-2-mig-")) << r.output;
+  EXPECT_FALSE(Contains(r.output, "gpu-2-counter-set")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "name: gpu-2\n")) << r.output;
+}
+
+TEST(DiscoverCli, ListAttributesPublishesNumaAsAList) {
+  CommandResult r = Discover("--replay " + ShellQuote(kRecordings + "/hgx-h200-07.json") +
+                             " --list-attributes");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "resource.kubernetes.io/numaNode:\n        ints:\n        - 1"))
+      << r.output;
+}
+
+// What discover prints is what validate accepts and schedule places pods on:
+// the vLLM Deployment's one-GPU >= 40Gi claims land on H200s, never on the
+// NoSchedule-tainted gpu-3.
+TEST(DiscoverCli, OutputFeedsValidateAndSchedule) {
+  std::string out = Temp("h200-cluster.yaml");
+  CommandResult r = Discover("--replay " + ShellQuote(kRecordings + "/hgx-h200-07.json") +
+                             " --health events --device-classes --out " + ShellQuote(out));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  CommandResult v = RunCommand(kBin + " validate -f " + ShellQuote(out));
+  EXPECT_EQ(v.exit_code, 0) << v.output;
+  std::string claims = std::string(DRA_SHARED_DIR) + "/fixtures/claims/vllm-high-memory-gpu.yaml";
+  CommandResult s = RunCommand(kBin + " schedule -f " + ShellQuote(out) + " -f " + ShellQuote(claims));
+  EXPECT_EQ(s.exit_code, 0) << s.output;
+  EXPECT_TRUE(Contains(s.output, "hgx-h200-07")) << s.output;
+  EXPECT_FALSE(Contains(s.output, "gpu-3")) << s.output;
 }
 
 }  // namespace
