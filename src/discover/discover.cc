@@ -231,27 +231,31 @@ StatusOr<DiscoverResult> Discover(const DiscoverOptions& options) {
         StatusOr<NvidiaHost> host = GatherNvidia(*api, host_fs, options.nvidia, diag);
         if (!host.ok()) {
           api->Shutdown();
-          return host.status();
-        }
-        DeviceTaints taints;
-        if (options.health) {
-          if (options.nvidia.dynamic_mig) {
-            diag.Note("--health with --dynamic-mig: the plugin does not allow this combination; "
-                      "only full GPUs can be tainted");
-          }
-          taints = WatchHealth(*api, *host, options.health_options, diag);
-        }
-        api->Shutdown();
-        if (host->gpus.empty()) {
-          diag.Note("NVML sees no GPU: no gpu.nvidia.com pool (the plugin would publish an "
-                    "empty slice)");
+          // --strict: the plugin would not start. Otherwise nothing of NVIDIA
+          // can be described, but other drivers still can.
+          if (host.status().code() == StatusCode::kFailedPrecondition) return host.status();
+          diag.Warn(fmt::format("no gpu.nvidia.com pool: {}", host.status().message()));
         } else {
-          StatusOr<std::vector<SliceContent>> contents =
-              BuildNvidiaSlices(*host, options.nvidia, taints, diag);
-          if (!contents.ok()) return contents.status();
-          std::vector<api::ResourceSlice> pool =
-              MakePool(kNvidiaDriver, node_name, *std::move(contents), options.pool);
-          for (auto& s : pool) result.slices.push_back(std::move(s));
+          DeviceTaints taints;
+          if (options.health) {
+            if (options.nvidia.dynamic_mig) {
+              diag.Note("--health with --dynamic-mig: the plugin does not allow this "
+                        "combination; only full GPUs can be tainted");
+            }
+            taints = WatchHealth(*api, *host, options.health_options, diag);
+          }
+          api->Shutdown();
+          if (host->gpus.empty()) {
+            diag.Note("NVML sees no GPU: no gpu.nvidia.com pool (the plugin would publish an "
+                      "empty slice)");
+          } else {
+            StatusOr<std::vector<SliceContent>> contents =
+                BuildNvidiaSlices(*host, options.nvidia, taints, diag);
+            if (!contents.ok()) return contents.status();
+            for (auto& slice : MakePool(kNvidiaDriver, node_name, *std::move(contents), options.pool)) {
+              result.slices.push_back(std::move(slice));
+            }
+          }
         }
       }
     }

@@ -20,6 +20,15 @@ using api::InternedString;
 
 constexpr std::string_view kStd = "resource.kubernetes.io/";
 constexpr uint64_t kMiB = uint64_t{1} << 20;
+// Sanity bounds on NVML's answers (real GPUs have 8 memory slices and at most
+// 7 placements per profile): anything beyond is reported, not trusted.
+constexpr unsigned int kMaxPlacements = 64;
+constexpr unsigned int kMaxMemorySlices = 32;
+
+bool PlausiblePlacement(const nvml::GpuInstancePlacement& p) {
+  return p.size >= 1 && p.size <= kMaxMemorySlices && p.start < kMaxMemorySlices &&
+         p.start + p.size <= kMaxMemorySlices;
+}
 
 std::string CallError(nvml::Api& nvml, std::string_view function, Return ret) {
   return fmt::format("{}: {}", function, DescribeReturn(nvml, ret));
@@ -89,6 +98,14 @@ Status GatherMigProfiles(nvml::Api& nvml, nvml::Device device, GpuInfo& gpu,
 
     unsigned int count = 0;
     ret = nvml.DeviceGetGpuInstancePossiblePlacements(device, info.id, nullptr, &count);
+    if (ret == nvml::kSuccess && count > kMaxPlacements) {
+      Status s = Fatal(options, diag,
+                       fmt::format("{}: GPU instance profile {} reports {} placements; profile "
+                                   "left out",
+                                   where, info.id, count));
+      if (!s.ok()) return s;
+      continue;
+    }
     if (ret == nvml::kSuccess && count > 0) {
       profile.placements.resize(count);
       ret = nvml.DeviceGetGpuInstancePossiblePlacements(device, info.id, profile.placements.data(),
@@ -103,6 +120,14 @@ Status GatherMigProfiles(nvml::Api& nvml, nvml::Device device, GpuInfo& gpu,
           ret == nvml::kErrorNoPermission ? " (the plugin runs privileged: run as root)" : "");
       gpu.profiles.clear();
       return Fatal(options, diag, std::move(message));
+    }
+    if (!std::all_of(profile.placements.begin(), profile.placements.end(), PlausiblePlacement)) {
+      Status s = Fatal(options, diag,
+                       fmt::format("{}: GPU instance profile {} reports a placement outside "
+                                   "memory slices 0..{}; profile left out",
+                                   where, info.id, kMaxMemorySlices - 1));
+      if (!s.ok()) return s;
+      continue;
     }
     // The plugin keys profiles by name: a later index with the same name
     // replaces an earlier one.
@@ -128,6 +153,11 @@ Status GatherStaticMig(nvml::Api& nvml, nvml::Device device, GpuInfo& gpu,
     return Fatal(options, diag,
                  fmt::format("{}: MIG devices left out: {}", where,
                              CallError(nvml, "nvmlDeviceGetMaxMigDeviceCount", ret)));
+  }
+  if (max_count > kMaxPlacements) {
+    return Fatal(options, diag,
+                 fmt::format("{}: MIG devices left out: nvmlDeviceGetMaxMigDeviceCount reports {}",
+                             where, max_count));
   }
   for (unsigned int k = 0; k < max_count; ++k) {
     nvml::Device mig = nullptr;
@@ -186,6 +216,15 @@ Status GatherStaticMig(nvml::Api& nvml, nvml::Device device, GpuInfo& gpu,
       continue;
     }
     out.placement = gi_info.placement;
+    if (!PlausiblePlacement(out.placement)) {
+      Status s = Fatal(options, diag,
+                       fmt::format("{} ({}) left out: its GPU instance placement {}+{} is outside "
+                                   "memory slices 0..{}",
+                                   mig_where, out.uuid, out.placement.start, out.placement.size,
+                                   kMaxMemorySlices - 1));
+      if (!s.ok()) return s;
+      continue;
+    }
     // Match the GPU's profiles: GI profile ID, then the CI profile whose
     // compute-slice count equals the GI's; the last match wins.
     std::optional<size_t> match;
@@ -620,6 +659,13 @@ StatusOr<NvidiaHost> GatherNvidia(nvml::Api& nvml, HostFs& fs, const NvidiaOptio
   ret = nvml.DeviceGetCount(&count);
   if (ret != nvml::kSuccess) {
     return UnavailableError(CallError(nvml, "nvmlDeviceGetCount_v2", ret));
+  }
+  // NVML's own limit is far below this; a larger answer is not a real count.
+  constexpr unsigned int kMaxGpus = 1024;
+  if (count > kMaxGpus) {
+    return UnavailableError(
+        fmt::format("nvmlDeviceGetCount_v2 reports {} GPUs (more than {}): not believed", count,
+                    kMaxGpus));
   }
   for (unsigned int index = 0; index < count; ++index) {
     StatusOr<std::optional<GpuInfo>> gpu = GatherGpu(nvml, fs, index, options, diag);

@@ -1,5 +1,9 @@
 #include "discover/slices.h"
 
+#include <map>
+#include <set>
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "api/features.h"
@@ -90,9 +94,33 @@ Status CheckSlices(const std::vector<api::ResourceSlice>& slices,
       problems += fmt::format("\n  ResourceSlice {}: {}", name, e.ToString());
     }
   }
+  // Across the slices of one pool (what the allocator needs; no single
+  // object's validation sees it): device and counter-set names unique.
+  // Repeats inside one slice were reported above.
+  using PoolKey = std::pair<std::string, std::string>;
+  std::map<PoolKey, std::map<std::string, size_t>> devices;
+  std::map<PoolKey, std::map<std::string, size_t>> counter_sets;
+  for (size_t i = 0; i < slices.size(); ++i) {
+    const api::ResourceSlice& slice = slices[i];
+    PoolKey pool{slice.spec.driver, slice.spec.pool.name};
+    std::string name = slice.metadata.name.empty() ? slice.metadata.generate_name
+                                                   : slice.metadata.name;
+    auto check = [&](std::map<std::string, size_t>& seen, const std::string& item,
+                     std::string_view what) {
+      auto [it, inserted] = seen.emplace(item, i);
+      if (inserted || it->second == i) return;
+      ++count;
+      problems += fmt::format("\n  ResourceSlice {}: {} \"{}\" is also in another slice of pool {}/{}",
+                              name, what, item, pool.first, pool.second);
+    };
+    for (const api::Device& d : slice.spec.devices) check(devices[pool], d.name, "device");
+    for (const api::CounterSet& c : slice.spec.shared_counters) {
+      check(counter_sets[pool], c.name, "counter set");
+    }
+  }
   if (count == 0) return OkStatus();
   return InvalidArgumentError(fmt::format(
-      "the API server would reject what this node publishes ({} problem{}); nothing printed:{}",
+      "the API server (or, across slices, the scheduler) would reject what this node publishes ({} problem{}); nothing printed:{}",
       count, count == 1 ? "" : "s", problems));
 }
 

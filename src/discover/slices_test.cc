@@ -62,3 +62,23 @@ TEST(CheckSlices, RejectsWhatTheApiServerWould) {
 
 }  // namespace
 }  // namespace dra::discover
+
+namespace dra::discover {
+namespace {
+
+TEST(CheckSlices, NamesUniqueAcrossThePool) {
+  std::vector<SliceContent> contents = Contents(2, 1);
+  contents[1].devices[0].name = contents[0].devices[0].name;
+  Status s = CheckSlices(MakePool("gpu.nvidia.com", "n", contents, {}));
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("device \"dev-0-0\" is also in another slice of pool gpu.nvidia.com/n"),
+            std::string::npos)
+      << s.message();
+  // Another pool may reuse the name.
+  std::vector<api::ResourceSlice> both = MakePool("gpu.nvidia.com", "n", Contents(1, 1), {});
+  for (auto& slice : MakePool("tpu.google.com", "n", Contents(1, 1), {})) both.push_back(slice);
+  EXPECT_TRUE(CheckSlices(both).ok());
+}
+
+}  // namespace
+}  // namespace dra::discover
