@@ -160,6 +160,7 @@ StatusOr<DiscoverResult> Discover(const DiscoverOptions& options) {
   std::unique_ptr<nvml::Api> real_api;
   std::string nvml_load_error;
   std::string library;
+  std::vector<std::string> missing_symbols;  // what the loaded library lacks
   std::unique_ptr<HostFs> fs;
   if (!options.replay_file.empty()) {
     StatusOr<std::string> text = ReadWholeFile(options.replay_file);
@@ -175,7 +176,7 @@ StatusOr<DiscoverResult> Discover(const DiscoverOptions& options) {
       nvml::DlopenOptions dl;
       dl.library_path = options.nvml_lib;
       dl.driver_root = options.driver_root;
-      StatusOr<std::unique_ptr<nvml::Api>> loaded = nvml::LoadNvml(dl, &library);
+      StatusOr<std::unique_ptr<nvml::Api>> loaded = nvml::LoadNvml(dl, &library, &missing_symbols);
       if (loaded.ok()) {
         real_api = *std::move(loaded);
       } else {
@@ -208,7 +209,10 @@ StatusOr<DiscoverResult> Discover(const DiscoverOptions& options) {
   if (!options.record_file.empty()) {
     recording = nvml::Recording{NewRecordingRoot(node_name, library)};
     recording_fs = NewRecordingFs(*fs, &*recording);
-    if (real_api) recording_api = std::make_unique<nvml::RecordingApi>(*real_api, &*recording);
+    if (real_api) {
+      recording_api =
+          std::make_unique<nvml::RecordingApi>(*real_api, &*recording, missing_symbols);
+    }
   }
   HostFs& host_fs = recording_fs ? *recording_fs : *fs;
   nvml::Api* api = recording_api ? static_cast<nvml::Api*>(recording_api.get())

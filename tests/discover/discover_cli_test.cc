@@ -414,3 +414,37 @@ TEST(DiscoverCli, OutputFeedsValidateAndSchedule) {
 
 }  // namespace
 }  // namespace dra
+
+namespace dra {
+namespace {
+
+TEST(DiscoverCli, ConsumableSharesVariants) {
+  std::string rec = ShellQuote(kRecordings + "/gke-inference-l4-pool-3f9a1c2e-k8xq.json");
+  std::string json = Temp("shares.json");
+  CommandResult r = Discover("--replay " + rec + " --consumable-shares 4 -o json --out " +
+                             ShellQuote(json));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  Node list = LoadJson(json);
+  Node& device = At(At(At(list, "items").items[0], "spec"), "devices").items[0];
+  EXPECT_TRUE(At(device, "allowMultipleAllocations").bool_value);
+  Node& memory = At(At(device, "capacity"), "memory");
+  EXPECT_EQ(At(memory, "value").text, "23034Mi");
+  EXPECT_EQ(At(At(memory, "requestPolicy"), "default").text, "0");
+  EXPECT_EQ(At(At(At(memory, "requestPolicy"), "validRange"), "min").text, "0");
+  EXPECT_EQ(At(At(At(memory, "requestPolicy"), "validRange"), "max").text, "23034Mi");
+  EXPECT_EQ(At(At(At(memory, "requestPolicy"), "validRange"), "step").text, "1Mi");
+  Node& shares = At(At(device, "capacity"), "shares");
+  EXPECT_EQ(At(shares, "value").text, "4");
+  EXPECT_EQ(At(At(shares, "requestPolicy"), "default").text, "1");
+  EXPECT_EQ(At(At(At(shares, "requestPolicy"), "validRange"), "max").text, "4");
+
+  r = Discover("--replay " + rec + " --consumable-shares unlimited -o json --out " + ShellQuote(json));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  Node list2 = LoadJson(json);
+  Node& device2 = At(At(At(list2, "items").items[0], "spec"), "devices").items[0];
+  EXPECT_EQ(At(At(At(At(device2, "capacity"), "memory"), "requestPolicy"), "default").text, "0");
+  EXPECT_EQ(At(device2, "capacity").Find("shares"), nullptr);
+}
+
+}  // namespace
+}  // namespace dra
