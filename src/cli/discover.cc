@@ -126,6 +126,9 @@ int RunDiscover(std::span<const std::string_view> args) {
   app.add_option("--additional-xids-to-ignore", xids,
                  "comma list of XIDs tainted with effect None besides 13,31,43,45,68,109 "
                  "(default: $ADDITIONAL_XIDS_TO_IGNORE)");
+  app.add_option("--xid-log", options.xid_log_file,
+                 "extension: also taint GPUs named by kernel-log lines \"NVRM: Xid (PCI:...): N\" "
+                 "in FILE (dmesg or journalctl -k output), with the same rules");
   app.add_flag("--strict", options.nvidia.strict,
                "fail (exit 1) where the plugin would refuse to start, instead of skipping");
   app.add_option("--record", options.record_file,

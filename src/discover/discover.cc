@@ -249,6 +249,16 @@ StatusOr<DiscoverResult> Discover(const DiscoverOptions& options) {
             taints = WatchHealth(*api, *host, options.health_options, diag);
           }
           api->Shutdown();
+          if (!options.xid_log_file.empty()) {
+            StatusOr<std::string> log = ReadWholeFile(options.xid_log_file);
+            if (!log.ok()) return log.status().WithContext("--xid-log");
+            diag.Note("--xid-log: XIDs from the kernel log are an extension; the plugin only sees "
+                      "events after it starts");
+            DeviceTaints from_log = XidLogTaints(*log, *host, options.health_options, diag);
+            // Events seen live are newer than the log: they win.
+            MergeTaints(from_log, taints);
+            taints = std::move(from_log);
+          }
           if (host->gpus.empty()) {
             diag.Note("NVML sees no GPU: no gpu.nvidia.com pool (the plugin would publish an "
                       "empty slice)");

@@ -26,6 +26,7 @@ struct DiscoverOptions {
   NvidiaOptions nvidia;
   bool health = false;                 // --health events
   HealthOptions health_options;
+  std::string xid_log_file;            // --xid-log (extension)
   // Real host (ignored with replay_file).
   std::string nvml_lib;                // --nvml-lib
   std::string driver_root = "/";       // --driver-root

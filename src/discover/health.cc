@@ -177,4 +177,64 @@ DeviceTaints WatchHealth(nvml::Api& nvml, const NvidiaHost& host, const HealthOp
   return taints;
 }
 
+DeviceTaints XidLogTaints(std::string_view log, const NvidiaHost& host,
+                          const HealthOptions& options, Diagnostics& diag) {
+  DeviceTaints taints;
+  size_t line_no = 0;
+  size_t start = 0;
+  while (start < log.size()) {
+    size_t end = log.find('\n', start);
+    if (end == std::string_view::npos) end = log.size();
+    std::string_view line = log.substr(start, end - start);
+    start = end + 1;
+    ++line_no;
+    constexpr std::string_view kMarker = "NVRM: Xid (PCI:";
+    size_t at = line.find(kMarker);
+    if (at == std::string_view::npos) continue;
+    std::string_view rest = line.substr(at + kMarker.size());
+    size_t close = rest.find("): ");
+    if (close == std::string_view::npos) continue;
+    std::string bus(rest.substr(0, close));  // "0000:18:00"
+    for (char& c : bus) {
+      if (c >= 'A' && c <= 'F') c = static_cast<char>(c - 'A' + 'a');
+    }
+    std::string_view number = rest.substr(close + 3);
+    uint64_t xid = 0;
+    size_t digits = 0;
+    while (digits < number.size() && digits < 19 && number[digits] >= '0' && number[digits] <= '9') {
+      xid = xid * 10 + static_cast<uint64_t>(number[digits] - '0');
+      ++digits;
+    }
+    if (digits == 0) continue;
+    const GpuInfo* gpu = nullptr;
+    for (const GpuInfo& g : host.gpus) {
+      // The log names domain:bus:device; the function is 0 for a GPU.
+      if (g.bus_id.compare(0, bus.size(), bus) == 0 && g.bus_id.size() == bus.size() + 2) gpu = &g;
+    }
+    if (gpu == nullptr) {
+      diag.Note(fmt::format("--xid-log line {}: XID {} on PCI {} names no GPU of this node; skipped",
+                            line_no, xid, bus));
+      continue;
+    }
+    if (gpu->mig_enabled) {
+      diag.Note(fmt::format("--xid-log line {}: XID {} on GPU {} ({}), which has MIG enabled: the "
+                            "log does not say which MIG device; skipped",
+                            line_no, xid, gpu->index, gpu->bus_id));
+      continue;
+    }
+    bool ignored = DefaultIgnoredXids().count(xid) || options.additional_ignored_xids.count(xid);
+    SetTaint(taints, DeviceKey{gpu->uuid, nvml::kNoInstance, nvml::kNoInstance}, kXid,
+             std::to_string(xid), ignored ? "None" : "NoSchedule");
+  }
+  return taints;
+}
+
+void MergeTaints(DeviceTaints& taints, const DeviceTaints& more) {
+  for (const auto& [key, list] : more) {
+    for (const api::DeviceTaint& t : list) {
+      SetTaint(taints, key, t.key, t.value, t.effect.text());
+    }
+  }
+}
+
 }  // namespace dra::discover

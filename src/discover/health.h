@@ -35,4 +35,15 @@ struct HealthOptions {
 DeviceTaints WatchHealth(nvml::Api& nvml, const NvidiaHost& host, const HealthOptions& options,
                          Diagnostics& diag);
 
+// --xid-log (an extension, not plugin behaviour, spec §3.2): kernel-log lines
+// "NVRM: Xid (PCI:0000:18:00): 95, pid=..., ..." as dmesg / journalctl -k
+// print them, applied with the same key and effect rules to the full GPU on
+// that bus, so a snapshot can carry XIDs from before discover ran. Later
+// lines win; lines naming no GPU of `host` are noted and skipped.
+DeviceTaints XidLogTaints(std::string_view log, const NvidiaHost& host,
+                          const HealthOptions& options, Diagnostics& diag);
+
+// Adds `more` to `taints`; for the same device and key, `more` wins.
+void MergeTaints(DeviceTaints& taints, const DeviceTaints& more);
+
 }  // namespace dra::discover

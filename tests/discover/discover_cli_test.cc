@@ -448,3 +448,38 @@ TEST(DiscoverCli, ConsumableSharesVariants) {
 
 }  // namespace
 }  // namespace dra
+
+namespace dra {
+namespace {
+
+TEST(DiscoverCli, XidLogExtension) {
+  std::string log = Temp("kern.log");
+  WriteFile(log,
+            "Aug 18 03:12:44 hgx-h200-07 kernel: NVRM: Xid (PCI:0000:5d:00): 79, pid=1234, GPU has "
+            "fallen off the bus.\n"
+            "Aug 18 03:13:00 hgx-h200-07 kernel: NVRM: Xid (PCI:0000:9A:00): 13, pid=77, Graphics "
+            "Exception\n"
+            "Aug 18 03:14:00 hgx-h200-07 kernel: NVRM: Xid (PCI:0000:ee:00): 48, pid=1, DBE\n"
+            "Aug 18 03:15:00 hgx-h200-07 kernel: unrelated line\n");
+  CommandResult r = Discover("--replay " + ShellQuote(kRecordings + "/hgx-h200-07.json") +
+                             " --xid-log " + ShellQuote(log));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "names no GPU of this node")) << r.output;  // 0000:ee:00
+  EXPECT_EQ(Count(r.output, "key: gpu.nvidia.com/xid"), 2u) << r.output;
+  EXPECT_TRUE(Contains(r.output, "value: \"79\"")) << r.output;   // gpu-3 (0000:5d:00.0)
+  EXPECT_TRUE(Contains(r.output, "effect: None")) << r.output;    // 13 on gpu-4 (0000:9a:00.0)
+  // With live events too: gpu-3's event XID 95 is newer than the log's 79.
+  CommandResult both = Discover("--replay " + ShellQuote(kRecordings + "/hgx-h200-07.json") +
+                                " --xid-log " + ShellQuote(log) + " --health events");
+  EXPECT_EQ(both.exit_code, 0) << both.output;
+  EXPECT_FALSE(Contains(both.output, "value: \"79\"")) << both.output;
+  EXPECT_TRUE(Contains(both.output, "value: \"95\"")) << both.output;
+  EXPECT_EQ(Count(both.output, "key: gpu.nvidia.com/xid"), 3u) << both.output;  // gpu-3, 4, 6
+  CommandResult missing = Discover("--replay " + ShellQuote(kRecordings + "/hgx-h200-07.json") +
+                                   " --xid-log " + ShellQuote(Temp("no-such.log")));
+  EXPECT_EQ(missing.exit_code, 1) << missing.output;
+  EXPECT_TRUE(Contains(missing.output, "--xid-log")) << missing.output;
+}
+
+}  // namespace
+}  // namespace dra
