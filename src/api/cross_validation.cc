@@ -269,19 +269,14 @@ class CrossValidator {
 
   // Finding 6.
   void DuplicateObjects() {
-    std::map<std::tuple<size_t, std::string, std::string>, size_t> seen;
-    for (size_t i = 0; i < objects_.size(); ++i) {
-      const ObjectMeta& meta = MetaOf(objects_[i]);
-      if (meta.name.empty()) continue;
-      Kind kind = KindOf(objects_[i]);
-      std::string ns = IsNamespaced(kind) ? NamespaceOf(meta) : "";
-      auto [it, inserted] = seen.emplace(std::make_tuple(objects_[i].index(), ns, meta.name), i);
-      if (!inserted) {
-        Warn(i, FieldErrorType::kDuplicate, FieldPath("metadata").Child("name"), Quote(meta.name),
-             std::string(KindName(kind)) + " " + Quote(ObjectName(objects_[i])) +
-                 " appears more than once (first as object " + std::to_string(it->second) +
-                 "); objects are identified by kind, namespace and name");
-      }
+    for (const DuplicateObject& d :
+         FindDuplicateObjects(objects_.size(), [&](size_t i) -> const Object& { return objects_[i]; })) {
+      const ObjectMeta& meta = MetaOf(objects_[d.index]);
+      Warn(d.index, FieldErrorType::kDuplicate, FieldPath("metadata").Child("name"), Quote(meta.name),
+           std::string(KindName(KindOf(objects_[d.index]))) + " " +
+               Quote(ObjectName(objects_[d.index])) + " appears more than once (first as object " +
+               std::to_string(d.first_index) +
+               "); objects are identified by kind, namespace and name");
     }
   }
 
@@ -298,6 +293,21 @@ class CrossValidator {
 };
 
 }  // namespace
+
+std::vector<DuplicateObject> FindDuplicateObjects(
+    size_t count, const std::function<const Object&(size_t)>& object_at) {
+  std::vector<DuplicateObject> out;
+  std::map<std::tuple<size_t, std::string, std::string>, size_t> seen;
+  for (size_t i = 0; i < count; ++i) {
+    const Object& object = object_at(i);
+    const ObjectMeta& meta = MetaOf(object);
+    if (meta.name.empty()) continue;
+    std::string ns = IsNamespaced(KindOf(object)) ? NamespaceOf(meta) : "";
+    auto [it, inserted] = seen.emplace(std::make_tuple(object.index(), ns, meta.name), i);
+    if (!inserted) out.push_back({.index = i, .first_index = it->second});
+  }
+  return out;
+}
 
 std::vector<ObjectFieldError> ValidateCrossObject(std::span<const Object> objects) {
   return CrossValidator(objects).Run();

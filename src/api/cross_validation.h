@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -43,5 +44,17 @@ struct ObjectFieldError {
 };
 
 std::vector<ObjectFieldError> ValidateCrossObject(std::span<const Object> objects);
+
+// Finding 6 alone, for callers that treat it as an error (schedule, explain)
+// and hold their objects elsewhere: for each object whose kind, namespace (an
+// empty one is "default"; ignored for cluster-scoped kinds) and non-empty
+// name an earlier object already has, {its index, the first one's index}, in
+// index order. `object_at(i)` gives object i of `count`.
+struct DuplicateObject {
+  size_t index = 0;
+  size_t first_index = 0;
+};
+std::vector<DuplicateObject> FindDuplicateObjects(
+    size_t count, const std::function<const Object&(size_t)>& object_at);
 
 }  // namespace dra::api

@@ -199,5 +199,20 @@ TEST(CrossValidationTest, DuplicateObjects) {
                  {3, "metadata.name", FieldErrorType::kDuplicate, "first as object 2"}});
 }
 
+TEST(FindDuplicateObjects, KindNamespaceAndName) {
+  DeviceClass namespaced_class = Class("a");
+  namespaced_class.metadata.namespace_ = "ignored";  // cluster-scoped: namespace ignored
+  std::vector<Object> objects = {Class("a"),         Claim("c", "", "a"), namespaced_class,
+                                 Claim("c", "default", "a"), Claim("c", "ns2", "a"),
+                                 Template("c", "", "a"), Class(""), Class("")};
+  std::vector<DuplicateObject> found =
+      FindDuplicateObjects(objects.size(), [&](size_t i) -> const Object& { return objects[i]; });
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].index, 2u);
+  EXPECT_EQ(found[0].first_index, 0u);
+  EXPECT_EQ(found[1].index, 3u);
+  EXPECT_EQ(found[1].first_index, 1u);
+}
+
 }  // namespace
 }  // namespace dra::api

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/cross_validation.h"
 #include "api/defaults.h"
 #include "api/validation.h"
 #include "cli/common.h"
@@ -77,25 +78,26 @@ manifest::LoadMessage WorkloadTemplateMessage(const manifest::LoadedWorkload& w,
 // (which is the real one?) is an error; a bound pod whose node is not in the
 // input is a warning (its requests count on no node).
 void CheckIdentities(manifest::LoadResult* loaded) {
-  std::map<std::tuple<size_t, std::string, std::string>, const manifest::LoadedObject*> seen;
   std::set<std::string> nodes;
   for (const manifest::LoadedObject& o : loaded->objects) {
     if (const auto* n = std::get_if<api::Node>(&o.object)) nodes.insert(n->metadata.name);
   }
-  for (const manifest::LoadedObject& o : loaded->objects) {
+  for (const api::DuplicateObject& d : api::FindDuplicateObjects(
+           loaded->objects.size(),
+           [&](size_t i) -> const api::Object& { return loaded->objects[i].object; })) {
+    const manifest::LoadedObject& o = loaded->objects[d.index];
+    const manifest::LoadedObject& first = loaded->objects[d.first_index];
     const api::ObjectMeta& meta = api::MetaOf(o.object);
-    auto [it, inserted] = seen.emplace(std::make_tuple(o.object.index(), meta.namespace_, meta.name), &o);
-    if (!inserted) {
-      const manifest::LoadedObject& first = *it->second;
-      api::FieldError e{.type = api::FieldErrorType::kDuplicate,
-                        .field = "metadata.name",
-                        .bad_value = "\"" + meta.name + "\"",
-                        .detail = fmt::format("{} is already defined at {}:{}:{}; a cluster holds one object of a "
-                                              "kind, namespace and name",
-                                              manifest::ObjectDisplayName(o.object), first.file ? *first.file : "",
-                                              first.mark.line, first.mark.column)};
-      loaded->messages.push_back(ToMessage(o, e));
-    }
+    api::FieldError e{.type = api::FieldErrorType::kDuplicate,
+                      .field = "metadata.name",
+                      .bad_value = "\"" + meta.name + "\"",
+                      .detail = fmt::format("{} is already defined at {}:{}:{}; a cluster holds one object of a "
+                                            "kind, namespace and name",
+                                            manifest::ObjectDisplayName(o.object), first.file ? *first.file : "",
+                                            first.mark.line, first.mark.column)};
+    loaded->messages.push_back(ToMessage(o, e));
+  }
+  for (const manifest::LoadedObject& o : loaded->objects) {
     if (const auto* pod = std::get_if<api::Pod>(&o.object);
         pod != nullptr && !pod->spec.node_name.empty() && nodes.count(pod->spec.node_name) == 0) {
       api::FieldError e{.type = api::FieldErrorType::kNotFound,
