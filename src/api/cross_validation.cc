@@ -17,14 +17,7 @@
 namespace dra::api {
 namespace {
 
-std::string Quote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
+std::string Quote(std::string_view s) { return GoQuote(s); }
 
 std::string NamespaceOf(const ObjectMeta& meta) {
   return meta.namespace_.empty() ? "default" : meta.namespace_;

@@ -55,6 +55,11 @@ enum class FieldErrorType {
 
 enum class Severity { kError, kWarning };
 
+// A bad value as field.Invalid's %q prints it: Go's strconv.Quote for the
+// ASCII range (\", \\, \n, \t, \r, \xNN for other control bytes); other
+// bytes pass through, as Go keeps printable UTF-8.
+std::string GoQuote(std::string_view s);
+
 struct FieldError {
   FieldErrorType type = FieldErrorType::kInvalid;
   std::string field;      // FieldPath::String()

@@ -42,43 +42,7 @@ using quantity::Quantity;
 // ---------------------------------------------------------------------------
 // Rendering of bad values.
 
-// Go's strconv.Quote for the ASCII range; other bytes pass through (Go keeps
-// printable UTF-8 as is).
-std::string Quote(std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default: {
-        auto u = static_cast<unsigned char>(c);
-        if (u < 0x20 || u == 0x7f) {
-          out += "\\x";
-          out += kHex[u >> 4];
-          out += kHex[u & 0xf];
-        } else {
-          out += c;
-        }
-      }
-    }
-  }
-  out += '"';
-  return out;
-}
+std::string Quote(std::string_view s) { return GoQuote(s); }
 
 std::string Int(int64_t v) { return std::to_string(v); }
 std::string Size(size_t v) { return std::to_string(v); }

@@ -42,33 +42,6 @@
 namespace dra::cli {
 namespace {
 
-// Go's strconv.Quote (field.Invalid's %q) for the ASCII range; other bytes
-// pass through, as Go keeps printable UTF-8.
-std::string GoQuote(std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default: {
-        const auto u = static_cast<unsigned char>(c);
-        if (u < 0x20 || u == 0x7f) {
-          out += "\\x";
-          out += kHex[u >> 4];
-          out += kHex[u & 0xf];
-        } else {
-          out += c;
-        }
-      }
-    }
-  }
-  out += '"';
-  return out;
-}
 
 // Compiles CEL selectors in the NewExpressions environment of one release and
 // gate set. Each distinct expression is compiled once.
@@ -141,7 +114,7 @@ class SelectorCompiler {
       api::FieldError e;
       e.type = problem->type;
       e.field = path.Index(i).Child("cel").Child("expression").String();
-      if (problem->type == api::FieldErrorType::kInvalid) e.bad_value = GoQuote(expression);
+      if (problem->type == api::FieldErrorType::kInvalid) e.bad_value = api::GoQuote(expression);
       e.detail = problem->detail;
       errors_.push_back(std::move(e));
     }
