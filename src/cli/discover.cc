@@ -186,6 +186,9 @@ int RunDiscover(std::span<const std::string_view> args) {
   if (!wait) return usage("--health-wait: \"" + health_wait + "\" is not a duration (e.g. 10s, 500ms)");
   options.health_options.wait_ms = *wait;
   if (options.anonymize && options.record_file.empty()) return usage("--anonymize needs --record");
+  if (!options.record_file.empty() && !options.replay_file.empty()) {
+    return usage("--record and --replay cannot be combined");
+  }
 
   dra::discover::Diagnostics flag_notes;
   if (xids.empty()) {
@@ -197,10 +200,7 @@ int RunDiscover(std::span<const std::string_view> args) {
   StatusOr<dra::discover::DiscoverResult> result = dra::discover::Discover(options);
   if (!result.ok()) {
     std::fprintf(stderr, "dractl discover: %s\n", result.status().message().c_str());
-    return result.status().code() == StatusCode::kInvalidArgument &&
-                   result.status().message().find("cannot be combined") != std::string::npos
-               ? kExitUsageError
-               : kExitInputError;
+    return kExitInputError;
   }
   for (const std::string& m : result->diagnostics.messages()) {
     std::fprintf(stderr, "%s\n", m.c_str());

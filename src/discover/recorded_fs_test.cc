@@ -1,3 +1,4 @@
+#include "discover/testing/temp_dir.h"
 #include "discover/recorded_fs.h"
 
 #include <gmock/gmock.h>
@@ -46,20 +47,9 @@ nvml::Recording HostRecording() {
   return std::move(r).value();
 }
 
-class TempDir {
+class TempDir : public dra::discover::testing::TempDir {
  public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "recorded_fs_test.XXXXXX").string();
-    path_ = mkdtemp(pattern.data()) != nullptr ? pattern : "";
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    if (!path_.empty()) fs::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+  TempDir() : dra::discover::testing::TempDir("recorded_fs_test") {}
 };
 
 std::unique_ptr<HostFs> DirFsAt(const std::string& dir) {

@@ -1,4 +1,5 @@
 // LoadNvml over tests/discover/fake_nvml: the real dlopen path, without a GPU.
+#include "discover/testing/temp_dir.h"
 #include "discover/nvml/dlopen_api.h"
 
 #include <gmock/gmock.h>
@@ -30,21 +31,9 @@ namespace fs = std::filesystem;
 constexpr const char* kFake = DRA_FAKE_NVML_PATH;
 constexpr const char* kFakeOld = DRA_FAKE_NVML_OLD_PATH;
 
-// A temporary directory, removed at the end of the test.
-class TempDir {
+class TempDir : public dra::discover::testing::TempDir {
  public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "dlopen_api_test.XXXXXX").string();
-    path_ = mkdtemp(pattern.data()) != nullptr ? pattern : "";
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    if (!path_.empty()) fs::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+  TempDir() : dra::discover::testing::TempDir("dlopen_api_test") {}
 };
 
 class DlopenApiTest : public ::testing::Test {
