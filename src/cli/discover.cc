@@ -28,7 +28,8 @@ std::optional<int64_t> ParseDurationMs(std::string_view text) {
   while (i < text.size()) {
     size_t start = i;
     while (i < text.size() && ((text[i] >= '0' && text[i] <= '9') || text[i] == '.')) ++i;
-    if (i == start) return std::nullopt;
+    std::string_view number = text.substr(start, i - start);
+    if (number.empty() || number == "." || number.find('.') != number.rfind('.')) return std::nullopt;
     double value = std::strtod(std::string(text.substr(start, i - start)).c_str(), nullptr);
     size_t unit_start = i;
     while (i < text.size() && !((text[i] >= '0' && text[i] <= '9') || text[i] == '.')) ++i;

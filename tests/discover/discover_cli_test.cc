@@ -88,6 +88,8 @@ TEST(DiscoverCli, HelpNamesTheFlags) {
 TEST(DiscoverCli, BadFlagsAreUsageErrors) {
   EXPECT_EQ(Discover("--drivers nvidia,gpu").exit_code, 2);
   EXPECT_EQ(Discover("--health-wait soon").exit_code, 2);
+  EXPECT_EQ(Discover("--health-wait 1.2.3s").exit_code, 2);
+  EXPECT_EQ(Discover("--health-wait 10").exit_code, 2);  // Go needs a unit
   EXPECT_EQ(Discover("--consumable-shares 0").exit_code, 2);
   EXPECT_EQ(Discover("--slice-layout diagonal").exit_code, 2);
   EXPECT_EQ(Discover("--anonymize").exit_code, 2);
