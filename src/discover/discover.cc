@@ -65,7 +65,8 @@ std::string NowRfc3339() {
 std::string StableHash(std::string_view text) {
   uint64_t a = 1469598103934665603ULL;
   uint64_t b = 0x9e3779b97f4a7c15ULL;
-  for (unsigned char c : text) {
+  for (char ch : text) {
+    auto c = static_cast<unsigned char>(ch);
     a = (a ^ c) * 1099511628211ULL;
     b = (b ^ c) * 0x100000001b3ULL + 0x7f4a7c15ULL;
   }

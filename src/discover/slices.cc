@@ -8,6 +8,7 @@
 
 #include "api/features.h"
 #include "api/validation.h"
+#include "base/fnv.h"
 
 namespace dra::discover {
 namespace {
@@ -16,15 +17,10 @@ namespace {
 constexpr std::string_view kSuffixAlphabet = "bcdfghjklmnpqrstvwxz2456789";
 
 std::string Suffix(std::string_view driver, std::string_view node, size_t index) {
-  uint64_t h = 1469598103934665603ULL;  // FNV-1a 64
-  auto mix = [&](std::string_view s) {
-    for (unsigned char c : s) {
-      h ^= c;
-      h *= 1099511628211ULL;
-    }
-    h ^= 0xff;
-    h *= 1099511628211ULL;
-  };
+  // FNV-1a 64 from a non-standard basis (kept: pool names depend on it),
+  // each string followed by a 0xff byte.
+  uint64_t h = 1469598103934665603ULL;
+  auto mix = [&](std::string_view s) { h = Fnv1a64("\xff", Fnv1a64(s, h)); };
   mix(driver);
   mix(node);
   mix(std::to_string(index));

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "base/fnv.h"
+
 namespace dra::sched {
 
 std::string ClaimGenerateName(std::string_view pod_name, std::string_view pod_claim_name) {
@@ -22,11 +24,7 @@ std::string StableNameSuffix(std::string_view pod_namespace, std::string_view po
                              std::string_view pod_claim_name, int attempt) {
   std::string key = fmt::format("{}/{}/{}", pod_namespace, pod_name, pod_claim_name);
   if (attempt > 0) key += fmt::format("#{}", attempt);
-  uint64_t h = 14695981039346656037ULL;
-  for (unsigned char c : key) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
+  uint64_t h = Fnv1a64(key);
   std::string out;
   for (int i = 0; i < 5; ++i) {
     out += kNameSuffixAlphabet[h % kNameSuffixAlphabet.size()];

@@ -19,21 +19,13 @@
 #include "alloc/cel_selector.h"
 #include "alloc/pools.h"
 #include "api/node_selector.h"
+#include "base/fnv.h"
 #include "sched/node_filters.h"
 #include "sched/pod_claims.h"
 #include "sched/resources.h"
 
 namespace dra::sched {
 namespace {
-
-uint64_t Fnv1a(std::string_view text) {
-  uint64_t h = 14695981039346656037ULL;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
 
 std::string Key(const api::ObjectMeta& m) { return m.namespace_ + "/" + m.name; }
 
@@ -169,15 +161,6 @@ struct NodeUsage {
   Resources non_zero_requested{};
   int64_t pods = 0;
 };
-
-// FNV-1a 64, continued from `h`.
-uint64_t Fnv1aFrom(uint64_t h, std::string_view text) {
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
 
 // The state of one Schedule() call that lives across pods: one Allocator
 // (AddAllocation keeps it current, so its node and selector caches serve
@@ -506,7 +489,10 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
       }
       out.rejections.push_back(std::move(rejection));
     }
-    return Fail(std::move(out), PodOutcome::Kind::kUnschedulable, FitErrorMessage(num_nodes, out.rejections));
+    // The message first: the order in which Fail's arguments are evaluated is
+    // unspecified, and moving `out` first would empty out.rejections.
+    std::string message = FitErrorMessage(num_nodes, out.rejections);
+    return Fail(std::move(out), PodOutcome::Kind::kUnschedulable, std::move(message));
   }
 
   // Score and select.
@@ -516,7 +502,7 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   int64_t best_score = 0;
   uint64_t best_tie = 0;
   // The tie hash of "<seed>/<pod>/<node>": the prefix is hashed once.
-  const uint64_t tie_prefix = Fnv1a(fmt::format("{}/{}/", options_.seed, out.pod));
+  const uint64_t tie_prefix = Fnv1a64(fmt::format("{}/{}/", options_.seed, out.pod));
   NodeState state;
   PodFit fit{.requests = requests, .non_zero_requests = non_zero_requests};
   fit.dra_max_raw_score = max_raw;
@@ -530,7 +516,7 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
     fit.devices_taken = c.devices_taken;
     fit.dra_raw_score = allocated_raw_score + c.raw_score;
     int64_t score = options_.policy->Score(state, pod, fit);
-    uint64_t tie = Fnv1aFrom(tie_prefix, s_.nodes[c.node].metadata.name);
+    uint64_t tie = Fnv1a64(s_.nodes[c.node].metadata.name, tie_prefix);
     if (i == 0 || score > best_score || (score == best_score && tie < best_tie)) {
       best = i;
       best_score = score;

@@ -6,23 +6,13 @@
 #include <fmt/format.h>
 
 #include "alloc/taint_rules.h"
+#include "base/fnv.h"
 
 namespace dra::sched {
-namespace {
-
-uint64_t Fnv1a(std::string_view text, uint64_t h = 14695981039346656037ULL) {
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
-}  // namespace
 
 std::string StableUid(std::string_view key) {
-  uint64_t a = Fnv1a(key);
-  uint64_t b = Fnv1a(key, a ^ 0x9e3779b97f4a7c15ULL);
+  uint64_t a = Fnv1a64(key);
+  uint64_t b = Fnv1a64(key, a ^ 0x9e3779b97f4a7c15ULL);
   return fmt::format("{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}", static_cast<uint32_t>(a >> 32),
                      static_cast<uint32_t>((a >> 16) & 0xffff), static_cast<uint32_t>(a & 0xfff),
                      static_cast<uint32_t>(0x8000 | ((b >> 48) & 0x3fff)), b & 0xffffffffffffULL);

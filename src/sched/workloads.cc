@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "base/fnv.h"
 #include "sched/node_filters.h"
 #include "sched/pod_claims.h"
 #include "sched/snapshot.h"
@@ -15,15 +16,6 @@ namespace dra::sched {
 namespace {
 
 using api::WorkloadKind;
-
-uint32_t Fnv1a32(std::string_view text) {
-  uint32_t h = 2166136261u;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 16777619u;
-  }
-  return h;
-}
 
 // Upstream rand.SafeEncodeString(fmt.Sprint(hash)): each decimal digit mapped
 // to the name alphabet, so the hash cannot spell words.
@@ -114,7 +106,10 @@ void AddDaemonTolerations(api::PodSpec* spec) {
   if (host_network != nullptr && *host_network == "true") {
     wanted.emplace_back("node.kubernetes.io/network-unavailable", api::TaintEffect::kNoSchedule);
   }
-  for (const auto& [key, effect] : wanted) {
+  // Not a structured binding: clang 14 cannot capture one in the lambda.
+  for (const auto& want : wanted) {
+    const auto& key = want.first;
+    const auto effect = want.second;
     bool present = std::any_of(spec->tolerations.begin(), spec->tolerations.end(), [&](const api::Toleration& t) {
       return t.key == key && t.effect.value() == effect;
     });

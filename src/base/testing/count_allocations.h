@@ -3,8 +3,9 @@
 //
 // Include this header in exactly ONE translation unit of a test or benchmark
 // binary (it defines the replacement operator new/delete). Under
-// AddressSanitizer, which replaces the allocation functions itself, nothing is
-// replaced and kCountsAllocations is false.
+// AddressSanitizer or ThreadSanitizer, which replace the allocation functions
+// themselves (clang's runtimes define operator new), nothing is replaced and
+// kCountsAllocations is false.
 #pragma once
 
 #include <atomic>
@@ -12,12 +13,20 @@
 #include <cstdlib>
 #include <new>
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)  // g++
+#define DRA_TESTING_SANITIZER_ALLOCATOR 1
+#elif defined(__has_feature)  // clang
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define DRA_TESTING_SANITIZER_ALLOCATOR 1
+#endif
+#endif
+
 namespace dra::testing {
 
 inline std::atomic<bool> g_count_allocations{false};
 inline std::atomic<size_t> g_allocations{0};
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(DRA_TESTING_SANITIZER_ALLOCATOR)
 inline constexpr bool kCountsAllocations = false;
 #else
 inline constexpr bool kCountsAllocations = true;
@@ -25,7 +34,7 @@ inline constexpr bool kCountsAllocations = true;
 
 }  // namespace dra::testing
 
-#if !defined(__SANITIZE_ADDRESS__)
+#if !defined(DRA_TESTING_SANITIZER_ALLOCATOR)
 // The replacement operator new pairs malloc with free on purpose.
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void* operator new(size_t size) {
