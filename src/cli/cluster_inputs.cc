@@ -159,8 +159,9 @@ int LoadCluster(const std::vector<std::string>& files, const api::FeatureGates& 
 void AddClusterFlags(CLI::App& app, ClusterFlags& flags) {
   app.add_option("--policy", flags.policy,
                  "kube: LeastAllocated + BalancedAllocation + DRA prioritized-list score; binpack: "
-                 "MostAllocated over cpu, memory and devices")
-      ->check(CLI::IsMember({"kube", "binpack"}))
+                 "MostAllocated over cpu, memory and devices; best-fit: the node left with the fewest free "
+                 "devices, then the least free cpu and memory")
+      ->check(CLI::IsMember({"kube", "binpack", "best-fit"}))
       ->capture_default_str();
   app.add_option("--seed", flags.seed, "breaks ties between equally scored nodes deterministically")
       ->check(NonNegativeInteger())

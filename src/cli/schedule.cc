@@ -125,7 +125,7 @@ int RunSchedule(std::span<const std::string_view> args) {
                "their controllers would create (unless input pods are owned by them); see\n"
                "src/sched/workloads.h.\n"
                "\n"
-               "  dractl schedule -f cluster/ [--policy kube|binpack] [--seed N] [-o table|yaml|json]\n"
+               "  dractl schedule -f cluster/ [--policy kube|binpack|best-fit] [--seed N] [-o table|yaml|json]\n"
                "\n"
                "-o table (default): one line per pending pod: POD, NODE (or <pending>) and the devices\n"
                "per pod claim (claim: driver/pool/device,...) or kube-scheduler's reason, then a summary.\n"

@@ -3,6 +3,7 @@
 // dynamicresources NormalizeScore.
 #include "sched/policy.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -35,6 +36,21 @@ class BinpackPolicy : public ScorePolicy {
     return MostAllocatedScore(node, fit);
   }
 };
+
+class BestFitPolicy : public ScorePolicy {
+ public:
+  std::string_view name() const override { return "best-fit"; }
+  int64_t Score(const NodeState& node, const api::Pod& /*pod*/, const PodFit& fit) const override {
+    return BestFitScore(node, fit);
+  }
+};
+
+// Permille of `capacity` left after `requested`, clamped to 0..1000.
+int64_t FreePermille(int64_t requested, int64_t capacity) {
+  if (requested >= capacity) return 0;
+  if (requested <= 0) return 1000;
+  return (capacity - requested) * 1000 / capacity;
+}
 
 }  // namespace
 
@@ -92,10 +108,26 @@ int64_t MostAllocatedScore(const NodeState& node, const PodFit& fit) {
   return weights == 0 ? 0 : sum / weights;
 }
 
+int64_t BestFitScore(const NodeState& node, const PodFit& fit) {
+  const int64_t free_devices = std::max<int64_t>(0, node.devices - node.devices_in_use - fit.devices_taken);
+  int64_t sum = 0, weights = 0;
+  if (node.allocatable.milli_cpu > 0) {
+    sum += FreePermille(node.requested.milli_cpu + fit.requests.milli_cpu, node.allocatable.milli_cpu);
+    ++weights;
+  }
+  if (node.allocatable.memory > 0) {
+    sum += FreePermille(node.requested.memory + fit.requests.memory, node.allocatable.memory);
+    ++weights;
+  }
+  const int64_t free_permille = weights == 0 ? 0 : sum / weights;
+  return -(free_devices * 1000 + free_permille);
+}
+
 StatusOr<std::unique_ptr<ScorePolicy>> NewPolicy(std::string_view name) {
   if (name == "kube") return std::unique_ptr<ScorePolicy>(std::make_unique<KubePolicy>());
   if (name == "binpack") return std::unique_ptr<ScorePolicy>(std::make_unique<BinpackPolicy>());
-  return InvalidArgumentError("unknown policy \"" + std::string(name) + "\" (want kube or binpack)");
+  if (name == "best-fit") return std::unique_ptr<ScorePolicy>(std::make_unique<BestFitPolicy>());
+  return InvalidArgumentError("unknown policy \"" + std::string(name) + "\" (want kube, binpack or best-fit)");
 }
 
 }  // namespace dra::sched

@@ -10,6 +10,11 @@
 //            each plugin weight 1, each 0-100.
 //   binpack  MostAllocated over cpu, memory and devices (equal weights; the
 //            device term only on nodes with devices): fills nodes first.
+//   best-fit the node the pod leaves with the least free: fewest devices left
+//            free first (a count, not a fraction, so a CPU-only pod keeps off
+//            nodes with free devices and a 1-device pod takes the last free
+//            device of a node before it opens a fresh one), then the least
+//            cpu and memory left (mean of the free fractions).
 #pragma once
 
 #include <cstdint>
@@ -53,7 +58,7 @@ class ScorePolicy {
   virtual int64_t Score(const NodeState& node, const api::Pod& pod, const PodFit& fit) const = 0;
 };
 
-// "kube" or "binpack"; kInvalidArgument otherwise.
+// "kube", "binpack" or "best-fit"; kInvalidArgument otherwise.
 StatusOr<std::unique_ptr<ScorePolicy>> NewPolicy(std::string_view name);
 
 // The plugin scores the policies add up (each 0..100), exposed for tests.
@@ -61,5 +66,8 @@ int64_t LeastAllocatedScore(const NodeState& node, const PodFit& fit);
 int64_t BalancedAllocationScore(const NodeState& node, const PodFit& fit);
 int64_t DraNormalizedScore(const PodFit& fit);  // 100 * raw / max, 0 if max is 0
 int64_t MostAllocatedScore(const NodeState& node, const PodFit& fit);
+// -(devices left free * 1000 + cpu and memory left free, mean, in permille):
+// 0 is a perfect fit, lower is a looser one.
+int64_t BestFitScore(const NodeState& node, const PodFit& fit);
 
 }  // namespace dra::sched

@@ -48,6 +48,41 @@ TEST(PolicyTest, MostAllocatedCountsDevices) {
   EXPECT_EQ(MostAllocatedScore(n, fit), 50);
 }
 
+TEST(PolicyTest, BestFitPrefersTheFewestFreeDevicesThenTheLeastFreeCpuAndMemory) {
+  NodeState busy = Node(4000, 1000, 1000, 500);
+  busy.devices = 8;
+  busy.devices_in_use = 6;
+  NodeState fresh = busy;
+  fresh.devices_in_use = 0;
+  PodFit one_gpu{.requests = {.milli_cpu = 1000, .memory = 0}, .devices_taken = 1};
+  // busy: 1 device left, cpu (4000-2000)/4000 = 500 and memory 500 permille
+  // left -> -(1000 + 500); fresh: 7 devices left -> -(7000 + 500).
+  EXPECT_EQ(BestFitScore(busy, one_gpu), -1500);
+  EXPECT_EQ(BestFitScore(fresh, one_gpu), -7500);
+  // Taking the last device is a perfect device fit; then cpu and memory decide.
+  busy.devices_in_use = 7;
+  EXPECT_EQ(BestFitScore(busy, one_gpu), -500);
+
+  // A CPU-only pod: a node without devices beats one with free devices even
+  // when it has more cpu and memory left.
+  NodeState cpu_only = Node(4000, 1000, 0, 0);
+  PodFit cpu_pod{.requests = {.milli_cpu = 1000, .memory = 100}};
+  NodeState gpu_node = Node(4000, 1000, 2000, 800);
+  gpu_node.devices = 8;
+  gpu_node.devices_in_use = 7;
+  EXPECT_EQ(BestFitScore(cpu_only, cpu_pod), -(750 + 900) / 2);
+  EXPECT_EQ(BestFitScore(gpu_node, cpu_pod), -(1000 + (250 + 100) / 2));
+  EXPECT_GT(BestFitScore(cpu_only, cpu_pod), BestFitScore(gpu_node, cpu_pod));
+
+  // Over capacity counts as nothing left; a node without cpu and memory
+  // figures is judged by its devices alone.
+  PodFit huge{.requests = {.milli_cpu = 9000, .memory = 9000}};
+  EXPECT_EQ(BestFitScore(cpu_only, huge), 0);
+  NodeState bare;
+  bare.devices = 4;
+  EXPECT_EQ(BestFitScore(bare, one_gpu), -3000);
+}
+
 TEST(PolicyTest, PoliciesByName) {
   auto kube = NewPolicy("kube");
   ASSERT_TRUE(kube.ok());
@@ -62,6 +97,11 @@ TEST(PolicyTest, PoliciesByName) {
   auto binpack = NewPolicy("binpack");
   ASSERT_TRUE(binpack.ok());
   EXPECT_EQ((*binpack)->Score(n, api::Pod{}, fit), 30);  // (50 + 10) / 2
+  auto best_fit = NewPolicy("best-fit");
+  ASSERT_TRUE(best_fit.ok());
+  EXPECT_EQ((*best_fit)->name(), "best-fit");
+  // No devices; cpu 500 and memory 900 permille left: -(0 + 700).
+  EXPECT_EQ((*best_fit)->Score(n, api::Pod{}, fit), -700);
   auto bad = NewPolicy("spread");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);

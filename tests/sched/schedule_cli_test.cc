@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -232,6 +233,38 @@ TEST(GenCliTest, GeneratedInputsSchedule) {
   r = RunCommand(kBin + " gen cluster --models H100");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(Contains(r.output, "--models: model \"H100\": want NAME:MEMORY")) << r.output;
+  fs::remove_all(dir);
+}
+
+// --policy best-fit fills the node with the fewest free devices; kube's
+// LeastAllocated spreads the same pods (3 nodes x 4 devices, 4 one-device
+// pods).
+TEST(GenCliTest, BestFitPacksWhereKubeSpreads) {
+  const fs::path dir = fs::temp_directory_path() / ("dractl-bestfit-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string cluster = (dir / "cluster.yaml").string();
+  const std::string pods = (dir / "pods.yaml").string();
+  CommandResult r = RunCommand(kBin + " gen cluster --nodes 3 --devices-per-node 4 --out " + ShellQuote(cluster));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = RunCommand(kBin + " gen pods --pods 4 --out " + ShellQuote(pods));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto nodes_used = [&](const std::string& policy) {
+    CommandResult s =
+        RunCommand(kBin + " schedule --policy " + policy + " -f " + ShellQuote(cluster) + " -f " + ShellQuote(pods));
+    EXPECT_EQ(s.exit_code, 0) << s.output;
+    EXPECT_TRUE(Contains(s.output, "4 placed, 0 pending")) << s.output;
+    std::set<std::string> nodes;
+    for (int i = 0; i < 4; ++i) {
+      std::string line = LineOf(s.output, "default/pod-0000" + std::to_string(i));
+      nodes.insert(line.substr(0, line.find(' ')));
+    }
+    return nodes;
+  };
+  EXPECT_EQ(nodes_used("best-fit").size(), 1u);
+  EXPECT_EQ(nodes_used("kube").size(), 3u);
+  r = RunCommand(kBin + " schedule --policy worst-fit -f " + ShellQuote(cluster));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(Contains(r.output, "best-fit")) << r.output;
   fs::remove_all(dir);
 }
 
