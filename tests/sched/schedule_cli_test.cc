@@ -211,16 +211,31 @@ TEST(ScheduleCliTest, YamlOutputValidatesAndMatchesAllocate) {
 
 // dractl gen: 2 nodes x 1 device and 3 pods of one device each: two are
 // placed, one on each node, the third stays pending for want of a device.
-TEST(GenCliTest, GeneratedInputsSchedule) {
-  const fs::path dir = fs::temp_directory_path() / ("dractl-gen-" + std::to_string(::getpid()));
+// `dractl gen cluster` and `gen pods` written into a fresh folder `dir`;
+// the files' paths, or empty strings if either command failed (the failure is
+// recorded).
+struct GenInputs {
+  std::string cluster;
+  std::string pods;
+};
+GenInputs Generate(const fs::path& dir, const std::string& cluster_args, const std::string& pod_args) {
   fs::create_directories(dir);
   const std::string cluster = (dir / "cluster.yaml").string();
   const std::string pods = (dir / "pods.yaml").string();
-  CommandResult r = RunCommand(kBin + " gen cluster --nodes 2 --devices-per-node 1 --out " + ShellQuote(cluster));
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  r = RunCommand(kBin + " gen pods --pods 3 --out " + ShellQuote(pods));
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  r = RunCommand(kBin + " schedule -f " + ShellQuote(cluster) + " -f " + ShellQuote(pods));
+  CommandResult r = RunCommand(kBin + " gen cluster " + cluster_args + " --out " + ShellQuote(cluster));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  if (r.exit_code != 0) return {};
+  r = RunCommand(kBin + " gen pods " + pod_args + " --out " + ShellQuote(pods));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  if (r.exit_code != 0) return {};
+  return {cluster, pods};
+}
+
+TEST(GenCliTest, GeneratedInputsSchedule) {
+  const fs::path dir = fs::temp_directory_path() / ("dractl-gen-" + std::to_string(::getpid()));
+  const auto [cluster, pods] = Generate(dir, "--nodes 2 --devices-per-node 1", "--pods 3");
+  ASSERT_FALSE(cluster.empty());
+  CommandResult r = RunCommand(kBin + " schedule -f " + ShellQuote(cluster) + " -f " + ShellQuote(pods));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "2 placed, 1 pending")) << r.output;
   EXPECT_TRUE(Contains(LineOf(r.output, "default/pod-00002"), "0/2 nodes are available: 2 cannot allocate all claims."))
@@ -241,13 +256,11 @@ TEST(GenCliTest, GeneratedInputsSchedule) {
 // pods).
 TEST(GenCliTest, BestFitPacksWhereKubeSpreads) {
   const fs::path dir = fs::temp_directory_path() / ("dractl-bestfit-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const std::string cluster = (dir / "cluster.yaml").string();
-  const std::string pods = (dir / "pods.yaml").string();
-  CommandResult r = RunCommand(kBin + " gen cluster --nodes 3 --devices-per-node 4 --out " + ShellQuote(cluster));
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  r = RunCommand(kBin + " gen pods --pods 4 --out " + ShellQuote(pods));
-  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // Not a structured binding: the lambda below captures the paths.
+  const GenInputs in = Generate(dir, "--nodes 3 --devices-per-node 4", "--pods 4");
+  const std::string& cluster = in.cluster;
+  const std::string& pods = in.pods;
+  ASSERT_FALSE(cluster.empty());
   auto nodes_used = [&](const std::string& policy) {
     CommandResult s =
         RunCommand(kBin + " schedule --policy " + policy + " -f " + ShellQuote(cluster) + " -f " + ShellQuote(pods));
@@ -262,7 +275,7 @@ TEST(GenCliTest, BestFitPacksWhereKubeSpreads) {
   };
   EXPECT_EQ(nodes_used("best-fit").size(), 1u);
   EXPECT_EQ(nodes_used("kube").size(), 3u);
-  r = RunCommand(kBin + " schedule --policy worst-fit -f " + ShellQuote(cluster));
+  CommandResult r = RunCommand(kBin + " schedule --policy worst-fit -f " + ShellQuote(cluster));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(Contains(r.output, "best-fit")) << r.output;
   fs::remove_all(dir);
