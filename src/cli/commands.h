@@ -17,6 +17,8 @@ int RunSchedule(std::span<const std::string_view> args);
 int RunExplain(std::span<const std::string_view> args);
 int RunImport(std::span<const std::string_view> args);
 int RunSimulate(std::span<const std::string_view> args);
+// `dractl simulate replay ...`, reached through RunSimulate.
+int RunSimulateReplay(std::span<const std::string_view> args);
 int RunGen(std::span<const std::string_view> args);
 int RunDiscover(std::span<const std::string_view> args);
 

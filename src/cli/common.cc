@@ -2,12 +2,26 @@
 
 #include <charconv>
 #include <cstdint>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "fmt/format.h"
 #include "manifest/emit.h"
 
 namespace dra::cli {
+
+Status WriteTextFile(const std::string& path, std::string_view text) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  bool ok = f != nullptr && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  int err = errno;
+  if (f != nullptr && std::fclose(f) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (ok) return Status::OK();
+  return Status(StatusCode::kInvalidArgument, fmt::format("cannot write {}: {}", path, std::strerror(err)));
+}
 
 int ParseArgs(CLI::App& app, std::span<const std::string_view> args) {
   std::vector<std::string> reversed;

@@ -10,6 +10,7 @@
 
 #include "CLI/CLI.hpp"
 #include "api/features.h"
+#include "base/status.h"
 #include "api/validation.h"
 #include "manifest/loader.h"
 
@@ -26,6 +27,10 @@ inline constexpr int kExitUnsatisfiable = 4;  // allocate: the claims do not fit
 // Returns -1 when the command should run, else the exit code to return now
 // (0 after --help, kExitUsageError after a usage error, which it prints).
 int ParseArgs(CLI::App& app, std::span<const std::string_view> args);
+
+// Writes `text` to `path` (created or truncated). On failure: "cannot write
+// PATH: <strerror>", the file possibly cut short.
+Status WriteTextFile(const std::string& path, std::string_view text);
 
 // A validator for unsigned integer flags (--seed, --max-steps): a decimal
 // integer below 2^64. CLI11 alone reads "-1" as 2^64-1, "1e99" as an error

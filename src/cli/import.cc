@@ -32,21 +32,18 @@ int RunImport(std::span<const std::string_view> args) {
   app.add_option("--max-pods", max_pods, "only the first N pods of the list (0: all)");
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
 
-  StatusOr<std::vector<sim::OpenbNode>> nodes = sim::ReadOpenbNodes(nodes_csv);
-  if (!nodes.ok()) {
-    std::fprintf(stderr, "%s\n", nodes.status().message().c_str());
+  StatusOr<sim::OpenbTrace> input = sim::ReadOpenbTrace(nodes_csv, pods_csv);
+  if (!input.ok()) {
+    std::fprintf(stderr, "%s\n", input.status().message().c_str());
     return kExitInputError;
   }
-  StatusOr<std::vector<sim::OpenbPod>> pods = sim::ReadOpenbPods(pods_csv);
-  if (!pods.ok()) {
-    std::fprintf(stderr, "%s\n", pods.status().message().c_str());
-    return kExitInputError;
-  }
-  if (max_nodes > 0 && nodes->size() > max_nodes) nodes->resize(max_nodes);
-  if (max_pods > 0 && pods->size() > max_pods) pods->resize(max_pods);
+  std::vector<sim::OpenbNode>& nodes = input->nodes;
+  std::vector<sim::OpenbPod>& pods = input->pods;
+  if (max_nodes > 0 && nodes.size() > max_nodes) nodes.resize(max_nodes);
+  if (max_pods > 0 && pods.size() > max_pods) pods.resize(max_pods);
 
   std::vector<manifest::Node> roots;
-  for (const api::Object& o : sim::ImportOpenb(*nodes, *pods)) roots.push_back(manifest::EncodeObject(o));
+  for (const api::Object& o : sim::ImportOpenb(nodes, pods)) roots.push_back(manifest::EncodeObject(o));
   PrintDocuments(std::move(roots), output);
   return kExitOk;
 }

@@ -3,6 +3,7 @@
 #include "sim/cluster.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "fmt/format.h"
 #include "sim/import.h"
@@ -111,7 +112,23 @@ void Cluster::Place(SimNode& node, const PodShape& pod, const GpuPick& pick) con
     node.gpu_free[static_cast<size_t>(i)] -= pod.milli;
     node.gpu_free_total -= pod.milli;
   }
-  node.classes |= ClassBit(pod);
+  const uint32_t bit = ClassBit(pod);
+  if (bit != 0) {
+    node.classes |= bit;
+    ++node.class_pods[static_cast<size_t>(std::countr_zero(bit))];
+  }
+}
+
+void Cluster::Remove(SimNode& node, const PodShape& pod, const GpuPick& pick) const {
+  node.cpu_free += pod.cpu;
+  node.memory_free += pod.memory;
+  node.pods -= 1;
+  for (int8_t i : pick.indices()) {
+    node.gpu_free[static_cast<size_t>(i)] += pod.milli;
+    node.gpu_free_total += pod.milli;
+  }
+  const uint32_t bit = ClassBit(pod);
+  if (bit != 0 && --node.class_pods[static_cast<size_t>(std::countr_zero(bit))] == 0) node.classes &= ~bit;
 }
 
 int64_t Cluster::Allocated() const {

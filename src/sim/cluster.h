@@ -8,7 +8,8 @@
 //   1. 0 <= gpu_free[i] <= 1000 for i < gpus; gpu_free[i] = 0 for i >= gpus.
 //   2. gpu_free_total = sum of gpu_free.
 //   3. classes holds one bit per class of GPU pod placed on the node
-//      (ClassBit); CPU-only pods set none.
+//      (ClassBit); CPU-only pods set none. class_pods[b] counts the pods
+//      on the node of class bit b; bit b of classes is set iff it is > 0.
 #pragma once
 
 #include <array>
@@ -50,6 +51,7 @@ struct SimNode {
   int64_t gpu_free_total = 0;
   uint32_t classes = 0;   // see invariant 3
   std::array<int32_t, kMaxGpus> gpu_free{};
+  std::array<int32_t, 32> class_pods{};  // pods per class bit (for Remove)
 };
 
 // Pod class bits for GpuClustering: bit 0 = share-gpu, bit k = k-gpu.
@@ -85,6 +87,8 @@ class Cluster {
   static bool GpuFits(const SimNode& node, const PodShape& pod);
   // Places `pod` on `node` with GPUs `pick` (empty for CPU-only pods).
   void Place(SimNode& node, const PodShape& pod, const GpuPick& pick) const;
+  // Undoes Place(node, pod, pick): the pod leaves the node.
+  void Remove(SimNode& node, const PodShape& pod, const GpuPick& pick) const;
 
   // The GPU choice "best" (§3.2): among GPUs with free >= milli, smallest
   // free first, ties by lower index; the first `count`. For whole-GPU pods

@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <sstream>
+#include <unordered_map>
 
 #include "fmt/format.h"
 
@@ -201,11 +202,15 @@ StatusOr<std::vector<OpenbNode>> ParseOpenbNodes(std::string_view text, std::str
   static constexpr std::string_view kNames[] = {"sn", "cpu_milli", "memory_mib", "gpu", "model"};
   DRA_ASSIGN_OR_RETURN(std::vector<int> cols, FindColumns(lines[0], kNames, 4, file));
   std::vector<OpenbNode> nodes;
+  std::unordered_map<std::string_view, size_t> seen;  // name -> line
   for (size_t i = 1; i < lines.size(); ++i) {
     RowReader r(lines[i], cols, kNames, file);
     OpenbNode n;
     DRA_ASSIGN_OR_RETURN(std::optional<std::string_view> name, r.Text(0));
     if (!name || name->empty()) return r.Error(0, "empty node name");
+    if (auto [it, fresh] = seen.emplace(*name, lines[i].line); !fresh) {
+      return r.Error(0, fmt::format("duplicate node name {} (first on line {})", *name, it->second));
+    }
     n.name = std::string(*name);
     DRA_ASSIGN_OR_RETURN(n.cpu_milli, r.Int(1));
     DRA_ASSIGN_OR_RETURN(n.memory_mib, r.Int(2));
@@ -223,15 +228,19 @@ StatusOr<std::vector<OpenbNode>> ParseOpenbNodes(std::string_view text, std::str
 
 StatusOr<std::vector<OpenbPod>> ParseOpenbPods(std::string_view text, std::string_view file) {
   DRA_ASSIGN_OR_RETURN(std::vector<CsvLine> lines, SplitCsv(text, file));
-  static constexpr std::string_view kNames[] = {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli",
-                                                "gpu_spec"};
+  static constexpr std::string_view kNames[] = {"name",     "cpu_milli",     "memory_mib",   "num_gpu",
+                                                "gpu_milli", "gpu_spec",     "creation_time", "deletion_time"};
   DRA_ASSIGN_OR_RETURN(std::vector<int> cols, FindColumns(lines[0], kNames, 5, file));
   std::vector<OpenbPod> pods;
+  std::unordered_map<std::string_view, size_t> seen;  // name -> line
   for (size_t i = 1; i < lines.size(); ++i) {
     RowReader r(lines[i], cols, kNames, file);
     OpenbPod p;
     DRA_ASSIGN_OR_RETURN(std::optional<std::string_view> name, r.Text(0));
     if (!name || name->empty()) return r.Error(0, "empty pod name");
+    if (auto [it, fresh] = seen.emplace(*name, lines[i].line); !fresh) {
+      return r.Error(0, fmt::format("duplicate pod name {} (first on line {})", *name, it->second));
+    }
     p.name = std::string(*name);
     DRA_ASSIGN_OR_RETURN(p.cpu_milli, r.Int(1));
     DRA_ASSIGN_OR_RETURN(p.memory_mib, r.Int(2));
@@ -245,6 +254,13 @@ StatusOr<std::vector<OpenbPod>> ParseOpenbPods(std::string_view text, std::strin
       p.gpu_milli = milli <= 0 ? 0 : (milli > 1000 ? 1000 : milli);
       if (spec) p.gpu_spec = NormalizeSpec(*spec);
     }
+    DRA_ASSIGN_OR_RETURN(p.creation_time, r.Int(6));
+    DRA_ASSIGN_OR_RETURN(std::optional<std::string_view> deletion, r.Text(7));
+    if (deletion && !deletion->empty()) {
+      DRA_ASSIGN_OR_RETURN(p.deletion_time, r.Int(7));
+      if (p.deletion_time < p.creation_time) return r.Error(7, "before creation_time");
+    }
+    if (p.creation_time < 0) return r.Error(6, "negative");
     pods.push_back(std::move(p));
   }
   return pods;
@@ -258,6 +274,13 @@ StatusOr<std::vector<OpenbNode>> ReadOpenbNodes(const std::string& path) {
 StatusOr<std::vector<OpenbPod>> ReadOpenbPods(const std::string& path) {
   DRA_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   return ParseOpenbPods(text, path);
+}
+
+StatusOr<OpenbTrace> ReadOpenbTrace(const std::string& nodes_path, const std::string& pods_path) {
+  OpenbTrace t;
+  DRA_ASSIGN_OR_RETURN(t.nodes, ReadOpenbNodes(nodes_path));
+  DRA_ASSIGN_OR_RETURN(t.pods, ReadOpenbPods(pods_path));
+  return t;
 }
 
 }  // namespace dra::sim

@@ -40,6 +40,12 @@ struct OpenbPod {
   // gpu_spec split on '|', empty parts dropped, re-joined with '|' (order and
   // duplicates kept); "" = any model. Always "" when num_gpu is 0.
   std::string gpu_spec;
+  // Seconds from the trace start (columns creation_time, deletion_time; the
+  // FGD protocol ignores them, `simulate replay` runs on them). 0 without
+  // the column; deletion_time -1 without the column or when empty (never
+  // deleted).
+  int64_t creation_time = 0;
+  int64_t deletion_time = -1;
 
   // The models gpu_spec allows, in order ("" gives none = any model).
   std::vector<std::string> SpecModels() const;
@@ -55,5 +61,12 @@ StatusOr<std::vector<OpenbPod>> ParseOpenbPods(std::string_view text, std::strin
 // Reads and parses a file (kNotFound if it cannot be read).
 StatusOr<std::vector<OpenbNode>> ReadOpenbNodes(const std::string& path);
 StatusOr<std::vector<OpenbPod>> ReadOpenbPods(const std::string& path);
+
+// A node list and a pod list, read as above; the first error of either.
+struct OpenbTrace {
+  std::vector<OpenbNode> nodes;
+  std::vector<OpenbPod> pods;
+};
+StatusOr<OpenbTrace> ReadOpenbTrace(const std::string& nodes_path, const std::string& pods_path);
 
 }  // namespace dra::sim

@@ -76,6 +76,17 @@ TEST(OpenbTest, BadPodRowsNameFileLineColumn) {
       {.name = "unterminated_quote", .text = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,\"1,2,1,5\n",
        .want = "pods.csv:2:4: unterminated quoted field"},
       {.name = "empty_file", .text = "", .want = "pods.csv:1:1: empty file"},
+      {.name = "duplicate_name", .text = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1,2,1,5\np1,1,2,1,5\np0,1,2,1,5\n",
+       .want = "pods.csv:4:1: name: duplicate pod name p0 (first on line 2)"},
+      {.name = "deleted_before_created",
+       .text = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time\np0,1,2,1,5,100,40\n",
+       .want = "pods.csv:2:16: deletion_time: before creation_time"},
+      {.name = "creation_not_a_number",
+       .text = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time\np0,1,2,1,5,soon\n",
+       .want = "pods.csv:2:12: creation_time: \"soon\" is not an integer"},
+      {.name = "negative_creation",
+       .text = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time\np0,1,2,1,5,-3\n",
+       .want = "pods.csv:2:12: creation_time: negative"},
   };
   for (const BadCase& c : cases) {
     StatusOr<std::vector<OpenbPod>> pods = ParseOpenbPods(c.text, "pods.csv");
@@ -85,11 +96,30 @@ TEST(OpenbTest, BadPodRowsNameFileLineColumn) {
   }
 }
 
+TEST(OpenbTest, ReadsTimesWhenPresent) {
+  StatusOr<std::vector<OpenbPod>> pods = ParseOpenbPods(
+      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time\np0,1,2,1,5,7,9\np1,1,2,1,5,8,\n",
+      "t.csv");
+  ASSERT_TRUE(pods.ok()) << pods.status().message();
+  EXPECT_EQ((*pods)[0].creation_time, 7);
+  EXPECT_EQ((*pods)[0].deletion_time, 9);
+  EXPECT_EQ((*pods)[1].creation_time, 8);
+  EXPECT_EQ((*pods)[1].deletion_time, -1);  // empty: never deleted
+  // Without the columns: created at 0, never deleted.
+  StatusOr<std::vector<OpenbPod>> plain = ParseOpenbPods("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1,2,1,5\n", "p.csv");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ((*plain)[0].creation_time, 0);
+  EXPECT_EQ((*plain)[0].deletion_time, -1);
+}
+
 TEST(OpenbTest, BadNodeRows) {
   StatusOr<std::vector<OpenbNode>> nodes =
       ParseOpenbNodes("sn,cpu_milli,memory_mib,gpu,model\nn0,1,2,4,\n", "nodes.csv");
   ASSERT_FALSE(nodes.ok());
   EXPECT_THAT(nodes.status().message(), HasSubstr("nodes.csv:2:10: model: a node with GPUs needs a model"));
+  nodes = ParseOpenbNodes("sn,cpu_milli,memory_mib,gpu,model\nn0,1,2,0,\nn0,1,2,0,\n", "nodes.csv");
+  ASSERT_FALSE(nodes.ok());
+  EXPECT_THAT(nodes.status().message(), HasSubstr("nodes.csv:3:1: sn: duplicate node name n0 (first on line 2)"));
 }
 
 TEST(OpenbTest, ReadsTheSharedTraces) {

@@ -19,13 +19,14 @@ struct PolicyNames {
   std::string_view name;
   std::string_view paper;
 };
-constexpr std::array<PolicyNames, 6> kPolicies = {{
+constexpr std::array<PolicyNames, 7> kPolicies = {{
     {Policy::kRandom, "random", "01-Random"},
     {Policy::kDotProd, "dotprod", "02-DotProd"},
     {Policy::kGpuClustering, "gpuclustering", "03-GpuClustering"},
     {Policy::kGpuPacking, "gpupacking", "04-GpuPacking"},
     {Policy::kBestFit, "bestfit", "05-BestFit"},
     {Policy::kFgd, "fgd", "06-FGD"},
+    {Policy::kDraPack, "dra-pack", ""},
 }};
 
 }  // namespace
@@ -39,7 +40,7 @@ StatusOr<Policy> ParsePolicy(std::string_view name) {
     if (lower == p.name || (!paper.empty() && lower == paper)) return p.policy;
   }
   return Status(StatusCode::kInvalidArgument,
-                fmt::format("unknown policy \"{}\" (random, dotprod, gpuclustering, gpupacking, bestfit, fgd)",
+                fmt::format("unknown policy \"{}\" (random, dotprod, gpuclustering, gpupacking, bestfit, fgd, dra-pack)",
                             name));
 }
 
@@ -99,7 +100,12 @@ int64_t FgdStepScore(double frag_now, double frag_after) {
   return static_cast<int64_t>(100 * Sigmoid((frag_now - frag_after) / 1000));
 }
 
-FgdScore ScoreFgd(const TypicalPods& typical, const SimNode& node, const PodShape& pod, double frag_now) {
+namespace {
+
+// FGD's score and GPU choice (§4.6) for any node measure `frag_of(cpu_after,
+// gpu_free_after)` that depends only on the node state, as F and P do.
+template <typename FragOf>
+FgdScore ScoreByDescent(const SimNode& node, const PodShape& pod, double frag_now, const FragOf& frag_of) {
   std::array<int32_t, kMaxGpus> after = node.gpu_free;
   const int64_t cpu_after = node.cpu_free - pod.cpu;
   FgdScore out;
@@ -119,7 +125,7 @@ FgdScore ScoreFgd(const TypicalPods& typical, const SimNode& node, const PodShap
       }
       if (s < 0) {
         after[static_cast<size_t>(i)] = free - pod.milli;
-        s = FgdStepScore(frag_now, NodeFrag(typical, cpu_after, after.data(), node.gpus, node.model));
+        s = FgdStepScore(frag_now, frag_of(cpu_after, after.data()));
         after[static_cast<size_t>(i)] = free;
         seen_value[static_cast<size_t>(seen)] = free;
         seen_score[static_cast<size_t>(seen)] = s;
@@ -137,8 +143,45 @@ FgdScore ScoreFgd(const TypicalPods& typical, const SimNode& node, const PodShap
     GpuPick pick = Cluster::PickBest(node, pod);
     for (int8_t i : pick.indices()) after[static_cast<size_t>(i)] -= pod.milli;
   }
-  out.score = FgdStepScore(frag_now, NodeFrag(typical, cpu_after, after.data(), node.gpus, node.model));
+  out.score = FgdStepScore(frag_now, frag_of(cpu_after, after.data()));
   return out;
+}
+
+}  // namespace
+
+FgdScore ScoreFgd(const TypicalPods& typical, const SimNode& node, const PodShape& pod, double frag_now) {
+  return ScoreByDescent(node, pod, frag_now, [&](int64_t cpu, const int32_t* gpu_free) {
+    return NodeFrag(typical, cpu, gpu_free, node.gpus, node.model);
+  });
+}
+
+double WorkloadGpuPerCpu(const TypicalPods& typical) {
+  double gpu = 0;
+  double cpu = 0;
+  for (const TypicalPod& t : typical.list) {
+    if (t.shape.cpu_only()) continue;
+    gpu += t.weight * static_cast<double>(t.shape.gpu_total());
+    cpu += t.weight * static_cast<double>(t.shape.cpu);
+  }
+  return cpu > 0 ? gpu / cpu : 0;
+}
+
+double StrandedGpu(int64_t cpu_free, int64_t gpu_free_total, double rho) {
+  return std::max(0.0, static_cast<double>(gpu_free_total) - rho * static_cast<double>(cpu_free));
+}
+
+double PackFrag(const TypicalPods& typical, double rho, int64_t cpu_free, const int32_t* gpu_free, int32_t gpus,
+                int32_t model) {
+  int64_t total = 0;
+  for (int32_t i = 0; i < gpus; ++i) total += gpu_free[i];
+  return NodeFrag(typical, cpu_free, gpu_free, gpus, model) + StrandedGpu(cpu_free, total, rho);
+}
+
+FgdScore ScoreDraPack(const TypicalPods& typical, double rho, const SimNode& node, const PodShape& pod,
+                      double pack_now) {
+  return ScoreByDescent(node, pod, pack_now, [&](int64_t cpu, const int32_t* gpu_free) {
+    return PackFrag(typical, rho, cpu, gpu_free, node.gpus, node.model);
+  });
 }
 
 }  // namespace dra::sim

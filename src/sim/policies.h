@@ -16,13 +16,13 @@
 
 namespace dra::sim {
 
-enum class Policy { kRandom, kDotProd, kGpuClustering, kGpuPacking, kBestFit, kFgd };
+enum class Policy { kRandom, kDotProd, kGpuClustering, kGpuPacking, kBestFit, kFgd, kDraPack };
 
-// "random", "dotprod", "gpuclustering", "gpupacking", "bestfit", "fgd"
-// (case-insensitive; the authors' "01-Random" .. "06-FGD" too).
+// "random", "dotprod", "gpuclustering", "gpupacking", "bestfit", "fgd",
+// "dra-pack" (case-insensitive; the authors' "01-Random" .. "06-FGD" too).
 StatusOr<Policy> ParsePolicy(std::string_view name);
 std::string_view PolicyName(Policy policy);
-// The authors' directory name ("06-FGD").
+// The authors' directory name ("06-FGD"); "" for dra-pack, which is ours.
 std::string_view PaperPolicyName(Policy policy);
 
 // Scale constants: the largest node CPU and the largest node GPU milli.
@@ -52,5 +52,29 @@ struct FgdScore {
 FgdScore ScoreFgd(const TypicalPods& typical, const SimNode& node, const PodShape& pod, double frag_now);
 // trunc(100 * sigmoid((now - after) / 1000)).
 int64_t FgdStepScore(double frag_now, double frag_after);
+
+// dra-pack, our policy: FGD's descent on P(n) = F(n) + S(n) instead of F(n).
+// S(n) = max(0, G - rho * C) is the free GPU milli that the node's free CPU
+// cannot feed when pods take CPU and GPU at the workload's ratio rho; FGD
+// counts a GPU as lost to CPU only once no typical pod's CPU fits any more,
+// and then it is too late. The score and the GPU choice follow ScoreFgd with
+// P in place of F (same sigmoid, truncation and ties).
+//
+// rho = sum_m p_m g_m / sum_m p_m c_m over the typical GPU pods: the GPU milli
+// per CPU milli that GPU pods ask for (0.0917 on the default trace). With the
+// CPU-only pods counted as well, rho is smaller and multigpu30 falls below
+// FGD (bench/RESULTS.md).
+double WorkloadGpuPerCpu(const TypicalPods& typical);
+// S(n) for free CPU `cpu_free` and free GPU milli `gpu_free_total`.
+double StrandedGpu(int64_t cpu_free, int64_t gpu_free_total, double rho);
+// P of a node state (the arguments of NodeFrag, plus rho).
+double PackFrag(const TypicalPods& typical, double rho, int64_t cpu_free, const int32_t* gpu_free, int32_t gpus,
+                int32_t model);
+inline double PackFrag(const TypicalPods& typical, double rho, const SimNode& node) {
+  return PackFrag(typical, rho, node.cpu_free, node.gpu_free.data(), node.gpus, node.model);
+}
+// `pack_now` is PackFrag(typical, rho, node).
+FgdScore ScoreDraPack(const TypicalPods& typical, double rho, const SimNode& node, const PodShape& pod,
+                      double pack_now);
 
 }  // namespace dra::sim

@@ -167,11 +167,72 @@ TEST(PoliciesTest, FgdSharingPodPicksTheGpu) {
   EXPECT_EQ(ScoreFgd(t, m, Pod(1000, 0, 0), NodeFrag(t, m)).score, 50);
 }
 
+// dra-pack's workload: G = a GPU pod (cpu 4000, 1000 x 1), C = CPU-only (cpu 12000),
+// weight 1/2 each.
+TypicalPods GpuAndCpuShapes() {
+  TypicalPods t;
+  t.list.push_back(TypicalPod{.shape = Pod(4000, 1000, 1), .spec = "", .pods = 1, .weight = 0.5});
+  t.list.push_back(TypicalPod{.shape = Pod(12000, 0, 0), .spec = "", .pods = 1, .weight = 0.5});
+  return t;
+}
+
+TEST(PoliciesTest, DraPackStrandedGpu) {
+  // GPU pods only: rho = (0.5 * 1000) / (0.5 * 4000) = 0.25; the CPU-only shape is left out.
+  EXPECT_DOUBLE_EQ(WorkloadGpuPerCpu(GpuAndCpuShapes()), 0.25);
+  // TwoShapes: only B is a GPU shape: 500 / 8000 = 0.0625.
+  EXPECT_DOUBLE_EQ(WorkloadGpuPerCpu(TwoShapes()), 0.0625);
+  EXPECT_DOUBLE_EQ(WorkloadGpuPerCpu(TypicalPods{}), 0);
+  // S = max(0, G - rho C): 8000 - 0.0625 * 96000 = 2000; 2000 - 0.0625 * 104000 < 0 -> 0.
+  EXPECT_DOUBLE_EQ(StrandedGpu(96000, 8000, 0.0625), 2000);
+  EXPECT_DOUBLE_EQ(StrandedGpu(104000, 2000, 0.0625), 0);
+  // P = F + S. TwoShapes on [400, 1000], C 12000: F = 900 (FragTest above);
+  // S = 1400 - 0.0625 * 12000 = 650 -> 1550.
+  EXPECT_DOUBLE_EQ(PackFrag(TwoShapes(), 0.0625, MakeNode(12000, {400, 1000})), 1550);
+}
+
+TEST(PoliciesTest, DraPackKeepsCpuWhereGpusNeedIt) {
+  // Workload GpuAndCpuShapes (rho 0.25), a CPU-only pod of cpu 40000, two idle nodes:
+  //   A: 8 GPUs, C 40000. F now: G's shape fits, no GPU below 1000 -> 0; CPU-only -> 8000;
+  //      F = 4000. After (C 0): G's shape lacks CPU -> 8000; F = 8000. FGD: ΔF = -4000:
+  //      100 / (1 + e^4) = 1.798 -> 1. S now 8000 - 0.25 * 40000 < 0 -> 0, after 8000:
+  //      P 4000 -> 16000, ΔP = -12000: 100 / (1 + e^12) = 0.0006 -> 0.
+  //   B: 2 GPUs, C 104000: F = 1000 before and after (C 64000 still fits G); S = 0 both:
+  //      FGD and dra-pack 50.
+  const TypicalPods t = GpuAndCpuShapes();
+  const double rho = WorkloadGpuPerCpu(t);
+  const PodShape pod = Pod(40000, 0, 0);
+  SimNode a = MakeNode(40000, {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000});
+  SimNode b = MakeNode(104000, {1000, 1000});
+  EXPECT_EQ(ScoreFgd(t, a, pod, NodeFrag(t, a)).score, 1);
+  EXPECT_EQ(ScoreDraPack(t, rho, a, pod, PackFrag(t, rho, a)).score, 0);
+  EXPECT_EQ(ScoreFgd(t, b, pod, NodeFrag(t, b)).score, 50);
+  EXPECT_EQ(ScoreDraPack(t, rho, b, pod, PackFrag(t, rho, b)).score, 50);
+  // Where FGD sees no change, dra-pack still does: a CPU-only pod of cpu 10000 on A
+  // with C 40000 -> 30000: F stays 4000 (G's shape fits), FGD 50; S goes from 0 to
+  // 8000 - 7500 = 500: ΔP = -500: 100 / (1 + e^0.5) = 37.75 -> 37. On B it is 50, so
+  // dra-pack sends the pod to B while FGD leaves it to the node rank.
+  EXPECT_EQ(ScoreFgd(t, a, Pod(10000, 0, 0), NodeFrag(t, a)).score, 50);
+  EXPECT_EQ(ScoreDraPack(t, rho, a, Pod(10000, 0, 0), PackFrag(t, rho, a)).score, 37);
+  EXPECT_EQ(ScoreDraPack(t, rho, b, Pod(10000, 0, 0), PackFrag(t, rho, b)).score, 50);
+  // A sharing pod takes the GPU as FGD does, on P: TwoShapes, rho 0.0625, node
+  // [400, 1000], C 12000 (P 1550), pod cpu 4000, milli 300:
+  //   GPU 0 -> [100, 1000], C 8000: F 600 (FgdSharingPodPicksTheGpu), S 1100 - 500 = 600:
+  //            P 1200, ΔP 350: 100 / (1 + e^-0.35) = 58.66 -> 58
+  //   GPU 1 -> [400, 700]: F 750, S 600: P 1350, ΔP 200: 100 / (1 + e^-0.2) = 54.98 -> 54
+  SimNode m = MakeNode(12000, {400, 1000});
+  FgdScore s = ScoreDraPack(TwoShapes(), 0.0625, m, Pod(4000, 300, 1), PackFrag(TwoShapes(), 0.0625, m));
+  EXPECT_EQ(s.score, 58);
+  EXPECT_EQ(s.gpu, 0);
+}
+
 TEST(PoliciesTest, ParsesNames) {
   EXPECT_EQ(*ParsePolicy("fgd"), Policy::kFgd);
   EXPECT_EQ(*ParsePolicy("06-FGD"), Policy::kFgd);
   EXPECT_EQ(*ParsePolicy("BestFit"), Policy::kBestFit);
   EXPECT_EQ(PaperPolicyName(Policy::kGpuPacking), "04-GpuPacking");
+  EXPECT_EQ(*ParsePolicy("DRA-Pack"), Policy::kDraPack);
+  EXPECT_EQ(PolicyName(Policy::kDraPack), "dra-pack");
+  EXPECT_EQ(PaperPolicyName(Policy::kDraPack), "");
   StatusOr<Policy> bad = ParsePolicy("tetris");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);

@@ -336,15 +336,15 @@ std::string AllocationTable(const ReportInput& input) {
   for (size_t pi = 0; pi < input.policies.size(); ++pi) {
     const ReportPolicy& p = input.policies[pi];
     const std::string name = HtmlEscape(p.name);
-    s += fmt::format("<tr data-policy=\"{}\"><td class=\"policy\">{}{}</td><td>±{:.1f}</td>", name, Swatch(pi), name,
-                     p.tolerance);
+    s += fmt::format("<tr data-policy=\"{}\"><td class=\"policy\">{}{}</td><td>{}</td>", name, Swatch(pi), name,
+                     p.tolerance ? fmt::format("±{:.1f}", *p.tolerance) : kDash);
     for (int col : kReportAt) {
       MeanSd ours = OursAt(p, kAllocation, col);
       std::optional<MeanSd> pub = PublishedAt(p, kAllocation, col);
       s += fmt::format("<td>{}</td><td>{}</td>", MeanSdText(ours), pub ? MeanSdText(*pub) : kDash);
-      if (ours.n > 0 && pub) {
+      if (ours.n > 0 && pub && p.tolerance) {
         double diff = ours.mean - pub->mean;
-        bool within = std::abs(diff) <= p.tolerance + 1e-9;
+        bool within = std::abs(diff) <= *p.tolerance + 1e-9;
         s += fmt::format("<td>{}</td><td class=\"{}\">{}</td>", Diff(diff), within ? "yes" : "no",
                          within ? "yes" : "no");
       } else {

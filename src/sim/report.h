@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,7 +42,9 @@ struct ReportPolicy {
   std::string name;                     // as dractl prints it: "fgd"
   std::vector<Columns> runs;            // one per seed (BinRows of each run)
   std::vector<PublishedRun> published;  // the authors' runs; empty when none
-  double tolerance = 0.3;               // allowed |ours - published| of allocation, pp
+  // Allowed |ours - published| of allocation, pp; nullopt for a policy of
+  // our own (dra-pack), which has no published runs.
+  std::optional<double> tolerance = 0.3;
 };
 
 struct ReportInput {

@@ -282,6 +282,12 @@ TEST(ReportTest, TableHoldsTheNumbersGiven) {
   EXPECT_THAT(odd, HasSubstr("<td>±0.5</td><td>70.00 ± 1.41</td><td>—</td><td>—</td><td>—</td>"
                              "<td>90.00 ± 0.00</td><td>—</td><td>—</td><td>—</td>"));
   EXPECT_THAT(odd, HasSubstr(std::string("</span>") + kOddNameEscaped + "</td>"));
+  // A policy of our own (no tolerance: dra-pack) shows a dash there, and no
+  // verdict even when published runs are given.
+  ReportInput own = Synthetic();
+  own.policies[0].tolerance = std::nullopt;
+  std::string own_alpha = RowOf(RenderReport(own), "allocation-table", "alpha");
+  EXPECT_THAT(own_alpha, HasSubstr("<td>—</td><td>82.00 ± 2.83</td><td>81.00 ± 0.71</td><td>—</td><td>—</td>"));
   // Fragmentation amount at 100: alpha 7, 8 -> 7.50 ± 0.71 vs 7.25, 7.75 -> 7.50 ± 0.35.
   std::string frag = RowOf(html, "fragmentation-table", "alpha");
   // At 130: 6, 6 -> 6.00 ± 0.00 vs 6.004: a difference of -0.004 reads +0.00, not -0.00.

@@ -9,6 +9,10 @@ SimScheduler::SimScheduler(Cluster* cluster, const TypicalPods* typical, Policy 
                            std::span<const uint32_t> rank, Rng* rng)
     : cluster_(cluster), typical_(typical), policy_(policy), rank_(rank), rng_(rng) {
   for (const TypicalPod& t : typical_->list) weight_sum_ += t.weight;
+  if (policy_ == Policy::kDraPack) {
+    rho_ = WorkloadGpuPerCpu(*typical_);
+    pack_.resize(cluster_->nodes().size());
+  }
   frag_.resize(cluster_->nodes().size());
   idle_.resize(cluster_->nodes().size());
   for (size_t n = 0; n < frag_.size(); ++n) Refresh(n);
@@ -17,6 +21,7 @@ SimScheduler::SimScheduler(Cluster* cluster, const TypicalPods* typical, Policy 
 void SimScheduler::Refresh(size_t n) {
   const SimNode& node = cluster_->nodes()[n];
   frag_[n] = NodeFrag(*typical_, node);
+  if (policy_ == Policy::kDraPack) pack_[n] = PackFrag(*typical_, rho_, node);
   // sum_m p_m * G in list order, as the authors total it.
   double idle = 0;
   for (const TypicalPod& t : typical_->list) idle += t.weight * static_cast<double>(node.gpu_free_total);
@@ -74,6 +79,11 @@ std::optional<Placement> SimScheduler::Schedule(const PodShape& pod) {
         scores_[i] = ScoreFgd(*typical_, nodes[feasible_[i]], pod, frag_[feasible_[i]]).score;
       }
       break;
+    case Policy::kDraPack:
+      for (size_t i = 0; i < feasible_.size(); ++i) {
+        scores_[i] = ScoreDraPack(*typical_, rho_, nodes[feasible_[i]], pod, pack_[feasible_[i]]).score;
+      }
+      break;
   }
 
   size_t best = 0;
@@ -89,6 +99,8 @@ std::optional<Placement> SimScheduler::Schedule(const PodShape& pod) {
   int32_t fgd_gpu = -1;
   if (policy_ == Policy::kFgd && pod.sharing()) {
     fgd_gpu = ScoreFgd(*typical_, nodes[p.node], pod, frag_[p.node]).gpu;
+  } else if (policy_ == Policy::kDraPack && pod.sharing()) {
+    fgd_gpu = ScoreDraPack(*typical_, rho_, nodes[p.node], pod, pack_[p.node]).gpu;
   }
   p.pick = ChooseGpus(nodes[p.node], pod, fgd_gpu);
   return p;
@@ -118,6 +130,11 @@ GpuPick SimScheduler::ChooseGpus(const SimNode& node, const PodShape& pod, int32
 
 void SimScheduler::Place(const PodShape& pod, const Placement& placement) {
   cluster_->Place(cluster_->nodes()[placement.node], pod, placement.pick);
+  Refresh(placement.node);
+}
+
+void SimScheduler::Remove(const PodShape& pod, const Placement& placement) {
+  cluster_->Remove(cluster_->nodes()[placement.node], pod, placement.pick);
   Refresh(placement.node);
 }
 

@@ -2,7 +2,7 @@
 // on the native model: filter every node, score the feasible ones with the
 // policy, take the highest score (ties: the lowest per-run node rank), then
 // choose the GPUs (§3.2). Keeps each node's fragmentation F (frag.h) up to
-// date for FGD and for the metrics.
+// date for FGD and for the metrics, and P (policies.h) for dra-pack.
 //
 // Not thread-safe; one SimScheduler per run. The cluster, typical pods, rank
 // and rng are borrowed for the scheduler's life.
@@ -36,6 +36,8 @@ class SimScheduler {
   std::optional<Placement> Schedule(const PodShape& pod);
   // Binds `pod` as `placement` says and updates the node's F.
   void Place(const PodShape& pod, const Placement& placement);
+  // The pod placed as `placement` leaves; updates the node's F (and P).
+  void Remove(const PodShape& pod, const Placement& placement);
 
   // Sum of F over nodes, and the typical-weighted free GPU milli (§5.1).
   double FragTotal() const;
@@ -54,6 +56,9 @@ class SimScheduler {
   double weight_sum_ = 0;
   std::vector<double> frag_;
   std::vector<double> idle_;
+  // dra-pack only: the workload's GPU-per-CPU ratio and each node's P.
+  double rho_ = 0;
+  std::vector<double> pack_;
   // Scratch per cycle.
   std::vector<size_t> feasible_;
   std::vector<int64_t> scores_;

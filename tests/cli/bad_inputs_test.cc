@@ -51,12 +51,12 @@ std::string Trim(std::string s) {
 }
 
 // The words of `args` that name files: split at blanks, quotes and shell
-// punctuation, the ones ending in a manifest, vector or text extension.
+// punctuation, the ones ending in a manifest, vector, text or CSV extension.
 std::vector<std::string> NamedFiles(const std::string& args) {
   std::vector<std::string> files;
   std::string word;
   auto flush = [&] {
-    for (std::string_view ext : {".yaml", ".yml", ".json", ".jsonl", ".txt"}) {
+    for (std::string_view ext : {".yaml", ".yml", ".json", ".jsonl", ".txt", ".csv"}) {
       if (word.size() > ext.size() && word.ends_with(ext)) {
         files.push_back(word);
         break;

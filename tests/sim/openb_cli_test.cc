@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "cli/run_command.h"
@@ -86,14 +87,99 @@ TEST_F(OpenbCliTest, SimulatePrintsTheIssueJsonShape) {
   CommandResult r = RunCommand(kBin + " simulate openb --nodes " + Path("nodes.csv") + " --pods " + Path("pods.csv") +
                                " --policy fgd --seed 1,2 --check all -o json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
+  // The tiny trace is tuned to 130% of its 10 GPUs but stops short of the 130
+  // column (its pods are large), so 130 is null, not a mean of nothing.
   for (const char* key : {"\"trace\": \"pods\"", "\"policy\": \"fgd\"", "\"seeds\": [1, 2]", "\"allocation\": {\"100\": {\"mean\": ",
-                          "\"130\": {\"mean\": ", "\"frag_amount\": {", "\"frag_ratio\": {", "\"runs\": ["}) {
+                          "\"130\": null}, \"frag_amount\": {", "\"frag_ratio\": {", "\"runs\": ["}) {
     EXPECT_NE(r.output.find(key), std::string::npos) << key << "\n" << r.output;
   }
   CommandResult bad = RunCommand(kBin + " simulate openb --nodes " + Path("nodes.csv") + " --pods " + Path("pods.csv") +
                                  " --policy tetris");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.output.find("unknown policy \"tetris\""), std::string::npos) << bad.output;
+}
+
+// simulate replay on a two-pod trace with times: x takes all 8 G2 GPUs on
+// 0..100; y (8 GPUs, arrives at 10, runs 20) waits for them, starts at 100
+// (wait 90), ends at 120.
+TEST_F(OpenbCliTest, ReplayQueuesAPodUntilADepartureFreesRoom) {
+  Write("timed.csv",
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time\n"
+        "x,8000,1024,8,1000,,LS,Running,0,100\n"
+        "y,8000,1024,8,1000,,LS,Running,10,30\n");
+  const std::string base =
+      kBin + " simulate replay --nodes " + Path("nodes.csv") + " --pods " + Path("timed.csv") + " --interval 50";
+  CommandResult text = RunCommand(base + " --csv " + Path("series.csv"));
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_NE(text.output.find("2 pods over 0..120 s"), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("started 2 (1 on arrival), pending at the end 0, finished 2, peak pending 1"),
+            std::string::npos)
+      << text.output;
+  EXPECT_NE(text.output.find("p50 0, p95 90, max 90"), std::string::npos) << text.output;
+  // 10 GPUs in all; 8 in use on 0..120: 80% throughout. CPU 8 of 112 cores:
+  // 7.1429%. Fragmentation against the one typical shape (8 whole GPUs): n0's
+  // 2 T4s can never hold it -> 2000 milli = 20% of 10000, at every sample; n1
+  // adds nothing (all in use, or all free and fitting).
+  EXPECT_NE(text.output.find("GPU 80.00% of 10000 milli (peak 80.00%)"), std::string::npos) << text.output;
+  std::ifstream in(dir_ + "/series.csv");
+  std::string csv((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(csv,
+            "time,gpu_allocation,cpu_allocation,running,pending,frag_amount\n"
+            "0,80.0000,7.1429,1,0,20.0000\n"
+            "50,80.0000,7.1429,1,1,20.0000\n"
+            "100,80.0000,7.1429,1,0,20.0000\n"
+            "120,0.0000,0.0000,0,0,20.0000\n");
+  CommandResult json = RunCommand(base + " -o json");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  for (const char* key : {"\"policy\": \"fgd\"", "\"speedup\": 1,", "\"pending_at_end\": 0", "\"wait\": {\"mean\": 45.000",
+                          "\"series\": [{\"time\": 0, "}) {
+    EXPECT_NE(json.output.find(key), std::string::npos) << key << "\n" << json.output;
+  }
+  EXPECT_EQ(RunCommand(base + " --speedup 0.5").exit_code, 2);
+  EXPECT_EQ(RunCommand(base + " --interval 0").exit_code, 2);
+  CommandResult help = RunCommand(kBin + " simulate replay --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.output.find("--speedup"), std::string::npos) << help.output;
+}
+
+// dra-pack has no published runs; with --expected it stands beside FGD's and
+// passes when it reaches them. The published FGD value here is the same in
+// every column: `fgd` percent.
+TEST_F(OpenbCliTest, DraPackIsJudgedAgainstPublishedFgd) {
+  auto write_expected = [&](const std::string& sub, const std::string& fgd) {
+    RunCommand("mkdir -p " + Path(sub));
+    std::string header = "workload,sc_policy,tune,seed";
+    std::string row = "openb_pod_list_pods,06-FGD,1.3,42";
+    for (int c = 0; c <= 130; ++c) {
+      header += "," + std::to_string(c);
+      row += "," + fgd;
+    }
+    for (const char* f : {"analysis_allo_discrete.csv", "analysis_frag_discrete.csv",
+                          "analysis_frag_ratio_discrete.csv"}) {
+      Write(sub + "/" + f, header + "\n" + row + "\n");
+    }
+  };
+  write_expected("low", "1.5");
+  write_expected("high", "99.5");
+  const std::string base =
+      kBin + " simulate openb --nodes " + Path("nodes.csv") + " --pods " + Path("pods.csv") + " --policy dra-pack --seed 1";
+  CommandResult low = RunCommand(base + " --expected " + Path("low"));
+  ASSERT_EQ(low.exit_code, 0) << low.output;
+  EXPECT_NE(low.output.find("published fgd 1.50, diff +"), std::string::npos) << low.output;
+  EXPECT_NE(low.output.find("target at least fgd: ok"), std::string::npos) << low.output;
+  EXPECT_EQ(low.output.find("MISS"), std::string::npos) << low.output;
+  // The tiny trace never reaches 99.5% of its GPUs (pods c and e stay pending).
+  CommandResult high = RunCommand(base + " --expected " + Path("high"));
+  ASSERT_EQ(high.exit_code, 0) << high.output;
+  EXPECT_NE(high.output.find("published fgd 99.50, diff -"), std::string::npos) << high.output;
+  EXPECT_NE(high.output.find("target at least fgd: MISS"), std::string::npos) << high.output;
+  CommandResult json = RunCommand(base + " --expected " + Path("low") + " -o json");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  for (const char* key : {"\"policy\": \"dra-pack\"", "\"published\": {\"allocation\": {\"100\": {\"mean\": 1.5000",
+                          "\"published_policy\": \"fgd\"", "\"target\": \"at least\""}) {
+    EXPECT_NE(json.output.find(key), std::string::npos) << key << "\n" << json.output;
+  }
+  EXPECT_EQ(json.output.find("\"tolerance\""), std::string::npos) << json.output;
 }
 
 }  // namespace
