@@ -72,7 +72,7 @@ int RunSimulateReplay(std::span<const std::string_view> args) {
                  "random, dotprod, gpuclustering, gpupacking, bestfit, fgd or dra-pack")
       ->capture_default_str();
   app.add_option("--seed", seed, "node ranks for ties, and the random policy's draws")->capture_default_str();
-  app.add_option("--interval", interval, "seconds between samples of the series")
+  app.add_option("--interval", interval, "seconds between samples of the series (at most 1,000,000 samples)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--speedup", speedup,

@@ -44,7 +44,7 @@ class ReplayRun {
     for (const SimNode& n : cluster_.nodes()) cpu_capacity_ += n.cpu_free;
   }
 
-  ReplayResult Run() {
+  StatusOr<ReplayResult> Run() {
     ReplayResult out;
     ReplaySummary& s = out.summary;
     s.pods = static_cast<int64_t>(pods_.size());
@@ -61,6 +61,7 @@ class ReplayRun {
       if (!ends_.empty()) t = std::min(t, ends_.top().first);
       // Samples strictly before t see the state left by the previous instant.
       while (next_sample < t) {
+        if (out.series.size() >= kMaxReplaySamples) return TooManySamples();
         out.series.push_back(Sample(next_sample));
         next_sample += interval_;
       }
@@ -93,6 +94,7 @@ class ReplayRun {
     }
     s.end_time = last_time;
     while (next_sample < s.end_time) {
+      if (out.series.size() >= kMaxReplaySamples) return TooManySamples();
       out.series.push_back(Sample(next_sample));
       next_sample += interval_;
     }
@@ -124,6 +126,13 @@ class ReplayRun {
   }
 
  private:
+  Status TooManySamples() const {
+    return Status(StatusCode::kInvalidArgument,
+                  fmt::format("the series would have more than {} samples at an interval of {} s: give a longer "
+                              "interval",
+                              kMaxReplaySamples, interval_));
+  }
+
   bool TryStart(size_t i, int64_t t) {
     PodState& p = pods_[i];
     std::optional<Placement> placement = scheduler_.Schedule(p.shape);

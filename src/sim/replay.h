@@ -20,6 +20,7 @@
 // pending at the end. A pod without a deletion time runs to the end.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -28,6 +29,9 @@
 #include "sim/policies.h"
 
 namespace dra::sim {
+
+// The most samples a series may have (about 50 MB); more is an error.
+inline constexpr size_t kMaxReplaySamples = 1'000'000;
 
 struct ReplayOptions {
   Policy policy = Policy::kFgd;
@@ -78,7 +82,8 @@ struct ReplayResult {
 };
 
 // All nodes take part (CPU-only ones too). kInvalidArgument for nodes the
-// model cannot hold (cluster.h), a non-positive interval or a speedup below 1.
+// model cannot hold (cluster.h), a non-positive interval, a speedup below 1,
+// or a series longer than kMaxReplaySamples.
 StatusOr<ReplayResult> Replay(const std::vector<OpenbNode>& nodes, const std::vector<OpenbPod>& pods,
                               const ReplayOptions& options);
 

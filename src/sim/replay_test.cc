@@ -118,6 +118,11 @@ TEST(ReplayTest, RejectsBadInput) {
   r = Replay(nodes, {Pod("a", 0, 1, 1, 0, 0), Pod("a", 5, 9, 1, 0, 0)}, ReplayOptions{});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(), "duplicate pod name a");
+  // One pod that runs 2,000,001 s: 2,000,002 one-second samples.
+  r = Replay(nodes, {Pod("long", 0, 2'000'001, 1, 0, 0)}, ReplayOptions{.interval = 1});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "the series would have more than 1000000 samples at an interval of 1 s: give a longer interval");
   nodes.push_back(nodes[0]);
   r = Replay(nodes, {Pod("a", 0, 1, 1, 0, 0)}, ReplayOptions{});
   ASSERT_FALSE(r.ok());
