@@ -110,8 +110,11 @@ std::optional<sim::MeanSd> PublishedAt(const std::vector<sim::PublishedRun>* run
   return sim::Summarize(v);
 }
 
-// ±0.5 for GpuClustering and GpuPacking (larger per-seed spread, spec §7.9), else ±0.3.
-double Tolerance(sim::Policy p) {
+// The reproduction tolerance, as scripts/reproduce-fgd judges: on the default
+// trace ±0.5 for GpuClustering and GpuPacking (larger per-seed spread, spec
+// §7.9), else ±0.3; ±0.5 on the other traces.
+double Tolerance(const std::string& trace, sim::Policy p) {
+  if (trace != "default") return 0.5;
   return p == sim::Policy::kGpuClustering || p == sim::Policy::kGpuPacking ? 0.5 : 0.3;
 }
 
@@ -121,16 +124,14 @@ sim::Policy ComparedWith(sim::Policy p) { return p == sim::Policy::kDraPack ? si
 bool AtLeast(sim::Policy p) { return p == sim::Policy::kDraPack; }
 // Whether ours - published = `diff` passes: at least FGD for dra-pack, else
 // within the tolerance.
-bool Passes(sim::Policy p, double diff) { return AtLeast(p) ? diff >= -1e-9 : std::abs(diff) <= Tolerance(p); }
+bool Passes(const std::string& trace, sim::Policy p, double diff) {
+  return AtLeast(p) ? diff >= -1e-9 : std::abs(diff) <= Tolerance(trace, p);
+}
 const std::vector<sim::PublishedRun>* PublishedFor(const std::optional<sim::Published>& published,
                                                    const std::string& trace, sim::Policy p) {
   if (!published) return nullptr;
   return published->Find(trace, std::string(sim::PaperPolicyName(ComparedWith(p))));
 }
-
-// The tolerance of the --report table, as scripts/reproduce-fgd judges: the
-// per-policy one on the default trace, ±0.5 on the other traces.
-double ReportTolerance(const std::string& trace, sim::Policy p) { return trace == "default" ? Tolerance(p) : 0.5; }
 
 // `args` as a shell would take them back: words of safe characters as they
 // are, others in single quotes.
@@ -184,7 +185,7 @@ std::string JsonFor(const std::string& trace, sim::Policy policy, const std::vec
       s += fmt::format("}}, \"published_policy\": \"{}\", \"target\": \"at least\"",
                        sim::PolicyName(ComparedWith(policy)));
     } else {
-      s += fmt::format("}}, \"tolerance\": {}", Tolerance(policy));
+      s += fmt::format("}}, \"tolerance\": {}", Tolerance(trace, policy));
     }
   }
   s += ", \"runs\": [";
@@ -241,10 +242,10 @@ void PrintText(const std::string& trace, sim::Policy policy, const std::vector<R
       }
       double diff = ours.mean - p->mean;
       const std::string target = AtLeast(policy) ? fmt::format("target at least {}", sim::PolicyName(ComparedWith(policy)))
-                                                 : fmt::format("tolerance ±{:.1f}", Tolerance(policy));
+                                                 : fmt::format("tolerance ±{:.1f}", Tolerance(trace, policy));
       std::printf("  allocation at %d%%: ours %.2f, published %s %.2f, diff %+.2f, %s: %s\n", col, ours.mean,
                   std::string(sim::PolicyName(ComparedWith(policy))).c_str(), p->mean, diff, target.c_str(),
-                  Passes(policy, diff) ? "ok" : "MISS");
+                  Passes(trace, policy, diff) ? "ok" : "MISS");
     }
   }
 }
@@ -408,7 +409,7 @@ int RunSimulate(std::span<const std::string_view> args) {
       sim::ReportPolicy rp{.name = std::string(sim::PolicyName(policy_list[pi])),
                            .runs = {},
                            .published = {},
-                           .tolerance = ReportTolerance(trace, policy_list[pi])};
+                           .tolerance = Tolerance(trace, policy_list[pi])};
       for (const RunOutcome& r : results[pi]) rp.runs.push_back(r.columns);
       // dra-pack has no published runs of its own; the fgd row carries FGD's.
       const std::vector<sim::PublishedRun>* pub =

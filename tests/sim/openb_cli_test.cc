@@ -180,6 +180,11 @@ TEST_F(OpenbCliTest, DraPackIsJudgedAgainstPublishedFgd) {
     EXPECT_NE(json.output.find(key), std::string::npos) << key << "\n" << json.output;
   }
   EXPECT_EQ(json.output.find("\"tolerance\""), std::string::npos) << json.output;
+  // FGD itself is judged within a tolerance: ±0.5 off the default trace (this one is "pods").
+  CommandResult fgd = RunCommand(kBin + " simulate openb --nodes " + Path("nodes.csv") + " --pods " + Path("pods.csv") +
+                                 " --policy fgd --seed 1 --expected " + Path("low") + " -o json");
+  ASSERT_EQ(fgd.exit_code, 0) << fgd.output;
+  EXPECT_NE(fgd.output.find("\"tolerance\": 0.5"), std::string::npos) << fgd.output;
 }
 
 }  // namespace
