@@ -4,6 +4,7 @@
 #include "sim/replay.h"
 
 #include "gtest/gtest.h"
+#include "sim/cluster.h"
 
 namespace dra::sim {
 namespace {
@@ -108,6 +109,39 @@ TEST(ReplayTest, PendingPodWaitsForANodeItFits) {
   EXPECT_EQ(r->summary.pending_at_end, 0);
   EXPECT_TRUE(r->summary.wait_max == 9 || r->summary.wait_max == 49) << r->summary.wait_max;
   EXPECT_EQ(r->summary.finished, 3);
+}
+
+// Remove undoes Place, including GpuClustering's classes: a class bit goes
+// only with the node's last pod of that class.
+TEST(ReplayTest, RemoveUndoesPlace) {
+  std::vector<OpenbNode> nodes = {{.name = "n0", .cpu_milli = 8000, .memory_mib = 1024, .gpus = 2, .model = "T4"}};
+  StatusOr<Cluster> c = Cluster::Build(nodes);
+  ASSERT_TRUE(c.ok());
+  SimNode& n = c->nodes()[0];
+  const SimNode idle = n;
+  PodShape share{.cpu = 1000, .memory = 10, .milli = 300, .count = 1};
+  PodShape whole{.cpu = 2000, .memory = 20, .milli = 1000, .count = 1};
+  GpuPick gpu0, gpu1;
+  gpu0.index[0] = 0;
+  gpu0.size = 1;
+  gpu1.index[0] = 1;
+  gpu1.size = 1;
+  c->Place(n, share, gpu0);
+  c->Place(n, share, gpu0);
+  c->Place(n, whole, gpu1);
+  EXPECT_EQ(n.classes, ClassBit(share) | ClassBit(whole));
+  EXPECT_EQ(n.gpu_free[0], 400);
+  c->Remove(n, share, gpu0);
+  EXPECT_EQ(n.classes, ClassBit(share) | ClassBit(whole));  // one sharing pod is left
+  c->Remove(n, whole, gpu1);
+  EXPECT_EQ(n.classes, ClassBit(share));
+  c->Remove(n, share, gpu0);
+  EXPECT_EQ(n.classes, 0u);
+  EXPECT_EQ(n.cpu_free, idle.cpu_free);
+  EXPECT_EQ(n.memory_free, idle.memory_free);
+  EXPECT_EQ(n.pods, 0);
+  EXPECT_EQ(n.gpu_free, idle.gpu_free);
+  EXPECT_EQ(n.gpu_free_total, idle.gpu_free_total);
 }
 
 TEST(ReplayTest, RejectsBadInput) {
