@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <queue>
@@ -23,6 +24,12 @@ namespace dra::sim {
 namespace {
 
 constexpr int64_t kNever = -1;
+
+// a + b for b >= 0, stopping at the largest int64 (times near it in hostile
+// input must not overflow).
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  return a > std::numeric_limits<int64_t>::max() - b ? std::numeric_limits<int64_t>::max() : a + b;
+}
 
 struct PodState {
   PodShape shape;
@@ -63,7 +70,7 @@ class ReplayRun {
       while (next_sample < t) {
         if (out.series.size() >= kMaxReplaySamples) return TooManySamples();
         out.series.push_back(Sample(next_sample));
-        next_sample += interval_;
+        next_sample = SaturatingAdd(next_sample, interval_);
       }
       gpu_area += GpuPercent() * static_cast<double>(t - last_time);
       cpu_area += CpuPercent() * static_cast<double>(t - last_time);
@@ -96,7 +103,7 @@ class ReplayRun {
     while (next_sample < s.end_time) {
       if (out.series.size() >= kMaxReplaySamples) return TooManySamples();
       out.series.push_back(Sample(next_sample));
-      next_sample += interval_;
+      next_sample = SaturatingAdd(next_sample, interval_);
     }
     out.series.push_back(Sample(s.end_time));
     const double span = static_cast<double>(s.end_time - s.start_time);
@@ -141,7 +148,7 @@ class ReplayRun {
     p.placement = placement;
     p.start = t;
     ++running_;
-    if (p.run != kNever) ends_.emplace(t + p.run, i);
+    if (p.run != kNever) ends_.emplace(SaturatingAdd(t, p.run), i);
     return true;
   }
 

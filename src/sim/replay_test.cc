@@ -3,6 +3,8 @@
 // trace.
 #include "sim/replay.h"
 
+#include <limits>
+
 #include "gtest/gtest.h"
 #include "sim/cluster.h"
 
@@ -157,6 +159,15 @@ TEST(ReplayTest, RejectsBadInput) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(),
             "the series would have more than 1000000 samples at an interval of 1 s: give a longer interval");
+  // Times near the largest int64 do not overflow: b waits for a, which ends at
+  // the largest time; b's end saturates there too.
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  r = Replay(nodes, {Pod("a", 0, max, 1, 1, 1000), Pod("b", 1, max, 1, 1, 1000)},
+             ReplayOptions{.interval = max});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->summary.started, 2);
+  EXPECT_EQ(r->summary.end_time, max);
+  EXPECT_EQ(r->summary.wait_max, max - 1);
   nodes.push_back(nodes[0]);
   r = Replay(nodes, {Pod("a", 0, 1, 1, 0, 0)}, ReplayOptions{});
   ASSERT_FALSE(r.ok());
