@@ -1226,16 +1226,36 @@ class Validator {
     }
   }
 
+  // An attribute with no value. 1.37's API server reports the declarative
+  // union rule (seen from a real v1.37.2 kube-apiserver); older releases the
+  // handwritten text.
+  // `dropped`: the list field the API server dropped first (named after the
+  // upstream text, which does not say why the attribute is empty).
+  void NoAttributeValue(const FieldPath& path, std::string_view dropped = {}) {
+    std::string detail = minor_ >= 37 ? "must specify one of: `int`, `bool`, `string`, `version`, `ints`, `bools`, "
+                                        "`strings`, `versions`"
+                                      : "exactly one value must be specified";
+    if (!dropped.empty()) {
+      detail += " (`" + std::string(dropped) + "` was dropped: it requires feature gate DRAListTypeAttributes)";
+    }
+    Invalid(path, Quote(""), detail);
+  }
+
   // upstream validateDeviceAttribute.
   void Attribute(const DeviceAttribute& attribute, const FieldPath& path) {
     DeviceAttribute::Type type = attribute.type();
     if (type == DeviceAttribute::Type::kNone) {
-      Invalid(path, Quote(""), "exactly one value must be specified");
+      NoAttributeValue(path);
       return;
     }
     if (attribute.is_list()) {
       FieldPath list = path.Child(DeviceAttributeTypeName(type));
-      if (GateOff(Gate::kDRAListTypeAttributes, list)) return;
+      if (GateOff(Gate::kDRAListTypeAttributes, list)) {
+        // The API server drops the list before validating: the attribute is
+        // then left without a value, which it rejects.
+        if (minor_ >= 36) NoAttributeValue(path, DeviceAttributeTypeName(type));
+        return;
+      }
       if (AttributeValueCount(attribute) == 0) {
         Invalid(list, "[]", "must not be empty if specified");
         return;

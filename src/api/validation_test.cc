@@ -844,7 +844,18 @@ TEST(ValidationTest, DeviceRules) {
                 },
             .field = "spec.devices[0].attributes[empty]",
             .type = T::kInvalid,
-            .detail = "exactly one value must be specified"},
+            // The text a real v1.37.2 kube-apiserver answered for `empty: {}`.
+            .detail = "must specify one of: `int`, `bool`, `string`, `version`, `ints`, `bools`, `strings`, "
+                      "`versions`"},
+          C{.name = "attribute without value, 1.34",
+            .mutate =
+                [&](ResourceSlice& s) {
+                  dev(s).attributes.insert_or_assign("empty", DeviceAttribute{});
+                },
+            .field = "spec.devices[0].attributes[empty]",
+            .type = T::kInvalid,
+            .detail = "exactly one value must be specified",
+            .gates = [] { return Version("1.34"); }},
           C{.name = "string too long",
             .mutate =
                 [&](ResourceSlice& s) {
@@ -872,7 +883,7 @@ TEST(ValidationTest, DeviceRules) {
             .field = "spec.devices[0].attributes[" + std::string(47, 'd') + "..." +
                      std::string(12, 'd') + "/" + std::string(32, 'n') + "x]",
             .type = T::kInvalid,
-            .detail = "exactly one value"},
+            .detail = "must specify one of"},
           C{.name = "list attribute gate off",
             .mutate =
                 [&](ResourceSlice& s) {
@@ -883,6 +894,17 @@ TEST(ValidationTest, DeviceRules) {
             .detail = "DRAListTypeAttributes",
             .severity = Severity::kWarning,
             .gates = [] { return Version("1.36"); }},
+          // The API server drops the list and then finds no value (a real
+          // v1.37.2 kube-apiserver rejected examples/cluster's dra.cpu slice so).
+          C{.name = "list attribute gate off leaves no value",
+            .mutate =
+                [&](ResourceSlice& s) {
+                  dev(s).attributes.insert_or_assign("roots", DeviceAttribute::Strings({"pci0000:15"}));
+                },
+            .field = "spec.devices[0].attributes[roots]",
+            .type = T::kInvalid,
+            .detail = "must specify one of",
+            .gates = [] { return Version("1.37"); }},
           C{.name = "empty list attribute",
             .mutate =
                 [&](ResourceSlice& s) {

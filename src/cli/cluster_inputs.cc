@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <tuple>
@@ -12,7 +13,11 @@
 #include "api/defaults.h"
 #include "api/validation.h"
 #include "cli/common.h"
+#include "base/version.h"
 #include "fmt/format.h"
+#include "kube/client.h"
+#include "kube/kubeconfig.h"
+#include "kube/list.h"
 #include "manifest/loader.h"
 #include "sched/snapshot.h"
 #include "sched/workloads.h"
@@ -111,11 +116,51 @@ void CheckIdentities(manifest::LoadResult* loaded) {
   }
 }
 
+// Lists the cluster from the API server into `loaded`. Returns -1 on
+// success, else the exit code (the reason printed).
+int LoadLive(const ClusterInputOptions& options, const manifest::LoadOptions& load_options,
+             manifest::LoadResult* loaded) {
+  StatusOr<kube::RestConfig> config = kube::ResolveConfig(options.kubeconfig, options.context);
+  if (!config.ok()) {
+    std::fprintf(stderr, "%s: %s\n", options.command, config.status().message().c_str());
+    return kExitInputError;
+  }
+  StatusOr<std::unique_ptr<kube::Client>> client = kube::Client::New(*config, "dractl/" DRACTL_VERSION);
+  if (!client.ok()) {
+    std::fprintf(stderr, "%s: %s\n", options.command, client.status().message().c_str());
+    return kExitInputError;
+  }
+  manifest::LoadOptions live_options = load_options;
+  live_options.drop_managed_fields = true;
+  manifest::Loader loader(live_options);
+  size_t before = loaded->objects.size();
+  std::string counts;
+  for (const kube::Collection& c : kube::SnapshotCollections()) {
+    StatusOr<kube::ListResult> list = kube::ListAll(**client, c);
+    if (!list.ok()) {
+      std::fprintf(stderr, "%s: %s (%s)\n", options.command, list.status().message().c_str(), config->source.c_str());
+      return kExitInputError;
+    }
+    size_t from = loaded->objects.size();
+    for (const kube::ListPage& page : list->pages) loader.LoadText(page.body, page.name, loaded);
+    if (!list->served) continue;
+    std::string name = c.path.substr(c.path.rfind('/') + 1);
+    counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", loaded->objects.size() - from, name);
+  }
+  std::fprintf(stderr, "%s: read %zu objects from %s (%s): %s\n", options.command, loaded->objects.size() - before,
+               config->server.c_str(), config->source.c_str(), counts.c_str());
+  return -1;
+}
+
 }  // namespace
 
 int LoadCluster(const std::vector<std::string>& files, const api::FeatureGates& gates,
                 const ClusterInputOptions& options, manifest::LoadResult* loaded) {
-  LoadInputs(files, {.keep_trees = true, .keep_workloads = options.expand_workloads}, loaded);
+  const manifest::LoadOptions load_options{.keep_trees = true, .keep_workloads = options.expand_workloads};
+  if (options.live) {
+    if (int rc = LoadLive(options, load_options, loaded); rc >= 0) return rc;
+  }
+  LoadInputs(files, load_options, loaded);
   {
     std::vector<const api::Object*> inputs;
     for (const manifest::LoadedObject& o : loaded->objects) inputs.push_back(&o.object);
@@ -156,6 +201,24 @@ int LoadCluster(const std::vector<std::string>& files, const api::FeatureGates& 
   return -1;
 }
 
+std::optional<ClusterInputOptions> InputOptions(const char* command, const std::vector<std::string>& files,
+                                                const ClusterFlags& flags) {
+  ClusterInputOptions options{.command = command,
+                              .expand_workloads = flags.workloads == "expand",
+                              .live = flags.live || !flags.kubeconfig.empty(),
+                              .kubeconfig = flags.kubeconfig,
+                              .context = flags.context};
+  if (files.empty() && !options.live) {
+    std::fprintf(stderr, "%s: no cluster: give -f FILE|DIR|- (repeatable), --live or --kubeconfig FILE\n", command);
+    return std::nullopt;
+  }
+  if (!options.live && !flags.context.empty()) {
+    std::fprintf(stderr, "%s: --context needs --live or --kubeconfig\n", command);
+    return std::nullopt;
+  }
+  return options;
+}
+
 void AddClusterFlags(CLI::App& app, ClusterFlags& flags) {
   app.add_option("--policy", flags.policy,
                  "kube: LeastAllocated + BalancedAllocation + DRA prioritized-list score; binpack: "
@@ -181,6 +244,12 @@ void AddClusterFlags(CLI::App& app, ClusterFlags& flags) {
                  "100 nodes); 0: its adaptive default (50% minus 1% per 125 nodes, at least 5%); 100: every node")
       ->check(CLI::Range(0, 100))
       ->capture_default_str();
+  app.add_flag("--live", flags.live,
+               "also read the cluster from its API server (nodes, pods, claims, templates, slices, classes, "
+               "taint rules), found as kubectl finds it: $KUBECONFIG, ~/.kube/config, else in-cluster; "
+               "nothing is written to it");
+  app.add_option("--kubeconfig", flags.kubeconfig, "kubeconfig file for --live (implies --live)");
+  app.add_option("--context", flags.context, "kubeconfig context for --live (default: current-context)");
 }
 
 }  // namespace dra::cli

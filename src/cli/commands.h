@@ -21,5 +21,6 @@ int RunSimulate(std::span<const std::string_view> args);
 int RunSimulateReplay(std::span<const std::string_view> args);
 int RunGen(std::span<const std::string_view> args);
 int RunDiscover(std::span<const std::string_view> args);
+int RunServe(std::span<const std::string_view> args);
 
 }  // namespace dra::cli

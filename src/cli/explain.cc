@@ -2,6 +2,7 @@
 // node the first blocking cause with numbers, a cluster summary, the nearest
 // misses and selectors that match no device anywhere, as text or JSON.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -205,10 +206,10 @@ int Run(const ExplainFlags& flags) {
     std::fprintf(stderr, "dractl explain: give either a POD (namespace/name) or --all-pending\n");
     return kExitUsageError;
   }
+  std::optional<ClusterInputOptions> inputs = InputOptions("dractl explain", flags.files, flags.cluster);
+  if (!inputs) return kExitUsageError;
   manifest::LoadResult loaded;
-  if (int rc = LoadCluster(flags.files, *gates,
-                           {.command = "dractl explain", .expand_workloads = flags.cluster.workloads == "expand"}, &loaded);
-      rc >= 0) {
+  if (int rc = LoadCluster(flags.files, *gates, *inputs, &loaded); rc >= 0) {
     return rc;
   }
   std::vector<const api::Object*> objects;
@@ -262,13 +263,15 @@ int RunExplain(std::span<const std::string_view> args) {
                "\n"
                "  dractl explain -f cluster/ NAMESPACE/POD [-o text|json]\n"
                "  dractl explain -f cluster/ --all-pending\n"
+               "  dractl explain --live [--kubeconfig FILE] [--context NAME] NAMESPACE/POD\n"
                "\n"
                "A pod that is not pending, or that would be placed now, is reported with its node.\n"
                "Exit 0 when explained; 1 for input errors or an unknown pod; 2 for usage errors.",
                "dractl explain"};
   ExplainFlags flags;
-  app.add_option("-f,--filename", flags.files, "file, directory or - (stdin); repeatable")
-      ->required()
+  app.add_option("-f,--filename", flags.files,
+                 "file, directory or - (stdin); repeatable; with --live, added to the cluster read from the API "
+                 "server")
       ->allow_extra_args(false);  // one path per -f, so POD may follow
   app.add_option("pod", flags.pod, "the pod: namespace/name (or name in namespace default)");
   app.add_flag("--all-pending", flags.all_pending, "explain every pending pod that stays pending");

@@ -28,6 +28,7 @@ Commands:
   simulate   replay a trace (the FGD paper's openb experiment) with a policy
   gen        generate synthetic clusters and pods (scheduler_perf shapes)
   discover   the ResourceSlices the DRA drivers would publish on this node (NVML, sysfs)
+  serve      schedule live: a secondary scheduler for pods with schedulerName dractl
 
 Inputs (-f) are files, directories (recursive: .yaml .yml .json) or - (stdin),
 exactly as `kubectl get ... -o yaml|json` prints them (List objects included).
@@ -62,6 +63,7 @@ constexpr Command kCommands[] = {
     {"simulate", dra::cli::RunSimulate},
     {"gen", dra::cli::RunGen},
     {"discover", dra::cli::RunDiscover},
+    {"serve", dra::cli::RunServe},
 };
 
 int Main(int argc, char** argv) {

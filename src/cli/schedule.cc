@@ -2,6 +2,7 @@
 // kube-scheduler would (sched/scheduler.h) and prints where each went, or the
 // updated objects.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,10 +84,10 @@ int Run(const ScheduleFlags& flags) {
     return kExitUsageError;
   }
 
+  std::optional<ClusterInputOptions> inputs = InputOptions("dractl schedule", flags.files, flags.cluster);
+  if (!inputs) return kExitUsageError;
   manifest::LoadResult loaded;
-  if (int rc = LoadCluster(flags.files, *gates,
-                           {.command = "dractl schedule", .expand_workloads = flags.cluster.workloads == "expand"}, &loaded);
-      rc >= 0) {
+  if (int rc = LoadCluster(flags.files, *gates, *inputs, &loaded); rc >= 0) {
     return rc;
   }
   std::vector<const api::Object*> objects;
@@ -126,6 +127,7 @@ int RunSchedule(std::span<const std::string_view> args) {
                "src/sched/workloads.h.\n"
                "\n"
                "  dractl schedule -f cluster/ [--policy kube|binpack|best-fit] [--seed N] [-o table|yaml|json]\n"
+               "  dractl schedule --live [--kubeconfig FILE] [--context NAME] [-f new-pods.yaml]\n"
                "\n"
                "-o table (default): one line per pending pod: POD, NODE (or <pending>) and the devices\n"
                "per pod claim (claim: driver/pool/device,...) or kube-scheduler's reason, then a summary.\n"
@@ -134,7 +136,9 @@ int RunSchedule(std::span<const std::string_view> args) {
                "Exit 0 even if pods stay pending; 1 for input errors.",
                "dractl schedule"};
   ScheduleFlags flags;
-  app.add_option("-f,--filename", flags.files, "file, directory or - (stdin); repeatable")->required();
+  app.add_option("-f,--filename", flags.files,
+                 "file, directory or - (stdin); repeatable; with --live, added to the cluster read from the API "
+                 "server (e.g. the manifests about to be applied)");
   AddClusterFlags(app, flags.cluster);
   app.add_option("-o,--output", flags.output, "table, yaml or json")
       ->check(CLI::IsMember({"table", "yaml", "json"}))

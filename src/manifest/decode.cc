@@ -1,5 +1,6 @@
 #include "manifest/decode.h"
 
+#include <algorithm>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -745,9 +746,19 @@ class Decoder {
       return true;
     });
     if (set.size() > 1) {
+      // As the API server's union rule says it (a real v1.37.2 answered
+      // `Invalid value: "{int, string}"` for `{string: x, int: 1}`): the fields
+      // set, in the union's member order.
+      static constexpr std::string_view kMembers[] = {"int", "bool", "string", "version",
+                                                      "ints", "bools", "strings", "versions"};
       std::string fields;
-      for (std::string_view s : set) fields += (fields.empty() ? "" : ", ") + std::string(s);
-      Error(n.mark, path, "exactly one value must be specified, got " + fields);
+      for (std::string_view m : kMembers) {
+        if (std::find(set.begin(), set.end(), m) != set.end()) fields += (fields.empty() ? "" : ", ") + std::string(m);
+      }
+      Error(n.mark, path,
+            "Invalid value: \"{" + fields +
+                "}\": must specify exactly one of: `int`, `bool`, `string`, `version`, `ints`, `bools`, `strings`, "
+                "`versions`");
     }
   }
   void Decode(const Node& n, const Path& path, api::CapacityRequestPolicyRange* r) {

@@ -381,7 +381,7 @@ TEST(DecodeTest, ReportsTypeErrorsWithPathAndMark) {
       {.name = "two_attribute_values",
        .yaml = "  - name: a\n    attributes: {n: {int: 1, string: x}}\n",
        .field = "spec.devices[0].attributes[n]",
-       .message = "exactly one value must be specified, got int, string", .mark = {10, 21}},
+       .message = "Invalid value: \"{int, string}\": must specify exactly one of: `int`, `bool`, `string`, `version`, `ints`, `bools`, `strings`, `versions`", .mark = {10, 21}},
       {.name = "bad_time",
        .yaml = "  - name: a\n    taints: [{key: k, effect: None, timeAdded: yesterday}]\n",
        .field = "spec.devices[0].taints[0].timeAdded", .message = "must be RFC 3339",

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -289,7 +290,23 @@ void Loader::LoadDocument(Node root, const std::shared_ptr<const std::string>& f
   DecodeOne(std::move(root), file, out);
 }
 
+void DropManagedFields(Node* object) {
+  if (!object->is_mapping()) return;
+  for (size_t i = 0; i < object->keys.size(); ++i) {
+    if (object->keys[i].first != "metadata" || !object->items[i].is_mapping()) continue;
+    Node& meta = object->items[i];
+    for (size_t k = 0; k < meta.keys.size(); ++k) {
+      if (meta.keys[k].first == "managedFields") {
+        meta.keys.erase(meta.keys.begin() + static_cast<std::ptrdiff_t>(k));
+        meta.items.erase(meta.items.begin() + static_cast<std::ptrdiff_t>(k));
+        return;
+      }
+    }
+  }
+}
+
 void Loader::DecodeOne(Node root, const std::shared_ptr<const std::string>& file, LoadResult* out) const {
+  if (options_.drop_managed_fields) DropManagedFields(&root);
   const Node* kind_node = root.Find("kind");
   const Node* api_node = root.Find("apiVersion");
   std::string name = TreeDisplayName(root);

@@ -33,6 +33,10 @@ struct LoadOptions {
   // Job in LoadResult::workloads (for `schedule`, which expands them into
   // pods) instead of skipping them.
   bool keep_workloads = false;
+  // Drop metadata.managedFields (as `kubectl get` hides them and
+  // kube-scheduler's informers discard them): for objects read from an API
+  // server.
+  bool drop_managed_fields = false;
 };
 
 struct LoadedObject {
@@ -99,6 +103,9 @@ class Loader {
 
   LoadOptions options_;
 };
+
+// Removes metadata.managedFields from an object's tree, if present.
+void DropManagedFields(Node* object);
 
 // Display name of an object for messages: "Kind ns/name" or "Kind name".
 std::string ObjectDisplayName(const api::Object& object);

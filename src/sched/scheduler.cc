@@ -283,7 +283,8 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   out.pod = Key(s_.pods[pod_idx].metadata);
 
   // The resource-claim controller runs independently of scheduling.
-  std::vector<size_t> created = EnsurePodClaims(&s_, pod_idx);
+  std::vector<size_t> created;
+  if (options_.create_template_claims) created = EnsurePodClaims(&s_, pod_idx);
   from_template_.resize(s_.claims.size(), nullptr);
   if (!created.empty()) {
     result_.changed_pods.push_back(pod_idx);
@@ -307,9 +308,10 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   if (const api::RawJson* gates = pod.spec.extra.find("schedulingGates"); gates != nullptr && *gates != "[]") {
     return Fail(std::move(out), PodOutcome::Kind::kUnschedulable, "waiting for scheduling gates: " + *gates);
   }
-  if (!pod.spec.scheduler_name.empty() && pod.spec.scheduler_name != "default-scheduler") {
+  if (const std::string& name = pod.spec.scheduler_name.empty() ? "default-scheduler" : pod.spec.scheduler_name;
+      name != options_.scheduler_name) {
     return Fail(std::move(out), PodOutcome::Kind::kUnschedulable,
-                fmt::format("spec.schedulerName is \"{}\", not default-scheduler", pod.spec.scheduler_name));
+                fmt::format("spec.schedulerName is \"{}\", not {}", name, options_.scheduler_name));
   }
   StatusOr<std::vector<PodClaimRef>> refs = ResolvePodClaims(s_, pod);
   if (!refs.ok()) return Fail(std::move(out), PodOutcome::Kind::kUnschedulable, refs.status().message());

@@ -56,6 +56,14 @@ struct ScheduleOptions {
   // search starts where this one stopped. 0: kube-scheduler's adaptive
   // default (50% minus 1% per 125 nodes, at least 5%); 100: every node.
   int32_t percentage_of_nodes_to_score = 0;
+  // The scheduler this run acts as: pods naming another (an empty
+  // spec.schedulerName is default-scheduler) are not placed.
+  std::string scheduler_name = "default-scheduler";
+  // Do the resource-claim controller's part for each pod (EnsurePodClaims:
+  // claims from templates). `dractl serve` leaves that to
+  // kube-controller-manager unless told otherwise; then a pod whose claim was
+  // not created yet is unschedulable ("waiting for resource claim creation").
+  bool create_template_claims = true;
 };
 
 // How many feasible nodes Filter looks for in a cluster of `num_nodes`

@@ -55,9 +55,21 @@ TEST(CliTest, EverySubcommandHasHelpAndRejectsBadFlags) {
 }
 
 TEST(CliTest, ValidateAcceptsEverySharedFixture) {
-  CommandResult r = RunCommand(kBin + " validate -f " + kShared + "/fixtures");
+  // nvidia/node-mixed-nic.yaml's dra.cpu slice publishes pcieRoot as a list
+  // attribute, which needs the alpha gate DRAListTypeAttributes.
+  CommandResult r = RunCommand(kBin + " validate -f " + kShared + "/fixtures --feature-gates DRAListTypeAttributes=true");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, " 0 errors")) << r.output;
+  // With 1.37's defaults the API server drops the lists and rejects the slice
+  // (as a real v1.37.2 kube-apiserver did): exactly those two attributes.
+  CommandResult off = RunCommand(kBin + " validate -f " + kShared + "/fixtures");
+  EXPECT_EQ(off.exit_code, 1) << off.output;
+  EXPECT_TRUE(Contains(off.output, " 2 errors")) << off.output;
+  EXPECT_TRUE(Contains(off.output, "node-mixed-nic.yaml:261:9: ResourceSlice 00000-dra.cpu-l40s-rdma-03-d5dkc: "
+                                   "spec.devices[0].attributes[resource.kubernetes.io/pcieRoot]: Invalid value: \"\": "
+                                   "must specify one of: `int`, `bool`, `string`, `version`, `ints`, `bools`, "
+                                   "`strings`, `versions`"))
+      << off.output;
 }
 
 TEST(CliTest, ValidateReadsStdinAndReportsJson) {
@@ -123,7 +135,7 @@ TEST(CliTest, ConvertRoundTripsFixturesThroughYamlAndJson) {
     ASSERT_EQ(b.exit_code, 0) << b.output;
     CommandResult diff = RunCommand("cmp " + first + " " + second);
     EXPECT_EQ(diff.exit_code, 0) << fmt << ": second conversion differs from the first";
-    CommandResult valid = RunCommand(kBin + " validate -f " + first);
+    CommandResult valid = RunCommand(kBin + " validate -f " + first + " --feature-gates DRAListTypeAttributes=true");
     EXPECT_EQ(valid.exit_code, 0) << valid.output;
   }
   fs::remove_all(dir);
@@ -257,7 +269,9 @@ TEST(CliTest, AllocateGpuNicAlignedClaimOnTheNicNode) {
                            "/companion/deviceclasses.yaml -f " + f + "/nvidia/node-mixed-nic.yaml -f " + f +
                            "/claims/gpu-nic-aligned.yaml --node l40s-rdma-03";
   // gpu-0 sits on pcieRoot pci0000:15; the first RDMA VF there is 0000-17-00-2.
-  CommandResult r = RunCommand(base + " --template rdma-inference/gpu-with-local-vf");
+  // (The fixture's dra.cpu slice needs DRAListTypeAttributes to be valid.)
+  CommandResult r =
+      RunCommand(base + " --template rdma-inference/gpu-with-local-vf --feature-gates DRAListTypeAttributes=true");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "      - request: gpu\n        driver: gpu.nvidia.com\n        pool: l40s-rdma-03\n"
                                  "        device: gpu-0\n"))
@@ -267,13 +281,16 @@ TEST(CliTest, AllocateGpuNicAlignedClaimOnTheNicNode) {
       << r.output;
   EXPECT_TRUE(Contains(r.output, "      - source: FromClaim\n        requests:\n        - vf\n")) << r.output;
 
-  // The CPU request matches on a list attribute: impossible without
-  // DRAListTypeAttributes (exit 4 and the reason), possible with it.
+  // The CPU request matches on a list attribute. Without DRAListTypeAttributes
+  // the API server drops the list and rejects the slice, as a real v1.37.2
+  // kube-apiserver did; with the gate the claim fits.
   CommandResult off = RunCommand(base + " --template rdma-inference/gpu-vf-cpus-aligned");
-  EXPECT_EQ(off.exit_code, 4) << off.output;
-  EXPECT_TRUE(Contains(off.output, "claim rdma-inference/gpu-vf-cpus-aligned, request cpus: cannot allocate"))
+  EXPECT_EQ(off.exit_code, 1) << off.output;
+  EXPECT_TRUE(Contains(off.output, "spec.devices[0].attributes[resource.kubernetes.io/pcieRoot]: Invalid value: \"\": "
+                                   "must specify one of: `int`, `bool`, `string`, `version`, `ints`"))
       << off.output;
-  EXPECT_TRUE(Contains(off.output, "violating a constraint")) << off.output;
+  EXPECT_TRUE(Contains(off.output, "(`strings` was dropped: it requires feature gate DRAListTypeAttributes)"))
+      << off.output;
   CommandResult on =
       RunCommand(base + " --template rdma-inference/gpu-vf-cpus-aligned --feature-gates DRAListTypeAttributes=true");
   ASSERT_EQ(on.exit_code, 0) << on.output;

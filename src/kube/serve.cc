@@ -1,0 +1,516 @@
+#include "kube/serve.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <utility>
+
+#include "fmt/format.h"
+#include "kube/list.h"
+#include "manifest/emit.h"
+#include "manifest/encode.h"
+#include "manifest/json_parser.h"
+#include "manifest/loader.h"
+#include "sched/pod_claims.h"
+#include "sched/snapshot.h"
+
+namespace dra::kube {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kMaxWriteAttempts = 5;  // client-go RetryOnConflict's default
+constexpr size_t kMaxEventNote = 1024;
+// After a round that placed nothing, wait at least this long before the next.
+constexpr auto kIdleRoundInterval = std::chrono::milliseconds(500);
+
+double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+std::string Json(const api::Object& object) { return manifest::EmitJson(manifest::EncodeObject(object), 0); }
+
+std::string JsonString(std::string_view s) { return manifest::EmitJson(manifest::Node::String(std::string(s)), 0); }
+
+// RFC 3339 UTC, seconds or microseconds.
+std::string Now(bool micro) {
+  auto now = std::chrono::system_clock::now();
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  if (!micro) return std::string(buf) + "Z";
+  auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
+  return fmt::format("{}.{:06d}Z", buf, us);
+}
+
+StatusOr<api::Object> DecodeBody(const std::string& body) {
+  StatusOr<std::vector<manifest::Document>> docs = manifest::ParseJson(body, "response");
+  if (!docs.ok()) return docs.status();
+  if (docs->size() != 1) return InvalidArgumentError("response: not one JSON object");
+  manifest::DropManagedFields(&(*docs)[0].root);
+  return DecodeApiObject((*docs)[0].root);
+}
+
+std::string ClaimPath(std::string_view ns, std::string_view name) {
+  return fmt::format("/apis/resource.k8s.io/v1/namespaces/{}/resourceclaims/{}", ns, name);
+}
+
+std::string PodPath(const api::Pod& pod) {
+  return fmt::format("/api/v1/namespaces/{}/pods/{}", pod.metadata.namespace_, pod.metadata.name);
+}
+
+std::string Key(const api::ObjectMeta& m) { return m.namespace_ + "/" + m.name; }
+
+bool HasFinalizer(const api::ResourceClaim& claim) {
+  return std::find(claim.metadata.finalizers.begin(), claim.metadata.finalizers.end(),
+                   sched::kDeleteProtectionFinalizer) != claim.metadata.finalizers.end();
+}
+
+bool ReservedFor(const api::ResourceClaim& claim, const api::Pod& pod) {
+  for (const api::ResourceClaimConsumerReference& r : claim.status.reserved_for) {
+    if (r.resource == "pods" && r.uid == pod.metadata.uid) return true;
+  }
+  return false;
+}
+
+// A template entry whose claim the resource-claim controller has not recorded yet.
+bool WaitingForClaims(const api::Pod& pod) {
+  for (const api::PodResourceClaim& c : pod.spec.resource_claims) {
+    if (!c.resource_claim_template_name) continue;
+    bool recorded = false;
+    for (const api::PodResourceClaimStatus& s : pod.status.resource_claim_statuses) recorded |= s.name == c.name;
+    if (!recorded) return true;
+  }
+  return false;
+}
+
+// The PodScheduled condition's status and message, from status.conditions.
+std::pair<std::string, std::string> PodScheduledCondition(const api::Pod& pod) {
+  const api::RawJson* raw = pod.status.extra.find("conditions");
+  if (raw == nullptr) return {};
+  StatusOr<std::vector<manifest::Document>> docs = manifest::ParseJson(*raw, "conditions");
+  if (!docs.ok() || docs->size() != 1 || !(*docs)[0].root.is_sequence()) return {};
+  for (const manifest::Node& c : (*docs)[0].root.items) {
+    const manifest::Node* type = c.Find("type");
+    if (type == nullptr || type->text != "PodScheduled") continue;
+    const manifest::Node* status = c.Find("status");
+    const manifest::Node* message = c.Find("message");
+    return {status ? status->text : "", message ? message->text : ""};
+  }
+  return {};
+}
+
+}  // namespace
+
+Server::Server(Client* client, ServeOptions options)
+    : client_(client), options_(std::move(options)), metrics_(options_.scheduler_name) {}
+
+Server::~Server() {
+  Stop();
+  client_->Cancel();
+  for (std::thread& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+}
+
+void Server::Log(std::string_view line) {
+  if (options_.log) options_.log(line);
+}
+
+void Server::Stop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  stop_ = true;
+  wake_.notify_all();
+}
+
+void Server::Enqueue(ReflectorBatch batch) {
+  std::lock_guard<std::mutex> lock(mu_);
+  queue_.push_back(std::move(batch));
+  wake_.notify_all();
+}
+
+void Server::Run() {
+  std::vector<std::pair<Collection, std::string>> watched;
+  for (const Collection& c : SnapshotCollections()) {
+    // Finished pods hold nothing; they leave the watch as deletions.
+    std::string query = c.path == "/api/v1/pods" ? "fieldSelector=" + QueryEscape("status.phase!=Succeeded,status.phase!=Failed") : "";
+    watched.emplace_back(c, query);
+  }
+  for (const auto& [collection, query] : watched) {
+    auto r = std::make_unique<Reflector>(
+        client_, collection, query, [this](ReflectorBatch b) { Enqueue(std::move(b)); },
+        [this](std::string_view line) { Log(line); });
+    r->set_watch_timeout_seconds(options_.watch_timeout_seconds);
+    reflectors_.push_back(std::move(r));
+  }
+  for (auto& r : reflectors_) threads_.emplace_back([r = r.get()] { r->Run(); });
+
+  Clock::time_point last_round{};
+  bool idle = false;  // the last round placed nothing
+  while (true) {
+    std::deque<ReflectorBatch> batches;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      wake_.wait_for(lock, std::chrono::milliseconds(200), [&] { return stop_ || !queue_.empty(); });
+      if (stop_) break;
+      batches.swap(queue_);
+    }
+    for (const ReflectorBatch& b : batches) {
+      for (const std::string& p : b.problems) Log(fmt::format("skipped an object that cannot be read: {}", p));
+      cache_.Apply(b);
+    }
+    if (!cache_.synced(reflectors_.size())) continue;
+    if (!ready_.exchange(true)) Log(fmt::format("caches synced: {} objects", cache_.size()));
+    if (cache_.generation() == planned_generation_) continue;
+    if (idle && Clock::now() - last_round < kIdleRoundInterval) continue;
+    last_round = Clock::now();
+    uint64_t generation = cache_.generation();
+    Plan();
+    // Rounds run again when anything changed after this one began (writes we
+    // made were assumed into the cache, so their echoes do not look new).
+    idle = cache_.generation() == generation;
+    planned_generation_ = cache_.generation();
+  }
+  client_->Cancel();
+  for (std::thread& t : threads_) t.join();
+  threads_.clear();
+}
+
+void Server::Plan() {
+  Clock::time_point start = Clock::now();
+  int64_t gated = 0;
+  std::vector<const api::Object*> objects = cache_.Objects([&](const api::Pod& p) {
+    if (!p.spec.node_name.empty()) return true;
+    if (p.spec.scheduler_name != options_.scheduler_name) return false;  // another scheduler's
+    if (!p.metadata.deletion_timestamp.empty()) return false;
+    if (!options_.manage_claims && WaitingForClaims(p)) {
+      ++gated;
+      return false;
+    }
+    return true;
+  });
+  sched::Snapshot snapshot = sched::NewSnapshot(objects, options_.gates);
+  sched::ScheduleOptions so{.policy = options_.policy,
+                            .seed = options_.seed,
+                            .scheduler_name = options_.scheduler_name,
+                            .create_template_claims = options_.manage_claims};
+  StatusOr<sched::ScheduleResult> result = sched::Schedule(&snapshot, so);
+  metrics_.Algorithm(Seconds(start));
+  metrics_.SetPending("gated", gated);
+  if (!result.ok()) {
+    Log(fmt::format("internal error: scheduling round: {}", result.status().ToString()));
+    return;
+  }
+  // Claims the round created from templates (--manage-claims), by pod.
+  std::map<std::string, std::vector<size_t>> created;
+  for (size_t c : result->created_claims) {
+    const api::ResourceClaim& claim = snapshot.claims[c];
+    for (const api::OwnerReference& o : claim.metadata.owner_references) {
+      if (o.controller.value_or(false) && o.kind == "Pod") created[claim.metadata.namespace_ + "/" + o.name].push_back(c);
+    }
+  }
+  std::map<std::string, size_t> pod_index;
+  for (size_t i = 0; i < snapshot.pods.size(); ++i) pod_index[Key(snapshot.pods[i].metadata)] = i;
+
+  int64_t unschedulable = 0;
+  bool stopped = false;
+  for (const sched::PodOutcome& o : result->pods) {
+    auto pi = pod_index.find(o.pod);
+    if (pi == pod_index.end()) continue;
+    const api::Pod& pod = snapshot.pods[pi->second];
+    first_seen_.emplace(o.pod, start);
+    if (stopped) continue;
+    Clock::time_point attempt_start = Clock::now();
+    if (o.kind == sched::PodOutcome::Kind::kPlaced) {
+      ++attempts_[o.pod];
+      bool ok = Commit(snapshot, o, created[o.pod]);
+      metrics_.Attempt(ok ? "scheduled" : "error", Seconds(attempt_start));
+      if (!ok) {
+        stopped = true;  // later placements assumed this one
+        continue;
+      }
+      metrics_.PodScheduled(attempts_[o.pod], Seconds(first_seen_[o.pod]));
+      attempts_.erase(o.pod);
+      first_seen_.erase(o.pod);
+      reported_.erase(o.pod);
+      continue;
+    }
+    ++unschedulable;
+    // The resource-claim controller's part happens whether or not the pod fits.
+    if (auto c = created.find(o.pod); c != created.end() && !c->second.empty()) {
+      Status s = OkStatus();
+      for (size_t i : c->second) {
+        if (s.ok()) s = CreateClaim(snapshot.claims[i]);
+      }
+      if (s.ok()) s = RecordPodClaims(pod);
+      if (!s.ok()) Log(fmt::format("pod {}: {}", o.pod, s.message()));
+    }
+    std::string message = o.message;
+    // The allocator's reason for the first node DRA rejected: dractl's detail
+    // after the kube-scheduler text (`dractl explain` has the full story).
+    for (const sched::NodeRejection& r : o.rejections) {
+      if (!r.detail.empty()) {
+        message += fmt::format(" dractl: node {}: {}", r.node, r.detail);
+        break;
+      }
+    }
+    if (reported_[o.pod] != message) {
+      ++attempts_[o.pod];
+      metrics_.Attempt(o.kind == sched::PodOutcome::Kind::kError ? "error" : "unschedulable", Seconds(attempt_start));
+      ReportUnschedulable(pod, message, o.kind == sched::PodOutcome::Kind::kError);
+      reported_[o.pod] = message;
+    }
+  }
+  metrics_.SetPending("unschedulable", unschedulable);
+  // Forget pods that are gone.
+  for (auto it = reported_.begin(); it != reported_.end();) {
+    it = pod_index.count(it->first) ? std::next(it) : reported_.erase(it);
+  }
+}
+
+bool Server::Commit(const sched::Snapshot& snapshot, const sched::PodOutcome& outcome,
+                    const std::vector<size_t>& created) {
+  std::optional<size_t> pod_idx;
+  for (size_t i = 0; i < snapshot.pods.size() && !pod_idx; ++i) {
+    if (Key(snapshot.pods[i].metadata) == outcome.pod) pod_idx = i;
+  }
+  if (!pod_idx) return false;
+  const api::Pod& pod = snapshot.pods[*pod_idx];
+  for (size_t c : created) {
+    if (Status s = CreateClaim(snapshot.claims[c]); !s.ok()) {
+      Log(fmt::format("pod {}: {}", outcome.pod, s.message()));
+      return false;
+    }
+  }
+  if (!created.empty()) {
+    if (Status s = RecordPodClaims(pod); !s.ok()) {
+      Log(fmt::format("pod {}: {}", outcome.pod, s.message()));
+      return false;
+    }
+  }
+  std::vector<const api::ResourceClaim*> reserved;
+  std::string devices;
+  for (const sched::ClaimPlacement& cp : outcome.claims) {
+    size_t slash = cp.claim.find('/');
+    std::optional<size_t> idx = snapshot.FindClaim(cp.claim.substr(0, slash), cp.claim.substr(slash + 1));
+    if (!idx) return false;
+    const api::ResourceClaim& planned = snapshot.claims[*idx];
+    if (Status s = WriteClaim(planned, pod, cp.allocated_now); !s.ok()) {
+      Log(fmt::format("pod {}: claim {}: {}; unreserving and planning again", outcome.pod, cp.claim, s.message()));
+      for (const api::ResourceClaim* r : reserved) Unreserve(*r, pod);
+      return false;
+    }
+    reserved.push_back(&planned);
+    for (const api::DeviceRequestAllocationResult& r : cp.results) {
+      devices += fmt::format("{}{}/{}/{}", devices.empty() ? "" : ",", r.driver, r.pool, r.device);
+    }
+  }
+  if (Status s = Bind(pod, outcome.node); !s.ok()) {
+    Log(fmt::format("pod {}: binding to {}: {}; unreserving", outcome.pod, outcome.node, s.message()));
+    for (const api::ResourceClaim* r : reserved) Unreserve(*r, pod);
+    return false;
+  }
+  PostEvent(pod, "Normal", "Scheduled", "Binding",
+            fmt::format("Successfully assigned {} to {}", outcome.pod, outcome.node));
+  Log(fmt::format("bound {} to {}{}{}", outcome.pod, outcome.node, devices.empty() ? "" : ": ", devices));
+  return true;
+}
+
+Status Server::CreateClaim(const api::ResourceClaim& claim) {
+  api::ResourceClaim fresh = claim;
+  fresh.status = {};
+  Clock::time_point start = Clock::now();
+  StatusOr<Response> r =
+      client_->Do("POST", fmt::format("/apis/resource.k8s.io/v1/namespaces/{}/resourceclaims", claim.metadata.namespace_),
+                  Json(api::Object(fresh)));
+  if (!r.ok()) return r.status();
+  metrics_.ApiRequest("create", "resourceclaims", r->code, Seconds(start));
+  if (r->code < 200 || r->code >= 300) return ApiError(*r, "create claim " + Key(claim.metadata));
+  StatusOr<api::Object> created = DecodeBody(r->body);
+  if (!created.ok()) return created.status();
+  cache_.Assume(std::move(*created));
+  return OkStatus();
+}
+
+Status Server::RecordPodClaims(const api::Pod& pod) {
+  // A strategic merge patch: resourceClaimStatuses merge by name.
+  std::string entries;
+  for (const api::PodResourceClaimStatus& s : pod.status.resource_claim_statuses) {
+    entries += fmt::format("{}{{\"name\":{}", entries.empty() ? "" : ",", JsonString(s.name));
+    if (s.resource_claim_name) entries += fmt::format(",\"resourceClaimName\":{}", JsonString(*s.resource_claim_name));
+    entries += "}";
+  }
+  std::string body = fmt::format("{{\"metadata\":{{\"uid\":{}}},\"status\":{{\"resourceClaimStatuses\":[{}]}}}}",
+                                 JsonString(pod.metadata.uid), entries);
+  Clock::time_point start = Clock::now();
+  StatusOr<Response> r = client_->Do("PATCH", PodPath(pod) + "/status", body, "application/strategic-merge-patch+json");
+  if (!r.ok()) return r.status();
+  metrics_.ApiRequest("patch", "pods/status", r->code, Seconds(start));
+  if (r->code < 200 || r->code >= 300) return ApiError(*r, "record claims in pod status");
+  StatusOr<api::Object> updated = DecodeBody(r->body);
+  if (!updated.ok()) return updated.status();
+  cache_.Assume(std::move(*updated));
+  return OkStatus();
+}
+
+Status Server::WriteClaim(const api::ResourceClaim& planned, const api::Pod& pod, bool allocate) {
+  const std::string key = Key(planned.metadata);
+  const std::string path = ClaimPath(planned.metadata.namespace_, planned.metadata.name);
+  api::ResourceClaim cur;
+  if (const api::Object* cached = cache_.Find(api::Kind::kResourceClaim, key); cached != nullptr) {
+    cur = std::get<api::ResourceClaim>(*cached);
+  }
+  for (int attempt = 0; attempt < kMaxWriteAttempts; ++attempt) {
+    if (attempt > 0 || cur.metadata.uid.empty()) {
+      Clock::time_point start = Clock::now();
+      StatusOr<Response> r = client_->Do("GET", path);
+      if (!r.ok()) return r.status();
+      metrics_.ApiRequest("get", "resourceclaims", r->code, Seconds(start));
+      if (r->code != 200) return ApiError(*r, "get claim");
+      StatusOr<api::Object> o = DecodeBody(r->body);
+      if (!o.ok()) return o.status();
+      cur = std::get<api::ResourceClaim>(*o);
+    }
+    if (!cur.metadata.deletion_timestamp.empty()) return FailedPreconditionError("the claim is being deleted");
+    if (ReservedFor(cur, pod)) return OkStatus();  // an earlier write landed
+    if (allocate && cur.status.allocation) {
+      return Status(StatusCode::kAborted, "allocated elsewhere in the meantime");
+    }
+    if (!allocate && !cur.status.allocation) {
+      return FailedPreconditionError("not allocated any more");
+    }
+    if (allocate && !HasFinalizer(cur)) {
+      api::ResourceClaim with = cur;
+      with.metadata.finalizers.push_back(sched::kDeleteProtectionFinalizer);
+      Clock::time_point start = Clock::now();
+      StatusOr<Response> r = client_->Do("PUT", path, Json(api::Object(with)));
+      if (!r.ok()) return r.status();
+      metrics_.ApiRequest("update", "resourceclaims", r->code, Seconds(start));
+      if (r->code == 409) {
+        metrics_.Conflict();
+        continue;
+      }
+      if (r->code < 200 || r->code >= 300) return ApiError(*r, "add the finalizer");
+      StatusOr<api::Object> o = DecodeBody(r->body);
+      if (!o.ok()) return o.status();
+      cur = std::get<api::ResourceClaim>(*o);
+      cache_.Assume(*o);
+    }
+    api::ResourceClaim next = cur;
+    if (allocate) next.status.allocation = planned.status.allocation;
+    next.status.reserved_for.push_back(
+        {.api_group = "", .resource = "pods", .name = pod.metadata.name, .uid = pod.metadata.uid});
+    Clock::time_point start = Clock::now();
+    StatusOr<Response> r = client_->Do("PUT", path + "/status", Json(api::Object(next)));
+    if (!r.ok()) return r.status();
+    metrics_.ApiRequest("update", "resourceclaims/status", r->code, Seconds(start));
+    if (r->code == 409) {
+      metrics_.Conflict();
+      continue;
+    }
+    if (r->code < 200 || r->code >= 300) return ApiError(*r, allocate ? "write the allocation" : "reserve");
+    StatusOr<api::Object> o = DecodeBody(r->body);
+    if (!o.ok()) return o.status();
+    cache_.Assume(std::move(*o));
+    return OkStatus();
+  }
+  return Status(StatusCode::kAborted, fmt::format("still conflicting after {} attempts", kMaxWriteAttempts));
+}
+
+void Server::Unreserve(const api::ResourceClaim& claim, const api::Pod& pod) {
+  std::string body = fmt::format(
+      "{{\"metadata\":{{\"uid\":{}}},\"status\":{{\"reservedFor\":[{{\"$patch\":\"delete\",\"uid\":{}}}]}}}}",
+      JsonString(claim.metadata.uid.empty() ? "" : claim.metadata.uid), JsonString(pod.metadata.uid));
+  std::string path = ClaimPath(claim.metadata.namespace_, claim.metadata.name) + "/status";
+  Clock::time_point start = Clock::now();
+  StatusOr<Response> r = client_->Do("PATCH", path, body, "application/strategic-merge-patch+json");
+  if (!r.ok()) {
+    Log(fmt::format("unreserve {}: {}", Key(claim.metadata), r.status().message()));
+    return;
+  }
+  metrics_.ApiRequest("patch", "resourceclaims/status", r->code, Seconds(start));
+  if (r->code < 200 || r->code >= 300) {
+    Log(fmt::format("unreserve {}: {}", Key(claim.metadata), ApiError(*r, "patch").message()));
+    return;
+  }
+  if (StatusOr<api::Object> o = DecodeBody(r->body); o.ok()) cache_.Assume(std::move(*o));
+}
+
+Status Server::Bind(const api::Pod& pod, const std::string& node) {
+  std::string body = fmt::format(
+      "{{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{{\"name\":{},\"namespace\":{},\"uid\":{}}},"
+      "\"target\":{{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":{}}}}}",
+      JsonString(pod.metadata.name), JsonString(pod.metadata.namespace_), JsonString(pod.metadata.uid),
+      JsonString(node));
+  Clock::time_point start = Clock::now();
+  StatusOr<Response> r = client_->Do("POST", PodPath(pod) + "/binding", body);
+  if (!r.ok()) return r.status();
+  metrics_.ApiRequest("create", "pods/binding", r->code, Seconds(start));
+  if (r->code < 200 || r->code >= 300) return ApiError(*r, "bind");
+  // The answer is a Status; the bound pod arrives by the watch. Until then the
+  // cache holds it as bound, so the next round counts its requests on `node`.
+  if (const api::Object* cached = cache_.Find(api::Kind::kPod, Key(pod.metadata)); cached != nullptr) {
+    api::Pod bound = std::get<api::Pod>(*cached);
+    bound.spec.node_name = node;
+    cache_.Assume(api::Object(std::move(bound)));
+  }
+  return OkStatus();
+}
+
+void Server::ReportUnschedulable(const api::Pod& pod, const std::string& message, bool error) {
+  auto [status, old_message] = PodScheduledCondition(pod);
+  if (status != "False" || old_message != message) {
+    // A strategic merge patch; conditions merge by type. The transition time
+    // changes only when the status does.
+    std::string transition = status == "False" ? "" : fmt::format(",\"lastTransitionTime\":\"{}\"", Now(false));
+    std::string body = fmt::format(
+        "{{\"status\":{{\"conditions\":[{{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":\"{}\","
+        "\"message\":{}{}}}]}}}}",
+        error ? "SchedulerError" : "Unschedulable", JsonString(message), transition);
+    Clock::time_point start = Clock::now();
+    StatusOr<Response> r = client_->Do("PATCH", PodPath(pod) + "/status", body, "application/strategic-merge-patch+json");
+    if (!r.ok()) {
+      Log(fmt::format("pod {}: PodScheduled condition: {}", Key(pod.metadata), r.status().message()));
+    } else {
+      metrics_.ApiRequest("patch", "pods/status", r->code, Seconds(start));
+      if (r->code >= 200 && r->code < 300) {
+        if (StatusOr<api::Object> o = DecodeBody(r->body); o.ok()) cache_.Assume(std::move(*o));
+      } else {
+        Log(fmt::format("pod {}: {}", Key(pod.metadata), ApiError(*r, "PodScheduled condition").message()));
+      }
+    }
+  }
+  PostEvent(pod, "Warning", "FailedScheduling", "Scheduling", message);
+  Log(fmt::format("pod {}: {}", Key(pod.metadata), message));
+}
+
+void Server::PostEvent(const api::Pod& pod, std::string_view type, std::string_view reason, std::string_view action,
+                       std::string_view note) {
+  std::string text(note);
+  if (text.size() > kMaxEventNote) text = text.substr(0, kMaxEventNote - 4) + " ...";
+  std::string body = fmt::format(
+      "{{\"apiVersion\":\"events.k8s.io/v1\",\"kind\":\"Event\",\"metadata\":{{\"name\":{},"
+      "\"namespace\":{}}},\"eventTime\":\"{}\",\"reportingController\":{},\"reportingInstance\":{},"
+      "\"action\":\"{}\",\"reason\":\"{}\",\"type\":\"{}\",\"note\":{},\"regarding\":{{\"apiVersion\":\"v1\","
+      "\"kind\":\"Pod\",\"name\":{},\"namespace\":{},\"uid\":{}}}}}",
+      JsonString(fmt::format("{}.{:x}", pod.metadata.name,
+                             std::chrono::system_clock::now().time_since_epoch().count())),
+      JsonString(pod.metadata.namespace_), Now(true),
+      JsonString(options_.scheduler_name), JsonString(options_.instance), action, reason, type, JsonString(text),
+      JsonString(pod.metadata.name), JsonString(pod.metadata.namespace_), JsonString(pod.metadata.uid));
+  Clock::time_point start = Clock::now();
+  StatusOr<Response> r = client_->Do(
+      "POST", fmt::format("/apis/events.k8s.io/v1/namespaces/{}/events", pod.metadata.namespace_), body);
+  if (!r.ok()) {
+    Log(fmt::format("event for {}: {}", Key(pod.metadata), r.status().message()));
+    return;
+  }
+  metrics_.ApiRequest("create", "events", r->code, Seconds(start));
+  if (r->code < 200 || r->code >= 300) {
+    Log(fmt::format("event for {}: {}", Key(pod.metadata), ApiError(*r, "create").message()));
+  }
+}
+
+}  // namespace dra::kube

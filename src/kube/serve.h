@@ -1,0 +1,117 @@
+// `dractl serve`: a secondary scheduler on a real API server
+// (../shared/spec/live-scheduler.md). Pods with spec.schedulerName == the
+// scheduler name get their claims allocated and are bound, as kube-scheduler's
+// DynamicResources plugin would do it.
+//
+// Threads: one reflector per collection (reflector.h) feeds a queue; one
+// scheduling thread owns the cache (cache.h), plans and writes. Because the
+// only writer plans on the cache that already holds every write it made (the
+// assume layer), and writes one placement at a time, no two pods in flight can
+// get one device (spec §4.1) — there is no in-flight state to get wrong.
+//
+// A planning round: snapshot of the cache (bound pods + our pending pods; pods
+// of other schedulers that are pending are left out), sched::Schedule on it
+// (queue order: priority, creation time), then for each placed pod in order the
+// API writes of spec §3.4-3.5 — finalizer (update), allocation + reservedFor
+// (status update with the resourceVersion, retried on 409 with a fresh GET),
+// binding — and for each pod that does not fit PodScheduled=False with the
+// "0/N nodes are available: ..." message and a FailedScheduling event (only
+// when the message changed). When a write fails, the claims already reserved
+// for that pod are unreserved (spec §3.6) and the rest of the round is dropped:
+// the next round plans on fresh state. Rounds run whenever the cache changes.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "api/features.h"
+#include "base/status.h"
+#include "kube/cache.h"
+#include "kube/client.h"
+#include "kube/metrics.h"
+#include "kube/reflector.h"
+#include "sched/policy.h"
+#include "sched/scheduler.h"
+
+namespace dra::kube {
+
+struct ServeOptions {
+  std::string scheduler_name = "dractl";
+  api::FeatureGates gates = api::FeatureGates::Defaults();
+  const sched::ScorePolicy* policy = nullptr;  // required; borrowed
+  uint64_t seed = 0;
+  // Create claims from templates and record them in the pod status, as the
+  // resource-claim controller does (spec §2.4), for clusters without
+  // kube-controller-manager. Off: pods wait for the controller.
+  bool manage_claims = false;
+  // Identity in events (reportingInstance) and logs.
+  std::string instance = "dractl";
+  int watch_timeout_seconds = 300;
+  // One line per decision and per problem; must be thread-safe.
+  std::function<void(std::string_view)> log;
+};
+
+class Server {
+ public:
+  Server(Client* client, ServeOptions options);
+  ~Server();
+
+  // Starts the reflectors and runs the scheduling loop until Stop().
+  void Run();
+  // Asks Run() to return (any thread); writes in progress finish first.
+  void Stop();
+
+  // True once every collection was listed (for /readyz).
+  bool ready() const { return ready_.load(); }
+  Metrics& metrics() { return metrics_; }
+
+ private:
+  struct Placement;
+
+  void Enqueue(ReflectorBatch batch);
+  void Plan();
+  // The API writes for one placed pod; false when the round must stop.
+  bool Commit(const sched::Snapshot& snapshot, const sched::PodOutcome& outcome, const std::vector<size_t>& created);
+  Status WriteClaim(const api::ResourceClaim& planned, const api::Pod& pod, bool allocate);
+  void Unreserve(const api::ResourceClaim& claim, const api::Pod& pod);
+  Status Bind(const api::Pod& pod, const std::string& node);
+  Status CreateClaim(const api::ResourceClaim& claim);
+  Status RecordPodClaims(const api::Pod& pod);
+  void ReportUnschedulable(const api::Pod& pod, const std::string& message, bool error);
+  void PostEvent(const api::Pod& pod, std::string_view type, std::string_view reason, std::string_view action,
+                 std::string_view note);
+  void Log(std::string_view line);
+
+  Client* client_;
+  ServeOptions options_;
+  Metrics metrics_;
+  ClusterCache cache_;  // owned by the scheduling thread
+
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::deque<ReflectorBatch> queue_;  // guarded by mu_
+  bool stop_ = false;                 // guarded by mu_
+  std::atomic<bool> ready_{false};
+  std::vector<std::unique_ptr<Reflector>> reflectors_;
+  std::vector<std::thread> threads_;
+
+  uint64_t planned_generation_ = UINT64_MAX;
+  // Pods whose PodScheduled=False message we last wrote: key -> message.
+  std::map<std::string, std::string> reported_;
+  // First time each pending pod was seen (for the SLI metric).
+  std::map<std::string, std::chrono::steady_clock::time_point> first_seen_;
+  std::map<std::string, int> attempts_;
+};
+
+}  // namespace dra::kube

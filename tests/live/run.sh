@@ -1,0 +1,321 @@
+#!/usr/bin/env bash
+# Live tests: dractl against a real kube-apiserver v1.37.2 + etcd on loopback
+# (tests/live/cluster.sh; binaries from scripts/k8s-bins). No mock server.
+#
+#   tests/live/run.sh BUILD_DIR
+#
+# BUILD_DIR holds src/cli/dractl and tests/watch_probe (e.g. build/release).
+# Prints one "ok"/"FAIL" line per check and exits 1 if any failed.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+build="$(cd "${1:?usage: run.sh BUILD_DIR}" && pwd)"
+dractl="$build/src/cli/dractl"
+probe="$build/tests/watch_probe"
+kubectl="$root/tools/k8s-bins/bin/kubectl"
+for b in "$dractl" "$probe" "$kubectl"; do
+  [ -x "$b" ] || { echo "run.sh: $b is missing" >&2; exit 1; }
+done
+
+work="$(mktemp -d /tmp/dractl-live.XXXXXX)"
+cleanup() {
+  "$root/tests/live/cluster.sh" down "$work/cluster" || true
+  "$root/tests/live/cluster.sh" down "$work/cluster2" || true
+  if [ "$failures" -eq 0 ]; then rm -rf "$work"; else echo "run.sh: kept $work for inspection" >&2; fi
+}
+failures=0
+trap cleanup EXIT
+"$root/tests/live/cluster.sh" up "$work/cluster"
+admin="$work/cluster/admin.kubeconfig"
+user="$work/cluster/dractl.kubeconfig"
+k() { "$kubectl" --kubeconfig "$admin" "$@"; }
+
+pass() { echo "ok   $1"; }
+fail() { echo "FAIL $1"; failures=$((failures + 1)); }
+check() {  # name command... : passes when the command exits 0
+  local name=$1; shift
+  if "$@" > "$work/out" 2> "$work/err"; then pass "$name"; else fail "$name"; sed 's/^/    /' "$work/err" | tail -20; fi
+}
+
+# 1. The server is the version the specs describe.
+check "kube-apiserver reports v1.37.2" bash -c "'$kubectl' --kubeconfig '$admin' version -o json | grep -q '\"gitVersion\": \"v1.37.2\"'"
+
+# 2. deploy/ is valid for the real API server (server-side dry run), then applied,
+#    with the test user `dractl` bound to exactly that ClusterRole.
+#    (A server-side dry run creates nothing, so the namespace must exist first.)
+check "deploy/namespace.yaml applies" k apply -f "$root/deploy/namespace.yaml"
+check "deploy/ passes kubectl apply --dry-run=server" k apply --dry-run=server -f "$root/deploy/"
+
+# 3. Without the role, dractl is refused and says by whom and for what.
+rc=0
+"$dractl" schedule --kubeconfig "$user" > "$work/out" 2> "$work/err" || rc=$?
+if [ "$rc" -eq 1 ] && grep -q 'list /api/v1/nodes: HTTP 403 Forbidden: nodes is forbidden: User "dractl" cannot list' "$work/err"; then
+  pass "without RBAC: exit 1 and the API server's 403 message"
+else
+  fail "without RBAC: exit 1 and the API server's 403 message (rc=$rc)"; cat "$work/err"
+fi
+check "apply deploy/ and the test user's binding" k apply -f "$root/deploy/" -f "$root/tests/live/rbac-user.yaml"
+
+# 4. The bundled example cluster is accepted by the real API server's validation.
+#    (Nodes keep their status on create; pods and claims lose theirs.)
+for ns in $(grep -h '^  namespace:' "$root"/examples/cluster/*.yaml | awk '{print $2}' | sort -u); do
+  k create namespace "$ns" > /dev/null
+done
+k apply -f "$root/tests/live/nad-crd.yaml" > /dev/null
+k wait --for=condition=Established --timeout=60s crd/network-attachment-definitions.k8s.cni.cncf.io > /dev/null
+check "kube-apiserver accepts every object of examples/cluster" k apply -f "$root/examples/cluster"
+
+# 5. A watch sees what happens: list, then ADDED / DELETED of a pod.
+"$probe" "$user" /api/v1/pods 8 2 > "$work/probe.out" 2> "$work/probe.err" &
+probe_pid=$!
+sleep 2
+k run live-probe --image=registry.k8s.io/pause:3.10 --restart=Never > /dev/null
+sleep 1
+k delete pod live-probe --wait=false > /dev/null
+wait "$probe_pid"
+if grep -q '^replace ' "$work/probe.out" && grep -q '^ADDED Pod default/live-probe$' "$work/probe.out" &&
+   grep -q '^DELETED Pod default/live-probe$' "$work/probe.out" && ! grep -q '^problem' "$work/probe.out" &&
+   grep -Eq '^stats lists=1 watches=([3-9]|[1-9][0-9]+) expired=0 errors=0$' "$work/probe.out"; then
+  pass "reflector: list, ADDED and DELETED, re-watch after each server timeout"
+else
+  fail "reflector: list, ADDED and DELETED, re-watch after each server timeout"; cat "$work/probe.out" "$work/probe.err"
+fi
+
+# 6. schedule/explain read from the API server decide exactly what they decide
+#    on `kubectl get -o yaml` of the same objects.
+k get nodes,pods,resourceclaims,resourceclaimtemplates,resourceslices,deviceclasses,devicetaintrules -A -o yaml \
+  > "$work/dump.yaml"
+for format in table json; do
+  "$dractl" schedule -f "$work/dump.yaml" -o "$format" > "$work/files.$format" 2> "$work/files.err"
+  "$dractl" schedule --kubeconfig "$user" -o "$format" > "$work/live.$format" 2> "$work/live.err"
+  if cmp -s "$work/files.$format" "$work/live.$format"; then
+    pass "schedule --kubeconfig -o $format equals schedule -f of kubectl's dump"
+  else
+    fail "schedule --kubeconfig -o $format equals schedule -f of kubectl's dump"
+    diff "$work/files.$format" "$work/live.$format" | head -20; cat "$work/live.err"
+  fi
+done
+placed=$(tail -1 "$work/live.table")
+if [[ "$placed" =~ ^([1-9][0-9]*)\ placed,\ ([1-9][0-9]*)\ pending$ ]]; then
+  pass "schedule --kubeconfig places pods and leaves some pending ($placed)"
+else
+  fail "schedule --kubeconfig places pods and leaves some pending ($placed)"
+fi
+"$dractl" explain -f "$work/dump.yaml" --all-pending > "$work/files.explain" 2>&1 || true
+"$dractl" explain --kubeconfig "$user" --all-pending > "$work/live.explain" 2> "$work/live.err" || true
+if cmp -s "$work/files.explain" "$work/live.explain" && grep -q 'nodes' "$work/live.explain"; then
+  pass "explain --kubeconfig --all-pending equals explain -f of kubectl's dump"
+else
+  fail "explain --kubeconfig --all-pending equals explain -f of kubectl's dump"
+  diff "$work/files.explain" "$work/live.explain" | head -20
+fi
+
+# 7. --live with -f: what the cluster would do with manifests not yet applied.
+cat > "$work/extra.yaml" <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata: {name: not-yet-applied, namespace: default}
+spec:
+  containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]
+EOF
+"$dractl" schedule --kubeconfig "$user" -f "$work/extra.yaml" > "$work/out" 2> "$work/err"
+if grep -Eq '^default/not-yet-applied +[a-z0-9-]+ ' "$work/out" && ! grep -q 'not-yet-applied.*<pending>' "$work/out"; then
+  pass "schedule --kubeconfig -f extra.yaml places the extra pod"
+else
+  fail "schedule --kubeconfig -f extra.yaml places the extra pod"; cat "$work/out"
+fi
+if ! k get pod not-yet-applied > /dev/null 2>&1 && [ -z "$(k get pods -A -o jsonpath='{.items[*].spec.nodeName}')" ]; then
+  pass "schedule --kubeconfig writes nothing to the cluster"
+else
+  fail "schedule --kubeconfig writes nothing to the cluster"
+fi
+
+"$root/tests/live/cluster.sh" down "$work/cluster"
+
+# ---------------------------------------------------------------------------
+# Part 2: dractl serve on a fresh API server, as the user `dractl` with only
+# the ClusterRole of deploy/rbac.yaml (../shared/spec/live-scheduler.md §9).
+# No kube-controller-manager runs, so dractl creates template claims itself
+# (--manage-claims).
+"$root/tests/live/cluster.sh" up "$work/cluster2"
+admin="$work/cluster2/admin.kubeconfig"
+user="$work/cluster2/dractl.kubeconfig"
+k apply -f "$root/deploy/" -f "$root/tests/live/rbac-user.yaml" > /dev/null
+k apply -f "$root/tests/live/serve-cluster.yaml" > /dev/null
+"$dractl" serve --kubeconfig "$user" --manage-claims --metrics-address 127.0.0.1:0 --watch-timeout 30 \
+  > "$work/serve.out" 2> "$work/serve.log" &
+serve_pid=$!
+stop_serve() { kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null || true; }
+trap 'stop_serve; cleanup' EXIT
+metrics_port=""
+for _ in $(seq 100); do
+  metrics_port=$(sed -n 's/.*readyz on port \([0-9]*\).*/\1/p' "$work/serve.log")
+  [ -n "$metrics_port" ] && break
+  sleep 0.1
+done
+wait_for() {  # seconds command...: polls until the command succeeds
+  local deadline=$((SECONDS + $1)); shift
+  until "$@" > /dev/null 2>&1; do
+    [ $SECONDS -ge $deadline ] && return 1
+    sleep 0.2
+  done
+}
+ready() { curl -sf "http://127.0.0.1:$metrics_port/readyz" | grep -q ok; }
+if wait_for 30 ready; then pass "serve: /readyz once the caches are synced"; else fail "serve: /readyz"; cat "$work/serve.log"; fi
+
+# §9.1 template claims: created, allocated, reserved, finalizer, bound, events, metrics.
+node_of() { k get pod "$1" -o jsonpath='{.spec.nodeName}'; }
+bound() { [ -n "$(node_of "$1")" ]; }
+k apply -f "$root/tests/live/serve-pods.yaml" > /dev/null
+if wait_for 20 bound pod-1 && wait_for 20 bound pod-2; then
+  pass "serve §9.1: pods with template claims are bound ($(node_of pod-1), $(node_of pod-2))"
+else
+  fail "serve §9.1: pods with template claims are bound"; tail -20 "$work/serve.log"
+fi
+k get resourceclaims -o json > "$work/claims.json"
+claims_ok=$(jq -r '[.items[] | select(.metadata.annotations["resource.kubernetes.io/pod-claim-name"] == "gpu")
+  | select(.status.allocation != null and (.status.reservedFor | length) == 1
+      and (.metadata.finalizers | index("resource.kubernetes.io/delete-protection")) != null
+      and .metadata.ownerReferences[0].kind == "Pod" and .metadata.ownerReferences[0].controller == true)
+  | .status.reservedFor[0].name] | sort | join(",")' "$work/claims.json")
+recorded=$(k get pod pod-1 -o jsonpath='{.status.resourceClaimStatuses[0].name}={.status.resourceClaimStatuses[0].resourceClaimName}')
+if [[ "$claims_ok" == pod-1,pod-2* ]] && [[ "$recorded" == gpu=pod-1-gpu-* ]]; then
+  pass "serve §9.1: claims owned by their pods, allocated, reserved, with the finalizer; pod status names them"
+else
+  fail "serve §9.1: claims owned by their pods, allocated, reserved, with the finalizer ($claims_ok; $recorded)"
+fi
+if k get events --field-selector involvedObject.name=pod-1,reason=Scheduled -o name | grep -q .; then
+  pass "serve §9.1: Scheduled event"
+else
+  fail "serve §9.1: Scheduled event"
+fi
+
+# §9.2 no free device: PodScheduled=False with the kube-scheduler prefix, one
+# FailedScheduling event, then bound once a ResourceSlice adds a device.
+k apply -f "$root/tests/live/serve-pod-3.yaml" > /dev/null
+cond() { k get pod pod-3 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].reason}' | grep -q Unschedulable; }
+if wait_for 20 cond; then
+  msg=$(k get pod pod-3 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')
+  if [[ "$msg" == "0/2 nodes are available: "* ]] && [[ "$msg" == *"cannot allocate all claims"* ]]; then
+    pass "serve §9.2: PodScheduled=False: $msg"
+  else
+    fail "serve §9.2: the message: $msg"
+  fi
+else
+  fail "serve §9.2: PodScheduled=False/Unschedulable"; tail -20 "$work/serve.log"
+fi
+sleep 2  # later rounds must not repeat the event for an unchanged message
+n_events=$(k get events --field-selector involvedObject.name=pod-3,reason=FailedScheduling -o name | wc -l)
+if [ "$n_events" -eq 1 ]; then pass "serve §9.2: one FailedScheduling event"; else fail "serve §9.2: $n_events FailedScheduling events"; fi
+k apply -f "$root/tests/live/serve-slice-more.yaml" > /dev/null
+if wait_for 20 bound pod-3; then
+  pass "serve §9.2: bound once a ResourceSlice adds a device ($(node_of pod-3))"
+else
+  fail "serve §9.2: bound once a ResourceSlice adds a device"; tail -20 "$work/serve.log"
+fi
+
+# §9.3 two pods sharing one claim: one allocation, two reservedFor entries, one node.
+k apply -f "$root/tests/live/serve-shared.yaml" > /dev/null
+if wait_for 20 bound shared-a && wait_for 20 bound shared-b; then
+  reserved=$(k get resourceclaim shared -o jsonpath='{range .status.reservedFor[*]}{.name}{" "}{end}')
+  if [ "$(node_of shared-a)" = "$(node_of shared-b)" ] && [ "$(echo $reserved | wc -w)" -eq 2 ] &&
+     [ "$(k get resourceclaim shared -o jsonpath='{len(.status.allocation.devices.results)}' 2>/dev/null || \
+          k get resourceclaim shared -o json | jq '.status.allocation.devices.results | length')" = 1 ]; then
+    pass "serve §9.3: a shared claim: one allocation, reservedFor $reserved, both pods on $(node_of shared-a)"
+  else
+    fail "serve §9.3: shared claim: reservedFor '$reserved', nodes $(node_of shared-a) $(node_of shared-b)"
+  fi
+else
+  fail "serve §9.3: both pods sharing a claim are bound"; tail -20 "$work/serve.log"
+fi
+
+# §9.5 (the part that needs no race): a claim allocated by someone else pins
+# the pod to the allocation's node, and dractl only reserves it.
+k apply -f "$root/tests/live/serve-preallocated.yaml" > /dev/null
+k patch resourceclaim preallocated --subresource=status --type=merge -p '{"status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.live-test.dractl.dev","pool":"node-b","device":"gpu-3"}]},"nodeSelector":{"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"In","values":["node-b"]}]}]}}}}' > /dev/null
+k apply -f "$root/tests/live/serve-preallocated-pod.yaml" > /dev/null
+if wait_for 20 bound prealloc-pod && [ "$(node_of prealloc-pod)" = node-b ] &&
+   [ "$(k get resourceclaim preallocated -o jsonpath='{.status.reservedFor[0].name}')" = prealloc-pod ]; then
+  pass "serve §9.5: a claim allocated elsewhere: the pod goes to its node and reserves it"
+else
+  fail "serve §9.5: a claim allocated elsewhere"; tail -20 "$work/serve.log"
+fi
+
+# §9.7 stress: many pods, few devices, no device in two claims.
+# 60 more devices (64 in all); pod-1..3 and the shared claim hold 4.
+python3 - "$work/stress.yaml" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    for node in ("node-a", "node-b"):
+        f.write(f"""---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: {node}-stress}}
+spec:
+  driver: gpu.live-test.dractl.dev
+  nodeName: {node}
+  pool: {{name: {node}-stress, generation: 1, resourceSliceCount: 1}}
+  devices:
+""")
+        for d in range(30):
+            f.write(f"  - {{name: gpu-{d}, attributes: {{model: {{string: H100}}}}}}\n")
+    for i in range(200):
+        f.write(f"""---
+apiVersion: v1
+kind: Pod
+metadata: {{name: stress-{i:03d}, namespace: default}}
+spec:
+  schedulerName: dractl
+  resourceClaims: [{{name: gpu, resourceClaimTemplateName: one-gpu}}]
+  containers: [{{name: c, image: registry.k8s.io/pause:3.10, resources: {{claims: [{{name: gpu}}]}}}}]
+""")
+PY
+k apply -f "$work/stress.yaml" > /dev/null
+all_bound_or_reported() {
+  k get pods -o json | jq -e '[.items[] | select(.metadata.name | startswith("stress-"))
+    | select(.spec.nodeName == null and ([.status.conditions[]? | select(.type=="PodScheduled" and .status=="False")] | length) == 0)]
+    | length == 0' > /dev/null
+}
+if wait_for 120 all_bound_or_reported; then
+  k get resourceclaims -o json > "$work/claims.json"
+  k get resourceslices -o json > "$work/slices.json"
+  devices=$(jq '[.items[] | .spec.driver as $d | .spec.pool.name as $p | .spec.devices[]? | "\($d)/\($p)/\(.name)"]' "$work/slices.json")
+  in_use=$(jq '[.items[] | .status.allocation.devices.results[]? | "\(.driver)/\(.pool)/\(.device)"]' "$work/claims.json")
+  total=$(echo "$in_use" | jq length)
+  distinct=$(echo "$in_use" | jq 'unique | length')
+  n_devices=$(echo "$devices" | jq length)
+  unused=$(jq -n --argjson d "$devices" --argjson u "$in_use" '$d - $u | length')
+  bound_stress=$(k get pods -o json | jq '[.items[] | select((.metadata.name | startswith("stress-")) and .spec.nodeName != null)] | length')
+  if [ "$total" -eq "$distinct" ] && [ "$n_devices" -eq 64 ] && [ "$unused" -eq 0 ] && [ "$bound_stress" -eq 60 ]; then
+    pass "serve §9.7: 200 pods on 64 devices: 60 stress pods bound, no device in two claims, none left idle"
+  else
+    fail "serve §9.7: $total allocations, $distinct distinct; $n_devices devices, $unused unused; $bound_stress stress pods bound"
+  fi
+else
+  fail "serve §9.7: every stress pod bound or reported unschedulable within 120 s"; tail -20 "$work/serve.log"
+fi
+
+# /metrics: kube-scheduler's names.
+curl -sf "http://127.0.0.1:$metrics_port/metrics" > "$work/metrics.txt" || true
+scheduled=$(sed -n 's/^scheduler_schedule_attempts_total{profile="dractl",result="scheduled"} \([0-9]*\)$/\1/p' "$work/metrics.txt")
+if [ -n "$scheduled" ] && [ "$scheduled" -ge 6 ] && grep -q '^scheduler_pod_scheduling_attempts_bucket{le="+Inf"}' "$work/metrics.txt"; then
+  pass "serve: /metrics counts $scheduled scheduled attempts"
+else
+  fail "serve: /metrics (scheduled=$scheduled)"; head -20 "$work/metrics.txt"
+fi
+if grep -q ' 403 \|HTTP 403' "$work/serve.log"; then
+  fail "serve §9.9: a 403 with only the deploy/rbac.yaml role"; grep 403 "$work/serve.log" | head -5
+else
+  pass "serve §9.9: no 403 with only the deploy/rbac.yaml role (granular status authorization on)"
+fi
+
+# Graceful stop on SIGTERM.
+kill -TERM "$serve_pid"
+rc=0; wait "$serve_pid" || rc=$?
+if [ "$rc" -eq 0 ] && tail -1 "$work/serve.log" | grep -q 'stopped'; then
+  pass "serve: SIGTERM stops it cleanly (exit 0)"
+else
+  fail "serve: SIGTERM stops it cleanly (exit $rc)"; tail -5 "$work/serve.log"
+fi
+
+echo "live tests: $failures failed"
+[ "$failures" -eq 0 ]
