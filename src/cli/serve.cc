@@ -2,12 +2,15 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <string>
 #include <thread>
 
@@ -19,6 +22,7 @@
 #include "kube/client.h"
 #include "kube/http_server.h"
 #include "kube/kubeconfig.h"
+#include "kube/leader.h"
 #include "kube/serve.h"
 #include "sched/policy.h"
 
@@ -36,7 +40,23 @@ struct ServeFlags {
   bool manage_claims = false;
   std::string metrics_address = "127.0.0.1:10260";
   int watch_timeout = 300;
+  int debug_write_delay_ms = 0;
+  bool leader_elect = true;
+  std::string lease_namespace = "dractl-system";
+  std::string lease_name = "dractl";
+  double lease_duration = 15;
+  double renew_deadline = 10;
+  double retry_period = 2;
 };
+
+std::chrono::milliseconds Millis(double seconds) {
+  return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+}
+
+std::string RandomSuffix() {
+  std::random_device rd;
+  return fmt::format("{:08x}{:08x}", rd(), rd());
+}
 
 std::mutex log_mu;
 
@@ -87,6 +107,7 @@ int Run(const ServeFlags& flags) {
                                       .manage_claims = flags.manage_claims,
                                       .instance = fmt::format("{}-{}", flags.scheduler_name, host),
                                       .watch_timeout_seconds = flags.watch_timeout,
+                                      .write_delay = std::chrono::milliseconds(flags.debug_write_delay_ms),
                                       .log = LogLine});
   kube::HttpServer http;
   if (!flags.metrics_address.empty()) {
@@ -111,19 +132,46 @@ int Run(const ServeFlags& flags) {
                       flags.metrics_address.empty()
                           ? ""
                           : fmt::format("; /metrics, /healthz, /readyz on port {}", http.port())));
+  std::atomic<bool> stop{false};
+  std::atomic<bool> done{false};
   std::thread waiter([&] {
     int sig = 0;
     sigwait(&signals, &sig);
-    if (sig != 0) LogLine(fmt::format("signal {}: stopping", sig));
+    if (!done.load()) LogLine(fmt::format("signal {}: stopping", sig));
+    stop.store(true);
     server.Stop();
   });
+  auto finish = [&](int rc) {
+    done.store(true);
+    pthread_kill(waiter.native_handle(), SIGTERM);  // wakes the waiter if no signal came
+    waiter.join();
+    http.Stop();
+    LogLine(rc == kExitOk ? "stopped" : "stopped: lost the lease");
+    return rc;
+  };
+  std::atomic<bool> lost{false};
+  std::thread renewer;
+  std::optional<kube::LeaderElector> elector;
+  if (flags.leader_elect) {
+    elector.emplace(client->get(), kube::LeaderOptions{.lease_namespace = flags.lease_namespace,
+                                                       .lease_name = flags.lease_name,
+                                                       .identity = fmt::format("{}_{}", host, RandomSuffix()),
+                                                       .lease_duration = Millis(flags.lease_duration),
+                                                       .renew_deadline = Millis(flags.renew_deadline),
+                                                       .retry_period = Millis(flags.retry_period),
+                                                       .log = LogLine});
+    if (!elector->Acquire(stop)) return finish(kExitOk);
+    renewer = std::thread([&] {
+      if (!elector->KeepRenewing(stop)) {
+        lost.store(true);
+        server.Stop();  // a leader that cannot renew must stop writing at once
+      }
+    });
+  }
   server.Run();
-  // Wake the waiter if Run returned on its own (it does not today).
-  pthread_kill(waiter.native_handle(), SIGTERM);
-  waiter.join();
-  http.Stop();
-  LogLine("stopped");
-  return kExitOk;
+  stop.store(true);
+  if (renewer.joinable()) renewer.join();  // releases the lease after a clean stop
+  return finish(lost.load() ? kExitInputError : kExitOk);
 }
 
 }  // namespace
@@ -141,7 +189,10 @@ int RunServe(std::span<const std::string_view> args) {
                "\n"
                "The API server is found as kubectl finds it: --kubeconfig, $KUBECONFIG,\n"
                "~/.kube/config, else the pod's service account. RBAC: deploy/rbac.yaml.\n"
-               "Exit 0 after a signal; 1 when the kubeconfig cannot be used; 2 for usage errors.",
+               "With --leader-elect (the default) only the holder of the Lease\n"
+               "dractl-system/dractl schedules; the others wait to take over.\n"
+               "Exit 0 after a signal; 1 when the kubeconfig cannot be used or the lease was lost;\n"
+               "2 for usage errors.",
                "dractl serve"};
   ServeFlags flags;
   app.add_option("--kubeconfig", flags.kubeconfig, "kubeconfig file");
@@ -164,6 +215,29 @@ int RunServe(std::span<const std::string_view> args) {
   app.add_option("--watch-timeout", flags.watch_timeout, "seconds a watch request lasts before it is renewed")
       ->check(CLI::Range(1, 3600))
       ->capture_default_str();
+  app.add_flag("--leader-elect,!--no-leader-elect", flags.leader_elect,
+               "only the holder of a coordination.k8s.io Lease schedules (run several replicas for high "
+               "availability)")
+      ->capture_default_str();
+  app.add_option("--leader-elect-resource-namespace", flags.lease_namespace, "namespace of the Lease")
+      ->capture_default_str();
+  app.add_option("--leader-elect-resource-name", flags.lease_name, "name of the Lease (deploy/rbac.yaml allows dractl)")
+      ->capture_default_str();
+  app.add_option("--leader-elect-lease-duration", flags.lease_duration,
+                 "seconds a non-leader waits after the last renewal it saw before taking over")
+      ->check(CLI::Range(1.0, 3600.0))
+      ->capture_default_str();
+  app.add_option("--leader-elect-renew-deadline", flags.renew_deadline,
+                 "seconds the leader keeps trying to renew before it stops scheduling (and exits 1)")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
+  app.add_option("--leader-elect-retry-period", flags.retry_period, "seconds between attempts to acquire or renew")
+      ->check(CLI::Range(0.05, 3600.0))
+      ->capture_default_str();
+  app.add_option("--debug-write-delay", flags.debug_write_delay_ms,
+                 "tests only: milliseconds to wait between planning a pod and writing its claims (logged), so that "
+                 "a test can race it")
+      ->check(CLI::Range(0, 60000));
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
   return Run(flags);
 }

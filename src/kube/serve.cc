@@ -290,6 +290,11 @@ bool Server::Commit(const sched::Snapshot& snapshot, const sched::PodOutcome& ou
       return false;
     }
   }
+  if (options_.write_delay.count() > 0) {
+    Log(fmt::format("planned {} on {}; writing in {} ms (--debug-write-delay)", outcome.pod, outcome.node,
+                    options_.write_delay.count()));
+    std::this_thread::sleep_for(options_.write_delay);
+  }
   std::vector<const api::ResourceClaim*> reserved;
   std::string devices;
   for (const sched::ClaimPlacement& cp : outcome.claims) {
@@ -420,9 +425,15 @@ Status Server::WriteClaim(const api::ResourceClaim& planned, const api::Pod& pod
 }
 
 void Server::Unreserve(const api::ResourceClaim& claim, const api::Pod& pod) {
+  // The uid as the API server has it (a claim this round created from a
+  // template has its uid from the create answer, now in the cache).
+  std::string uid = claim.metadata.uid;
+  if (const api::Object* cached = cache_.Find(api::Kind::kResourceClaim, Key(claim.metadata)); cached != nullptr) {
+    uid = api::MetaOf(*cached).uid;
+  }
   std::string body = fmt::format(
       "{{\"metadata\":{{\"uid\":{}}},\"status\":{{\"reservedFor\":[{{\"$patch\":\"delete\",\"uid\":{}}}]}}}}",
-      JsonString(claim.metadata.uid.empty() ? "" : claim.metadata.uid), JsonString(pod.metadata.uid));
+      JsonString(uid), JsonString(pod.metadata.uid));
   std::string path = ClaimPath(claim.metadata.namespace_, claim.metadata.name) + "/status";
   Clock::time_point start = Clock::now();
   StatusOr<Response> r = client_->Do("PATCH", path, body, "application/strategic-merge-patch+json");

@@ -58,6 +58,10 @@ struct ServeOptions {
   // Identity in events (reportingInstance) and logs.
   std::string instance = "dractl";
   int watch_timeout_seconds = 300;
+  // Tests only: wait this long between planning a pod and writing its claims
+  // (after --manage-claims created them), announcing it in the log, so that a
+  // test can write to the API server in between (spec §9.4-9.6).
+  std::chrono::milliseconds write_delay{0};
   // One line per decision and per problem; must be thread-safe.
   std::function<void(std::string_view)> log;
 };

@@ -6,6 +6,8 @@
 #                                    admin.kubeconfig (system:masters) and
 #                                    dractl.kubeconfig (user dractl, no groups)
 #   tests/live/cluster.sh down DIR   stop exactly the processes `up` started
+#   tests/live/cluster.sh restart-apiserver DIR   stop and start kube-apiserver
+#                                    (same port, same etcd)
 #
 # Authorization is RBAC. Admission plugins off: ServiceAccount (no controller
 # creates default service accounts here) and TaintNodesByCondition (no node
@@ -15,7 +17,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 bin="$here/../../tools/k8s-bins/bin"
 
-usage() { echo "usage: $0 up|down DIR" >&2; exit 2; }
+usage() { echo "usage: $0 up|down|restart-apiserver DIR" >&2; exit 2; }
 [ $# -eq 2 ] || usage
 cmd=$1
 dir=$2
@@ -78,7 +80,7 @@ up() {
     --initial-cluster "default=http://127.0.0.1:$peer" --unsafe-no-fsync --log-level warn \
     > "$dir/etcd.log" 2>&1 < /dev/null &
   echo $! > "$dir/etcd.pid"
-  setsid "$bin/kube-apiserver" --etcd-servers "http://127.0.0.1:$client" \
+  printf '%s\n' --etcd-servers "http://127.0.0.1:$client" \
     --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api" \
     --tls-cert-file "$dir/apiserver.crt" --tls-private-key-file "$dir/apiserver.key" \
     --client-ca-file "$dir/ca.crt" \
@@ -86,12 +88,19 @@ up() {
     --service-account-key-file "$dir/sa.key" --service-account-signing-key-file "$dir/sa.key" \
     --service-cluster-ip-range 10.0.0.0/24 --authorization-mode RBAC \
     --disable-admission-plugins ServiceAccount,TaintNodesByCondition --allow-privileged=true \
-    --endpoint-reconciler-type none \
-    > "$dir/kube-apiserver.log" 2>&1 < /dev/null &
-  echo $! > "$dir/kube-apiserver.pid"
+    --endpoint-reconciler-type none > "$dir/kube-apiserver.args"
   kubeconfig admin "$api"
   kubeconfig dractl "$api"
   echo "$api" > "$dir/port"
+  start_apiserver
+}
+
+start_apiserver() {
+  local args=() api
+  mapfile -t args < "$dir/kube-apiserver.args"
+  api=$(cat "$dir/port")
+  setsid "$bin/kube-apiserver" "${args[@]}" >> "$dir/kube-apiserver.log" 2>&1 < /dev/null &
+  echo $! > "$dir/kube-apiserver.pid"
   local curl_admin=(curl -sS --cacert "$dir/ca.crt" --cert "$dir/admin.crt" --key "$dir/admin.key")
   local start=$SECONDS
   until [ "$("${curl_admin[@]}" -o /dev/null -w '%{http_code}' "https://127.0.0.1:$api/readyz" 2>/dev/null)" = 200 ]; do
@@ -113,21 +122,30 @@ up() {
   echo "cluster.sh: kube-apiserver ready on https://127.0.0.1:$api in $((SECONDS - start)) s ($dir)" >&2
 }
 
+stop() {  # name
+  if [ -f "$dir/$1.pid" ]; then
+    local pid
+    pid=$(cat "$dir/$1.pid")
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+    rm -f "$dir/$1.pid"
+  fi
+}
+
 down() {
-  for p in kube-apiserver etcd; do
-    if [ -f "$dir/$p.pid" ]; then
-      local pid
-      pid=$(cat "$dir/$p.pid")
-      kill "$pid" 2>/dev/null || true
-      for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-      kill -9 "$pid" 2>/dev/null || true
-      rm -f "$dir/$p.pid"
-    fi
-  done
+  for p in kube-apiserver etcd; do stop "$p"; done
+}
+
+restart() {  # the API server only; etcd keeps the data
+  dir="$(cd "$dir" && pwd)"
+  stop kube-apiserver
+  start_apiserver
 }
 
 case "$cmd" in
   up) up ;;
   down) down ;;
+  restart-apiserver) restart ;;
   *) usage ;;
 esac

@@ -20,6 +20,7 @@ work="$(mktemp -d /tmp/dractl-live.XXXXXX)"
 cleanup() {
   "$root/tests/live/cluster.sh" down "$work/cluster" || true
   "$root/tests/live/cluster.sh" down "$work/cluster2" || true
+  "$root/tests/live/cluster.sh" down "$work/cluster3" || true
   if [ "$failures" -eq 0 ]; then rm -rf "$work"; else echo "run.sh: kept $work for inspection" >&2; fi
 }
 failures=0
@@ -315,6 +316,189 @@ if [ "$rc" -eq 0 ] && tail -1 "$work/serve.log" | grep -q 'stopped'; then
   pass "serve: SIGTERM stops it cleanly (exit 0)"
 else
   fail "serve: SIGTERM stops it cleanly (exit $rc)"; tail -5 "$work/serve.log"
+fi
+
+"$root/tests/live/cluster.sh" down "$work/cluster2"
+
+# ---------------------------------------------------------------------------
+# Part 3: races (spec §9.4-9.6) and an API server restart (§9.8). dractl waits
+# 2 s between planning a pod and writing (--debug-write-delay, announced in
+# its log); the test writes to the API server in that window.
+"$root/tests/live/cluster.sh" up "$work/cluster3"
+admin="$work/cluster3/admin.kubeconfig"
+user="$work/cluster3/dractl.kubeconfig"
+api="https://127.0.0.1:$(cat "$work/cluster3/port")"
+k apply -f "$root/deploy/" -f "$root/tests/live/rbac-user.yaml" > /dev/null
+k apply -f "$root/tests/live/serve-cluster.yaml" -f "$root/tests/live/serve-slice-more.yaml" > /dev/null
+"$dractl" serve --kubeconfig "$user" --manage-claims --metrics-address 127.0.0.1:0 --watch-timeout 30 \
+  --debug-write-delay 2000 > "$work/serve3.out" 2> "$work/serve3.log" &
+serve_pid=$!
+metrics_port=""
+for _ in $(seq 100); do
+  metrics_port=$(sed -n 's/.*readyz on port \([0-9]*\).*/\1/p' "$work/serve3.log")
+  [ -n "$metrics_port" ] && break
+  sleep 0.1
+done
+wait_for 30 ready || { fail "serve (part 3): /readyz"; cat "$work/serve3.log"; }
+planned() { grep -q "planned default/$1 on" "$work/serve3.log"; }
+planned_node() { sed -n "s/.*planned default\/$1 on \([^;]*\);.*/\1/p" "$work/serve3.log" | tail -1; }
+claim_of() { k get pod "$1" -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}'; }
+pod_yaml() {  # name claim-source
+  cat <<EOF
+apiVersion: v1
+kind: Pod
+metadata: {name: $1, namespace: default}
+spec:
+  schedulerName: dractl
+  resourceClaims: [{name: gpu, $2}]
+  containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {claims: [{name: gpu}]}}]
+EOF
+}
+
+# §9.4 a concurrent writer: a label added between dractl's read and its write
+# makes the write conflict (409); dractl reads again, keeps the label, succeeds.
+pod_yaml race-1 "resourceClaimTemplateName: one-gpu" | k apply -f - > /dev/null
+if wait_for 20 planned race-1; then
+  k label resourceclaim "$(claim_of race-1)" touched-by=test > /dev/null
+fi
+if wait_for 20 bound race-1; then
+  c=$(claim_of race-1)
+  label=$(k get resourceclaim "$c" -o jsonpath='{.metadata.labels.touched-by}')
+  reserved=$(k get resourceclaim "$c" -o jsonpath='{.status.reservedFor[0].name}')
+  conflicts=$(curl -sf "http://127.0.0.1:$metrics_port/metrics" | sed -n 's/^dractl_api_conflicts_total \([0-9]*\)$/\1/p')
+  if [ "$label" = test ] && [ "$reserved" = race-1 ] && [ "${conflicts:-0}" -ge 1 ]; then
+    pass "serve §9.4: a write between dractl's read and write: 409, retried ($conflicts conflicts), the label kept"
+  else
+    fail "serve §9.4: label '$label', reservedFor '$reserved', conflicts '$conflicts'"
+  fi
+else
+  fail "serve §9.4: race-1 bound"; tail -20 "$work/serve3.log"
+fi
+
+# §9.5 a claim allocated behind dractl's back after it planned: it aborts
+# ("allocated elsewhere"), plans again and follows the allocation to node-b.
+cat <<EOF | k apply -f - > /dev/null
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: race-claim, namespace: default}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly: {deviceClassName: gpu.live-test.dractl.dev}
+EOF
+pod_yaml race-2 "resourceClaimName: race-claim" | k apply -f - > /dev/null
+if wait_for 20 planned race-2; then
+  k patch resourceclaim race-claim --subresource=status --type=merge -p '{"status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.live-test.dractl.dev","pool":"node-b","device":"gpu-9"}]},"nodeSelector":{"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"In","values":["node-b"]}]}]}}}}' > /dev/null
+fi
+if wait_for 20 bound race-2 && [ "$(node_of race-2)" = node-b ] &&
+   [ "$(k get resourceclaim race-claim -o jsonpath='{.status.allocation.devices.results[0].device}/{.status.reservedFor[0].name}')" = gpu-9/race-2 ] &&
+   grep -q "race-2: claim default/race-claim: allocated elsewhere in the meantime" "$work/serve3.log"; then
+  pass "serve §9.5: allocated elsewhere while dractl was writing: aborted, then bound to the allocation's node"
+else
+  fail "serve §9.5: allocated elsewhere while dractl was writing"; tail -20 "$work/serve3.log"
+fi
+
+# §9.6 the binding refused: the test binds the pod first; dractl's claim write
+# has landed, its binding gets 409, it removes only this pod from reservedFor
+# and keeps the allocation.
+pod_yaml race-3 "resourceClaimTemplateName: one-gpu" | k apply -f - > /dev/null
+if wait_for 20 planned race-3; then
+  target=$(planned_node race-3)
+  uid=$(k get pod race-3 -o jsonpath='{.metadata.uid}')
+  curl -sf --cacert "$work/cluster3/ca.crt" --cert "$work/cluster3/admin.crt" --key "$work/cluster3/admin.key" \
+    -H 'Content-Type: application/json' -X POST "$api/api/v1/namespaces/default/pods/race-3/binding" \
+    -d "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"race-3\",\"uid\":\"$uid\"},\"target\":{\"kind\":\"Node\",\"name\":\"$target\"}}" > /dev/null
+fi
+unreserved() { grep -q "pod default/race-3: binding to .*unreserving" "$work/serve3.log"; }
+if wait_for 20 unreserved; then
+  sleep 1
+  c=$(claim_of race-3)
+  state=$(k get resourceclaim "$c" -o json | jq -r '"\(.status.allocation != null)/\(.status.reservedFor // [] | length)"')
+  if [ "$state" = true/0 ] && [ "$(node_of race-3)" = "$target" ]; then
+    pass "serve §9.6: binding refused (bound by someone else): unreserved, allocation kept"
+  else
+    fail "serve §9.6: claim allocated/reserved: $state, node $(node_of race-3)"
+  fi
+else
+  fail "serve §9.6: binding refused"; tail -20 "$work/serve3.log"
+fi
+
+# §9.8 the API server restarts: the reflectors reconnect (re-watching or
+# re-listing), and scheduling goes on with nothing lost or invented.
+"$root/tests/live/cluster.sh" restart-apiserver "$work/cluster3"
+pod_yaml after-restart "resourceClaimTemplateName: one-gpu" | k apply -f - > /dev/null
+if wait_for 60 bound after-restart; then
+  k get resourceclaims -o json > "$work/claims.json"
+  dup=$(jq '[.items[] | .status.allocation.devices.results[]? | "\(.driver)/\(.pool)/\(.device)"] | (length - (unique | length))' "$work/claims.json")
+  if [ "$dup" -eq 0 ] && grep -q "retrying in\|re-listing" "$work/serve3.log"; then
+    pass "serve §9.8: API server restarted: reconnected, after-restart bound on $(node_of after-restart), no device twice"
+  else
+    fail "serve §9.8: $dup devices in two claims"; tail -20 "$work/serve3.log"
+  fi
+else
+  fail "serve §9.8: a pod created after the API server restarted is bound"; tail -20 "$work/serve3.log"
+fi
+stop_serve
+
+# §9.10 leader election: two replicas, one Lease; only the leader binds; kill
+# it (SIGKILL: no release) and the other takes over within the lease duration.
+cat <<EOF | k apply -f - > /dev/null
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: node-a-le}
+spec:
+  driver: gpu.live-test.dractl.dev
+  nodeName: node-a
+  pool: {name: node-a-le, generation: 1, resourceSliceCount: 1}
+  devices:
+  - {name: gpu-0, attributes: {model: {string: H100}}}
+  - {name: gpu-1, attributes: {model: {string: H100}}}
+EOF
+le=(--kubeconfig "$user" --manage-claims --metrics-address "" --leader-elect-lease-duration 4
+    --leader-elect-renew-deadline 3 --leader-elect-retry-period 0.5)
+"$dractl" serve "${le[@]}" > /dev/null 2> "$work/replica-a.log" &
+replica_a=$!
+leading() { grep -q "leader election: leading as" "$1"; }
+wait_for 20 leading "$work/replica-a.log" || fail "serve §9.10: replica a leads"
+"$dractl" serve "${le[@]}" > /dev/null 2> "$work/replica-b.log" &
+replica_b=$!
+trap 'kill $replica_a $replica_b 2>/dev/null || true; cleanup' EXIT
+pod_yaml le-1 "resourceClaimTemplateName: one-gpu" | k apply -f - > /dev/null
+if wait_for 20 bound le-1 && grep -q "bound default/le-1" "$work/replica-a.log" && ! leading "$work/replica-b.log" &&
+   ! grep -q "bound default/le-1" "$work/replica-b.log"; then
+  pass "serve §9.10: of two replicas only the leader schedules"
+else
+  fail "serve §9.10: of two replicas only the leader schedules"; tail -5 "$work/replica-a.log" "$work/replica-b.log"
+fi
+kill -KILL "$replica_a"; wait "$replica_a" 2>/dev/null || true
+killed_at=$SECONDS
+if wait_for 20 leading "$work/replica-b.log"; then
+  took=$((SECONDS - killed_at))
+  pod_yaml le-2 "resourceClaimTemplateName: one-gpu" | k apply -f - > /dev/null
+  if wait_for 20 bound le-2 && grep -q "bound default/le-2" "$work/replica-b.log" && [ "$took" -le 15 ]; then
+    pass "serve §9.10: the leader killed, the other replica took over in ${took} s and schedules"
+  else
+    fail "serve §9.10: takeover in ${took} s"; tail -5 "$work/replica-b.log"
+  fi
+else
+  fail "serve §9.10: the other replica takes over"; tail -5 "$work/replica-b.log"
+fi
+kill -TERM "$replica_b"; wait "$replica_b" || true
+if grep -q "leader election: released the lease" "$work/replica-b.log"; then
+  pass "serve §9.10: a clean stop releases the lease"
+else
+  fail "serve §9.10: a clean stop releases the lease"; tail -3 "$work/replica-b.log"
+fi
+
+# A sanitizer build of dractl (scripts/test runs this again with build/asan)
+# reports into the logs of the processes the checks above do not wait for.
+if grep -l "ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error:\|WARNING: ThreadSanitizer" \
+     "$work"/*.log "$work"/*.err > /dev/null 2>&1; then
+  fail "no sanitizer report in any dractl log"
+  grep -l "ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error:\|WARNING: ThreadSanitizer" "$work"/*.log "$work"/*.err
+else
+  pass "no sanitizer report in any dractl log"
 fi
 
 echo "live tests: $failures failed"
