@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -10,6 +11,7 @@
 #include <utility>
 
 #include "fmt/format.h"
+#include "manifest/emit.h"
 #include "manifest/json_parser.h"
 
 namespace dra::kube {
@@ -267,7 +269,9 @@ Status Client::Stream(std::string_view path, const std::function<bool(std::strin
   if (state.too_long) {
     return ResourceExhaustedError(fmt::format("GET {}: one event is longer than {} bytes", url, kMaxLineBytes));
   }
-  if (rc == CURLE_ABORTED_BY_CALLBACK || cancelled_.load()) return Status(StatusCode::kCancelled, "GET " + url + ": cancelled");
+  if (rc == CURLE_ABORTED_BY_CALLBACK || cancelled_.load()) {
+    return Status(StatusCode::kCancelled, "GET " + url + ": cancelled");
+  }
   if (rc != CURLE_OK) return TransportError(rc, error, "GET", url);
   if (!state.pending.empty()) {
     std::string_view rest = state.pending;
@@ -327,5 +331,19 @@ std::string QueryEscape(std::string_view value) {
   }
   return out;
 }
+
+std::string NowRfc3339(bool micro) {
+  auto now = std::chrono::system_clock::now();
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  if (!micro) return std::string(buf) + "Z";
+  auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
+  return fmt::format("{}.{:06d}Z", buf, us);
+}
+
+std::string JsonString(std::string_view s) { return manifest::EmitJson(manifest::Node::String(std::string(s)), 0); }
 
 }  // namespace dra::kube

@@ -77,4 +77,11 @@ Status ApiError(const Response& response, std::string_view what);
 // Percent-encodes a query parameter value.
 std::string QueryEscape(std::string_view value);
 
+// The current time as the API writes it: RFC 3339 in UTC, "…T10:00:00Z"
+// (metav1.Time) or with microseconds, "…T10:00:00.123456Z" (metav1.MicroTime).
+std::string NowRfc3339(bool micro);
+
+// `s` as a JSON string literal (quoted and escaped).
+std::string JsonString(std::string_view s);
+
 }  // namespace dra::kube

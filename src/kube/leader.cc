@@ -13,19 +13,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string MicroTimeNow() {
-  auto now = std::chrono::system_clock::now();
-  std::time_t t = std::chrono::system_clock::to_time_t(now);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
-  return fmt::format("{}.{:06d}Z", buf, us);
-}
-
-std::string Str(std::string_view s) { return manifest::EmitJson(manifest::Node::String(std::string(s)), 0); }
-
 std::string Text(const manifest::Node* n) {
   return n != nullptr && (n->kind == manifest::NodeKind::kString || n->kind == manifest::NodeKind::kInt) ? n->text
                                                                                                         : std::string();
@@ -58,7 +45,7 @@ std::string LeaderElector::LeasePath() const {
 }
 
 bool LeaderElector::TryAcquireOrRenew() {
-  const std::string now = MicroTimeNow();
+  const std::string now = NowRfc3339(true);
   const int64_t duration_s = std::chrono::duration_cast<std::chrono::seconds>(options_.lease_duration).count();
   StatusOr<Response> got = client_->Do("GET", LeasePath());
   if (!got.ok()) {
@@ -70,7 +57,8 @@ bool LeaderElector::TryAcquireOrRenew() {
         "{{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{{\"name\":{},\"namespace\":{}}},"
         "\"spec\":{{\"holderIdentity\":{},\"leaseDurationSeconds\":{},\"acquireTime\":\"{}\",\"renewTime\":\"{}\","
         "\"leaseTransitions\":0}}}}",
-        Str(options_.lease_name), Str(options_.lease_namespace), Str(options_.identity), duration_s, now, now);
+        JsonString(options_.lease_name), JsonString(options_.lease_namespace), JsonString(options_.identity),
+        duration_s, now, now);
     StatusOr<Response> created = client_->Do(
         "POST", fmt::format("/apis/coordination.k8s.io/v1/namespaces/{}/leases", options_.lease_namespace), body);
     if (!created.ok() || created->code < 200 || created->code >= 300) {
@@ -123,8 +111,9 @@ bool LeaderElector::TryAcquireOrRenew() {
       "{{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{{\"name\":{},\"namespace\":{},"
       "\"resourceVersion\":{}}},\"spec\":{{\"holderIdentity\":{},\"leaseDurationSeconds\":{},\"acquireTime\":{},"
       "\"renewTime\":\"{}\",\"leaseTransitions\":{}}}}}",
-      Str(options_.lease_name), Str(options_.lease_namespace), Str(rv), Str(options_.identity), duration_s,
-      acquire.empty() ? "null" : Str(acquire), now, transitions);
+      JsonString(options_.lease_name), JsonString(options_.lease_namespace), JsonString(rv),
+      JsonString(options_.identity), duration_s,
+      acquire.empty() ? "null" : JsonString(acquire), now, transitions);
   StatusOr<Response> put = client_->Do("PUT", LeasePath(), body);
   if (!put.ok()) {
     Log(fmt::format("leader election: {}", put.status().message()));
@@ -187,7 +176,8 @@ void LeaderElector::Release() {
   std::string body = fmt::format(
       "{{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{{\"name\":{},\"namespace\":{},"
       "\"resourceVersion\":{}}},\"spec\":{{\"holderIdentity\":null,\"leaseDurationSeconds\":{},\"renewTime\":\"{}\"}}}}",
-      Str(options_.lease_name), Str(options_.lease_namespace), Str(observed_rv_), duration_s, MicroTimeNow());
+      JsonString(options_.lease_name), JsonString(options_.lease_namespace), JsonString(observed_rv_), duration_s,
+      NowRfc3339(true));
   StatusOr<Response> r = client_->Do("PUT", LeasePath(), body);
   if (r.ok() && r->code >= 200 && r->code < 300) {
     Log("leader election: released the lease");

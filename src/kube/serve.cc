@@ -30,21 +30,6 @@ double Seconds(Clock::time_point since) {
 
 std::string Json(const api::Object& object) { return manifest::EmitJson(manifest::EncodeObject(object), 0); }
 
-std::string JsonString(std::string_view s) { return manifest::EmitJson(manifest::Node::String(std::string(s)), 0); }
-
-// RFC 3339 UTC, seconds or microseconds.
-std::string Now(bool micro) {
-  auto now = std::chrono::system_clock::now();
-  std::time_t t = std::chrono::system_clock::to_time_t(now);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  if (!micro) return std::string(buf) + "Z";
-  auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
-  return fmt::format("{}.{:06d}Z", buf, us);
-}
-
 StatusOr<api::Object> DecodeBody(const std::string& body) {
   StatusOr<std::vector<manifest::Document>> docs = manifest::ParseJson(body, "response");
   if (!docs.ok()) return docs.status();
@@ -135,7 +120,8 @@ void Server::Run() {
   std::vector<std::pair<Collection, std::string>> watched;
   for (const Collection& c : SnapshotCollections()) {
     // Finished pods hold nothing; they leave the watch as deletions.
-    std::string query = c.path == "/api/v1/pods" ? "fieldSelector=" + QueryEscape("status.phase!=Succeeded,status.phase!=Failed") : "";
+    std::string query =
+        c.path == "/api/v1/pods" ? "fieldSelector=" + QueryEscape("status.phase!=Succeeded,status.phase!=Failed") : "";
     watched.emplace_back(c, query);
   }
   for (const auto& [collection, query] : watched) {
@@ -475,7 +461,7 @@ void Server::ReportUnschedulable(const api::Pod& pod, const std::string& message
   if (status != "False" || old_message != message) {
     // A strategic merge patch; conditions merge by type. The transition time
     // changes only when the status does.
-    std::string transition = status == "False" ? "" : fmt::format(",\"lastTransitionTime\":\"{}\"", Now(false));
+    std::string transition = status == "False" ? "" : fmt::format(",\"lastTransitionTime\":\"{}\"", NowRfc3339(false));
     std::string body = fmt::format(
         "{{\"status\":{{\"conditions\":[{{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":\"{}\","
         "\"message\":{}{}}}]}}}}",
@@ -508,7 +494,7 @@ void Server::PostEvent(const api::Pod& pod, std::string_view type, std::string_v
       "\"kind\":\"Pod\",\"name\":{},\"namespace\":{},\"uid\":{}}}}}",
       JsonString(fmt::format("{}.{:x}", pod.metadata.name,
                              std::chrono::system_clock::now().time_since_epoch().count())),
-      JsonString(pod.metadata.namespace_), Now(true),
+      JsonString(pod.metadata.namespace_), NowRfc3339(true),
       JsonString(options_.scheduler_name), JsonString(options_.instance), action, reason, type, JsonString(text),
       JsonString(pod.metadata.name), JsonString(pod.metadata.namespace_), JsonString(pod.metadata.uid));
   Clock::time_point start = Clock::now();
