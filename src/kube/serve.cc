@@ -1,8 +1,10 @@
 #include "kube/serve.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <ctime>
+#include <set>
 #include <utility>
 
 #include "fmt/format.h"
@@ -21,8 +23,12 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kMaxWriteAttempts = 5;  // client-go RetryOnConflict's default
 constexpr size_t kMaxEventNote = 1024;
-// After a round that placed nothing, wait at least this long before the next.
-constexpr auto kIdleRoundInterval = std::chrono::milliseconds(500);
+// Pods whose writes run at once (each a few API requests in sequence).
+constexpr size_t kMaxParallelWrites = 16;
+// After a round that placed nothing but left pods unschedulable, wait at
+// least this long before the next (the cache changes all the time in a busy
+// cluster; each round retries every unschedulable pod).
+constexpr auto kIdleRoundInterval = std::chrono::milliseconds(200);
 
 double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
@@ -134,7 +140,7 @@ void Server::Run() {
   for (auto& r : reflectors_) threads_.emplace_back([r = r.get()] { r->Run(); });
 
   Clock::time_point last_round{};
-  bool idle = false;  // the last round placed nothing
+  bool idle = false;  // the last round placed nothing and left pods unschedulable
   while (true) {
     std::deque<ReflectorBatch> batches;
     {
@@ -152,11 +158,10 @@ void Server::Run() {
     if (cache_.generation() == planned_generation_) continue;
     if (idle && Clock::now() - last_round < kIdleRoundInterval) continue;
     last_round = Clock::now();
-    uint64_t generation = cache_.generation();
-    Plan();
-    // Rounds run again when anything changed after this one began (writes we
-    // made were assumed into the cache, so their echoes do not look new).
-    idle = cache_.generation() == generation;
+    Round round = Plan();
+    idle = round.placed == 0 && round.unschedulable > 0;
+    // Rounds run again when anything changed after this one (the echoes of
+    // our own writes included: they may carry what others wrote in between).
     planned_generation_ = cache_.generation();
   }
   client_->Cancel();
@@ -164,7 +169,7 @@ void Server::Run() {
   threads_.clear();
 }
 
-void Server::Plan() {
+Server::Round Server::Plan() {
   Clock::time_point start = Clock::now();
   int64_t gated = 0;
   std::vector<const api::Object*> objects = cache_.Objects([&](const api::Pod& p) {
@@ -187,7 +192,7 @@ void Server::Plan() {
   metrics_.SetPending("gated", gated);
   if (!result.ok()) {
     Log(fmt::format("internal error: scheduling round: {}", result.status().ToString()));
-    return;
+    return {};
   }
   // Claims the round created from templates (--manage-claims), by pod.
   std::map<std::string, std::vector<size_t>> created;
@@ -200,38 +205,56 @@ void Server::Plan() {
   std::map<std::string, size_t> pod_index;
   for (size_t i = 0; i < snapshot.pods.size(); ++i) pod_index[Key(snapshot.pods[i].metadata)] = i;
 
+  // The placed pods' writes. A pod that reserves a claim another pod of this
+  // round allocates waits for the next round (its writes depend on theirs).
+  std::vector<PodWrite> writes;
+  std::set<std::string> allocated_now;
   int64_t unschedulable = 0;
-  bool stopped = false;
   for (const sched::PodOutcome& o : result->pods) {
     auto pi = pod_index.find(o.pod);
     if (pi == pod_index.end()) continue;
     const api::Pod& pod = snapshot.pods[pi->second];
     first_seen_.emplace(o.pod, start);
-    if (stopped) continue;
-    Clock::time_point attempt_start = Clock::now();
     if (o.kind == sched::PodOutcome::Kind::kPlaced) {
-      ++attempts_[o.pod];
-      bool ok = Commit(snapshot, o, created[o.pod]);
-      metrics_.Attempt(ok ? "scheduled" : "error", Seconds(attempt_start));
-      if (!ok) {
-        stopped = true;  // later placements assumed this one
-        continue;
+      bool depends = false;
+      for (const sched::ClaimPlacement& cp : o.claims) depends |= !cp.allocated_now && allocated_now.count(cp.claim);
+      if (depends) continue;
+      PodWrite w;
+      w.pod_key = o.pod;
+      w.node = o.node;
+      w.pod = pod;
+      if (const api::Object* cached = cache_.Find(api::Kind::kPod, o.pod); cached != nullptr) {
+        w.cached_pod = std::get<api::Pod>(*cached);
       }
-      metrics_.PodScheduled(attempts_[o.pod], Seconds(first_seen_[o.pod]));
-      attempts_.erase(o.pod);
-      first_seen_.erase(o.pod);
-      reported_.erase(o.pod);
+      for (size_t c : created[o.pod]) w.create.push_back(snapshot.claims[c]);
+      for (const sched::ClaimPlacement& cp : o.claims) {
+        size_t slash = cp.claim.find('/');
+        std::optional<size_t> idx = snapshot.FindClaim(cp.claim.substr(0, slash), cp.claim.substr(slash + 1));
+        if (!idx) continue;
+        PodWrite::Claim c{.key = cp.claim, .planned = snapshot.claims[*idx], .cached = std::nullopt,
+                          .allocate = cp.allocated_now};
+        if (const api::Object* cached = cache_.Find(api::Kind::kResourceClaim, cp.claim); cached != nullptr) {
+          c.cached = std::get<api::ResourceClaim>(*cached);
+        }
+        if (cp.allocated_now) allocated_now.insert(cp.claim);
+        for (const api::DeviceRequestAllocationResult& r : cp.results) {
+          w.devices += fmt::format("{}{}/{}/{}", w.devices.empty() ? "" : ",", r.driver, r.pool, r.device);
+        }
+        w.claims.push_back(std::move(c));
+      }
+      writes.push_back(std::move(w));
       continue;
     }
     ++unschedulable;
+    std::vector<api::Object> assumed;
     // The resource-claim controller's part happens whether or not the pod fits.
     if (auto c = created.find(o.pod); c != created.end() && !c->second.empty()) {
-      Status s = OkStatus();
+      Status st = OkStatus();
       for (size_t i : c->second) {
-        if (s.ok()) s = CreateClaim(snapshot.claims[i]);
+        if (st.ok()) st = CreateClaim(snapshot.claims[i], &assumed);
       }
-      if (s.ok()) s = RecordPodClaims(pod);
-      if (!s.ok()) Log(fmt::format("pod {}: {}", o.pod, s.message()));
+      if (st.ok()) st = RecordPodClaims(pod, &assumed);
+      if (!st.ok()) Log(fmt::format("pod {}: {}", o.pod, st.message()));
     }
     std::string message = o.message;
     // The allocator's reason for the first node DRA rejected: dractl's detail
@@ -243,73 +266,105 @@ void Server::Plan() {
       }
     }
     if (reported_[o.pod] != message) {
+      Clock::time_point attempt_start = Clock::now();
       ++attempts_[o.pod];
+      ReportUnschedulable(pod, message, o.kind == sched::PodOutcome::Kind::kError, &assumed);
       metrics_.Attempt(o.kind == sched::PodOutcome::Kind::kError ? "error" : "unschedulable", Seconds(attempt_start));
-      ReportUnschedulable(pod, message, o.kind == sched::PodOutcome::Kind::kError);
       reported_[o.pod] = message;
     }
+    for (api::Object& a : assumed) cache_.Assume(std::move(a));
+  }
+
+  // The writes of different pods touch different claims: they run in
+  // parallel, and their answers go into the cache here, on this thread.
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < writes.size();) Execute(&writes[i]);
+  };
+  const size_t workers = std::min(writes.size(), kMaxParallelWrites);
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < workers; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  Round round{.placed = 0, .unschedulable = unschedulable};
+  for (PodWrite& w : writes) {
+    for (api::Object& a : w.assumed) cache_.Assume(std::move(a));
+    ++attempts_[w.pod_key];
+    if (!w.ok) continue;
+    ++round.placed;
+    metrics_.PodScheduled(attempts_[w.pod_key], Seconds(first_seen_[w.pod_key]));
+    attempts_.erase(w.pod_key);
+    first_seen_.erase(w.pod_key);
+    reported_.erase(w.pod_key);
   }
   metrics_.SetPending("unschedulable", unschedulable);
   // Forget pods that are gone.
   for (auto it = reported_.begin(); it != reported_.end();) {
     it = pod_index.count(it->first) ? std::next(it) : reported_.erase(it);
   }
+  return round;
 }
 
-bool Server::Commit(const sched::Snapshot& snapshot, const sched::PodOutcome& outcome,
-                    const std::vector<size_t>& created) {
-  std::optional<size_t> pod_idx;
-  for (size_t i = 0; i < snapshot.pods.size() && !pod_idx; ++i) {
-    if (Key(snapshot.pods[i].metadata) == outcome.pod) pod_idx = i;
+void Server::Execute(PodWrite* w) {
+  Clock::time_point start = Clock::now();
+  auto fail = [&](const std::string& why) {
+    Log(fmt::format("pod {}: {}", w->pod_key, why));
+    metrics_.Attempt("error", Seconds(start));
+  };
+  for (const api::ResourceClaim& c : w->create) {
+    if (Status s = CreateClaim(c, &w->assumed); !s.ok()) return fail(s.message());
   }
-  if (!pod_idx) return false;
-  const api::Pod& pod = snapshot.pods[*pod_idx];
-  for (size_t c : created) {
-    if (Status s = CreateClaim(snapshot.claims[c]); !s.ok()) {
-      Log(fmt::format("pod {}: {}", outcome.pod, s.message()));
-      return false;
-    }
-  }
-  if (!created.empty()) {
-    if (Status s = RecordPodClaims(pod); !s.ok()) {
-      Log(fmt::format("pod {}: {}", outcome.pod, s.message()));
-      return false;
+  if (!w->create.empty()) {
+    if (Status s = RecordPodClaims(w->pod, &w->assumed); !s.ok()) return fail(s.message());
+    // The claims were just created: write on top of what the server answered.
+    for (PodWrite::Claim& c : w->claims) {
+      for (const api::Object& a : w->assumed) {
+        if (const auto* rc = std::get_if<api::ResourceClaim>(&a); rc != nullptr && Key(rc->metadata) == c.key) {
+          c.cached = *rc;
+        }
+      }
     }
   }
   if (options_.write_delay.count() > 0) {
-    Log(fmt::format("planned {} on {}; writing in {} ms (--debug-write-delay)", outcome.pod, outcome.node,
+    Log(fmt::format("planned {} on {}; writing in {} ms (--debug-write-delay)", w->pod_key, w->node,
                     options_.write_delay.count()));
     std::this_thread::sleep_for(options_.write_delay);
   }
-  std::vector<const api::ResourceClaim*> reserved;
-  std::string devices;
-  for (const sched::ClaimPlacement& cp : outcome.claims) {
-    size_t slash = cp.claim.find('/');
-    std::optional<size_t> idx = snapshot.FindClaim(cp.claim.substr(0, slash), cp.claim.substr(slash + 1));
-    if (!idx) return false;
-    const api::ResourceClaim& planned = snapshot.claims[*idx];
-    if (Status s = WriteClaim(planned, pod, cp.allocated_now); !s.ok()) {
-      Log(fmt::format("pod {}: claim {}: {}; unreserving and planning again", outcome.pod, cp.claim, s.message()));
-      for (const api::ResourceClaim* r : reserved) Unreserve(*r, pod);
-      return false;
+  std::vector<std::string> reserved_uids;  // claims reserved for the pod so far
+  std::vector<const PodWrite::Claim*> reserved;
+  auto unreserve_all = [&] {
+    for (size_t k = 0; k < reserved.size(); ++k) Unreserve(*reserved[k], reserved_uids[k], w->pod, &w->assumed);
+  };
+  for (const PodWrite::Claim& c : w->claims) {
+    StatusOr<api::ResourceClaim> written = WriteClaim(c, w->pod, &w->assumed);
+    if (!written.ok()) {
+      unreserve_all();
+      return fail(fmt::format("claim {}: {}; unreserving and planning again", c.key, written.status().message()));
     }
-    reserved.push_back(&planned);
-    for (const api::DeviceRequestAllocationResult& r : cp.results) {
-      devices += fmt::format("{}{}/{}/{}", devices.empty() ? "" : ",", r.driver, r.pool, r.device);
+    reserved.push_back(&c);
+    reserved_uids.push_back(written->metadata.uid);
+  }
+  if (Status s = Bind(w->pod, w->node); !s.ok()) {
+    unreserve_all();
+    return fail(fmt::format("binding to {}: {}; unreserving", w->node, s.message()));
+  }
+  // The answer is a Status; the bound pod arrives by the watch. Until then the
+  // cache holds it as bound, so the next round counts its requests on the node.
+  if (!w->cached_pod.metadata.name.empty()) {
+    api::Pod bound = w->cached_pod;
+    for (const api::Object& a : w->assumed) {
+      if (const auto* p = std::get_if<api::Pod>(&a); p != nullptr) bound = *p;  // with resourceClaimStatuses
     }
+    bound.spec.node_name = w->node;
+    w->assumed.emplace_back(std::move(bound));
   }
-  if (Status s = Bind(pod, outcome.node); !s.ok()) {
-    Log(fmt::format("pod {}: binding to {}: {}; unreserving", outcome.pod, outcome.node, s.message()));
-    for (const api::ResourceClaim* r : reserved) Unreserve(*r, pod);
-    return false;
-  }
-  PostEvent(pod, "Normal", "Scheduled", "Binding",
-            fmt::format("Successfully assigned {} to {}", outcome.pod, outcome.node));
-  Log(fmt::format("bound {} to {}{}{}", outcome.pod, outcome.node, devices.empty() ? "" : ": ", devices));
-  return true;
+  PostEvent(w->pod, "Normal", "Scheduled", "Binding", fmt::format("Successfully assigned {} to {}", w->pod_key, w->node));
+  Log(fmt::format("bound {} to {}{}{}", w->pod_key, w->node, w->devices.empty() ? "" : ": ", w->devices));
+  metrics_.Attempt("scheduled", Seconds(start));
+  w->ok = true;
 }
 
-Status Server::CreateClaim(const api::ResourceClaim& claim) {
+Status Server::CreateClaim(const api::ResourceClaim& claim, std::vector<api::Object>* assumed) {
   api::ResourceClaim fresh = claim;
   fresh.status = {};
   Clock::time_point start = Clock::now();
@@ -321,11 +376,11 @@ Status Server::CreateClaim(const api::ResourceClaim& claim) {
   if (r->code < 200 || r->code >= 300) return ApiError(*r, "create claim " + Key(claim.metadata));
   StatusOr<api::Object> created = DecodeBody(r->body);
   if (!created.ok()) return created.status();
-  cache_.Assume(std::move(*created));
+  assumed->push_back(std::move(*created));
   return OkStatus();
 }
 
-Status Server::RecordPodClaims(const api::Pod& pod) {
+Status Server::RecordPodClaims(const api::Pod& pod, std::vector<api::Object>* assumed) {
   // A strategic merge patch: resourceClaimStatuses merge by name.
   std::string entries;
   for (const api::PodResourceClaimStatus& s : pod.status.resource_claim_statuses) {
@@ -342,17 +397,16 @@ Status Server::RecordPodClaims(const api::Pod& pod) {
   if (r->code < 200 || r->code >= 300) return ApiError(*r, "record claims in pod status");
   StatusOr<api::Object> updated = DecodeBody(r->body);
   if (!updated.ok()) return updated.status();
-  cache_.Assume(std::move(*updated));
+  assumed->push_back(std::move(*updated));
   return OkStatus();
 }
 
-Status Server::WriteClaim(const api::ResourceClaim& planned, const api::Pod& pod, bool allocate) {
-  const std::string key = Key(planned.metadata);
+StatusOr<api::ResourceClaim> Server::WriteClaim(const PodWrite::Claim& claim, const api::Pod& pod,
+                                                std::vector<api::Object>* assumed) {
+  const api::ResourceClaim& planned = claim.planned;
+  const bool allocate = claim.allocate;
   const std::string path = ClaimPath(planned.metadata.namespace_, planned.metadata.name);
-  api::ResourceClaim cur;
-  if (const api::Object* cached = cache_.Find(api::Kind::kResourceClaim, key); cached != nullptr) {
-    cur = std::get<api::ResourceClaim>(*cached);
-  }
+  api::ResourceClaim cur = claim.cached.value_or(api::ResourceClaim{});
   for (int attempt = 0; attempt < kMaxWriteAttempts; ++attempt) {
     if (attempt > 0 || cur.metadata.uid.empty()) {
       Clock::time_point start = Clock::now();
@@ -365,7 +419,7 @@ Status Server::WriteClaim(const api::ResourceClaim& planned, const api::Pod& pod
       cur = std::get<api::ResourceClaim>(*o);
     }
     if (!cur.metadata.deletion_timestamp.empty()) return FailedPreconditionError("the claim is being deleted");
-    if (ReservedFor(cur, pod)) return OkStatus();  // an earlier write landed
+    if (ReservedFor(cur, pod)) return cur;  // an earlier write landed
     if (allocate && cur.status.allocation) {
       return Status(StatusCode::kAborted, "allocated elsewhere in the meantime");
     }
@@ -387,7 +441,7 @@ Status Server::WriteClaim(const api::ResourceClaim& planned, const api::Pod& pod
       StatusOr<api::Object> o = DecodeBody(r->body);
       if (!o.ok()) return o.status();
       cur = std::get<api::ResourceClaim>(*o);
-      cache_.Assume(*o);
+      assumed->push_back(std::move(*o));
     }
     api::ResourceClaim next = cur;
     if (allocate) next.status.allocation = planned.status.allocation;
@@ -404,35 +458,31 @@ Status Server::WriteClaim(const api::ResourceClaim& planned, const api::Pod& pod
     if (r->code < 200 || r->code >= 300) return ApiError(*r, allocate ? "write the allocation" : "reserve");
     StatusOr<api::Object> o = DecodeBody(r->body);
     if (!o.ok()) return o.status();
-    cache_.Assume(std::move(*o));
-    return OkStatus();
+    api::ResourceClaim written = std::get<api::ResourceClaim>(*o);
+    assumed->push_back(std::move(*o));
+    return written;
   }
   return Status(StatusCode::kAborted, fmt::format("still conflicting after {} attempts", kMaxWriteAttempts));
 }
 
-void Server::Unreserve(const api::ResourceClaim& claim, const api::Pod& pod) {
-  // The uid as the API server has it (a claim this round created from a
-  // template has its uid from the create answer, now in the cache).
-  std::string uid = claim.metadata.uid;
-  if (const api::Object* cached = cache_.Find(api::Kind::kResourceClaim, Key(claim.metadata)); cached != nullptr) {
-    uid = api::MetaOf(*cached).uid;
-  }
+void Server::Unreserve(const PodWrite::Claim& claim, const std::string& uid, const api::Pod& pod,
+                       std::vector<api::Object>* assumed) {
   std::string body = fmt::format(
       "{{\"metadata\":{{\"uid\":{}}},\"status\":{{\"reservedFor\":[{{\"$patch\":\"delete\",\"uid\":{}}}]}}}}",
       JsonString(uid), JsonString(pod.metadata.uid));
-  std::string path = ClaimPath(claim.metadata.namespace_, claim.metadata.name) + "/status";
+  std::string path = ClaimPath(claim.planned.metadata.namespace_, claim.planned.metadata.name) + "/status";
   Clock::time_point start = Clock::now();
   StatusOr<Response> r = client_->Do("PATCH", path, body, "application/strategic-merge-patch+json");
   if (!r.ok()) {
-    Log(fmt::format("unreserve {}: {}", Key(claim.metadata), r.status().message()));
+    Log(fmt::format("unreserve {}: {}", claim.key, r.status().message()));
     return;
   }
   metrics_.ApiRequest("patch", "resourceclaims/status", r->code, Seconds(start));
   if (r->code < 200 || r->code >= 300) {
-    Log(fmt::format("unreserve {}: {}", Key(claim.metadata), ApiError(*r, "patch").message()));
+    Log(fmt::format("unreserve {}: {}", claim.key, ApiError(*r, "patch").message()));
     return;
   }
-  if (StatusOr<api::Object> o = DecodeBody(r->body); o.ok()) cache_.Assume(std::move(*o));
+  if (StatusOr<api::Object> o = DecodeBody(r->body); o.ok()) assumed->push_back(std::move(*o));
 }
 
 Status Server::Bind(const api::Pod& pod, const std::string& node) {
@@ -446,17 +496,11 @@ Status Server::Bind(const api::Pod& pod, const std::string& node) {
   if (!r.ok()) return r.status();
   metrics_.ApiRequest("create", "pods/binding", r->code, Seconds(start));
   if (r->code < 200 || r->code >= 300) return ApiError(*r, "bind");
-  // The answer is a Status; the bound pod arrives by the watch. Until then the
-  // cache holds it as bound, so the next round counts its requests on `node`.
-  if (const api::Object* cached = cache_.Find(api::Kind::kPod, Key(pod.metadata)); cached != nullptr) {
-    api::Pod bound = std::get<api::Pod>(*cached);
-    bound.spec.node_name = node;
-    cache_.Assume(api::Object(std::move(bound)));
-  }
   return OkStatus();
 }
 
-void Server::ReportUnschedulable(const api::Pod& pod, const std::string& message, bool error) {
+void Server::ReportUnschedulable(const api::Pod& pod, const std::string& message, bool error,
+                                 std::vector<api::Object>* assumed) {
   auto [status, old_message] = PodScheduledCondition(pod);
   if (status != "False" || old_message != message) {
     // A strategic merge patch; conditions merge by type. The transition time
@@ -473,7 +517,7 @@ void Server::ReportUnschedulable(const api::Pod& pod, const std::string& message
     } else {
       metrics_.ApiRequest("patch", "pods/status", r->code, Seconds(start));
       if (r->code >= 200 && r->code < 300) {
-        if (StatusOr<api::Object> o = DecodeBody(r->body); o.ok()) cache_.Assume(std::move(*o));
+        if (StatusOr<api::Object> o = DecodeBody(r->body); o.ok()) assumed->push_back(std::move(*o));
       } else {
         Log(fmt::format("pod {}: {}", Key(pod.metadata), ApiError(*r, "PodScheduled condition").message()));
       }

@@ -30,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -81,18 +82,45 @@ class Server {
   Metrics& metrics() { return metrics_; }
 
  private:
-  struct Placement;
+  // One placed pod's writes, prepared on the planning thread (which alone
+  // touches the cache), executed on a worker, and its answers assumed back
+  // on the planning thread.
+  struct PodWrite {
+    struct Claim {
+      std::string key;                            // "ns/name"
+      api::ResourceClaim planned;                 // with the planned allocation
+      std::optional<api::ResourceClaim> cached;   // as the cache had it
+      bool allocate = false;                      // false: only reserve
+    };
+    std::string pod_key;
+    std::string node;
+    api::Pod pod;         // as planned (resourceClaimStatuses of --manage-claims)
+    api::Pod cached_pod;  // as the cache had it
+    std::vector<api::ResourceClaim> create;  // --manage-claims: claims to create first
+    std::vector<Claim> claims;
+    std::string devices;  // for the log
+    // Results.
+    bool ok = false;
+    std::vector<api::Object> assumed;  // the API server's answers, and the bound pod
+  };
+
+  struct Round {
+    int64_t placed = 0;
+    int64_t unschedulable = 0;
+  };
 
   void Enqueue(ReflectorBatch batch);
-  void Plan();
-  // The API writes for one placed pod; false when the round must stop.
-  bool Commit(const sched::Snapshot& snapshot, const sched::PodOutcome& outcome, const std::vector<size_t>& created);
-  Status WriteClaim(const api::ResourceClaim& planned, const api::Pod& pod, bool allocate);
-  void Unreserve(const api::ResourceClaim& claim, const api::Pod& pod);
+  Round Plan();
+  void Execute(PodWrite* write);
+  StatusOr<api::ResourceClaim> WriteClaim(const PodWrite::Claim& claim, const api::Pod& pod,
+                                          std::vector<api::Object>* assumed);
+  void Unreserve(const PodWrite::Claim& claim, const std::string& uid, const api::Pod& pod,
+                 std::vector<api::Object>* assumed);
   Status Bind(const api::Pod& pod, const std::string& node);
-  Status CreateClaim(const api::ResourceClaim& claim);
-  Status RecordPodClaims(const api::Pod& pod);
-  void ReportUnschedulable(const api::Pod& pod, const std::string& message, bool error);
+  Status CreateClaim(const api::ResourceClaim& claim, std::vector<api::Object>* assumed);
+  Status RecordPodClaims(const api::Pod& pod, std::vector<api::Object>* assumed);
+  void ReportUnschedulable(const api::Pod& pod, const std::string& message, bool error,
+                           std::vector<api::Object>* assumed);
   void PostEvent(const api::Pod& pod, std::string_view type, std::string_view reason, std::string_view action,
                  std::string_view note);
   void Log(std::string_view line);

@@ -8,6 +8,8 @@
 #   tests/live/cluster.sh down DIR   stop exactly the processes `up` started
 #   tests/live/cluster.sh restart-apiserver DIR   stop and start kube-apiserver
 #                                    (same port, same etcd)
+#   tests/live/cluster.sh start-kcm DIR [FLAGS]   also run kube-controller-manager
+#                                    (resource-claim controller + garbage collector)
 #
 # Authorization is RBAC. Admission plugins off: ServiceAccount (no controller
 # creates default service accounts here) and TaintNodesByCondition (no node
@@ -17,10 +19,11 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 bin="$here/../../tools/k8s-bins/bin"
 
-usage() { echo "usage: $0 up|down|restart-apiserver DIR" >&2; exit 2; }
-[ $# -eq 2 ] || usage
+usage() { echo "usage: $0 up|down|restart-apiserver DIR | $0 start-kcm DIR [--kube-api-qps N]" >&2; exit 2; }
+[ $# -ge 2 ] || usage
 cmd=$1
 dir=$2
+shift 2
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
@@ -134,7 +137,29 @@ stop() {  # name
 }
 
 down() {
-  for p in kube-apiserver etcd; do stop "$p"; done
+  for p in kube-controller-manager kube-apiserver etcd; do stop "$p"; done
+}
+
+# kube-controller-manager with only the resource-claim controller (claims from
+# templates, pod.status.resourceClaimStatuses, reservedFor pruning) and the
+# garbage collector (../shared/spec/integration-cluster.md §5).
+start_kcm() {
+  dir="$(cd "$dir" && pwd)"
+  if [ ! -x "$bin/kube-controller-manager" ]; then
+    echo "cluster.sh: $bin/kube-controller-manager is missing: run scripts/k8s-bins kube-controller-manager" >&2
+    exit 1
+  fi
+  setsid "$bin/kube-controller-manager" --kubeconfig "$dir/admin.kubeconfig" \
+    --controllers resourceclaim-controller,garbage-collector-controller \
+    --use-service-account-credentials=false --leader-elect=false --secure-port 0 "$@" \
+    > "$dir/kube-controller-manager.log" 2>&1 < /dev/null &
+  echo $! > "$dir/kube-controller-manager.pid"
+  sleep 1
+  if ! kill -0 "$(cat "$dir/kube-controller-manager.pid")" 2>/dev/null; then
+    echo "cluster.sh: kube-controller-manager exited:" >&2
+    tail -20 "$dir/kube-controller-manager.log" >&2
+    exit 1
+  fi
 }
 
 restart() {  # the API server only; etcd keeps the data
@@ -147,5 +172,6 @@ case "$cmd" in
   up) up ;;
   down) down ;;
   restart-apiserver) restart ;;
+  start-kcm) start_kcm "$@" ;;
   *) usage ;;
 esac

@@ -12,7 +12,7 @@ build="$(cd "${1:?usage: run.sh BUILD_DIR}" && pwd)"
 dractl="$build/src/cli/dractl"
 probe="$build/tests/watch_probe"
 kubectl="$root/tools/k8s-bins/bin/kubectl"
-for b in "$dractl" "$probe" "$kubectl"; do
+for b in "$dractl" "$probe" "$kubectl" "$root/tools/k8s-bins/bin/kube-controller-manager"; do
   [ -x "$b" ] || { echo "run.sh: $b is missing" >&2; exit 1; }
 done
 
@@ -21,15 +21,23 @@ cleanup() {
   "$root/tests/live/cluster.sh" down "$work/cluster" || true
   "$root/tests/live/cluster.sh" down "$work/cluster2" || true
   "$root/tests/live/cluster.sh" down "$work/cluster3" || true
+  "$root/tests/live/cluster.sh" down "$work/cluster4" || true
   if [ "$failures" -eq 0 ]; then rm -rf "$work"; else echo "run.sh: kept $work for inspection" >&2; fi
 }
 failures=0
 trap cleanup EXIT
+trap 'echo "run.sh: line $LINENO: a setup command failed (exit $?); stopping" >&2' ERR
 "$root/tests/live/cluster.sh" up "$work/cluster"
 admin="$work/cluster/admin.kubeconfig"
 user="$work/cluster/dractl.kubeconfig"
 k() { "$kubectl" --kubeconfig "$admin" "$@"; }
 
+# deploy/ (the namespace first: kubectl applies a folder in name order) and
+# the test user's binding to its ClusterRole.
+apply_deploy() {
+  k apply -f "$root/deploy/namespace.yaml" > /dev/null
+  k apply -f "$root/deploy/" -f "$root/tests/live/rbac-user.yaml" > /dev/null
+}
 pass() { echo "ok   $1"; }
 fail() { echo "FAIL $1"; failures=$((failures + 1)); }
 check() {  # name command... : passes when the command exits 0
@@ -54,7 +62,7 @@ if [ "$rc" -eq 1 ] && grep -q 'list /api/v1/nodes: HTTP 403 Forbidden: nodes is 
 else
   fail "without RBAC: exit 1 and the API server's 403 message (rc=$rc)"; cat "$work/err"
 fi
-check "apply deploy/ and the test user's binding" k apply -f "$root/deploy/" -f "$root/tests/live/rbac-user.yaml"
+check "apply deploy/ and the test user's binding" apply_deploy
 
 # 4. The bundled example cluster is accepted by the real API server's validation.
 #    (Nodes keep their status on create; pods and claims lose theirs.)
@@ -140,7 +148,7 @@ fi
 "$root/tests/live/cluster.sh" up "$work/cluster2"
 admin="$work/cluster2/admin.kubeconfig"
 user="$work/cluster2/dractl.kubeconfig"
-k apply -f "$root/deploy/" -f "$root/tests/live/rbac-user.yaml" > /dev/null
+apply_deploy
 k apply -f "$root/tests/live/serve-cluster.yaml" > /dev/null
 "$dractl" serve --kubeconfig "$user" --manage-claims --metrics-address 127.0.0.1:0 --watch-timeout 30 \
   > "$work/serve.out" 2> "$work/serve.log" &
@@ -328,7 +336,7 @@ fi
 admin="$work/cluster3/admin.kubeconfig"
 user="$work/cluster3/dractl.kubeconfig"
 api="https://127.0.0.1:$(cat "$work/cluster3/port")"
-k apply -f "$root/deploy/" -f "$root/tests/live/rbac-user.yaml" > /dev/null
+apply_deploy
 k apply -f "$root/tests/live/serve-cluster.yaml" -f "$root/tests/live/serve-slice-more.yaml" > /dev/null
 "$dractl" serve --kubeconfig "$user" --manage-claims --metrics-address 127.0.0.1:0 --watch-timeout 30 \
   --debug-write-delay 2000 > "$work/serve3.out" 2> "$work/serve3.log" &
@@ -491,6 +499,45 @@ else
   fail "serve §9.10: a clean stop releases the lease"; tail -3 "$work/replica-b.log"
 fi
 
+"$root/tests/live/cluster.sh" down "$work/cluster3"
+
+# ---------------------------------------------------------------------------
+# Part 4: with a real kube-controller-manager (resource-claim controller and
+# garbage collector), dractl serve without --manage-claims (spec §9.1 as
+# written, and devices freed when a pod goes away).
+"$root/tests/live/cluster.sh" up "$work/cluster4"
+"$root/tests/live/cluster.sh" start-kcm "$work/cluster4"
+admin="$work/cluster4/admin.kubeconfig"
+user="$work/cluster4/dractl.kubeconfig"
+apply_deploy
+k apply -f "$root/tests/live/serve-cluster.yaml" > /dev/null
+"$dractl" serve --kubeconfig "$user" --metrics-address "" --watch-timeout 30 > /dev/null 2> "$work/serve4.log" &
+serve_pid=$!
+trap 'stop_serve; cleanup' EXIT
+for p in kcm-1 kcm-2 kcm-3; do pod_yaml "$p" "resourceClaimTemplateName: one-gpu" | k apply -f - > /dev/null; done
+if wait_for 30 bound kcm-1 && wait_for 30 bound kcm-2; then
+  c=$(claim_of kcm-1)
+  manager=$(k get resourceclaim "$c" -o jsonpath='{.metadata.managedFields[*].manager}' --show-managed-fields)
+  state=$(k get resourceclaim "$c" -o jsonpath='{.metadata.annotations.resource\.kubernetes\.io/pod-claim-name}/{.status.reservedFor[0].name}/{.metadata.finalizers[0]}')
+  if [[ " $manager" == *" kube-controller-manager"* ]] && [ "$state" = gpu/kcm-1/resource.kubernetes.io/delete-protection ]; then
+    pass "serve §9.1 with kube-controller-manager: its claim ($c) allocated, reserved, finalizer, pod bound"
+  else
+    fail "serve §9.1 with kube-controller-manager: manager '$manager', state '$state'"
+  fi
+else
+  fail "serve §9.1 with kube-controller-manager: kcm-1 and kcm-2 bound"; tail -20 "$work/serve4.log"
+fi
+cond3() { k get pod kcm-3 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].reason}' | grep -q Unschedulable; }
+wait_for 20 cond3 || fail "serve: kcm-3 reported unschedulable"
+k delete pod kcm-1 --grace-period=0 --force > /dev/null 2>&1
+if wait_for 60 bound kcm-3; then
+  pass "serve: kcm-1 deleted; the controllers free its claim and kcm-3 gets the device ($(node_of kcm-3))"
+else
+  fail "serve: kcm-3 bound after kcm-1 is deleted"; tail -20 "$work/serve4.log"; tail -5 "$work/cluster4/kube-controller-manager.log"
+fi
+stop_serve
+"$root/tests/live/cluster.sh" down "$work/cluster4"
+
 # A sanitizer build of dractl (scripts/test runs this again with build/asan)
 # reports into the logs of the processes the checks above do not wait for.
 if grep -l "ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error:\|WARNING: ThreadSanitizer" \
@@ -502,4 +549,4 @@ else
 fi
 
 echo "live tests: $failures failed"
-[ "$failures" -eq 0 ]
+if [ "$failures" -ne 0 ]; then exit 1; fi
