@@ -150,17 +150,22 @@ admin="$work/cluster2/admin.kubeconfig"
 user="$work/cluster2/dractl.kubeconfig"
 apply_deploy
 k apply -f "$root/tests/live/serve-cluster.yaml" > /dev/null
-"$dractl" serve --kubeconfig "$user" --manage-claims --metrics-address 127.0.0.1:0 --watch-timeout 30 \
-  > "$work/serve.out" 2> "$work/serve.log" &
-serve_pid=$!
+# Starts `dractl serve --kubeconfig $user FLAGS...` logging to LOG; sets
+# serve_pid and metrics_port (from its first log line).
+start_serve() {  # LOG FLAGS...
+  local log=$1; shift
+  "$dractl" serve --kubeconfig "$user" --metrics-address 127.0.0.1:0 --watch-timeout 30 "$@" > /dev/null 2> "$log" &
+  serve_pid=$!
+  metrics_port=""
+  for _ in $(seq 100); do
+    metrics_port=$(sed -n 's/.*readyz on port \([0-9]*\).*/\1/p' "$log")
+    [ -n "$metrics_port" ] && break
+    sleep 0.1
+  done
+}
 stop_serve() { kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null || true; }
+start_serve "$work/serve.log" --manage-claims
 trap 'stop_serve; cleanup' EXIT
-metrics_port=""
-for _ in $(seq 100); do
-  metrics_port=$(sed -n 's/.*readyz on port \([0-9]*\).*/\1/p' "$work/serve.log")
-  [ -n "$metrics_port" ] && break
-  sleep 0.1
-done
 wait_for() {  # seconds command...: polls until the command succeeds
   local deadline=$((SECONDS + $1)); shift
   until "$@" > /dev/null 2>&1; do
@@ -338,15 +343,7 @@ user="$work/cluster3/dractl.kubeconfig"
 api="https://127.0.0.1:$(cat "$work/cluster3/port")"
 apply_deploy
 k apply -f "$root/tests/live/serve-cluster.yaml" -f "$root/tests/live/serve-slice-more.yaml" > /dev/null
-"$dractl" serve --kubeconfig "$user" --manage-claims --metrics-address 127.0.0.1:0 --watch-timeout 30 \
-  --debug-write-delay 2000 > "$work/serve3.out" 2> "$work/serve3.log" &
-serve_pid=$!
-metrics_port=""
-for _ in $(seq 100); do
-  metrics_port=$(sed -n 's/.*readyz on port \([0-9]*\).*/\1/p' "$work/serve3.log")
-  [ -n "$metrics_port" ] && break
-  sleep 0.1
-done
+start_serve "$work/serve3.log" --manage-claims --debug-write-delay 2000
 wait_for 30 ready || { fail "serve (part 3): /readyz"; cat "$work/serve3.log"; }
 planned() { grep -q "planned default/$1 on" "$work/serve3.log"; }
 planned_node() { sed -n "s/.*planned default\/$1 on \([^;]*\);.*/\1/p" "$work/serve3.log" | tail -1; }
@@ -511,8 +508,7 @@ admin="$work/cluster4/admin.kubeconfig"
 user="$work/cluster4/dractl.kubeconfig"
 apply_deploy
 k apply -f "$root/tests/live/serve-cluster.yaml" > /dev/null
-"$dractl" serve --kubeconfig "$user" --metrics-address "" --watch-timeout 30 > /dev/null 2> "$work/serve4.log" &
-serve_pid=$!
+start_serve "$work/serve4.log"
 trap 'stop_serve; cleanup' EXIT
 for p in kcm-1 kcm-2 kcm-3; do pod_yaml "$p" "resourceClaimTemplateName: one-gpu" | k apply -f - > /dev/null; done
 if wait_for 30 bound kcm-1 && wait_for 30 bound kcm-2; then
