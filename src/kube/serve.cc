@@ -298,10 +298,15 @@ Server::Round Server::Plan() {
     reported_.erase(w.pod_key);
   }
   metrics_.SetPending("unschedulable", unschedulable);
-  // Forget pods that are gone.
-  for (auto it = reported_.begin(); it != reported_.end();) {
-    it = pod_index.count(it->first) ? std::next(it) : reported_.erase(it);
-  }
+  // Forget pods that are gone (deleted, or bound by someone else).
+  auto forget_gone = [&](auto& by_pod) {
+    for (auto it = by_pod.begin(); it != by_pod.end();) {
+      it = pod_index.count(it->first) ? std::next(it) : by_pod.erase(it);
+    }
+  };
+  forget_gone(reported_);
+  forget_gone(first_seen_);
+  forget_gone(attempts_);
   return round;
 }
 
