@@ -23,6 +23,8 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kMaxWriteAttempts = 5;  // client-go RetryOnConflict's default
 constexpr size_t kMaxEventNote = 1024;
+// Every DeviceClass also names this extended resource (DRAExtendedResource).
+constexpr char kImplicitExtendedResourcePrefix[] = "deviceclass.resource.kubernetes.io/";
 // Pods whose writes run at once (each a few API requests in sequence).
 constexpr size_t kMaxParallelWrites = 16;
 // After a round that placed nothing but left pods unschedulable, wait at
@@ -75,6 +77,21 @@ bool WaitingForClaims(const api::Pod& pod) {
     if (!recorded) return true;
   }
   return false;
+}
+
+// The first resource a container of `pod` requests (or limits) that is an
+// extended resource backed by DRA, or "".
+std::string DraExtendedResource(const api::Pod& pod, const std::set<std::string>& dra_extended) {
+  for (const auto* list : {&pod.spec.init_containers, &pod.spec.containers}) {
+    for (const api::Container& c : *list) {
+      for (const auto* m : {&c.resources.requests, &c.resources.limits}) {
+        for (const auto& entry : *m) {
+          if (dra_extended.count(entry.first) != 0) return entry.first;
+        }
+      }
+    }
+  }
+  return "";
 }
 
 // The PodScheduled condition's status and message, from status.conditions.
@@ -172,16 +189,37 @@ void Server::Run() {
 Server::Round Server::Plan() {
   Clock::time_point start = Clock::now();
   int64_t gated = 0;
-  std::vector<const api::Object*> objects = cache_.Objects([&](const api::Pod& p) {
-    if (!p.spec.node_name.empty()) return true;
-    if (p.spec.scheduler_name != options_.scheduler_name) return false;  // another scheduler's
-    if (!p.metadata.deletion_timestamp.empty()) return false;
-    if (!options_.manage_claims && WaitingForClaims(p)) {
-      ++gated;
-      return false;
+  // Extended resources backed by DRA (a class's extendedResourceName, and
+  // the implicit deviceclass.resource.kubernetes.io/<class>): kube-scheduler
+  // makes a special claim for them; dractl serve does not yet (spec §2.3).
+  std::set<std::string> dra_extended;
+  std::vector<const api::Object*> all = cache_.Objects([](const api::Pod&) { return true; });
+  for (const api::Object* o : all) {
+    if (const auto* c = std::get_if<api::DeviceClass>(o); c != nullptr) {
+      if (c->spec.extended_resource_name) dra_extended.insert(*c->spec.extended_resource_name);
+      dra_extended.insert(std::string(kImplicitExtendedResourcePrefix) + c->metadata.name);
     }
-    return true;
-  });
+  }
+  std::vector<const api::Object*> objects;
+  std::vector<std::pair<const api::Pod*, std::string>> unsupported;
+  for (const api::Object* o : all) {
+    const auto* p = std::get_if<api::Pod>(o);
+    if (p == nullptr || !p->spec.node_name.empty()) {
+      objects.push_back(o);
+      continue;
+    }
+    if (p->spec.scheduler_name != options_.scheduler_name) continue;  // another scheduler's
+    if (!p->metadata.deletion_timestamp.empty()) continue;
+    if (std::string r = DraExtendedResource(*p, dra_extended); !r.empty()) {
+      unsupported.emplace_back(p, r);
+      continue;
+    }
+    if (!options_.manage_claims && WaitingForClaims(*p)) {
+      ++gated;
+      continue;
+    }
+    objects.push_back(o);
+  }
   sched::Snapshot snapshot = sched::NewSnapshot(objects, options_.gates);
   sched::ScheduleOptions so{.policy = options_.policy,
                             .seed = options_.seed,
@@ -296,6 +334,20 @@ Server::Round Server::Plan() {
     attempts_.erase(w.pod_key);
     first_seen_.erase(w.pod_key);
     reported_.erase(w.pod_key);
+  }
+  for (const auto& [pod, resource] : unsupported) {
+    std::string key = Key(pod->metadata);
+    pod_index.emplace(key, SIZE_MAX);  // still there: keep what was reported
+    std::string message = fmt::format(
+        "0/{} nodes are available: dractl serve does not support extended resources backed by DRA yet "
+        "(the pod requests {}); schedule it with kube-scheduler",
+        snapshot.nodes.size(), resource);
+    if (reported_[key] == message) continue;
+    std::vector<api::Object> assumed;
+    ReportUnschedulable(*pod, message, /*error=*/false, &assumed);
+    reported_[key] = message;
+    ++unschedulable;
+    for (api::Object& a : assumed) cache_.Assume(std::move(a));
   }
   metrics_.SetPending("unschedulable", unschedulable);
   // Forget pods that are gone (deleted, or bound by someone else).

@@ -242,6 +242,31 @@ else
   fail "serve §9.3: both pods sharing a claim are bound"; tail -20 "$work/serve.log"
 fi
 
+# spec §2.3: extended resources backed by DRA are not supported yet: said,
+# not half-handled.
+cat <<EOF | k apply -f - > /dev/null
+apiVersion: v1
+kind: Pod
+metadata: {name: extended, namespace: default}
+spec:
+  schedulerName: dractl
+  containers:
+  - name: c
+    image: registry.k8s.io/pause:3.10
+    resources:
+      requests: {deviceclass.resource.kubernetes.io/gpu.live-test.dractl.dev: "1"}
+      limits: {deviceclass.resource.kubernetes.io/gpu.live-test.dractl.dev: "1"}
+EOF
+extended_said() {
+  k get pod extended -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}' |
+    grep -q "does not support extended resources backed by DRA yet (the pod requests deviceclass.resource.kubernetes.io/gpu.live-test.dractl.dev)"
+}
+if wait_for 20 extended_said && ! bound extended; then
+  pass "serve: a pod with an extended resource backed by DRA is reported as unsupported, not placed"
+else
+  fail "serve: a pod with an extended resource backed by DRA"; tail -5 "$work/serve.log"
+fi
+
 # §9.5 (the part that needs no race): a claim allocated by someone else pins
 # the pod to the allocation's node, and dractl only reserves it.
 k apply -f "$root/tests/live/serve-preallocated.yaml" > /dev/null
