@@ -160,7 +160,18 @@ int Run(const ServeFlags& flags) {
                                                        .renew_deadline = Millis(flags.renew_deadline),
                                                        .retry_period = Millis(flags.retry_period),
                                                        .log = LogLine});
-    if (!elector->Acquire(stop)) return finish(kExitOk);
+  }
+  // Non-leaders keep their caches warm (the loop runs, writing nothing), so
+  // that a takeover schedules at once.
+  server.SetLeading(!flags.leader_elect);
+  std::thread runner([&] { server.Run(); });
+  if (elector) {
+    if (!elector->Acquire(stop)) {
+      server.Stop();
+      runner.join();
+      return finish(kExitOk);
+    }
+    server.SetLeading(true);
     renewer = std::thread([&] {
       if (!elector->KeepRenewing(stop)) {
         lost.store(true);
@@ -168,7 +179,7 @@ int Run(const ServeFlags& flags) {
       }
     });
   }
-  server.Run();
+  runner.join();
   stop.store(true);
   if (renewer.joinable()) renewer.join();  // releases the lease after a clean stop
   return finish(lost.load() ? kExitInputError : kExitOk);

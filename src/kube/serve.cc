@@ -172,6 +172,10 @@ void Server::Run() {
     }
     if (!cache_.synced(reflectors_.size())) continue;
     if (!ready_.exchange(true)) Log(fmt::format("caches synced: {} objects", cache_.size()));
+    if (!leading_.load()) {
+      planned_generation_ = UINT64_MAX;  // plan at once when leading
+      continue;
+    }
     if (cache_.generation() == planned_generation_) continue;
     if (idle && Clock::now() - last_round < kIdleRoundInterval) continue;
     last_round = Clock::now();

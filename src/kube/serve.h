@@ -77,6 +77,10 @@ class Server {
   // Asks Run() to return (any thread); writes in progress finish first.
   void Stop();
 
+  // Plans and writes only while leading (default true); the reflectors and
+  // the cache run either way. Any thread.
+  void SetLeading(bool leading) { leading_.store(leading); }
+
   // True once every collection was listed (for /readyz).
   bool ready() const { return ready_.load(); }
   Metrics& metrics() { return metrics_; }
@@ -135,6 +139,7 @@ class Server {
   std::deque<ReflectorBatch> queue_;  // guarded by mu_
   bool stop_ = false;                 // guarded by mu_
   std::atomic<bool> ready_{false};
+  std::atomic<bool> leading_{true};
   std::vector<std::unique_ptr<Reflector>> reflectors_;
   std::vector<std::thread> threads_;
 
