@@ -5,7 +5,9 @@
 #   tests/live/run.sh BUILD_DIR
 #
 # BUILD_DIR holds src/cli/dractl and tests/watch_probe (e.g. build/release).
-# Prints one "ok"/"FAIL" line per check and exits 1 if any failed.
+# Prints one "ok"/"FAIL" line per check and exits 1 if any failed. The work
+# folder (logs of every process) is kept when a check failed, or always with
+# DRA_LIVE_KEEP=1.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(cd "${1:?usage: run.sh BUILD_DIR}" && pwd)"
@@ -22,7 +24,7 @@ cleanup() {
   "$root/tests/live/cluster.sh" down "$work/cluster2" || true
   "$root/tests/live/cluster.sh" down "$work/cluster3" || true
   "$root/tests/live/cluster.sh" down "$work/cluster4" || true
-  if [ "$failures" -eq 0 ]; then rm -rf "$work"; else echo "run.sh: kept $work for inspection" >&2; fi
+  if [ "$failures" -eq 0 ] && [ -z "${DRA_LIVE_KEEP:-}" ]; then rm -rf "$work"; else echo "run.sh: kept $work for inspection" >&2; fi
 }
 failures=0
 trap cleanup EXIT
