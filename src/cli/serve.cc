@@ -227,9 +227,8 @@ int RunServe(std::span<const std::string_view> args) {
       ->check(CLI::Range(1, 3600))
       ->capture_default_str();
   app.add_flag("--leader-elect,!--no-leader-elect", flags.leader_elect,
-               "only the holder of a coordination.k8s.io Lease schedules (run several replicas for high "
-               "availability)")
-      ->capture_default_str();
+               "on by default: only the holder of a coordination.k8s.io Lease schedules (run several replicas for "
+               "high availability); --no-leader-elect: schedule at once, alone");
   app.add_option("--leader-elect-resource-namespace", flags.lease_namespace, "namespace of the Lease")
       ->capture_default_str();
   app.add_option("--leader-elect-resource-name", flags.lease_name, "name of the Lease (deploy/rbac.yaml allows dractl)")
