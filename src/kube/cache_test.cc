@@ -145,3 +145,33 @@ TEST(Metrics, PrometheusTextWithCumulativeBuckets) {
 
 }  // namespace
 }  // namespace dra::kube
+
+namespace dra::kube {
+namespace {
+
+TEST(DecodeList, ItemsInheritTheListKindAndLoseManagedFields) {
+  const std::string body = R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"42"},"items":[
+    {"metadata":{"name":"a","namespace":"ns","resourceVersion":"40","managedFields":[{"manager":"kubectl"}]},
+     "spec":{"containers":[{"name":"c","image":"x"}]}},
+    {"metadata":{"name":"b","namespace":"ns"},"spec":{"containers":"not a list"}},
+    7]})";
+  std::vector<ObjectEvent> events;
+  std::vector<std::string> problems;
+  StatusOr<std::string> rv = DecodeList(body, "pods", &events, &problems);
+  ASSERT_TRUE(rv.ok()) << rv.status().ToString();
+  EXPECT_EQ(*rv, "42");
+  ASSERT_EQ(events.size(), 1u);
+  const auto& pod = std::get<api::Pod>(events[0].object);
+  EXPECT_EQ(pod.metadata.name, "a");
+  EXPECT_EQ(pod.metadata.resource_version, "40");
+  EXPECT_EQ(pod.metadata.extra.find("managedFields"), nullptr);
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_NE(problems[0].find("Pod ns/b: spec.containers"), std::string::npos) << problems[0];
+  EXPECT_EQ(problems[1], "pods: an item is not an object");
+
+  EXPECT_FALSE(DecodeList(R"({"kind":"Pod","apiVersion":"v1"})", "pods", &events, &problems).ok());
+  EXPECT_FALSE(DecodeList("[1,2]", "pods", &events, &problems).ok());
+}
+
+}  // namespace
+}  // namespace dra::kube
