@@ -9,14 +9,17 @@
 namespace dra::kube {
 namespace {
 
-// metadata.continue and metadata.resourceVersion of a list body.
-Status ReadListMeta(const std::string& body, const std::string& name, std::string* next, std::string* rv) {
+// Parses a list body into *tree and reads its metadata.continue and
+// metadata.resourceVersion.
+Status ReadListMeta(const std::string& body, const std::string& name, manifest::Node* tree, std::string* next,
+                    std::string* rv) {
   StatusOr<std::vector<manifest::Document>> docs = manifest::ParseJson(body, name);
   if (!docs.ok()) return docs.status();
   if (docs->size() != 1 || !(*docs)[0].root.is_mapping()) {
     return InvalidArgumentError(name + ": the answer is not one JSON object");
   }
-  const manifest::Node* meta = (*docs)[0].root.Find("metadata");
+  *tree = std::move((*docs)[0].root);
+  const manifest::Node* meta = tree->Find("metadata");
   next->clear();
   if (meta == nullptr || !meta->is_mapping()) return OkStatus();
   if (const manifest::Node* c = meta->Find("continue"); c != nullptr && c->kind == manifest::NodeKind::kString) {
@@ -79,7 +82,7 @@ StatusOr<ListResult> ListAll(Client& client, const Collection& collection, std::
     ListPage p;
     p.name = client.config().server + collection.path + (page > 1 ? fmt::format(" page {}", page) : "");
     p.body = std::move(r->body);
-    if (Status s = ReadListMeta(p.body, p.name, &next, &result.resource_version); !s.ok()) return s;
+    if (Status s = ReadListMeta(p.body, p.name, &p.tree, &next, &result.resource_version); !s.ok()) return s;
     result.pages.push_back(std::move(p));
     if (next.empty()) break;
   }

@@ -10,6 +10,7 @@
 #include "api/object.h"
 #include "base/status.h"
 #include "kube/client.h"
+#include "manifest/node.h"
 
 namespace dra::kube {
 
@@ -27,7 +28,8 @@ std::vector<Collection> SnapshotCollections();
 
 struct ListPage {
   std::string name;  // "https://host:6443/api/v1/pods" (+ " page 2" ...), for messages
-  std::string body;  // the <Kind>List JSON as the server sent it
+  std::string body;     // the <Kind>List JSON as the server sent it
+  manifest::Node tree;  // the same, parsed (ListAll parses it for `continue`)
 };
 
 struct ListResult {

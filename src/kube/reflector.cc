@@ -56,7 +56,11 @@ StatusOr<std::string> DecodeList(std::string_view body, std::string_view name, s
   if (docs->size() != 1 || !(*docs)[0].root.is_mapping()) {
     return InvalidArgumentError(fmt::format("{}: the answer is not one JSON object", name));
   }
-  manifest::Node& root = (*docs)[0].root;
+  return DecodeList(std::move((*docs)[0].root), name, events, problems);
+}
+
+StatusOr<std::string> DecodeList(manifest::Node root, std::string_view name, std::vector<ObjectEvent>* events,
+                                 std::vector<std::string>* problems) {
   std::string kind = StringAt(root, "kind");
   std::string api_version = StringAt(root, "apiVersion");
   if (!kind.ends_with("List")) return InvalidArgumentError(fmt::format("{}: kind {} is not a list", name, kind));
@@ -104,8 +108,8 @@ Status Reflector::ListOnce(std::string* resource_version) {
   ReflectorBatch batch;
   batch.collection = collection_.path;
   batch.replace = true;
-  for (const ListPage& page : list->pages) {
-    StatusOr<std::string> rv = DecodeList(page.body, page.name, &batch.events, &batch.problems);
+  for (ListPage& page : list->pages) {
+    StatusOr<std::string> rv = DecodeList(std::move(page.tree), page.name, &batch.events, &batch.problems);
     if (!rv.ok()) return rv.status();
   }
   *resource_version = list->resource_version;

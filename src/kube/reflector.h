@@ -88,6 +88,9 @@ class Reflector {
 // `body` is not a list.
 StatusOr<std::string> DecodeList(std::string_view body, std::string_view name, std::vector<ObjectEvent>* events,
                                  std::vector<std::string>* problems);
+// The same on an already parsed list (ListPage::tree).
+StatusOr<std::string> DecodeList(manifest::Node root, std::string_view name, std::vector<ObjectEvent>* events,
+                                 std::vector<std::string>* problems);
 
 // Decodes one object node (kind and apiVersion present) as the loader would,
 // then applies API defaults. Problems are described in the returned Status.
