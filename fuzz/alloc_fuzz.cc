@@ -550,8 +550,21 @@ void Run(const uint8_t* data, size_t size) {
     std::snprintf(buf, sizeof buf, "00000000-0000-4000-8000-%012x", ++next_share);
     return std::string(buf);
   };
-  Allocator allocator(features, std::move(state), classes, &index, evaluator.get(), std::move(options));
+  AllocatorOptions best_fit_options = options;
+  best_fit_options.device_choice = DeviceChoice::kBestFit;
+  Allocator allocator(features, state, classes, &index, evaluator.get(), std::move(options));
   StatusOr<NodeFit> fit = allocator.Allocate(node, to_allocate);
+
+  // Best fit only reorders the search: where first fit finishes, best fit
+  // reaches the same decision (allocator.h: a best-fit search that meets an
+  // error searches again in the driver's order), and its results pass the
+  // same checks.
+  Allocator best_fit(features, std::move(state), classes, &index, evaluator.get(), std::move(best_fit_options));
+  StatusOr<NodeFit> best = best_fit.Allocate(node, to_allocate);
+  if (fit.ok() && !best.ok()) checker.Fail("DeviceChoice::kBestFit: " + best.status().ToString());
+  if (fit.ok() && best.ok() && fit->fits != best->fits) checker.Fail("DeviceChoice::kBestFit decides differently");
+  if (best.ok() && best->fits) checker.Check(best->results);
+
   if (!fit.ok() || !fit->fits) return;
   if (model.incomplete_pool) {
     // An incomplete pool is never used: what fits must come from p1.

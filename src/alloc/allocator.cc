@@ -484,6 +484,9 @@ struct Entry {
   bool all = false;
   int64_t num_devices = 0;
   std::vector<int> all_devices;  // All mode: candidate indices
+  // Best fit: candidate indices in the order the search tries them, set when
+  // the search starts on this entry (it depends on what the claim took).
+  std::vector<int> order;
   // Search::tables_[class_tables + i] is the table of the class's selector i
   // (nullptr for a selector without CEL); request_tables likewise.
   size_t class_tables = 0;
@@ -500,6 +503,7 @@ struct Record {
   int request = 0;
   int entry = 0;
   int candidate = 0;
+  int pos = 0;  // the candidate's position in the entry's search order
   bool multi = false;
   bool counters_added = false;
   // Consumable capacity of a shared device: whether this call had already
@@ -582,6 +586,11 @@ class Search {
     return it != shared.end() && std::string_view(*it).substr(0, prefix.size()) == prefix;
   }
   void GiveBackCounters(int candidate);
+  // DeviceChoice::kBestFit: sets entry.order (best_fit.h) from the devices the
+  // claim took so far and the counters left in this call.
+  void OrderForBestFit(int claim_idx, Entry& entry);
+  // The counter sets of a pool as published (no consumption subtracted).
+  const CounterSets& Totals(int pool_idx);
 
   StatusOr<api::AllocationResult> BuildResult(const PreparedClaim& claim);
   // Allocator::ResultDetail::kSummary's result.
@@ -612,6 +621,21 @@ class Search {
   // Counters consumed in this call, per pool (driver and pool name: upstream
   // 1.37 keys them by pool ID; allocator.md §8's "pool name only" is older).
   std::vector<CounterSets> consumed_by_pool_;
+  // Best fit: whether this call orders devices, their sizes (DeviceSizer,
+  // built on first use) and the published counters per pool.
+  bool best_fit_ = false;
+  std::vector<double> sizes_;
+  std::vector<std::optional<CounterSets>> totals_;
+  struct BestFitKey {
+    int affinity = 2;
+    double size = 0;
+    double parent_free = 1;
+    int64_t placements = 0;
+    int64_t free_runs = 0;
+  };
+  std::vector<BestFitKey> keys_;
+  // Per (pool, counter set): the candidates that consume from it.
+  std::map<std::pair<int, std::string_view>, std::vector<int>> set_members_;
   // BuildResult's scratch.
   std::vector<TakenDevice> taken_;
   std::vector<AllocatedRequest> allocated_requests_;
@@ -645,6 +669,10 @@ void Search::Reset(const Allocator& allocator, internal::AllocatorCache& cache, 
     allocating_capacity_.clear();
   }
   consumed_by_pool_.clear();
+  best_fit_ = false;
+  sizes_.clear();
+  totals_.clear();
+  set_members_.clear();
   steps_ = 0;
   error_ = OkStatus();
   reason_ = Reason{};
@@ -938,6 +966,120 @@ void Search::GiveBackCounters(int candidate) {
       if (left.ok()) it->second = *left;
     }
   }
+}
+
+const CounterSets& Search::Totals(int pool_idx) {
+  if (totals_.size() < pools().size()) totals_.resize(pools().size());
+  std::optional<CounterSets>& totals = totals_[static_cast<size_t>(pool_idx)];
+  if (!totals) {
+    totals.emplace();
+    for (const api::ResourceSlice* s : pools()[static_cast<size_t>(pool_idx)].counter_slices) {
+      for (const api::CounterSet& set : s->spec.shared_counters) {
+        auto& counters = (*totals)[set.name];
+        for (const auto& [name, counter] : set.counters) counters.insert_or_assign(std::string(name.view()), counter.value);
+      }
+    }
+  }
+  return *totals;
+}
+
+void Search::OrderForBestFit(int claim_idx, Entry& entry) {
+  static constexpr std::string_view kPcieRoot = "resource.kubernetes.io/pcieRoot";
+  static constexpr std::string_view kNumaNode = "resource.kubernetes.io/numaNode";
+  const size_t n = candidates().size();
+  if (sizes_.size() != n) {
+    DeviceSizer sizer;
+    for (const Candidate& c : candidates()) sizer.Add(*c.device);
+    sizes_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const Candidate& c = candidates()[i];
+      sizes_[i] = sizer.Size(*c.device);
+      if (c.allocated) continue;
+      for (const api::DeviceCounterConsumption& use : c.device->rare->consumes_counters) {
+        set_members_[{c.pool, use.counter_set}].push_back(static_cast<int>(i));
+      }
+    }
+  }
+  // Where the devices this claim took so far sit.
+  std::vector<const api::DeviceAttribute*> roots, numa_nodes;
+  for (const Record& r : claims_[static_cast<size_t>(claim_idx)].records) {
+    const Candidate& c = candidates()[static_cast<size_t>(r.candidate)];
+    if (const api::DeviceAttribute* a = LookupAttribute(*c.device, c.slice->spec.driver, kPcieRoot)) roots.push_back(a);
+    if (const api::DeviceAttribute* a = LookupAttribute(*c.device, c.slice->spec.driver, kNumaNode)) {
+      numa_nodes.push_back(a);
+    }
+  }
+  auto shares = [](const std::vector<const api::DeviceAttribute*>& taken, const api::DeviceAttribute* a) {
+    return a != nullptr && std::any_of(taken.begin(), taken.end(), [a](const api::DeviceAttribute* t) { return *t == *a; });
+  };
+  keys_.assign(n, BestFitKey{});
+  CounterAmounts left;
+  for (size_t i = 0; i < n; ++i) {
+    const Candidate& c = candidates()[i];
+    BestFitKey& key = keys_[i];
+    key.size = sizes_[i];
+    if (!roots.empty() || !numa_nodes.empty()) {
+      const std::string_view driver = c.slice->spec.driver;
+      if (shares(roots, LookupAttribute(*c.device, driver, kPcieRoot))) {
+        key.affinity = 0;
+      } else if (shares(numa_nodes, LookupAttribute(*c.device, driver, kNumaNode))) {
+        key.affinity = 1;
+      }
+    }
+    const auto& consumes = c.device->rare->consumes_counters;
+    if (!f_->partitionable_devices || consumes.empty() || c.allocated) continue;
+    double free_sum = 0;
+    for (const api::DeviceCounterConsumption& use : consumes) {
+      // What the set has left in this call, before and after taking the device.
+      left.clear();
+      const CounterSets& available = Available(c.pool);
+      if (auto set = available.find(use.counter_set); set != available.end()) {
+        for (const auto& [name, amount] : set->second) left.insert_or_assign(name, amount);
+      }
+      const CounterSets& consumed = Consumed(c.pool);
+      if (auto set = consumed.find(use.counter_set); set != consumed.end()) {
+        for (const auto& [name, amount] : set->second) {
+          auto it = left.find(name);
+          if (it == left.end()) continue;
+          if (StatusOr<Quantity> l = it->second.Sub(amount); l.ok()) it->second = *l;
+        }
+      }
+      const CounterSets& totals = Totals(c.pool);
+      if (auto set = totals.find(use.counter_set); set != totals.end()) free_sum += FreeFraction(set->second, left);
+      for (const auto& [name, counter] : use.counters) {
+        auto it = left.find(name.view());
+        if (it == left.end()) continue;
+        if (StatusOr<Quantity> l = it->second.Sub(counter.value); l.ok()) it->second = *l;
+      }
+      key.free_runs += LongestFreeSlotRuns(left);
+      // The other devices of the set that would still fit.
+      for (int other : set_members_[{c.pool, use.counter_set}]) {
+        if (other == static_cast<int>(i) || taker_count_[static_cast<size_t>(other)] != 0) continue;
+        bool fits = true;
+        for (const api::DeviceCounterConsumption& other_use :
+             candidates()[static_cast<size_t>(other)].device->rare->consumes_counters) {
+          if (other_use.counter_set != use.counter_set) continue;
+          for (const auto& [name, counter] : other_use.counters) {
+            auto it = left.find(name.view());
+            if (it == left.end() || it->second.Compare(counter.value) < 0) fits = false;
+          }
+        }
+        key.placements += fits;
+      }
+    }
+    key.parent_free = free_sum / static_cast<double>(consumes.size());
+  }
+  entry.order.resize(n);
+  for (size_t i = 0; i < n; ++i) entry.order[i] = static_cast<int>(i);
+  std::stable_sort(entry.order.begin(), entry.order.end(), [this](int a, int b) {
+    const BestFitKey& x = keys_[static_cast<size_t>(a)];
+    const BestFitKey& y = keys_[static_cast<size_t>(b)];
+    if (x.affinity != y.affinity) return x.affinity < y.affinity;
+    if (x.size != y.size) return x.size < y.size;
+    if (x.parent_free != y.parent_free) return x.parent_free < y.parent_free;
+    if (x.placements != y.placements) return x.placements > y.placements;
+    return x.free_runs > y.free_runs;
+  });
 }
 
 TakeResult Search::Take(int claim_idx, int request_idx, int entry_idx, int candidate, bool must) {
@@ -1246,7 +1388,7 @@ Outcome Search::Step(int claim_idx, int request_idx, int entry_idx, int64_t devi
     }
     return all_max_size ? Outcome::kMaxSize : Outcome::kFail;
   }
-  const Entry& entry = request.entries[static_cast<size_t>(entry_idx)];
+  Entry& entry = request.entries[static_cast<size_t>(entry_idx)];
   if (entry.all && entry.all_devices.empty()) {
     NoteFailure(claim_idx, entry);
     return Outcome::kFail;
@@ -1270,8 +1412,11 @@ Outcome Search::Step(int claim_idx, int request_idx, int entry_idx, int64_t devi
     return o;
   }
 
-  size_t start = device_idx > 0 ? static_cast<size_t>(claim.records.back().candidate) + 1 : 0;
-  for (size_t c = start; c < candidates().size(); ++c) {
+  if (best_fit_ && device_idx == 0) OrderForBestFit(claim_idx, entry);
+  const int* order = best_fit_ ? entry.order.data() : nullptr;
+  size_t start = device_idx > 0 ? static_cast<size_t>(claim.records.back().pos) + 1 : 0;
+  for (size_t pos = start; pos < candidates().size(); ++pos) {
+    const size_t c = order != nullptr ? static_cast<size_t>(order[pos]) : pos;
     int candidate = static_cast<int>(c);
     const Candidate& cand = candidates()[c];
     if (entry.admin_access) {
@@ -1318,6 +1463,7 @@ Outcome Search::Step(int claim_idx, int request_idx, int entry_idx, int64_t devi
       CountRejection(t);
       continue;
     }
+    claim.records.back().pos = static_cast<int>(pos);
     Outcome o = Step(claim_idx, request_idx, entry_idx, device_idx + 1, in_subrequest);
     if (o == Outcome::kSuccess) return o;
     Undo(claim_idx);
@@ -1388,10 +1534,22 @@ StatusOr<NodeFit> Search::Run(const Allocator& allocator, internal::AllocatorCac
     ~Done() { busy = false; }
   } done{busy_};
   Reset(allocator, cache, state, node);
+  best_fit_ = allocator.options().device_choice == DeviceChoice::kBestFit && detail == Allocator::ResultDetail::kFull;
   DRA_RETURN_IF_ERROR(Prepare(claims));
   Outcome o = ShortfallWithoutSearch() ? Outcome::kFail : Step(0, 0, 0, 0, false);
+  uint64_t earlier_steps = 0;
+  if (o == Outcome::kError && best_fit_) {
+    // Where the search meets an error depends on its order (a selector that
+    // fails on one device, an All request a constraint refuses, the step
+    // limit): search again in the driver's order, so that best fit fails
+    // only where first fit does.
+    earlier_steps = steps_;
+    Reset(allocator, cache, state, node);
+    DRA_RETURN_IF_ERROR(Prepare(claims));
+    o = ShortfallWithoutSearch() ? Outcome::kFail : Step(0, 0, 0, 0, false);
+  }
   NodeFit fit;
-  fit.steps = steps_;
+  fit.steps = earlier_steps + steps_;
   if (o == Outcome::kError) return error_;
   if (o == Outcome::kSuccess) {
     fit.fits = true;

@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "alloc/allocated_state.h"
+#include "alloc/best_fit.h"
 #include "alloc/features.h"
 #include "alloc/pools.h"
 #include "alloc/selector.h"
@@ -70,6 +71,13 @@ struct AllocatorOptions {
   // New share IDs for devices allocated multiple times (§9). Default: random
   // lower-case RFC 4122 version-4 UUIDs. Inject a deterministic one in tests.
   std::function<std::string()> new_share_id;
+  // Which fitting devices a kFull call takes (best_fit.h). kSummary calls
+  // always search in the driver's order: the decision is the same. Errors
+  // depend on the order (a selector failing on one device, an All request
+  // that a constraint refuses, the step limit), so a best-fit search that
+  // meets one searches again in the driver's order: best fit fails only
+  // where first fit does (and may fit where first fit fails).
+  DeviceChoice device_choice = DeviceChoice::kFirstFit;
 };
 
 // Why claims do not fit on a node. The counts add up every device the search

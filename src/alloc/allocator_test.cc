@@ -1,6 +1,7 @@
 // Search tests with a test double for CEL: `FakeSelectors` understands only
-// the literal expressions "true", "false", "compile-error", "runtime-error"
-// and `model == "X"` (the device's string attribute "model").
+// the literal expressions "true", "false", "compile-error", "runtime-error",
+// "fails-on-b" (an error on device "b", else true) and `model == "X"` (the
+// device's string attribute "model").
 #include "alloc/allocator.h"
 
 #include <gtest/gtest.h>
@@ -20,6 +21,10 @@ class FakeSelectors final : public SelectorEvaluator {
     if (expr == "false") return false;
     if (expr == "compile-error") return InvalidArgumentError("compilation failed: nope");
     if (expr == "runtime-error") return FailedPreconditionError("no such key: x");
+    if (expr == "fails-on-b") {
+      if (device.name == "b") return FailedPreconditionError("no such key: x");
+      return true;
+    }
     constexpr std::string_view kModel = "model == \"";
     if (expr.substr(0, kModel.size()) == kModel) {
       std::string_view want = expr.substr(kModel.size(), expr.size() - kModel.size() - 1);
@@ -39,6 +44,7 @@ struct Fixture {
   Features features{.admin_access = true, .consumable_capacity = true, .device_taints = true,
                     .partitionable_devices = true, .prioritized_list = true};
   AllocatedState state;
+  DeviceChoice device_choice = DeviceChoice::kFirstFit;
 
   Fixture() {
     node.metadata.name = "node-1";
@@ -64,7 +70,9 @@ struct Fixture {
     std::vector<const api::DeviceClass*> cls;
     for (auto& c : classes) cls.push_back(&c);
     int n = 0;
-    AllocatorOptions options{.max_steps = max_steps, .new_share_id = [&n] { return "share-" + std::to_string(n++); }};
+    AllocatorOptions options{.max_steps = max_steps,
+                             .new_share_id = [&n] { return "share-" + std::to_string(n++); },
+                             .device_choice = device_choice};
     Allocator allocator(features, state, cls, &index, &selectors, options);
     std::vector<const api::ResourceClaim*> ptr_claims;
     for (auto& c : claims) ptr_claims.push_back(&c);
@@ -654,6 +662,157 @@ TEST(AllocatorSummaryTest, DecidesAsTheFullResultWithoutTheDetails) {
         EXPECT_FALSE(summary->results[i].node_selector.has_value());
       }
     }
+  }
+}
+
+// --- DeviceChoice::kBestFit (best_fit.h) ---
+
+api::DeviceAttribute Str(std::string v) { return api::DeviceAttribute::String(v); }
+
+// Runs the same claims with first fit and best fit: both must fit; returns
+// the devices of claim 0 (first fit, best fit).
+std::pair<std::vector<std::string>, std::vector<std::string>> BothChoices(Fixture& f,
+                                                                          std::vector<api::ResourceClaim> claims) {
+  std::pair<std::vector<std::string>, std::vector<std::string>> out;
+  for (DeviceChoice choice : {DeviceChoice::kFirstFit, DeviceChoice::kBestFit}) {
+    f.device_choice = choice;
+    auto fit = f.Allocate(claims);
+    EXPECT_TRUE(fit.ok() && fit->fits) << (fit.ok() ? fit->reason.ToString() : fit.status().ToString());
+    if (!fit.ok() || !fit->fits) return out;
+    (choice == DeviceChoice::kFirstFit ? out.first : out.second) = Devices(*fit);
+  }
+  return out;
+}
+
+TEST(AllocatorBestFitTest, TakesTheSmallestAdequateDevice) {
+  Fixture f;
+  api::ResourceSlice& s = f.Slice({"gpu-80g", "gpu-40g", "gpu-24g"});
+  const char* memory[] = {"80Gi", "40Gi", "24Gi"};
+  const char* model[] = {"ok", "ok", "small"};  // the selector: >= 40Gi
+  for (size_t i = 0; i < 3; ++i) {
+    s.spec.devices[i].capacity.insert_or_assign("memory",
+                                                api::DeviceCapacity{.value = *quantity::Quantity::Parse(memory[i])});
+    s.spec.devices[i].attributes.insert_or_assign("model", Str(model[i]));
+  }
+  auto [first, best] = BothChoices(f, {Claim("c", {Request("r", 1, {"model == \"ok\""})})});
+  EXPECT_EQ(first, (std::vector<std::string>{"r:gpu-80g"}));
+  EXPECT_EQ(best, (std::vector<std::string>{"r:gpu-40g"}));
+}
+
+// Counter sets of four slots s0..s3 each, and partitions (name, slots they
+// take); a partition's memory capacity is 10 per slot.
+void SlotPartitions(Fixture& f, std::vector<std::pair<std::string, std::vector<int>>> partitions,
+                    std::vector<std::string> sets = {"gpu-0"}) {
+  api::ResourceSlice& counters = f.Slice({});
+  counters.spec.node_name = "node-1";
+  for (const std::string& set : sets) {
+    api::CounterSet& cs = counters.spec.shared_counters.emplace_back(api::CounterSet{.name = set});
+    for (int slot = 0; slot < 4; ++slot) {
+      cs.counters.insert_or_assign("s" + std::to_string(slot), api::Counter{*quantity::Quantity::Parse("1")});
+    }
+  }
+  std::vector<std::string> names;
+  for (auto& p : partitions) names.push_back(p.first);
+  api::ResourceSlice& devs = f.Slice(names);
+  for (size_t i = 0; i < partitions.size(); ++i) {
+    api::Device& d = devs.spec.devices[i];
+    // The set is the name's part before '/' ("gpu-1/a"), else the only set.
+    const size_t slash = d.name.find('/');
+    api::DeviceCounterConsumption use{.counter_set = slash == std::string::npos ? sets[0] : d.name.substr(0, slash)};
+    for (int slot : partitions[i].second) {
+      use.counters.insert_or_assign("s" + std::to_string(slot), api::Counter{*quantity::Quantity::Parse("1")});
+    }
+    d.rare.mut().consumes_counters.push_back(use);
+    d.capacity.insert_or_assign(
+        "memory", api::DeviceCapacity{.value = quantity::Quantity::FromInt(
+                                          static_cast<int64_t>(partitions[i].second.size()) * 10)});
+    d.attributes.insert_or_assign("model", Str(partitions[i].second.size() == 1 ? "small" : "big"));
+  }
+  for (auto& s : f.slices) s.spec.pool.resource_slice_count = 2;
+}
+
+TEST(AllocatorBestFitTest, KeepsFreeSlotsContiguous) {
+  Fixture f;
+  SlotPartitions(f, {{"p1-1", {1}}, {"p1-2", {2}}, {"p1-0", {0}}, {"p1-3", {3}}});
+  // p1-1 or p1-2 would leave runs of 1 and 2; p1-0 and p1-3 leave 3.
+  auto [first, best] = BothChoices(f, {Claim("c", {Request("r", 1, {"model == \"small\""})})});
+  EXPECT_EQ(first, (std::vector<std::string>{"r:p1-1"}));
+  EXPECT_EQ(best, (std::vector<std::string>{"r:p1-0"}));
+}
+
+TEST(AllocatorBestFitTest, KeepsRoomForLargerPlacements) {
+  Fixture f;
+  SlotPartitions(f, {{"p1-3", {3}}, {"p1-2", {2}}, {"p1-1", {1}}, {"p1-0", {0}}, {"p2-0", {0, 1}}, {"p2-2", {2, 3}}});
+  f.state.devices.insert("drv/pool/p1-0");  // s0 is taken
+  // p1-3 and p1-2 would leave no two-slot partition; p1-1 leaves p2-2.
+  auto [first, best] = BothChoices(f, {Claim("c", {Request("r", 1, {"model == \"small\""})})});
+  EXPECT_EQ(first, (std::vector<std::string>{"r:p1-3"}));
+  EXPECT_EQ(best, (std::vector<std::string>{"r:p1-1"}));
+}
+
+TEST(AllocatorBestFitTest, PrefersTheFullestParent) {
+  Fixture f;
+  SlotPartitions(f, {{"gpu-0/a", {0}}, {"gpu-0/b", {1}}, {"gpu-1/a", {0}}, {"gpu-1/b", {1}}}, {"gpu-0", "gpu-1"});
+  f.state.devices.insert("drv/pool/gpu-1/a");
+  auto [first, best] = BothChoices(f, {Claim("c", {Request("r", 1, {"model == \"small\""})})});
+  EXPECT_EQ(first, (std::vector<std::string>{"r:gpu-0/a"}));
+  EXPECT_EQ(best, (std::vector<std::string>{"r:gpu-1/b"}));
+}
+
+TEST(AllocatorBestFitTest, PrefersThePcieRootOfTheClaimsOtherDevices) {
+  Fixture f;
+  api::ResourceSlice& s = f.Slice({"gpu-a", "gpu-b", "nic-a", "nic-b"});
+  const char* root[] = {"pci0000:a", "pci0000:b", "pci0000:a", "pci0000:b"};
+  const char* model[] = {"gpu", "gpu", "nic", "nic"};
+  for (size_t i = 0; i < 4; ++i) {
+    s.spec.devices[i].attributes.insert_or_assign("resource.kubernetes.io/pcieRoot", Str(root[i]));
+    s.spec.devices[i].attributes.insert_or_assign("model", Str(model[i]));
+  }
+  f.state.devices.insert("drv/pool/gpu-a");
+  auto [first, best] = BothChoices(
+      f, {Claim("c", {Request("gpu", 1, {"model == \"gpu\""}), Request("nic", 1, {"model == \"nic\""})})});
+  EXPECT_EQ(first, (std::vector<std::string>{"gpu:gpu-b", "nic:nic-a"}));
+  EXPECT_EQ(best, (std::vector<std::string>{"gpu:gpu-b", "nic:nic-b"}));
+}
+
+TEST(AllocatorBestFitTest, AnErrorOnlyBestFitMeetsFallsBackToFirstFit) {
+  Fixture f;
+  api::ResourceSlice& s = f.Slice({"a", "b"});
+  s.spec.devices[0].capacity.insert_or_assign("memory", api::DeviceCapacity{.value = *quantity::Quantity::Parse("80Gi")});
+  s.spec.devices[1].capacity.insert_or_assign("memory", api::DeviceCapacity{.value = *quantity::Quantity::Parse("8Gi")});
+  // First fit takes "a" and never evaluates the selector on "b"; best fit
+  // tries the smaller "b" first, meets the error, and searches again.
+  auto [first, best] = BothChoices(f, {Claim("c", {Request("r", 1, {"fails-on-b"})})});
+  EXPECT_EQ(first, (std::vector<std::string>{"r:a"}));
+  EXPECT_EQ(best, (std::vector<std::string>{"r:a"}));
+  // Where first fit meets the error too, both report it.
+  for (DeviceChoice choice : {DeviceChoice::kFirstFit, DeviceChoice::kBestFit}) {
+    f.device_choice = choice;
+    auto fit = f.Allocate({Claim("c", {Request("r", 2, {"fails-on-b"})})});
+    ASSERT_FALSE(fit.ok()) << DeviceChoiceName(choice);
+    EXPECT_TRUE(fit.status().message().find("no such key: x") != std::string_view::npos) << fit.status().ToString();
+  }
+}
+
+TEST(AllocatorBestFitTest, DecidesFitLikeFirstFit) {
+  // Best fit only reorders the search: a scenario that needs backtracking
+  // (matchAttribute) fits, and one that cannot fit fails, either way.
+  Fixture f;
+  api::ResourceSlice& s = f.Slice({"a", "b", "c", "d"});
+  const char* zone[] = {"x", "y", "x", "z"};
+  for (size_t i = 0; i < 4; ++i) s.spec.devices[i].attributes.insert_or_assign("zone", Str(zone[i]));
+  api::ResourceClaim claim = Claim("c", {Request("r", 2)});
+  claim.spec.devices.constraints.push_back({.match_attribute = "drv/zone"});
+  auto [first, best] = BothChoices(f, {claim});
+  EXPECT_EQ(first, (std::vector<std::string>{"r:a", "r:c"}));
+  EXPECT_EQ(best, (std::vector<std::string>{"r:a", "r:c"}));
+  api::ResourceClaim three = Claim("c", {Request("r", 3)});
+  three.spec.devices.constraints.push_back({.match_attribute = "drv/zone"});
+  for (DeviceChoice choice : {DeviceChoice::kFirstFit, DeviceChoice::kBestFit}) {
+    f.device_choice = choice;
+    auto fit = f.Allocate({three});
+    ASSERT_TRUE(fit.ok());
+    EXPECT_FALSE(fit->fits) << DeviceChoiceName(choice);
   }
 }
 

@@ -14,6 +14,7 @@
 #include "api/defaults.h"
 #include "api/features.h"
 #include "api/validation.h"
+#include "cli/cluster_inputs.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "manifest/emit.h"
@@ -152,7 +153,7 @@ std::string OutcomeYaml(const ScenarioOutcome& outcome) {
 
 namespace {
 
-int RunScenarioFile(const std::string& scenario_path, uint64_t max_steps) {
+int RunScenarioFile(const std::string& scenario_path, uint64_t max_steps, alloc::DeviceChoice device_choice) {
   StatusOr<manifest::Scenario> scenario = manifest::LoadScenarioFile(scenario_path);
   if (!scenario.ok()) {
     std::fprintf(stderr, "dractl allocate: %s\n", scenario.status().message().c_str());
@@ -160,6 +161,7 @@ int RunScenarioFile(const std::string& scenario_path, uint64_t max_steps) {
   }
   alloc::AllocatorOptions options;
   if (max_steps != 0) options.max_steps = max_steps;
+  options.device_choice = device_choice;
   ScenarioOutcome outcome = RunScenario(*scenario, std::move(options));
   std::string yaml = OutcomeYaml(outcome);
   std::fwrite(yaml.data(), 1, yaml.size(), stdout);
@@ -185,6 +187,7 @@ struct ManifestFlags {
   std::string gates;
   std::string output = "yaml";
   uint64_t max_steps = 0;
+  std::string device_choice = "first-fit";
 };
 
 int RunOnManifests(const ManifestFlags& flags) {
@@ -326,6 +329,7 @@ int RunOnManifests(const ManifestFlags& flags) {
   }
   alloc::AllocatorOptions options;
   if (flags.max_steps != 0) options.max_steps = flags.max_steps;
+  options.device_choice = DeviceChoiceFor(flags.device_choice, "kube");
   alloc::Allocator allocator(features, std::move(state), classes, &index, cel->get(), std::move(options));
   StatusOr<alloc::NodeFit> fit = allocator.Allocate(*node, to_allocate);
   if (!fit.ok()) {
@@ -393,12 +397,17 @@ int RunAllocate(std::span<const std::string_view> args) {
   app.add_option("--max-steps", flags.max_steps,
                  "give up after this many search steps (0: the default limit, 50,000,000); with -f or --scenario")
       ->check(NonNegativeInteger());
+  app.add_option("--device-choice", flags.device_choice,
+                 "first-fit (upstream: the driver's order) or best-fit (see `dractl schedule --help`); with -f or "
+                 "--scenario")
+      ->check(CLI::IsMember({"first-fit", "best-fit"}))
+      ->capture_default_str();
   app.add_option("-o,--output", flags.output, "yaml or json")
       ->check(CLI::IsMember({"yaml", "json"}))
       ->capture_default_str();
   scenario->excludes(files);
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
-  if (!scenario_path.empty()) return RunScenarioFile(scenario_path, flags.max_steps);
+  if (!scenario_path.empty()) return RunScenarioFile(scenario_path, flags.max_steps, DeviceChoiceFor(flags.device_choice, "kube"));
   if (flags.files.empty() || flags.node.empty() || (flags.claims.empty() && flags.templates.empty())) {
     std::fprintf(stderr,
                  "dractl allocate: error: give --scenario FILE, or -f FILES with --node NAME and --claim "

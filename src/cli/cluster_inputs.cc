@@ -219,6 +219,12 @@ std::optional<ClusterInputOptions> InputOptions(const char* command, const std::
   return options;
 }
 
+alloc::DeviceChoice DeviceChoiceFor(std::string_view device_choice, std::string_view policy) {
+  if (device_choice == "best-fit") return alloc::DeviceChoice::kBestFit;
+  if (device_choice == "first-fit") return alloc::DeviceChoice::kFirstFit;
+  return policy == "kube" ? alloc::DeviceChoice::kFirstFit : alloc::DeviceChoice::kBestFit;
+}
+
 void AddClusterFlags(CLI::App& app, ClusterFlags& flags) {
   app.add_option("--policy", flags.policy,
                  "kube: LeastAllocated + BalancedAllocation + DRA prioritized-list score; binpack: "
@@ -226,6 +232,8 @@ void AddClusterFlags(CLI::App& app, ClusterFlags& flags) {
                  "devices, then the least free cpu and memory")
       ->check(CLI::IsMember({"kube", "binpack", "best-fit"}))
       ->capture_default_str();
+  app.add_option("--device-choice", flags.device_choice, kDeviceChoiceHelp)
+      ->check(CLI::IsMember({"first-fit", "best-fit"}));
   app.add_option("--seed", flags.seed, "breaks ties between equally scored nodes deterministically")
       ->check(NonNegativeInteger())
       ->capture_default_str();

@@ -6,10 +6,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "CLI/CLI.hpp"
-
+#include "alloc/best_fit.h"
 #include "api/features.h"
 #include "manifest/loader.h"
 
@@ -38,6 +39,7 @@ int LoadCluster(const std::vector<std::string>& files, const api::FeatureGates& 
 // queue schedule runs.
 struct ClusterFlags {
   std::string policy = "kube";
+  std::string device_choice;  // "", first-fit or best-fit ("": by policy, DeviceChoiceFor)
   uint64_t seed = 0;
   std::string version = "1.37";
   std::string gates;
@@ -58,5 +60,16 @@ std::optional<ClusterInputOptions> InputOptions(const char* command, const std::
 // --workloads, --percentage-of-nodes-to-score, --live, --kubeconfig and
 // --context to `app`, writing into `flags`.
 void AddClusterFlags(CLI::App& app, ClusterFlags& flags);
+
+// --device-choice, else best-fit with --policy binpack or best-fit and
+// first-fit (upstream's) with kube.
+alloc::DeviceChoice DeviceChoiceFor(std::string_view device_choice, std::string_view policy);
+
+// The --device-choice flag's help text.
+inline constexpr char kDeviceChoiceHelp[] =
+    "which fitting devices of the chosen node a pod gets: first-fit (upstream: the driver's order) or best-fit "
+    "(the same pcieRoot, then NUMA node, as the claim's other devices; the smallest adequate device; MIG "
+    "partitions on the fullest GPU, at the placement that leaves the most other placements possible); "
+    "default: first-fit with --policy kube, best-fit with binpack and best-fit";
 
 }  // namespace dra::cli

@@ -221,7 +221,8 @@ int Run(const ExplainFlags& flags) {
       .schedule = {.policy = policy->get(),
                    .seed = flags.cluster.seed,
                    .max_steps = flags.cluster.max_steps,
-                   .percentage_of_nodes_to_score = flags.cluster.percentage_of_nodes_to_score}};
+                   .percentage_of_nodes_to_score = flags.cluster.percentage_of_nodes_to_score,
+                   .device_choice = DeviceChoiceFor(flags.cluster.device_choice, flags.cluster.policy)}};
   StatusOr<std::vector<sched::PodExplanation>> result = sched::Explain(&snapshot, options, pods);
   if (!result.ok()) {
     if (result.status().code() == StatusCode::kNotFound) {

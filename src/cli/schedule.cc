@@ -99,7 +99,8 @@ int Run(const ScheduleFlags& flags) {
   sched::ScheduleOptions options{.policy = policy->get(),
                                  .seed = flags.cluster.seed,
                                  .max_steps = flags.cluster.max_steps,
-                                 .percentage_of_nodes_to_score = flags.cluster.percentage_of_nodes_to_score};
+                                 .percentage_of_nodes_to_score = flags.cluster.percentage_of_nodes_to_score,
+                                 .device_choice = DeviceChoiceFor(flags.cluster.device_choice, flags.cluster.policy)};
   StatusOr<sched::ScheduleResult> result = sched::Schedule(&snapshot, options);
   if (!result.ok()) {
     std::fprintf(stderr, "dractl schedule: internal error: %s\n", result.status().ToString().c_str());

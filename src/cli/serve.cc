@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "base/version.h"
+#include "cli/cluster_inputs.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "kube/client.h"
@@ -34,6 +35,7 @@ struct ServeFlags {
   std::string context;
   std::string scheduler_name = "dractl";
   std::string policy = "kube";
+  std::string device_choice;
   uint64_t seed = 0;
   std::string version = "1.37";
   std::string gates;
@@ -103,6 +105,7 @@ int Run(const ServeFlags& flags) {
   kube::Server server(client->get(), {.scheduler_name = flags.scheduler_name,
                                       .gates = *gates,
                                       .policy = policy->get(),
+                                      .device_choice = DeviceChoiceFor(flags.device_choice, flags.policy),
                                       .seed = flags.seed,
                                       .manage_claims = flags.manage_claims,
                                       .instance = fmt::format("{}-{}", flags.scheduler_name, host),
@@ -210,6 +213,8 @@ int RunServe(std::span<const std::string_view> args) {
   app.add_option("--context", flags.context, "kubeconfig context (default: current-context)");
   app.add_option("--scheduler-name", flags.scheduler_name, "the spec.schedulerName this scheduler serves")
       ->capture_default_str();
+  app.add_option("--device-choice", flags.device_choice, kDeviceChoiceHelp)
+      ->check(CLI::IsMember({"first-fit", "best-fit"}));
   app.add_option("--policy", flags.policy, "node scoring: kube, binpack or best-fit (see `dractl schedule --help`)")
       ->check(CLI::IsMember({"kube", "binpack", "best-fit"}))
       ->capture_default_str();

@@ -228,7 +228,8 @@ Server::Round Server::Plan() {
   sched::ScheduleOptions so{.policy = options_.policy,
                             .seed = options_.seed,
                             .scheduler_name = options_.scheduler_name,
-                            .create_template_claims = options_.manage_claims};
+                            .create_template_claims = options_.manage_claims,
+                            .device_choice = options_.device_choice};
   StatusOr<sched::ScheduleResult> result = sched::Schedule(&snapshot, so);
   metrics_.Algorithm(Seconds(start));
   metrics_.SetPending("gated", gated);

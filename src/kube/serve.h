@@ -51,6 +51,7 @@ struct ServeOptions {
   std::string scheduler_name = "dractl";
   api::FeatureGates gates = api::FeatureGates::Defaults();
   const sched::ScorePolicy* policy = nullptr;  // required; borrowed
+  alloc::DeviceChoice device_choice = alloc::DeviceChoice::kFirstFit;
   uint64_t seed = 0;
   // Create claims from templates and record them in the pod status, as the
   // resource-claim controller does (spec §2.4), for clusters without

@@ -180,6 +180,7 @@ class Scheduler {
     for (const api::DeviceClass& c : s_.classes) classes.push_back(&c);
     alloc::AllocatorOptions alloc_options;
     if (options_.max_steps != 0) alloc_options.max_steps = options_.max_steps;
+    alloc_options.device_choice = options_.device_choice;
     const uint64_t seed = options_.seed;
     uint64_t* counter = &share_counter_;
     alloc_options.new_share_id = [seed, counter] { return StableUid(fmt::format("share/{}/{}", seed, (*counter)++)); };

@@ -64,6 +64,9 @@ struct ScheduleOptions {
   // kube-controller-manager unless told otherwise; then a pod whose claim was
   // not created yet is unschedulable ("waiting for resource claim creation").
   bool create_template_claims = true;
+  // Which of a node's fitting devices a pod gets (alloc/best_fit.h); the
+  // choice of node does not depend on it.
+  alloc::DeviceChoice device_choice = alloc::DeviceChoice::kFirstFit;
 };
 
 // How many feasible nodes Filter looks for in a cluster of `num_nodes`

@@ -281,5 +281,37 @@ TEST(GenCliTest, BestFitPacksWhereKubeSpreads) {
   fs::remove_all(dir);
 }
 
+// --device-choice on tests/sched/best-fit/mig-alternating.yaml (its header
+// works the placements out): first fit strands the sixth 4g.20gb, best fit
+// places all twelve pods. --policy best-fit picks best fit by default.
+TEST(ScheduleCliTest, BestFitDeviceChoiceKeepsMigPlacementsOpen) {
+  const std::string inputs = " -f " + ShellQuote(kData + "/node-a100-40gb-mig.yaml") + " -f " +
+                             ShellQuote(kData + "/nvidia-deviceclasses.yaml") + " -f " +
+                             ShellQuote(std::string(DRA_SOURCE_DIR) + "/tests/sched/best-fit/mig-alternating.yaml");
+  const std::string node = "ip-10-0-42-17.us-west-2.compute.internal";
+  const std::string pool = "gpu.nvidia.com/" + node + "/";
+  CommandResult first = RunCommand(kBin + " schedule --device-choice first-fit" + inputs);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_TRUE(Contains(first.output, "11 placed, 1 pending")) << first.output;
+  EXPECT_EQ(LineOf(first.output, "mig/small-1"), node + "  gpu: " + pool + "gpu-0-mig-1g5gb-19-0") << first.output;
+  EXPECT_EQ(LineOf(first.output, "mig/large-1"), node + "  gpu: " + pool + "gpu-1-mig-4g20gb-5-0") << first.output;
+  EXPECT_EQ(LineOf(first.output, "mig/large-6"), "<pending>  0/1 nodes are available: 1 cannot allocate all claims.")
+      << first.output;
+
+  for (const std::string flags : {" --device-choice best-fit", " --policy best-fit", " --policy binpack"}) {
+    CommandResult best = RunCommand(kBin + " schedule" + flags + inputs);
+    ASSERT_EQ(best.exit_code, 0) << flags << "\n" << best.output;
+    EXPECT_TRUE(Contains(best.output, "12 placed, 0 pending")) << flags << "\n" << best.output;
+    EXPECT_EQ(LineOf(best.output, "mig/small-1"), node + "  gpu: " + pool + "gpu-0-mig-1g5gb-19-6") << best.output;
+    EXPECT_EQ(LineOf(best.output, "mig/large-1"), node + "  gpu: " + pool + "gpu-0-mig-4g20gb-5-0") << best.output;
+    EXPECT_EQ(LineOf(best.output, "mig/large-6"), node + "  gpu: " + pool + "gpu-5-mig-4g20gb-5-0") << best.output;
+  }
+  CommandResult kube = RunCommand(kBin + " schedule --policy kube" + inputs);
+  EXPECT_TRUE(Contains(kube.output, "11 placed, 1 pending")) << kube.output;
+  CommandResult bad = RunCommand(kBin + " schedule --device-choice worst-fit" + inputs);
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_TRUE(Contains(bad.output, "--device-choice")) << bad.output;
+}
+
 }  // namespace
 }  // namespace dra::testing
