@@ -18,7 +18,9 @@
 #include "alloc/allocator.h"
 #include "alloc/cel_selector.h"
 #include "alloc/pools.h"
+#include "sched/extended.h"
 #include "sched/pod_claims.h"
+#include "sched/resources.h"
 
 namespace dra::sched {
 namespace {
@@ -619,6 +621,11 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
     own.insert(Key(s_.claims[ref.claim].metadata));
     if (!s_.claims[ref.claim].status.allocation) to_allocate.push_back(&s_.claims[ref.claim]);
   }
+  // Extended resources backed by DRA (§6): the node's special claim joins
+  // the claims to allocate, as in the scheduler's Filter.
+  const ExtendedResourceClasses extended_classes(s_.classes, s_.gates.enabled(api::Gate::kDRAExtendedResource));
+  const Resources requests = PodRequests(pod);
+  ClaimsPerNode claims_per_node(pod, requests, extended_classes, to_allocate);
   // Asked only for a rejection that does not carry the scheduler's Reason.
   std::unique_ptr<alloc::Allocator> allocator;
   bool allocator_built = false;
@@ -639,19 +646,21 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
     } else {
       c.kind = CauseKind::kNoCombination;
       const api::Node* node = nodes[rej.node];
+      const std::vector<const api::ResourceClaim*>& node_claims =
+          node != nullptr ? claims_per_node.For(NodeAllocatable(*node)) : to_allocate;
       std::optional<alloc::Reason> reason = rej.dra_reason;
       if (!reason && node != nullptr) {
         if (!allocator_built) {
           allocator = NewAllocator({});
           allocator_built = true;
         }
-        StatusOr<alloc::NodeFit> fit = allocator ? allocator->Allocate(*node, to_allocate)
+        StatusOr<alloc::NodeFit> fit = allocator ? allocator->Allocate(*node, node_claims)
                                                  : StatusOr<alloc::NodeFit>(alloc::NodeFit{});
         if (fit.ok() && !fit->fits) reason = std::move(fit->reason);
       }
       if (reason && node != nullptr) {
         const api::ResourceClaim* claim = nullptr;
-        for (const api::ResourceClaim* t : to_allocate) {
+        for (const api::ResourceClaim* t : node_claims) {
           if (Key(t->metadata) == reason->claim) claim = t;
         }
         if (claim != nullptr) {
@@ -662,7 +671,7 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
       // Freeing devices can only help where some are in use.
       if (node != nullptr &&
           (c.in_use > 0 || c.kind == CauseKind::kConstraint || c.kind == CauseKind::kNoCombination)) {
-        if (std::optional<NearMiss> m = FindNearMiss(*node, to_allocate, own)) ex.near_misses.push_back(*m);
+        if (std::optional<NearMiss> m = FindNearMiss(*node, node_claims, own)) ex.near_misses.push_back(*m);
       }
     }
     c.text = RenderNodeCause(c);

@@ -70,7 +70,7 @@ StatusOr<std::vector<std::string>> FilterNodeAffinity(const api::Pod& pod, const
 }
 
 std::vector<std::string> FilterResources(const Resources& pod, const Resources& requested,
-                                         const Resources& allocatable) {
+                                         const Resources& allocatable, const ExtendedResourceClasses* dra_classes) {
   std::vector<std::string> reasons;
   if (requested.pods + 1 > allocatable.pods) reasons.emplace_back(kReasonTooManyPods);
   if (pod.milli_cpu > 0 && pod.milli_cpu > allocatable.milli_cpu - requested.milli_cpu) {
@@ -83,6 +83,7 @@ std::vector<std::string> FilterResources(const Resources& pod, const Resources& 
   // map order (random in Go); we check all of them by name.
   for (const auto& [name, amount] : pod.scalar) {
     if (amount > 0 && amount > allocatable.Get(name) - requested.Get(name)) {
+      if (dra_classes != nullptr && allocatable.Get(name) == 0 && dra_classes->Find(name) != nullptr) continue;
       reasons.push_back("Insufficient " + name);
     }
   }

@@ -7,9 +7,7 @@
 // kube-scheduler's do.
 //
 // Not modelled: NodePorts, volume plugins, PodTopologySpread,
-// InterPodAffinity, taint/toleration comparison operators (Gt/Lt), and
-// extended resources backed by DRA (DRAExtendedResource, scheduler-plugin.md
-// §6): such a resource is checked like any extended resource.
+// InterPodAffinity and taint/toleration comparison operators (Gt/Lt).
 #pragma once
 
 #include <string>
@@ -17,6 +15,7 @@
 
 #include "api/core.h"
 #include "base/status.h"
+#include "sched/extended.h"
 #include "sched/resources.h"
 
 namespace dra::sched {
@@ -52,7 +51,10 @@ StatusOr<std::vector<std::string>> FilterNodeAffinity(const api::Pod& pod, const
 // memory", then "Insufficient NAME" per other resource in name order.
 // `requested` is the sum of PodRequests of the pods already on the node
 // (with `pods` = their count), `pod` is PodRequests of this pod.
+// An extended resource that `dra_classes` maps to a DeviceClass and the node
+// does not list (or lists as 0) is left to DynamicResources (extended.h).
 std::vector<std::string> FilterResources(const Resources& pod, const Resources& requested,
-                                         const Resources& allocatable);
+                                         const Resources& allocatable,
+                                         const ExtendedResourceClasses* dra_classes = nullptr);
 
 }  // namespace dra::sched

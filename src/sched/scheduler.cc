@@ -20,6 +20,7 @@
 #include "alloc/pools.h"
 #include "api/node_selector.h"
 #include "base/fnv.h"
+#include "sched/extended.h"
 #include "sched/node_filters.h"
 #include "sched/pod_claims.h"
 #include "sched/resources.h"
@@ -192,6 +193,7 @@ class Scheduler {
     handles_.resize(s_.nodes.size());
     allocatable_.reserve(s_.nodes.size());
     for (const api::Node& n : s_.nodes) allocatable_.push_back(NodeAllocatable(n));
+    extended_classes_ = ExtendedResourceClasses(s_.classes, s_.gates.enabled(api::Gate::kDRAExtendedResource));
     for (size_t i = 0; i < s_.nodes.size(); ++i) node_index_.emplace(s_.nodes[i].metadata.name, i);
     for (const api::Pod& p : s_.pods) {
       if (!IsActiveOnNode(p)) continue;
@@ -250,6 +252,7 @@ class Scheduler {
   std::vector<const api::ResourceClaimTemplate*> from_template_;
   std::map<std::vector<const api::ResourceClaimTemplate*>, uint32_t> signatures_;
   std::vector<Resources> allocatable_;  // per node of s_.nodes
+  ExtendedResourceClasses extended_classes_;  // extended resources backed by DRA (§6)
   size_t next_start_node_ = 0;  // kube-scheduler's nextStartNodeIndex
   std::map<std::string, size_t, std::less<>> node_index_;
 };
@@ -346,9 +349,20 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
     }
   }
 
-  // Filter.
+  // Extended resources backed by DRA (§6): the pod's special claim is built
+  // per node in Filter. One left from an earlier attempt that has requests
+  // makes every node unfit (upstream's PostFilter then deletes it).
   const Resources requests = PodRequests(pod);
   const Resources non_zero_requests = PodRequests(pod, /*non_zero=*/true);
+  ClaimsPerNode claims_per_node(pod, requests, extended_classes_, to_allocate);
+  const bool extended = claims_per_node.extended();
+  bool stale_extended_claim = false;
+  if (extended) {
+    std::optional<size_t> old = FindExtendedResourceClaim(s_, pod);
+    stale_extended_claim = old && !s_.claims[*old].spec.devices.requests.empty();
+  }
+
+  // Filter.
   // The claims allocated before count the same on every node.
   int64_t allocated_raw_score = 0;
   for (size_t i = 0; i < all_claims.size(); ++i) {
@@ -391,12 +405,23 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
     }
     Resources on_node = usage_[node_idx].requested;
     on_node.pods = usage_[node_idx].pods;
-    if (auto r = FilterResources(requests, on_node, allocatable_[node_idx]); !r.empty()) {
+    if (auto r = FilterResources(requests, on_node, allocatable_[node_idx], &extended_classes_); !r.empty()) {
       reject("NodeResourcesFit", std::move(r));
       continue;
     }
-    // DynamicResources (§4.4).
-    if (all_claims.empty()) {
+    // DynamicResources (§4.4), extended resources first (§6.2).
+    if (extended) {
+      if (stale_extended_claim) {
+        reject(kDynamicResourcesPlugin, {"cannot schedule extended resource claim"});
+        continue;
+      }
+      if (ResourcesServedByDra(requests, allocatable_[node_idx], extended_classes_).cannot_fit) {
+        reject(kDynamicResourcesPlugin, {"cannot fit resource"});
+        continue;
+      }
+    }
+    const std::vector<const api::ResourceClaim*>& node_to_allocate = claims_per_node.For(allocatable_[node_idx]);
+    if (all_claims.empty() && node_to_allocate.empty()) {
       feasible.push_back(Candidate{.node = node_idx});
       continue;
     }
@@ -413,23 +438,25 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
       if (!*match) unavailable = true;
     }
     DraVerdict& verdict = verdicts_[node_idx];
-    Candidate cand{.node = node_idx, .dra = !to_allocate.empty()};
-    if (!to_allocate.empty()) {
-      if (signature == 0 || verdict.signature != signature) {
+    Candidate cand{.node = node_idx, .dra = !node_to_allocate.empty()};
+    if (!node_to_allocate.empty()) {
+      // A special claim is built for this node: nothing to remember.
+      const uint32_t node_signature = node_to_allocate.size() == to_allocate.size() ? signature : 0;
+      if (node_signature == 0 || verdict.signature != node_signature) {
         const alloc::Allocator::NodeHandle handle = HandleOf(node_idx);
         StatusOr<alloc::NodeFit> fit =
-            allocator.Allocate(handle, to_allocate, alloc::Allocator::ResultDetail::kSummary);
+            allocator.Allocate(handle, node_to_allocate, alloc::Allocator::ResultDetail::kSummary);
         if (!fit.ok()) {
           verdict = DraVerdict{};
           return Fail(std::move(out), PodOutcome::Kind::kError,
                       fmt::format("running \"{}\" filter plugin: {}", kDynamicResourcesPlugin,
                                   fit.status().message()));
         }
-        verdict = DraVerdict{.signature = signature, .fits = fit->fits};
+        verdict = DraVerdict{.signature = node_signature, .fits = fit->fits};
         if (fit->fits) {
-          for (size_t i = 0; i < to_allocate.size(); ++i) {
+          for (size_t i = 0; i < node_to_allocate.size(); ++i) {
             const api::AllocationResult& a = fit->results[i];
-            if (features_.prioritized_list) verdict.raw_score += PrioritizedListScore(*to_allocate[i], a);
+            if (features_.prioritized_list) verdict.raw_score += PrioritizedListScore(*node_to_allocate[i], a);
             for (const auto& r : a.devices.results) {
               if (!r.admin_access.value_or(false) && !r.share_id) ++verdict.devices_taken;
             }
@@ -543,14 +570,16 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   // The chosen node's allocation in full (Filter only decided): the same
   // search on the same state, so it fits the same way.
   std::vector<api::AllocationResult> allocations;
-  if (!to_allocate.empty()) {
-    StatusOr<alloc::NodeFit> full = allocator.Allocate(HandleOf(chosen.node), to_allocate,
+  const std::vector<const api::ResourceClaim*>& chosen_to_allocate = claims_per_node.For(allocatable_[chosen.node]);
+  const bool allocate_extended = chosen_to_allocate.size() > to_allocate.size();
+  if (!chosen_to_allocate.empty()) {
+    StatusOr<alloc::NodeFit> full = allocator.Allocate(HandleOf(chosen.node), chosen_to_allocate,
                                                        alloc::Allocator::ResultDetail::kFull);
     if (!full.ok()) {
       return Fail(std::move(out), PodOutcome::Kind::kError,
                   fmt::format("running \"{}\" filter plugin: {}", kDynamicResourcesPlugin, full.status().message()));
     }
-    if (!full->fits || full->results.size() != to_allocate.size()) {
+    if (!full->fits || full->results.size() != chosen_to_allocate.size()) {
       return Fail(std::move(out), PodOutcome::Kind::kError,
                   fmt::format("internal error: node {} fit in Filter but not when allocating (please report this)",
                               node_name));
@@ -597,6 +626,37 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
                                         .claim = Key(c.metadata),
                                         .allocated_now = !allocated_before[i],
                                         .results = c.status.allocation->devices.results});
+  }
+  if (allocate_extended) {
+    // PreBind creates the special claim (generateName: the API server picks
+    // the suffix; here it is hashed, as for template claims), allocated and
+    // reserved, and records it in the pod status.
+    const std::string& ns = pod.metadata.namespace_;
+    ExtendedRequests ext = BuildExtendedRequests(
+        pod, ResourcesServedByDra(requests, allocatable_[chosen.node], extended_classes_).resources,
+        extended_classes_);
+    api::ResourceClaim claim = NewExtendedResourceClaim(pod, "", std::move(ext.requests));
+    for (int attempt = 0;; ++attempt) {
+      claim.metadata.name = claim.metadata.generate_name +
+                            StableNameSuffix(ns, pod.metadata.name, kExtendedResourceClaimInMemoryName, attempt);
+      if (!s_.FindClaim(ns, claim.metadata.name)) break;
+    }
+    claim.metadata.uid = StableUid("resourceclaim/" + ns + "/" + claim.metadata.name);
+    const std::string name = claim.metadata.name;
+    claim.status.allocation = std::move(allocations[next++]);
+    claim.metadata.finalizers.emplace_back(kDeleteProtectionFinalizer);
+    claim.status.reserved_for.push_back(
+        api::ResourceClaimConsumerReference{.resource = "pods", .name = pod.metadata.name, .uid = pod.metadata.uid});
+    out.claims.push_back(ClaimPlacement{.pod_claim = kExtendedResourceClaimInMemoryName,
+                                        .claim = ns + "/" + name,
+                                        .allocated_now = true,
+                                        .results = claim.status.allocation->devices.results});
+    // `pod` refers into s_.pods, which the push below leaves alone.
+    s_.pods[pod_idx].status.extended_resource_claim_status =
+        api::PodExtendedResourceClaimStatus{.request_mappings = std::move(ext.mappings), .resource_claim_name = name};
+    s_.claims.push_back(std::move(claim));
+    result_.created_claims.push_back(s_.claims.size() - 1);
+    result_.changed_claims.push_back(s_.claims.size() - 1);
   }
   s_.pods[pod_idx].spec.node_name = node_name;
   result_.changed_pods.push_back(pod_idx);

@@ -306,5 +306,82 @@ TEST_F(SchedulerTest, FilterStopsAfterEnoughFeasibleNodesAndTheNextPodGoesOn) {
   EXPECT_GE(r.pods[1].node, "n100");
 }
 
+// --- Extended resources backed by DRA (extended.h) ---
+
+TEST_F(SchedulerTest, ExtendedResourceGetsASpecialClaimOnNodesWithoutTheDevicePlugin) {
+  snap_.classes[0].spec.extended_resource_name = "example.com/gpu";
+  AddNode("dra");
+  AddGpus("dra", 2);
+  AddNode("plugin").status.allocatable.insert_or_assign("example.com/gpu", Q("1"));
+  api::Pod& p = AddPod("p", "");
+  p.spec.containers[0].resources.limits.insert_or_assign("example.com/gpu", Q("2"));
+  ScheduleResult r = Run();
+  ASSERT_EQ(r.pods.size(), 1u);
+  // "plugin" lists only 1; "dra" serves both through the class.
+  ASSERT_EQ(r.pods[0].kind, PodOutcome::Kind::kPlaced) << r.pods[0].message;
+  EXPECT_EQ(r.pods[0].node, "dra");
+  ASSERT_EQ(r.created_claims.size(), 1u);
+  const api::ResourceClaim& claim = snap_.claims[r.created_claims[0]];
+  EXPECT_EQ(claim.metadata.name.rfind("p-extended-resources-", 0), 0u) << claim.metadata.name;
+  EXPECT_EQ(claim.metadata.name.size(), std::string("p-extended-resources-").size() + 5);
+  ASSERT_EQ(claim.spec.devices.requests.size(), 1u);
+  EXPECT_EQ(claim.spec.devices.requests[0].name, "container-0-request-0");
+  EXPECT_EQ(claim.spec.devices.requests[0].exactly->count, 2);
+  ASSERT_TRUE(claim.status.allocation.has_value());
+  EXPECT_EQ(claim.status.allocation->devices.results.size(), 2u);
+  ASSERT_EQ(claim.status.reserved_for.size(), 1u);
+  EXPECT_EQ(claim.status.reserved_for[0].uid, "uid-p");
+  ASSERT_TRUE(snap_.pods[0].status.extended_resource_claim_status.has_value());
+  EXPECT_EQ(snap_.pods[0].status.extended_resource_claim_status->resource_claim_name, claim.metadata.name);
+  ASSERT_EQ(r.pods[0].claims.size(), 1u);
+  EXPECT_EQ(r.pods[0].claims[0].pod_claim, "<extended-resources>");
+
+  // A second pod: the device plugin node has room for 1, the DRA node none.
+  api::Pod& q = AddPod("q", "");
+  q.spec.containers[0].resources.limits.insert_or_assign("example.com/gpu", Q("1"));
+  r = Run();
+  ASSERT_EQ(r.pods.size(), 1u);
+  EXPECT_EQ(r.pods[0].node, "plugin");
+  EXPECT_TRUE(r.created_claims.empty());
+  // A third finds neither: the plugin's one is counted as requested.
+  api::Pod& third = AddPod("third", "");
+  third.spec.containers[0].resources.limits.insert_or_assign("example.com/gpu", Q("1"));
+  r = Run();
+  ASSERT_EQ(r.pods.size(), 1u);
+  EXPECT_EQ(r.pods[0].message,
+            "0/2 nodes are available: 1 Insufficient example.com/gpu, 1 cannot allocate all claims.");
+}
+
+TEST_F(SchedulerTest, ExtendedResourceClaimLeftFromAnEarlierAttemptBlocksEveryNode) {
+  snap_.classes[0].spec.extended_resource_name = "example.com/gpu";
+  AddNode("dra");
+  AddGpus("dra", 2);
+  api::Pod& p = AddPod("p", "");
+  p.spec.containers[0].resources.limits.insert_or_assign("example.com/gpu", Q("1"));
+  api::ResourceClaim& stale = AddClaim("p-extended-resources-abcde");
+  stale.metadata.annotations.insert_or_assign("resource.kubernetes.io/extended-resource-claim", "true");
+  stale.metadata.owner_references.push_back(
+      {.api_version = "v1", .kind = "Pod", .name = "p", .uid = "uid-p", .controller = true});
+  ScheduleResult r = Run();
+  ASSERT_EQ(r.pods.size(), 1u);
+  EXPECT_EQ(r.pods[0].message, "0/1 nodes are available: 1 cannot schedule extended resource claim.");
+}
+
+TEST_F(SchedulerTest, ExtendedResourceWithoutClassOrAllocatableIsInsufficient) {
+  AddNode("n1");
+  AddGpus("n1", 2);
+  api::Pod& p = AddPod("p", "");
+  p.spec.containers[0].resources.limits.insert_or_assign("example.com/gpu", Q("1"));
+  ScheduleResult r = Run();
+  ASSERT_EQ(r.pods.size(), 1u);
+  EXPECT_EQ(r.pods[0].message, "0/1 nodes are available: 1 Insufficient example.com/gpu.");
+  // The class's implicit name works without extendedResourceName.
+  p.spec.containers[0].resources.limits = {};
+  p.spec.containers[0].resources.limits.insert_or_assign("deviceclass.resource.kubernetes.io/gpu", Q("1"));
+  r = Run();
+  ASSERT_EQ(r.pods.size(), 1u);
+  EXPECT_EQ(r.pods[0].kind, PodOutcome::Kind::kPlaced) << r.pods[0].message;
+}
+
 }  // namespace
 }  // namespace dra::sched

@@ -313,5 +313,65 @@ TEST(ScheduleCliTest, BestFitDeviceChoiceKeepsMigPlacementsOpen) {
   EXPECT_TRUE(Contains(bad.output, "--device-choice")) << bad.output;
 }
 
+// Extended resources backed by DRA on tests/sched/extended/cluster.yaml (its
+// header works each outcome out), with the shared NVIDIA fixtures.
+TEST(ScheduleCliTest, ExtendedResourcesBackedByDra) {
+  const std::string fixtures = std::string(DRA_SHARED_DIR) + "/fixtures/nvidia/";
+  const std::string inputs = " -f " + ShellQuote(fixtures + "node-l4.yaml") + " -f " +
+                             ShellQuote(fixtures + "deviceclasses.yaml") + " -f " +
+                             ShellQuote(std::string(DRA_SOURCE_DIR) + "/tests/sched/extended/cluster.yaml");
+  const std::string node = "gke-inference-l4-pool-3f9a1c2e-k8xq";
+  const std::string gpu = "gpu.nvidia.com/" + node + "/gpu-";
+  CommandResult r = RunCommand(kBin + " schedule" + inputs);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(LineOf(r.output, "ml/a-one-gpu"), node + "  <extended-resources>: " + gpu + "0") << r.output;
+  EXPECT_EQ(LineOf(r.output, "ml/b-init"), node + "  <extended-resources>: " + gpu + "1," + gpu + "2") << r.output;
+  EXPECT_EQ(LineOf(r.output, "ml/c-implicit"), node + "  <extended-resources>: " + gpu + "3") << r.output;
+  EXPECT_EQ(LineOf(r.output, "ml/d-plugin"), "dp-node  -") << r.output;
+  EXPECT_EQ(LineOf(r.output, "ml/e-no-gpu-left"),
+            "<pending>  0/2 nodes are available: 1 cannot allocate all claims, 1 node(s) didn't match Pod's node "
+            "affinity/selector.")
+      << r.output;
+  EXPECT_EQ(LineOf(r.output, "ml/f-fpga"), "<pending>  0/2 nodes are available: 2 Insufficient example.com/fpga.")
+      << r.output;
+
+  // -o yaml: the claims as PreBind creates them and the pods' status.
+  CommandResult y = RunCommand("(" + kBin + " schedule -o yaml" + inputs + " 2>/dev/null)");
+  ASSERT_EQ(y.exit_code, 0) << y.output;
+  manifest::LoadResult loaded;
+  manifest::Loader(manifest::LoadOptions{}).LoadText(y.output, "out.yaml", &loaded);
+  ASSERT_EQ(loaded.error_count(), 0u) << y.output;
+  int claims = 0;
+  for (const manifest::LoadedObject& o : loaded.objects) {
+    if (const auto* c = std::get_if<api::ResourceClaim>(&o.object)) {
+      ++claims;
+      EXPECT_EQ(*c->metadata.annotations.find("resource.kubernetes.io/extended-resource-claim"), "true");
+      ASSERT_TRUE(c->status.allocation.has_value()) << c->metadata.name;
+      if (c->metadata.name.rfind("b-init-", 0) == 0) {
+        ASSERT_EQ(c->spec.devices.requests.size(), 2u);
+        EXPECT_EQ(c->spec.devices.requests[0].name, "container-0-request-0");
+        EXPECT_EQ(c->spec.devices.requests[1].name, "container-1-request-1");
+      }
+    }
+    if (const auto* p = std::get_if<api::Pod>(&o.object); p != nullptr && p->metadata.name == "b-init") {
+      ASSERT_TRUE(p->status.extended_resource_claim_status.has_value());
+      const auto& st = *p->status.extended_resource_claim_status;
+      EXPECT_EQ(st.resource_claim_name.rfind("b-init-extended-resources-", 0), 0u);
+      ASSERT_EQ(st.request_mappings.size(), 3u);
+      EXPECT_EQ(st.request_mappings[0].container_name, "main");
+      EXPECT_EQ(st.request_mappings[2].container_name, "prep");
+      EXPECT_EQ(st.request_mappings[2].request_name, "container-0-request-0");
+    }
+  }
+  EXPECT_EQ(claims, 3);
+
+  // explain names the special claim and who holds the GPUs.
+  CommandResult e = RunCommand(kBin + " explain" + inputs + " ml/e-no-gpu-left");
+  EXPECT_EQ(e.exit_code, 0) << e.output;
+  EXPECT_TRUE(Contains(e.output, "claim ml/<extended-resources> request container-0-request-0: 1 wanted, 4 match "
+                                 "class gpu.nvidia.com (4 in use by ml/a-one-gpu-extended-resources-"))
+      << e.output;
+}
+
 }  // namespace
 }  // namespace dra::testing
