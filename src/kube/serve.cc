@@ -13,7 +13,9 @@
 #include "manifest/encode.h"
 #include "manifest/json_parser.h"
 #include "manifest/loader.h"
+#include "sched/extended.h"
 #include "sched/pod_claims.h"
+#include "sched/scheduler.h"
 #include "sched/snapshot.h"
 
 namespace dra::kube {
@@ -23,8 +25,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kMaxWriteAttempts = 5;  // client-go RetryOnConflict's default
 constexpr size_t kMaxEventNote = 1024;
-// Every DeviceClass also names this extended resource (DRAExtendedResource).
-constexpr char kImplicitExtendedResourcePrefix[] = "deviceclass.resource.kubernetes.io/";
 // Pods whose writes run at once (each a few API requests in sequence).
 constexpr size_t kMaxParallelWrites = 16;
 // After a round that placed nothing but left pods unschedulable, wait at
@@ -79,20 +79,6 @@ bool WaitingForClaims(const api::Pod& pod) {
   return false;
 }
 
-// The first resource a container of `pod` requests (or limits) that is an
-// extended resource backed by DRA, or "".
-std::string DraExtendedResource(const api::Pod& pod, const std::set<std::string>& dra_extended) {
-  for (const auto* list : {&pod.spec.init_containers, &pod.spec.containers}) {
-    for (const api::Container& c : *list) {
-      for (const auto* m : {&c.resources.requests, &c.resources.limits}) {
-        for (const auto& entry : *m) {
-          if (dra_extended.count(entry.first) != 0) return entry.first;
-        }
-      }
-    }
-  }
-  return "";
-}
 
 // The PodScheduled condition's status and message, from status.conditions.
 std::pair<std::string, std::string> PodScheduledCondition(const api::Pod& pod) {
@@ -193,19 +179,8 @@ void Server::Run() {
 Server::Round Server::Plan() {
   Clock::time_point start = Clock::now();
   int64_t gated = 0;
-  // Extended resources backed by DRA (a class's extendedResourceName, and
-  // the implicit deviceclass.resource.kubernetes.io/<class>): kube-scheduler
-  // makes a special claim for them; dractl serve does not yet (spec §2.3).
-  std::set<std::string> dra_extended;
   std::vector<const api::Object*> all = cache_.Objects([](const api::Pod&) { return true; });
-  for (const api::Object* o : all) {
-    if (const auto* c = std::get_if<api::DeviceClass>(o); c != nullptr) {
-      if (c->spec.extended_resource_name) dra_extended.insert(*c->spec.extended_resource_name);
-      dra_extended.insert(std::string(kImplicitExtendedResourcePrefix) + c->metadata.name);
-    }
-  }
   std::vector<const api::Object*> objects;
-  std::vector<std::pair<const api::Pod*, std::string>> unsupported;
   for (const api::Object* o : all) {
     const auto* p = std::get_if<api::Pod>(o);
     if (p == nullptr || !p->spec.node_name.empty()) {
@@ -214,10 +189,6 @@ Server::Round Server::Plan() {
     }
     if (p->spec.scheduler_name != options_.scheduler_name) continue;  // another scheduler's
     if (!p->metadata.deletion_timestamp.empty()) continue;
-    if (std::string r = DraExtendedResource(*p, dra_extended); !r.empty()) {
-      unsupported.emplace_back(p, r);
-      continue;
-    }
     if (!options_.manage_claims && WaitingForClaims(*p)) {
       ++gated;
       continue;
@@ -237,7 +208,9 @@ Server::Round Server::Plan() {
     Log(fmt::format("internal error: scheduling round: {}", result.status().ToString()));
     return {};
   }
-  // Claims the round created from templates (--manage-claims), by pod.
+  // Claims the round created, by pod: from templates (--manage-claims), and
+  // the special claims of extended resources backed by DRA (created only for
+  // placed pods, at bind time, as upstream's PreBind does).
   std::map<std::string, std::vector<size_t>> created;
   for (size_t c : result->created_claims) {
     const api::ResourceClaim& claim = snapshot.claims[c];
@@ -340,20 +313,6 @@ Server::Round Server::Plan() {
     first_seen_.erase(w.pod_key);
     reported_.erase(w.pod_key);
   }
-  for (const auto& [pod, resource] : unsupported) {
-    std::string key = Key(pod->metadata);
-    pod_index.emplace(key, SIZE_MAX);  // still there: keep what was reported
-    std::string message = fmt::format(
-        "0/{} nodes are available: dractl serve does not support extended resources backed by DRA yet "
-        "(the pod requests {}); schedule it with kube-scheduler",
-        snapshot.nodes.size(), resource);
-    if (reported_[key] == message) continue;
-    std::vector<api::Object> assumed;
-    ReportUnschedulable(*pod, message, /*error=*/false, &assumed);
-    reported_[key] = message;
-    ++unschedulable;
-    for (api::Object& a : assumed) cache_.Assume(std::move(a));
-  }
   metrics_.SetPending("unschedulable", unschedulable);
   // Forget pods that are gone (deleted, or bound by someone else).
   auto forget_gone = [&](auto& by_pod) {
@@ -373,11 +332,19 @@ void Server::Execute(PodWrite* w) {
     Log(fmt::format("pod {}: {}", w->pod_key, why));
     metrics_.Attempt("error", Seconds(start));
   };
+  // Special claims of extended resources created so far: an attempt that
+  // fails deletes them (template claims stay: the controller's part).
+  std::vector<const api::ResourceClaim*> created_extended;
+  auto fail_and_clean = [&](const std::string& why) {
+    for (const api::ResourceClaim* c : created_extended) DeleteCreatedClaim(*c);
+    fail(why);
+  };
   for (const api::ResourceClaim& c : w->create) {
-    if (Status s = CreateClaim(c, &w->assumed); !s.ok()) return fail(s.message());
+    if (Status s = CreateClaim(c, &w->assumed); !s.ok()) return fail_and_clean(s.message());
+    if (c.metadata.annotations.find(sched::kExtendedResourceClaimAnnotation) != nullptr) created_extended.push_back(&c);
   }
   if (!w->create.empty()) {
-    if (Status s = RecordPodClaims(w->pod, &w->assumed); !s.ok()) return fail(s.message());
+    if (Status s = RecordPodClaims(w->pod, &w->assumed); !s.ok()) return fail_and_clean(s.message());
     // The claims were just created: write on top of what the server answered.
     for (PodWrite::Claim& c : w->claims) {
       for (const api::Object& a : w->assumed) {
@@ -401,14 +368,15 @@ void Server::Execute(PodWrite* w) {
     StatusOr<api::ResourceClaim> written = WriteClaim(c, w->pod, &w->assumed);
     if (!written.ok()) {
       unreserve_all();
-      return fail(fmt::format("claim {}: {}; unreserving and planning again", c.key, written.status().message()));
+      return fail_and_clean(
+          fmt::format("claim {}: {}; unreserving and planning again", c.key, written.status().message()));
     }
     reserved.push_back(&c);
     reserved_uids.push_back(written->metadata.uid);
   }
   if (Status s = Bind(w->pod, w->node); !s.ok()) {
     unreserve_all();
-    return fail(fmt::format("binding to {}: {}; unreserving", w->node, s.message()));
+    return fail_and_clean(fmt::format("binding to {}: {}; unreserving", w->node, s.message()));
   }
   // The answer is a Status; the bound pod arrives by the watch. Until then the
   // cache holds it as bound, so the next round counts its requests on the node.
@@ -442,6 +410,43 @@ Status Server::CreateClaim(const api::ResourceClaim& claim, std::vector<api::Obj
   return OkStatus();
 }
 
+void Server::DeleteCreatedClaim(const api::ResourceClaim& claim) {
+  const std::string key = Key(claim.metadata);
+  const std::string path = ClaimPath(claim.metadata.namespace_, claim.metadata.name);
+  auto request = [&](const char* method, const char* verb, const std::string& body) -> StatusOr<Response> {
+    Clock::time_point start = Clock::now();
+    StatusOr<Response> r = client_->Do(method, path, body);
+    if (r.ok()) metrics_.ApiRequest(verb, "resourceclaims", r->code, Seconds(start));
+    return r;
+  };
+  StatusOr<Response> got = request("GET", "get", "");
+  if (!got.ok() || got->code != 200) {
+    Log(fmt::format("deleting claim {}: {}", key, got.ok() ? ApiError(*got, "get").message() : got.status().message()));
+    return;
+  }
+  StatusOr<api::Object> current = DecodeBody(got->body);
+  if (!current.ok()) return Log(fmt::format("deleting claim {}: {}", key, current.status().message()));
+  auto& cur = std::get<api::ResourceClaim>(*current);
+  auto& finalizers = cur.metadata.finalizers;
+  if (auto it = std::find(finalizers.begin(), finalizers.end(), sched::kDeleteProtectionFinalizer);
+      it != finalizers.end()) {
+    finalizers.erase(it);
+    StatusOr<Response> put = request("PUT", "update", Json(api::Object(cur)));
+    if (!put.ok() || put->code != 200) {
+      Log(fmt::format("deleting claim {}: {}", key,
+                      put.ok() ? ApiError(*put, "drop finalizer").message() : put.status().message()));
+      return;
+    }
+  }
+  StatusOr<Response> del = request("DELETE", "delete", "");
+  if (!del.ok() || (del->code >= 300 && del->code != 404)) {
+    Log(fmt::format("deleting claim {}: {}", key, del.ok() ? ApiError(*del, "delete").message() : del.status().message()));
+    return;
+  }
+  // The DELETED event takes it out of the cache.
+  Log(fmt::format("deleted claim {} (created for this attempt)", key));
+}
+
 Status Server::RecordPodClaims(const api::Pod& pod, std::vector<api::Object>* assumed) {
   // A strategic merge patch: resourceClaimStatuses merge by name.
   std::string entries;
@@ -450,8 +455,20 @@ Status Server::RecordPodClaims(const api::Pod& pod, std::vector<api::Object>* as
     if (s.resource_claim_name) entries += fmt::format(",\"resourceClaimName\":{}", JsonString(*s.resource_claim_name));
     entries += "}";
   }
-  std::string body = fmt::format("{{\"metadata\":{{\"uid\":{}}},\"status\":{{\"resourceClaimStatuses\":[{}]}}}}",
-                                 JsonString(pod.metadata.uid), entries);
+  std::string status;
+  if (!entries.empty()) status = fmt::format("\"resourceClaimStatuses\":[{}]", entries);
+  if (const auto& ext = pod.status.extended_resource_claim_status; ext.has_value()) {
+    std::string mappings;
+    for (const api::ContainerExtendedResourceRequest& m : ext->request_mappings) {
+      mappings += fmt::format("{}{{\"containerName\":{},\"resourceName\":{},\"requestName\":{}}}",
+                              mappings.empty() ? "" : ",", JsonString(m.container_name),
+                              JsonString(m.resource_name), JsonString(m.request_name));
+    }
+    status += fmt::format("{}\"extendedResourceClaimStatus\":{{\"requestMappings\":[{}],\"resourceClaimName\":{}}}",
+                          status.empty() ? "" : ",", mappings, JsonString(ext->resource_claim_name));
+  }
+  std::string body = fmt::format("{{\"metadata\":{{\"uid\":{}}},\"status\":{{{}}}}}",
+                                 JsonString(pod.metadata.uid), status);
   Clock::time_point start = Clock::now();
   StatusOr<Response> r = client_->Do("PATCH", PodPath(pod) + "/status", body, "application/strategic-merge-patch+json");
   if (!r.ok()) return r.status();

@@ -123,6 +123,11 @@ class Server {
                  std::vector<api::Object>* assumed);
   Status Bind(const api::Pod& pod, const std::string& node);
   Status CreateClaim(const api::ResourceClaim& claim, std::vector<api::Object>* assumed);
+  // Upstream's Unreserve for the special claim of extended resources that
+  // this attempt created: drops the delete-protection finalizer (GET, PUT)
+  // and deletes it, so that the next attempt starts anew. Best effort
+  // (logged).
+  void DeleteCreatedClaim(const api::ResourceClaim& claim);
   Status RecordPodClaims(const api::Pod& pod, std::vector<api::Object>* assumed);
   void ReportUnschedulable(const api::Pod& pod, const std::string& message, bool error,
                            std::vector<api::Object>* assumed);

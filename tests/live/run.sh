@@ -243,8 +243,10 @@ else
   fail "serve §9.3: both pods sharing a claim are bound"; tail -20 "$work/serve.log"
 fi
 
-# spec §2.3: extended resources backed by DRA are not supported yet: said,
-# not half-handled.
+# Extended resources backed by DRA (scheduler-plugin.md §6): every device is
+# taken, so the pod waits; a new device gets it the special claim, created by
+# dractl as kube-scheduler's PreBind does, and the pod status names it. Then
+# the pod, its device and the claim go, so the counts of §9.7 stay as they are.
 cat <<EOF | k apply -f - > /dev/null
 apiVersion: v1
 kind: Pod
@@ -258,14 +260,48 @@ spec:
       requests: {deviceclass.resource.kubernetes.io/gpu.live-test.dractl.dev: "1"}
       limits: {deviceclass.resource.kubernetes.io/gpu.live-test.dractl.dev: "1"}
 EOF
-extended_said() {
+extended_waits() {
   k get pod extended -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}' |
-    grep -q "does not support extended resources backed by DRA yet (the pod requests deviceclass.resource.kubernetes.io/gpu.live-test.dractl.dev)"
+    grep -q "^0/2 nodes are available: 2 cannot allocate all claims"
 }
-if wait_for 20 extended_said && ! bound extended; then
-  pass "serve: a pod with an extended resource backed by DRA is reported as unsupported, not placed"
+if wait_for 20 extended_waits && ! bound extended; then
+  pass "serve: extended resource backed by DRA, no free device: PodScheduled=False, cannot allocate all claims"
 else
-  fail "serve: a pod with an extended resource backed by DRA"; tail -5 "$work/serve.log"
+  fail "serve: extended resource, no free device: $(k get pod extended -o jsonpath='{.status.conditions}')"
+  tail -5 "$work/serve.log"
+fi
+cat <<EOF | k apply -f - > /dev/null
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: node-a-extended}
+spec:
+  driver: gpu.live-test.dractl.dev
+  nodeName: node-a
+  pool: {name: node-a-extended, generation: 1, resourceSliceCount: 1}
+  devices:
+  - {name: gpu-x, attributes: {model: {string: H100}}}
+EOF
+if wait_for 20 bound extended; then
+  ext_claim=$(k get pod extended -o jsonpath='{.status.extendedResourceClaimStatus.resourceClaimName}')
+  mapping=$(k get pod extended -o jsonpath='{.status.extendedResourceClaimStatus.requestMappings[0].containerName}/{.status.extendedResourceClaimStatus.requestMappings[0].requestName}')
+  k get resourceclaim "$ext_claim" -o json > "$work/extended-claim.json" 2>/dev/null || echo '{}' > "$work/extended-claim.json"
+  claim_ok=$(jq -r 'select(.metadata.annotations["resource.kubernetes.io/extended-resource-claim"] == "true"
+      and .metadata.ownerReferences[0].name == "extended" and .metadata.ownerReferences[0].controller == true
+      and .spec.devices.requests[0].name == "container-0-request-0"
+      and .status.allocation.devices.results[0].device == "gpu-x"
+      and .status.reservedFor[0].name == "extended") | "ok"' "$work/extended-claim.json")
+  if [[ "$ext_claim" == extended-extended-resources-* ]] && [ "$mapping" = c/container-0-request-0 ] &&
+     [ "$claim_ok" = ok ] && [ "$(node_of extended)" = node-a ]; then
+    pass "serve: extended resource backed by DRA: claim $ext_claim created, allocated gpu-x, reserved; pod status names it"
+  else
+    fail "serve: extended resource claim: '$ext_claim' mapping '$mapping' claim '$claim_ok' node $(node_of extended)"
+  fi
+  k delete pod extended --grace-period=0 --force > /dev/null 2>&1
+  k delete resourceslice node-a-extended > /dev/null
+  k patch resourceclaim "$ext_claim" --type=merge -p '{"metadata":{"finalizers":null}}' > /dev/null 2>&1 || true
+  k delete resourceclaim "$ext_claim" --wait=false > /dev/null 2>&1 || true
+else
+  fail "serve: extended resource backed by DRA: bound once a device appears"; tail -20 "$work/serve.log"
 fi
 
 # §9.5 (the part that needs no race): a claim allocated by someone else pins
