@@ -14,6 +14,8 @@
 //                         >= 40Gi: fills every H100. Target: < 5 s.
 //   BM_Explain5000        5,000 nodes x 8 devices, one pending pod wanting 9
 //                         devices (fits nowhere): Explain for that pod.
+//   BM_ExplainAllPending  200 nodes x 8 devices, 2,000 one-device pods:
+//                         `explain --all-pending` (400 stay pending).
 //                         Target: < 100 ms.
 //
 // Every shape checks its outcome once before timing (pods placed, the
@@ -165,6 +167,23 @@ void BM_Explain5000(benchmark::State& state) {
   state.counters["heap_bytes_per_device"] = in.bytes_per_device;
 }
 BENCHMARK(BM_Explain5000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_ExplainAllPending(benchmark::State& state) {
+  const Input& in = Cached("explain-all", ClusterOf(200, 8, {{"H100-80GB", 81920}}), PodsOf(2000, 1, ""));
+  auto policy = Must(sched::NewPolicy("kube"), "policy");
+  sched::ExplainOptions options{.schedule = Options(policy.get())};
+  for (auto _ : state) {
+    state.PauseTiming();
+    sched::Snapshot copy = in.snapshot;
+    state.ResumeTiming();
+    std::vector<sched::PodExplanation> out = Must(sched::Explain(&copy, options, {}), "explain");
+    state.PauseTiming();
+    if (out.size() != 400) Fail("explain --all-pending: want 400 pods that stay pending");
+    copy = sched::Snapshot();
+    state.ResumeTiming();
+  }
+}
+BENCHMARK(BM_ExplainAllPending)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 
 }  // namespace
 }  // namespace dra::bench

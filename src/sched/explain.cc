@@ -229,7 +229,9 @@ class Explainer {
   PodExplanation Analyze(size_t pod_idx, const PodOutcome& outcome);
 
  private:
-  std::unique_ptr<alloc::Allocator> NewAllocator(const std::set<std::string, std::less<>>& without) const;
+  // An Allocator over the snapshot with the devices of the allocated claims
+  // `allocated` in use (nullptr: every allocated claim).
+  std::unique_ptr<alloc::Allocator> NewAllocator(const std::vector<const api::ResourceClaim*>* allocated) const;
   void ExplainDevices(const api::Node& node, const alloc::Reason& reason, const api::ResourceClaim& claim,
                       const alloc::AllocatedState& state, NodeCause* cause);
   int64_t ConstraintAtMost(const api::ResourceClaim& claim, const api::DeviceConstraint& constraint,
@@ -246,15 +248,21 @@ class Explainer {
   const alloc::Features& features_;
   std::unique_ptr<alloc::SliceIndex> index_;
   HolderIndex holders_;
+  // Device id -> every allocated claim with a non-admin result on it.
+  std::map<std::string, std::vector<const api::ResourceClaim*>, std::less<>> users_;
 };
 
-std::unique_ptr<alloc::Allocator> Explainer::NewAllocator(const std::set<std::string, std::less<>>& without) const {
-  std::vector<const api::ResourceClaim*> allocated;
-  for (const api::ResourceClaim& c : s_.claims) {
-    if (c.status.allocation && without.count(Key(c.metadata)) == 0) allocated.push_back(&c);
+std::unique_ptr<alloc::Allocator> Explainer::NewAllocator(
+    const std::vector<const api::ResourceClaim*>* allocated) const {
+  std::vector<const api::ResourceClaim*> all;
+  if (allocated == nullptr) {
+    for (const api::ResourceClaim& c : s_.claims) {
+      if (c.status.allocation) all.push_back(&c);
+    }
+    allocated = &all;
   }
   alloc::AllocatedState state;
-  if (!state.AddClaims(allocated, features_).ok()) return nullptr;
+  if (!state.AddClaims(*allocated, features_).ok()) return nullptr;
   std::vector<const api::DeviceClass*> classes;
   for (const api::DeviceClass& c : s_.classes) classes.push_back(&c);
   alloc::AllocatorOptions o;
@@ -407,16 +415,28 @@ std::optional<NearMiss> Explainer::FindNearMiss(const api::Node& node,
                                                 const std::set<std::string, std::less<>>& own) {
   // Claims holding devices on the node, in name order.
   std::map<std::string, std::vector<std::string>> on_node;
+  // Only the devices the node can see decide whether claims fit on it: the
+  // allocated state of each try needs just the claims using one of them (all
+  // their results, shares and counters included).
+  std::vector<const api::ResourceClaim*> holding;
   for (const NodeDevice& d : DevicesOn(*index_, node, features_)) {
     auto it = holders_.find(d.id);
     if (it != holders_.end() && own.count(it->second) == 0) on_node[it->second].push_back(d.id);
+    if (auto u = users_.find(d.id); u != users_.end()) holding.insert(holding.end(), u->second.begin(), u->second.end());
   }
+  std::sort(holding.begin(), holding.end());
+  holding.erase(std::unique(holding.begin(), holding.end()), holding.end());
   std::vector<std::string> candidates;
   for (const auto& [claim, ids] : on_node) {
     if (candidates.size() < options_.max_release_candidates) candidates.push_back(claim);
   }
+  std::vector<const api::ResourceClaim*> kept;
   auto fits_without = [&](const std::set<std::string, std::less<>>& without) {
-    std::unique_ptr<alloc::Allocator> a = NewAllocator(without);
+    kept.clear();
+    for (const api::ResourceClaim* c : holding) {
+      if (without.count(Key(c->metadata)) == 0) kept.push_back(c);
+    }
+    std::unique_ptr<alloc::Allocator> a = NewAllocator(&kept);
     if (a == nullptr) return false;
     StatusOr<alloc::NodeFit> fit = a->Allocate(node, claims);
     return fit.ok() && fit->fits;
@@ -602,13 +622,17 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
   for (const api::ResourceSlice& sl : s_.slices) slices.push_back(&sl);
   index_ = std::make_unique<alloc::SliceIndex>(std::move(slices));
   holders_.clear();
+  users_.clear();
   std::vector<const api::ResourceClaim*> allocated;
   for (const api::ResourceClaim& c : s_.claims) {
     if (!c.status.allocation) continue;
     allocated.push_back(&c);
     for (const api::DeviceRequestAllocationResult& r : c.status.allocation->devices.results) {
       if (r.admin_access.value_or(false)) continue;
-      holders_.emplace(alloc::DeviceIdString(r.driver, r.pool, r.device), Key(c.metadata));
+      std::string id = alloc::DeviceIdString(r.driver, r.pool, r.device);
+      holders_.emplace(id, Key(c.metadata));
+      std::vector<const api::ResourceClaim*>& users = users_[std::move(id)];
+      if (users.empty() || users.back() != &c) users.push_back(&c);
     }
   }
   alloc::AllocatedState state;
@@ -651,7 +675,7 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
       std::optional<alloc::Reason> reason = rej.dra_reason;
       if (!reason && node != nullptr) {
         if (!allocator_built) {
-          allocator = NewAllocator({});
+          allocator = NewAllocator(nullptr);
           allocator_built = true;
         }
         StatusOr<alloc::NodeFit> fit = allocator ? allocator->Allocate(*node, node_claims)
@@ -735,32 +759,27 @@ StatusOr<std::vector<PodExplanation>> Explain(Snapshot* snapshot, const ExplainO
   StatusOr<std::unique_ptr<alloc::SelectorEvaluator>> eval = alloc::NewCelSelectorEvaluator(features);
   if (!eval.ok()) return eval.status();
   Explainer explainer(s, options, **eval, features);
-  const std::vector<size_t> queue = PendingQueue(s);
+  if (!pods.empty() && targets.empty()) return out;
+  // One scheduling run over the queue, as `dractl schedule` does; each
+  // wanted pod is analysed right after its attempt, on the state it saw
+  // (the pods before it placed, the ones after it not yet). The run stops
+  // after the last pod asked for.
   size_t left = targets.size();
-  for (size_t pod_idx : queue) {
-    if (!pods.empty() && left == 0) break;
-    // Only this pod is pending in this round: Schedule tries it alone, with
-    // every pod before it already placed (their turns ran earlier).
-    std::vector<std::pair<size_t, api::EnumString<api::PodPhase>>> saved;
-    for (size_t other : queue) {
-      if (other == pod_idx || !IsPending(s.pods[other])) continue;
-      saved.emplace_back(other, s.pods[other].status.phase);
-      s.pods[other].status.phase = api::PodPhase::kSucceeded;
-    }
-    StatusOr<ScheduleResult> result = Schedule(&s, options.schedule);
-    for (auto& [idx, phase] : saved) s.pods[idx].status.phase = phase;
-    if (!result.ok()) return result.status();
-    if (result->pods.size() != 1) return InternalError("explain: expected one pod in the queue");
-    const PodOutcome& outcome = result->pods[0];
+  ScheduleOptions schedule = options.schedule;
+  schedule.after_pod = [&](size_t pod_idx, const PodOutcome& outcome) {
     const bool wanted = pods.empty() ? outcome.kind != PodOutcome::Kind::kPlaced : targets.count(pod_idx) > 0;
-    if (!wanted) continue;
-    if (!pods.empty()) --left;
-    if (outcome.kind == PodOutcome::Kind::kPlaced) {
-      out.push_back(PodExplanation{.pod = outcome.pod, .kind = outcome.kind, .node = outcome.node});
-      continue;
+    if (wanted) {
+      if (outcome.kind == PodOutcome::Kind::kPlaced) {
+        out.push_back(PodExplanation{.pod = outcome.pod, .kind = outcome.kind, .node = outcome.node});
+      } else {
+        out.push_back(explainer.Analyze(pod_idx, outcome));
+      }
+      if (!pods.empty()) --left;
     }
-    out.push_back(explainer.Analyze(pod_idx, outcome));
-  }
+    return pods.empty() || left > 0;
+  };
+  StatusOr<ScheduleResult> result = Schedule(&s, schedule);
+  if (!result.ok()) return result.status();
   return out;
 }
 

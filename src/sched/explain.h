@@ -2,19 +2,22 @@
 // Schedule (scheduler.h) and the allocator (alloc/allocator.h).
 //
 // Flow of Explain(snapshot, options, pods):
-//   queue      the pending pods in queue order (PendingQueue); each is tried
-//              alone, at its turn, with the pods before it already placed, so
-//              earlier placements count exactly as in `dractl schedule`
+//   queue      one Schedule run over the pending pods, as `dractl schedule`
+//              does (ScheduleOptions::after_pod): each pod asked about is
+//              analysed right after its attempt, with the pods before it
+//              placed and the ones after it not yet tried; the run stops
+//              after the last pod asked about
 //   per node   the scheduler's rejection (NodeRejection) becomes a NodeCause;
-//              for DynamicResources the allocator runs again on the node to
-//              name the request that failed, and the node's devices are
+//              for DynamicResources the allocator's Reason names the request
+//              that failed (the scheduler hands it over), and the node's devices are
 //              counted for it: how many pass the class and request selectors,
 //              how many of those are in use and by which claims, and what a
 //              matchAttribute constraint leaves
 //   summary    node counts per cause ("3 have fewer than 2 free devices ...")
 //   misses     nodes rejected only for devices in use, where freeing the
 //              devices of at most two claims makes the pod fit (checked by
-//              running the allocator with those claims' devices freed)
+//              running the allocator on that node with only the claims that
+//              use its devices, those two left out)
 //   selectors  a selector of a failing request that is false for every
 //              device of the cluster, with the values the attributes and
 //              capacities it reads actually have

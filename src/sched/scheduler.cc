@@ -711,7 +711,10 @@ StatusOr<ScheduleResult> Schedule(Snapshot* snapshot, const ScheduleOptions& opt
   alloc::SliceIndex index(std::move(slices));
   ScheduleResult result;
   Scheduler scheduler(snapshot, options, index, cel->get(), features, &result);
-  for (size_t pod_idx : PendingQueue(*snapshot)) result.pods.push_back(scheduler.Run(pod_idx));
+  for (size_t pod_idx : PendingQueue(*snapshot)) {
+    result.pods.push_back(scheduler.Run(pod_idx));
+    if (options.after_pod && !options.after_pod(pod_idx, result.pods.back())) break;
+  }
   SortUnique(result.changed_pods);
   SortUnique(result.changed_claims);
   SortUnique(result.created_claims);

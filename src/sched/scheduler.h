@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,8 @@ inline constexpr char kDeleteProtectionFinalizer[] = "resource.kubernetes.io/del
 inline constexpr size_t kReservedForMaxSize = 256;
 // Default plugin's name in error texts.
 inline constexpr char kDynamicResourcesPlugin[] = "DynamicResources";
+
+struct PodOutcome;
 
 struct ScheduleOptions {
   const ScorePolicy* policy = nullptr;  // required; borrowed
@@ -67,6 +70,11 @@ struct ScheduleOptions {
   // Which of a node's fitting devices a pod gets (alloc/best_fit.h); the
   // choice of node does not depend on it.
   alloc::DeviceChoice device_choice = alloc::DeviceChoice::kFirstFit;
+  // Called after each pod's attempt, in queue order, with the snapshot as
+  // that attempt left it (earlier pods placed, later ones not yet tried):
+  // `dractl explain` analyses pods there. Returning false ends the run (the
+  // later pods are not tried and not in the result).
+  std::function<bool(size_t pod_idx, const PodOutcome& outcome)> after_pod{};
 };
 
 // How many feasible nodes Filter looks for in a cluster of `num_nodes`

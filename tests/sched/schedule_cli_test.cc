@@ -251,6 +251,40 @@ TEST(GenCliTest, GeneratedInputsSchedule) {
   fs::remove_all(dir);
 }
 
+// explain --all-pending sees each pod's turn exactly as `schedule` plays it,
+// also where Filter samples nodes (over 100 nodes, the search starts where
+// the previous pod's stopped): the claims explain names as holding a node's
+// devices are those of the pods schedule put there. (An earlier explain
+// scheduled each pod in a run of its own and disagreed.)
+TEST(GenCliTest, ExplainAllPendingAgreesWithScheduleWhenNodesAreSampled) {
+  const fs::path dir = fs::temp_directory_path() / ("dractl-explain-" + std::to_string(::getpid()));
+  const GenInputs in = Generate(dir, "--nodes 120 --devices-per-node 2", "--pods 250");
+  ASSERT_FALSE(in.cluster.empty());
+  const std::string inputs = " -f " + ShellQuote(in.cluster) + " -f " + ShellQuote(in.pods);
+  CommandResult s = RunCommand(kBin + " schedule" + inputs);
+  ASSERT_EQ(s.exit_code, 0) << s.output;
+  ASSERT_TRUE(Contains(s.output, "240 placed, 10 pending")) << s.output;
+  CommandResult e = RunCommand(kBin + " explain --all-pending" + inputs);
+  ASSERT_EQ(e.exit_code, 0) << e.output;
+  for (const std::string node : {"node-0000", "node-0061", "node-0119"}) {
+    std::vector<std::string> placed;  // pod names, in table (queue) order
+    std::istringstream table(s.output);
+    for (std::string line; std::getline(table, line);) {
+      std::istringstream fields(line);
+      std::string pod, on;
+      fields >> pod >> on;
+      if (on == node) placed.push_back(pod);
+    }
+    ASSERT_EQ(placed.size(), 2u) << node << "\n" << s.output;
+    // "  node node-0000: claim ... (2 in use by default/pod-00004-gpu-xxxxx, default/pod-00133-gpu-yyyyy)"
+    const size_t at = e.output.find("  node " + node + ":");
+    ASSERT_NE(at, std::string::npos) << e.output.substr(0, 2000);
+    const std::string line = e.output.substr(at, e.output.find('\n', at) - at);
+    for (const std::string& pod : placed) EXPECT_TRUE(Contains(line, pod + "-gpu-")) << pod << " not in: " << line;
+  }
+  fs::remove_all(dir);
+}
+
 // --policy best-fit fills the node with the fewest free devices; kube's
 // LeastAllocated spreads the same pods (3 nodes x 4 devices, 4 one-device
 // pods).
