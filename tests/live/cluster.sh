@@ -6,8 +6,9 @@
 #                                    admin.kubeconfig (system:masters) and
 #                                    dractl.kubeconfig (user dractl, no groups)
 #   tests/live/cluster.sh down DIR   stop exactly the processes `up` started
-#   tests/live/cluster.sh restart-apiserver DIR   stop and start kube-apiserver
-#                                    (same port, same etcd)
+#   tests/live/cluster.sh restart-apiserver DIR [FLAGS]   stop and start
+#                                    kube-apiserver (same port, same etcd), with
+#                                    FLAGS added for this run only
 #   tests/live/cluster.sh start-kcm DIR [FLAGS]   also run kube-controller-manager
 #                                    (resource-claim controller + garbage collector)
 #
@@ -98,9 +99,10 @@ up() {
   start_apiserver
 }
 
-start_apiserver() {
+start_apiserver() {  # [EXTRA FLAGS...] for this start only
   local args=() api
   mapfile -t args < "$dir/kube-apiserver.args"
+  args+=("$@")
   api=$(cat "$dir/port")
   setsid "$bin/kube-apiserver" "${args[@]}" >> "$dir/kube-apiserver.log" 2>&1 < /dev/null &
   echo $! > "$dir/kube-apiserver.pid"
@@ -162,16 +164,16 @@ start_kcm() {
   fi
 }
 
-restart() {  # the API server only; etcd keeps the data
+restart() {  # the API server only; etcd keeps the data. [EXTRA FLAGS...]
   dir="$(cd "$dir" && pwd)"
   stop kube-apiserver
-  start_apiserver
+  start_apiserver "$@"
 }
 
 case "$cmd" in
   up) up ;;
   down) down ;;
-  restart-apiserver) restart ;;
+  restart-apiserver) restart "$@" ;;
   start-kcm) start_kcm "$@" ;;
   *) usage ;;
 esac
