@@ -138,6 +138,14 @@ struct StringHash {
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 
+// (driver, pool name).
+using PoolKey = std::pair<std::string_view, std::string_view>;
+struct PoolKeyHash {
+  size_t operator()(const PoolKey& k) const {
+    return std::hash<std::string_view>{}(k.first) * 31 + std::hash<std::string_view>{}(k.second);
+  }
+};
+
 namespace {
 
 // Tells AllocatorCaches apart in the per-thread table cache (an address could
@@ -324,12 +332,17 @@ struct AllocatorCache {
     // build the same node; the first stored wins and both answer with it.
     std::unique_ptr<NodeState> built = BuildNodeState(a, node);
     std::lock_guard<std::mutex> lock(mu);
-    auto& states = nodes[node.metadata.name];
+    auto it = nodes.find(std::string_view(node.metadata.name));
+    // The key views the name held by the first state (states are never
+    // dropped, and live on the heap).
+    if (it == nodes.end()) it = nodes.emplace(std::string_view(built->name), NodeStates{}).first;
+    NodeStates& states = it->second;
     for (const auto& s : states) {
       if (matches(*s)) return *s;
     }
     for (const Pool& pool : built->pools) {
-      if (!pool.incomplete && !pool.invalid) pool_users[DeviceIdString(pool.driver, pool.name, "")].push_back(built.get());
+      // Likewise, the key views the first user's pool.
+      if (!pool.incomplete && !pool.invalid) pool_users[PoolKey(pool.driver, pool.name)].push_back(built.get());
     }
     states.push_back(std::move(built));
     return *states.back();
@@ -340,7 +353,7 @@ struct AllocatorCache {
   // REQUIRES: no Allocate call in flight.
   void Refresh(const api::DeviceRequestAllocationResult& result, std::vector<std::string>* changed_nodes) {
     std::lock_guard<std::mutex> lock(mu);
-    auto users = pool_users.find(DeviceIdString(result.driver, result.pool, ""));
+    auto users = pool_users.find(PoolKey(result.driver, result.pool));
     if (users == pool_users.end()) return;
     const AllocatedState& allocated = a.allocated();
     const std::string device_id = DeviceIdString(result.driver, result.pool, result.device);
@@ -404,11 +417,12 @@ struct AllocatorCache {
   const uint64_t id;
   std::mutex mu;
   // Node name -> its states, one per distinct label set when labels matter.
-  std::unordered_map<std::string, std::vector<std::unique_ptr<NodeState>>, StringHash, std::equal_to<>>
-      nodes;  // guarded by mu
-  // "driver/pool/" -> the node states holding that (complete, valid) pool,
+  // Keys view strings the states own (no copy per node).
+  using NodeStates = std::vector<std::unique_ptr<NodeState>>;
+  std::unordered_map<std::string_view, NodeStates> nodes;  // guarded by mu
+  // (driver, pool) -> the node states holding that (complete, valid) pool,
   // for Refresh. Guarded by mu.
-  std::unordered_map<std::string, std::vector<NodeState*>, StringHash, std::equal_to<>> pool_users;
+  std::unordered_map<PoolKey, std::vector<NodeState*>, PoolKeyHash> pool_users;
   std::unordered_map<std::string, std::unique_ptr<VerdictTable>, StringHash, std::equal_to<>>
       tables;  // guarded by mu
 };
@@ -741,7 +755,8 @@ Status Search::PrepareEntry(PreparedClaim& claim, int request_idx, int entry_idx
     int candidate = static_cast<int>(c);
     DRA_ASSIGN_OR_RETURN(Verdict v, Selectable(candidate, claim_idx, request_idx, entry_idx));
     if (v != Verdict::kYes) continue;
-    if (f_->consumable_capacity) {
+    if (f_->consumable_capacity &&
+        !CapacityFitsTrivially(*entry.capacity, *candidates()[c].device, nullptr, nullptr)) {
       // The device's total capacity only (upstream 1.37): capacity that other
       // claims already consume is rechecked when the device is taken, so a
       // matching device that is partly used makes the All request fail rather
@@ -1138,7 +1153,15 @@ TakeResult Search::Take(int claim_idx, int request_idx, int entry_idx, int candi
   Record record{.request = request_idx, .entry = entry_idx, .candidate = candidate, .multi = multi,
                 .counters_added = counters_added, .capacity_entry_existed = false, .share_id = std::nullopt,
                 .consumed = {}};
-  if (f_->consumable_capacity) {
+  // A shared device's share records what it consumes; otherwise only the
+  // verdict matters. (allocating_capacity_ is sized only with the feature.)
+  const bool check_capacity =
+      f_->consumable_capacity &&
+      (multi || !CapacityFitsTrivially(*entry.capacity, device, aggregated,
+                                       allocating_capacity_[static_cast<size_t>(candidate)]
+                                           ? &*allocating_capacity_[static_cast<size_t>(candidate)]
+                                           : nullptr));
+  if (check_capacity) {
     auto& allocating = allocating_capacity_[static_cast<size_t>(candidate)];
     StatusOr<std::optional<CapacityAmounts>> fit =
         CheckCapacity(*entry.capacity, device, aggregated, allocating ? &*allocating : nullptr,
@@ -1268,7 +1291,7 @@ StatusOr<int64_t> Search::CountUsable(int claim_idx, int request_idx, int entry_
     const api::Device& device = *cand.device;
     const bool multi = f_->consumable_capacity && device.allow_multiple_allocations.value_or(false);
     const CapacityAmounts* aggregated = cand.aggregated;
-    if (f_->consumable_capacity) {
+    if (f_->consumable_capacity && !CapacityFitsTrivially(*entry.capacity, device, aggregated, nullptr)) {
       StatusOr<std::optional<CapacityAmounts>> fit =
           CheckCapacity(*entry.capacity, device, aggregated, nullptr, f_->fractional_capacity_range);
       if (!fit.ok()) return fit.status();  // the search reports it where upstream does
@@ -1440,7 +1463,9 @@ Outcome Search::Step(int claim_idx, int request_idx, int entry_idx, int64_t devi
       case Verdict::kNode: ++reason_.node_selection; continue;
       case Verdict::kBinding: ++reason_.binding_conditions; continue;
     }
-    if (f_->consumable_capacity) {
+    if (f_->consumable_capacity &&
+        !CapacityFitsTrivially(*entry.capacity, *cand.device, cand.aggregated,
+                               allocating_capacity_[c] ? &*allocating_capacity_[c] : nullptr)) {
       const auto& allocating = allocating_capacity_[c];
       StatusOr<std::optional<CapacityAmounts>> fit =
           CheckCapacity(*entry.capacity, *cand.device, cand.aggregated, allocating ? &*allocating : nullptr,

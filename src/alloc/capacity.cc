@@ -126,6 +126,16 @@ StatusOr<Quantity> ConsumedAmount(const api::DeviceCapacity& capacity, const Qua
   return *requested;
 }
 
+bool CapacityFitsTrivially(const std::optional<api::CapacityRequirements>& requirements, const api::Device& device,
+                           const CapacityAmounts* allocated, const CapacityAmounts* allocating) {
+  if (allocated != nullptr || allocating != nullptr) return false;
+  if (requirements && !requirements->requests.empty()) return false;
+  for (const auto& [name, capacity] : device.capacity) {
+    if (capacity.request_policy.get() != nullptr || capacity.value.Sign() < 0) return false;
+  }
+  return true;
+}
+
 StatusOr<std::optional<CapacityAmounts>> CheckCapacity(const std::optional<api::CapacityRequirements>& requirements,
                                                        const api::Device& device, const CapacityAmounts* allocated,
                                                        const CapacityAmounts* allocating, bool fractional) {

@@ -21,6 +21,15 @@ using CapacityAmounts = api::FlatMap<quantity::Quantity>;
 StatusOr<quantity::Quantity> ConsumedAmount(const api::DeviceCapacity& capacity,
                                             const quantity::Quantity* requested, bool fractional = false);
 
+// Whether CheckCapacity would say "fits" with nothing to compute: no
+// capacity requested, no requestPolicy on the device's capacities, none
+// consumed already (`allocated` and `allocating` null) and no negative
+// capacity, so that each capacity is consumed whole and fits. Callers that
+// need only the verdict skip CheckCapacity then (it builds the consumption
+// of every capacity: most of the per-device cost of counting).
+bool CapacityFitsTrivially(const std::optional<api::CapacityRequirements>& requirements, const api::Device& device,
+                           const CapacityAmounts* allocated, const CapacityAmounts* allocating);
+
 // Capacity check for (request capacity `requirements`, `device`), as upstream
 // 1.37's CmpRequestOverCapacity:
 //   ok, value   -> fits; the value lists the consumption of every capacity

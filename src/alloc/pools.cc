@@ -31,37 +31,71 @@ StatusOr<bool> ScopeMatches(const std::optional<std::string>& node_name, const s
 }
 
 SliceIndex::SliceIndex(std::vector<const api::ResourceSlice*> slices) : all_(std::move(slices)) {
+  // Device numbers in input order, skipping repeated listings.
+  std::vector<std::pair<const api::ResourceSlice*, size_t>> listed;  // (slice, input position)
+  listed.reserve(all_.size());
+  for (size_t i = 0; i < all_.size(); ++i) listed.emplace_back(all_[i], i);
+  std::sort(listed.begin(), listed.end());  // by address, then position: first listings first
+  std::vector<bool> repeated(all_.size(), false);
+  for (size_t i = 1; i < listed.size(); ++i) {
+    if (listed[i].first == listed[i - 1].first) repeated[listed[i].second] = true;
+  }
+  std::vector<size_t> first(all_.size(), 0);
+  for (size_t i = 0; i < all_.size(); ++i) {
+    if (repeated[i]) continue;
+    first[i] = device_count_;
+    device_count_ += all_[i]->spec.devices.size();
+  }
   first_device_.reserve(all_.size());
-  for (const api::ResourceSlice* s : all_) {
-    // A slice listed twice keeps its first numbers.
-    if (first_device_.emplace(s, device_count_).second) device_count_ += s->spec.devices.size();
+  for (const auto& [slice, pos] : listed) {
+    if (!repeated[pos]) first_device_.emplace_back(slice, first[pos]);
+  }
+
+  std::vector<size_t> on_node, every;
+  for (size_t i = 0; i < all_.size(); ++i) {
+    const api::ResourceSlice* s = all_[i];
     if (s->spec.node_name && !s->spec.node_name->empty()) {
-      by_node_[*s->spec.node_name].push_back(s);
+      on_node.push_back(i);
     } else {
       shared_.push_back(s);
     }
-    by_pool_[s->spec.driver + '\n' + s->spec.pool.name].push_back(s);
+    every.push_back(i);
+  }
+  std::stable_sort(on_node.begin(), on_node.end(),
+                   [&](size_t a, size_t b) { return *all_[a]->spec.node_name < *all_[b]->spec.node_name; });
+  node_keys_.reserve(on_node.size());
+  by_node_.reserve(on_node.size());
+  for (size_t i : on_node) {
+    node_keys_.push_back(*all_[i]->spec.node_name);
+    by_node_.push_back(all_[i]);
+  }
+  auto pool_key = [&](size_t i) {
+    return std::pair<std::string_view, std::string_view>(all_[i]->spec.driver, all_[i]->spec.pool.name);
+  };
+  std::stable_sort(every.begin(), every.end(), [&](size_t a, size_t b) { return pool_key(a) < pool_key(b); });
+  pool_keys_.reserve(every.size());
+  by_pool_.reserve(every.size());
+  for (size_t i : every) {
+    pool_keys_.push_back(pool_key(i));
+    by_pool_.push_back(all_[i]);
   }
 }
 
 std::span<const api::ResourceSlice* const> SliceIndex::OnNode(std::string_view node) const {
-  auto it = by_node_.find(node);
-  if (it == by_node_.end()) return {};
-  return it->second;
+  auto [lo, hi] = std::equal_range(node_keys_.begin(), node_keys_.end(), node);
+  return {by_node_.data() + (lo - node_keys_.begin()), static_cast<size_t>(hi - lo)};
 }
 
 int64_t SliceIndex::FirstDeviceId(const api::ResourceSlice* slice) const {
-  auto it = first_device_.find(slice);
-  return it == first_device_.end() ? -1 : static_cast<int64_t>(it->second);
+  auto it = std::lower_bound(first_device_.begin(), first_device_.end(), slice,
+                             [](const auto& entry, const api::ResourceSlice* s) { return entry.first < s; });
+  return it == first_device_.end() || it->first != slice ? -1 : static_cast<int64_t>(it->second);
 }
 
 std::span<const api::ResourceSlice* const> SliceIndex::OfPool(std::string_view driver, std::string_view pool) const {
-  // Called for every pool of every node: reuse one buffer per thread.
-  thread_local std::string key;
-  key.assign(driver).append(1, '\n').append(pool);
-  auto it = by_pool_.find(key);
-  if (it == by_pool_.end()) return {};
-  return it->second;
+  auto [lo, hi] = std::equal_range(pool_keys_.begin(), pool_keys_.end(),
+                                   std::pair<std::string_view, std::string_view>(driver, pool));
+  return {by_pool_.data() + (lo - pool_keys_.begin()), static_cast<size_t>(hi - lo)};
 }
 
 StatusOr<bool> SliceTargetsNode(const api::ResourceSlice& slice, const api::Node& node, const Features& features) {
@@ -223,11 +257,14 @@ StatusOr<std::vector<Pool>> GatherPools(const SliceIndex& index, const api::Node
   }
 
   // 4. Search order (§3.4): driver, pool name; binding-condition pools last.
-  std::stable_sort(pools.begin(), pools.end(), [](const Pool& a, const Pool& b) {
-    if (a.has_binding_conditions != b.has_binding_conditions) return !a.has_binding_conditions;
-    if (a.driver != b.driver) return a.driver < b.driver;
-    return a.name < b.name;
-  });
+  // (stable_sort allocates a buffer even for one element.)
+  if (pools.size() > 1) {
+    std::stable_sort(pools.begin(), pools.end(), [](const Pool& a, const Pool& b) {
+      if (a.has_binding_conditions != b.has_binding_conditions) return !a.has_binding_conditions;
+      if (a.driver != b.driver) return a.driver < b.driver;
+      return a.name < b.name;
+    });
+  }
   return pools;
 }
 

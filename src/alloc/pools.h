@@ -54,13 +54,22 @@ class SliceIndex {
   int64_t FirstDeviceId(const api::ResourceSlice* slice) const;
 
  private:
+  // Flat sorted arrays, not maps: an index is built for every scheduling
+  // run and `dractl explain`, over thousands of slices, and the views point
+  // into the slices (which outlive the index).
   std::vector<const api::ResourceSlice*> all_;
-  std::unordered_map<const api::ResourceSlice*, size_t> first_device_;
+  // (slice, its first device id), sorted by address; a slice listed twice
+  // keeps the numbers of its first listing.
+  std::vector<std::pair<const api::ResourceSlice*, size_t>> first_device_;
   size_t device_count_ = 0;
-  std::map<std::string, std::vector<const api::ResourceSlice*>, std::less<>> by_node_;
+  // The slices with a node name, by (node name, input order); node_keys_[i]
+  // is by_node_[i]'s node name.
+  std::vector<std::string_view> node_keys_;
+  std::vector<const api::ResourceSlice*> by_node_;
   std::vector<const api::ResourceSlice*> shared_;
-  // Key: driver + '\n' + pool name (neither can contain a newline).
-  std::map<std::string, std::vector<const api::ResourceSlice*>, std::less<>> by_pool_;
+  // Every slice by (driver, pool name, input order), likewise.
+  std::vector<std::pair<std::string_view, std::string_view>> pool_keys_;
+  std::vector<const api::ResourceSlice*> by_pool_;
 };
 
 struct Pool {

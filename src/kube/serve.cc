@@ -276,8 +276,8 @@ Server::Round Server::Plan() {
     // The allocator's reason for the first node DRA rejected: dractl's detail
     // after the kube-scheduler text (`dractl explain` has the full story).
     for (const sched::NodeRejection& r : o.rejections) {
-      if (!r.detail.empty()) {
-        message += fmt::format(" dractl: node {}: {}", r.node, r.detail);
+      if (std::string detail = r.Detail(); !detail.empty()) {
+        message += fmt::format(" dractl: node {}: {}", r.node, detail);
         break;
       }
     }

@@ -653,9 +653,8 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
   // Asked only for a rejection that does not carry the scheduler's Reason.
   std::unique_ptr<alloc::Allocator> allocator;
   bool allocator_built = false;
-  std::map<std::string, const api::Node*, std::less<>> nodes;
-  for (const api::Node& n : s_.nodes) nodes[n.metadata.name] = &n;
 
+  const NodeIndex node_index(s_.nodes);
   std::set<std::pair<std::string, std::string>> failing;  // (claim, request)
   for (const NodeRejection& rej : outcome.rejections) {
     NodeCause c{.node = rej.node, .plugin = rej.plugin, .reasons = rej.reasons};
@@ -669,9 +668,10 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
       c.kind = CauseKind::kInvalidPools;
     } else {
       c.kind = CauseKind::kNoCombination;
-      const api::Node* node = nodes[rej.node];
+      std::optional<size_t> node_idx = node_index.Find(rej.node);
+      const api::Node* node = node_idx ? &s_.nodes[*node_idx] : nullptr;
       const std::vector<const api::ResourceClaim*>& node_claims =
-          node != nullptr ? claims_per_node.For(NodeAllocatable(*node)) : to_allocate;
+          node != nullptr && claims_per_node.extended() ? claims_per_node.For(NodeAllocatable(*node)) : to_allocate;
       std::optional<alloc::Reason> reason = rej.dra_reason;
       if (!reason && node != nullptr) {
         if (!allocator_built) {

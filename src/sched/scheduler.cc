@@ -170,7 +170,7 @@ class Scheduler {
  public:
   Scheduler(Snapshot* snapshot, const ScheduleOptions& options, const alloc::SliceIndex& index,
             alloc::SelectorEvaluator* selectors, const alloc::Features& features, ScheduleResult* result)
-      : s_(*snapshot), options_(options), features_(features), result_(*result) {
+      : s_(*snapshot), options_(options), features_(features), result_(*result), node_index_(snapshot->nodes) {
     std::vector<const api::ResourceClaim*> allocated_claims;
     for (const api::ResourceClaim& c : s_.claims) {
       if (c.status.allocation) allocated_claims.push_back(&c);
@@ -194,12 +194,11 @@ class Scheduler {
     allocatable_.reserve(s_.nodes.size());
     for (const api::Node& n : s_.nodes) allocatable_.push_back(NodeAllocatable(n));
     extended_classes_ = ExtendedResourceClasses(s_.classes, s_.gates.enabled(api::Gate::kDRAExtendedResource));
-    for (size_t i = 0; i < s_.nodes.size(); ++i) node_index_.emplace(s_.nodes[i].metadata.name, i);
     for (const api::Pod& p : s_.pods) {
       if (!IsActiveOnNode(p)) continue;
-      auto it = node_index_.find(p.spec.node_name);
-      if (it == node_index_.end()) continue;
-      NodeUsage& u = usage_[it->second];
+      std::optional<size_t> idx = node_index_.Find(p.spec.node_name);
+      if (!idx) continue;
+      NodeUsage& u = usage_[*idx];
       u.requested.Add(PodRequests(p));
       u.non_zero_requested.Add(PodRequests(p, /*non_zero=*/true));
       ++u.pods;
@@ -217,8 +216,7 @@ class Scheduler {
   // Drops the DRA verdicts of the nodes in changed_nodes_.
   void ForgetVerdicts() {
     for (const std::string& name : changed_nodes_) {
-      auto it = node_index_.find(name);
-      if (it != node_index_.end()) verdicts_[it->second] = DraVerdict{};
+      if (std::optional<size_t> idx = node_index_.Find(name)) verdicts_[*idx] = DraVerdict{};
     }
     changed_nodes_.clear();
   }
@@ -252,9 +250,9 @@ class Scheduler {
   std::vector<const api::ResourceClaimTemplate*> from_template_;
   std::map<std::vector<const api::ResourceClaimTemplate*>, uint32_t> signatures_;
   std::vector<Resources> allocatable_;  // per node of s_.nodes
+  NodeIndex node_index_;
   ExtendedResourceClasses extended_classes_;  // extended resources backed by DRA (§6)
   size_t next_start_node_ = 0;  // kube-scheduler's nextStartNodeIndex
-  std::map<std::string, size_t, std::less<>> node_index_;
 };
 
 uint32_t Scheduler::Signature(std::span<const api::ResourceClaim* const> to_allocate) {
@@ -509,7 +507,6 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
           rejection.reasons = {"cannot allocate all claims"};
           alloc::Reason reason = memo.reason;
           if (memo.reason_claim >= 0) reason.claim = Key(to_allocate[static_cast<size_t>(memo.reason_claim)]->metadata);
-          rejection.detail = reason.ToString();
           rejection.dra_reason = std::move(reason);
           break;
         }

@@ -94,12 +94,17 @@ struct NodeRejection {
   std::string node{};
   std::string plugin{};                // "NodeResourcesFit", "DynamicResources", ...
   std::vector<std::string> reasons{};  // upstream texts, aggregated in `message`
-  // The allocator's detail for a DynamicResources rejection ("claim c,
-  // request r: cannot allocate: ..."); else empty.
+  // The invalid-pools message for such a DynamicResources rejection; else
+  // empty (see Detail()).
   std::string detail{};
   // The allocator's Reason behind "cannot allocate all claims" (its `claim`
   // is "namespace/name"), so that explain need not ask the allocator again.
   std::optional<alloc::Reason> dra_reason{};
+
+  // The allocator's detail for a DynamicResources rejection ("claim c,
+  // request r: cannot allocate: ..."), rendered on demand (a pod that fits
+  // nowhere has one per node); else empty.
+  std::string Detail() const { return !detail.empty() ? detail : dra_reason ? dra_reason->ToString() : ""; }
 };
 
 struct PodOutcome {

@@ -48,6 +48,21 @@ std::vector<size_t> Snapshot::ClaimsControlledBy(std::string_view uid) const {
   return it == claim_index.by_owner.end() ? std::vector<size_t>() : it->second;
 }
 
+NodeIndex::NodeIndex(std::span<const api::Node> nodes) {
+  sorted_.reserve(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) sorted_.emplace_back(nodes[i].metadata.name, i);
+  std::sort(sorted_.begin(), sorted_.end());
+}
+
+std::optional<size_t> NodeIndex::Find(std::string_view name) const {
+  auto it = std::lower_bound(sorted_.begin(), sorted_.end(), name,
+                             [](const std::pair<std::string_view, size_t>& e, std::string_view want) {
+                               return e.first < want;
+                             });
+  if (it == sorted_.end() || it->first != name) return std::nullopt;
+  return it->second;
+}
+
 const api::ResourceClaimTemplate* Snapshot::FindTemplate(std::string_view ns, std::string_view name) const {
   for (const api::ResourceClaimTemplate& t : templates) {
     if (t.metadata.namespace_ == ns && t.metadata.name == name) return &t;

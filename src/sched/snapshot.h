@@ -41,6 +41,7 @@ struct Snapshot {
   std::vector<size_t> ClaimsControlledBy(std::string_view uid) const;
   const api::ResourceClaimTemplate* FindTemplate(std::string_view ns, std::string_view name) const;
 
+
   // The lookup tables behind FindClaim and ClaimsControlledBy, extended on
   // each lookup to the claims appended since (claims are only ever appended;
   // a claim's namespace, name and owners must not change once looked up).
@@ -53,6 +54,17 @@ struct Snapshot {
 
  private:
   void IndexClaims() const;
+};
+
+// Node name -> index into a list of nodes, built once (the names are viewed,
+// not copied: the nodes must outlive it and keep their names).
+class NodeIndex {
+ public:
+  explicit NodeIndex(std::span<const api::Node> nodes);
+  std::optional<size_t> Find(std::string_view name) const;
+
+ private:
+  std::vector<std::pair<std::string_view, size_t>> sorted_;
 };
 
 // A snapshot of copies of `objects` (other kinds are ignored).
