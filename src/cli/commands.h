@@ -19,6 +19,7 @@ int RunImport(std::span<const std::string_view> args);
 int RunSimulate(std::span<const std::string_view> args);
 // `dractl simulate replay ...`, reached through RunSimulate.
 int RunSimulateReplay(std::span<const std::string_view> args);
+int RunSimulateCluster(std::span<const std::string_view> args);
 int RunGen(std::span<const std::string_view> args);
 int RunDiscover(std::span<const std::string_view> args);
 int RunServe(std::span<const std::string_view> args);

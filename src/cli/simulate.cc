@@ -254,6 +254,11 @@ void PrintText(const std::string& trace, sim::Policy policy, const std::vector<R
 
 int RunSimulate(std::span<const std::string_view> args) {
   if (!args.empty() && args[0] == "replay") return RunSimulateReplay(args.subspan(1));
+  if (!args.empty() && args[0] == "cluster") return RunSimulateCluster(args.subspan(1));
+  // `dractl simulate -f CLUSTER --workload PODS` (the spelling) is the same.
+  if (!args.empty() && (args[0] == "-f" || args[0].starts_with("--filename") || args[0].starts_with("--workload"))) {
+    return RunSimulateCluster(args);
+  }
   CLI::App app{"Replays a trace through the scheduler and reports GPU allocation and fragmentation.\n"
                "  dractl simulate openb --nodes NODES.csv --pods PODS.csv --policy P --seed S[,S...]\n"
                "runs the FGD paper's protocol (shared/spec/fgd-reproduction.md): GPU nodes only, pods\n"
@@ -264,7 +269,10 @@ int RunSimulate(std::span<const std::string_view> args) {
                "compared with FGD's published numbers and must reach them). Comma-separated for several.\n"
                "  dractl simulate replay --nodes NODES.csv --pods PODS.csv [--policy P]\n"
                "replays a trace over time instead (arrivals, departures, a pending queue; see\n"
-               "dractl simulate replay --help).",
+               "dractl simulate replay --help).\n"
+               "  dractl simulate cluster -f CLUSTER... --workload PODS... (or dractl simulate -f ...)\n"
+               "replays pods over time on a cluster of DRA objects with `dractl schedule`'s scheduler\n"
+               "(see dractl simulate cluster --help).",
                "dractl simulate"};
   std::string format, nodes_csv, pods_csv, policies = "fgd", seeds_text = "42", output = "text", csv, expected, trace;
   std::string check = "placements", report;

@@ -344,6 +344,10 @@ std::string NowRfc3339(bool micro) {
   return fmt::format("{}.{:06d}Z", buf, us);
 }
 
-std::string JsonString(std::string_view s) { return manifest::EmitJson(manifest::Node::String(std::string(s)), 0); }
+std::string JsonString(std::string_view s) {
+  std::string out = manifest::EmitJson(manifest::Node::String(std::string(s)), 0);
+  while (!out.empty() && out.back() == '\n') out.pop_back();  // the emitter ends documents with one
+  return out;
+}
 
 }  // namespace dra::kube

@@ -99,6 +99,42 @@ TEST_F(OpenbCliTest, SimulatePrintsTheIssueJsonShape) {
   EXPECT_NE(bad.output.find("unknown policy \"tetris\""), std::string::npos) << bad.output;
 }
 
+// dractl simulate cluster on tests/sim/cluster-replay (the workload file's
+// header works every number out by hand).
+TEST(SimulateClusterCliTest, ReplaysPodsOverTimeOnDraObjects) {
+  const std::string data = std::string(DRA_SOURCE_DIR) + "/tests/sim/cluster-replay/";
+  const std::string base = kBin + " simulate cluster -f " + ShellQuote(data + "cluster.yaml") + " --workload " +
+                           ShellQuote(data + "workload.yaml");
+  CommandResult text = RunCommand(base);
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  for (const char* want :
+       {"2 nodes, 4 devices, 5 workload pods, 2026-01-01T00:00:00Z .. 2026-01-01T00:00:10Z",
+        "started 4 (2 on arrival), pending at the end 1, finished 1, peak pending 3",
+        "mean 3.5, p50 0, p95 8, max 8", "devices 95.00% allocated (peak 100.00%)",
+        "still pending: default/d: 0/2 nodes are available: 2 cannot allocate all claims."}) {
+    EXPECT_NE(text.output.find(want), std::string::npos) << want << "\n" << text.output;
+  }
+  CommandResult json = RunCommand(base + " -o json");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  for (const char* want : {"{\"time\": \"2026-01-01T00:00:04Z\", \"device_allocation\": 100.0000, \"cpu_allocation\": "
+                           "12.5000, \"running\": 2, \"pending\": 3,",
+                           "{\"time\": \"2026-01-01T00:00:10Z\", \"device_allocation\": 100.0000, \"cpu_allocation\": "
+                           "18.7500, \"running\": 3, \"pending\": 1,",
+                           "{\"pod\": \"default/c\", \"arrival\": \"2026-01-01T00:00:02Z\", \"start\": "
+                           "\"2026-01-01T00:00:10Z\", \"node\": \"n1\"}",
+                           "{\"pod\": \"default/a\", \"arrival\": \"2026-01-01T00:00:00Z\", \"start\": "
+                           "\"2026-01-01T00:00:00Z\", \"node\": \"n1\", \"end\": \"2026-01-01T00:00:10Z\"}"}) {
+    EXPECT_NE(json.output.find(want), std::string::npos) << want << "\n" << json.output;
+  }
+  // The issue's spelling is the same command.
+  CommandResult same = RunCommand(kBin + " simulate -f " + ShellQuote(data + "cluster.yaml") + " --workload " +
+                                  ShellQuote(data + "workload.yaml"));
+  EXPECT_EQ(same.output, text.output);
+  CommandResult missing = RunCommand(kBin + " simulate cluster -f " + ShellQuote(data + "cluster.yaml"));
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("--workload"), std::string::npos) << missing.output;
+}
+
 // simulate replay on a two-pod trace with times: x takes all 8 G2 GPUs on
 // 0..100; y (8 GPUs, arrives at 10, runs 20) waits for them, starts at 100
 // (wait 90), ends at 120.
@@ -140,6 +176,30 @@ TEST_F(OpenbCliTest, ReplayQueuesAPodUntilADepartureFreesRoom) {
   CommandResult help = RunCommand(kBin + " simulate replay --help");
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.output.find("--speedup"), std::string::npos) << help.output;
+}
+
+// The same trace through DRA objects: `dractl import openb` for the cluster,
+// the CSV as workload. The allocator's replay agrees with the native one:
+// y waits 90 s for x's 8 GPUs, 8 of the 10 devices are in use throughout.
+TEST_F(OpenbCliTest, SimulateClusterWithCsvWorkloadAgreesWithReplay) {
+  Write("timed.csv",
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time\n"
+        "x,8000,1024,8,1000,,LS,Running,0,100\n"
+        "y,8000,1024,8,1000,,LS,Running,10,30\n");
+  Write("none.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos\n");
+  CommandResult imported = RunCommand(kBin + " import openb --nodes " + Path("nodes.csv") + " --pods " +
+                                      Path("none.csv") + " > " + Path("cluster.yaml"));
+  ASSERT_EQ(imported.exit_code, 0) << imported.output;
+  CommandResult r = RunCommand(kBin + " simulate cluster -f " + Path("cluster.yaml") + " --workload " +
+                               Path("timed.csv") + " -o json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* want : {"\"started\": 2, \"started_on_arrival\": 1, \"pending_at_end\": 0",
+                           "\"wait\": {\"mean\": 45.000, \"p50\": 0, \"p95\": 90, \"max\": 90}",
+                           "\"devices\": 10, \"device_allocation_mean\": 80.0000",
+                           "{\"pod\": \"paib-gpu/y\", \"arrival\": \"1970-01-01T00:00:10Z\", \"start\": "
+                           "\"1970-01-01T00:01:40Z\", \"node\": \"n1\", \"end\": \"1970-01-01T00:02:00Z\"}"}) {
+    EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
+  }
 }
 
 // dra-pack has no published runs; with --expected it stands beside FGD's and

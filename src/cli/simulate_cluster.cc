@@ -1,0 +1,202 @@
+// dractl simulate cluster: a workload replayed over time on a cluster of DRA
+// objects with `dractl schedule`'s scheduler (sched/timeline.h).
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "api/defaults.h"
+#include "cli/cluster_inputs.h"
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "fmt/format.h"
+#include "kube/client.h"
+#include "sched/policy.h"
+#include "sched/timeline.h"
+#include "sim/import.h"
+#include "sim/openb.h"
+
+namespace dra::cli {
+namespace {
+
+std::string SeriesCsv(const std::vector<sched::TimelineSample>& samples) {
+  std::string s = "time,device_allocation,cpu_allocation,running,pending,stranded_devices\n";
+  for (const sched::TimelineSample& x : samples) {
+    s += fmt::format("{},{:.4f},{:.4f},{},{},{:.4f}\n", x.time, x.device_allocation, x.cpu_allocation, x.running,
+                     x.pending, x.stranded_devices);
+  }
+  return s;
+}
+
+std::string Json(const sched::TimelineResult& r, const ClusterFlags& flags) {
+  const sched::TimelineSummary& s = r.summary;
+  std::string out = fmt::format(
+      "{{\"policy\": \"{}\", \"device_choice\": \"{}\", \"seed\": {}, \"summary\": {{\"pods\": {}, \"started\": {}, "
+      "\"started_on_arrival\": {}, \"pending_at_end\": {}, \"finished\": {}, \"peak_pending\": {}, "
+      "\"start\": \"{}\", \"end\": \"{}\", \"wait\": {{\"mean\": {:.3f}, \"p50\": {}, \"p95\": {}, \"max\": {}}}, "
+      "\"devices\": {}, \"device_allocation_mean\": {:.4f}, \"peak_device_allocation\": {:.4f}, "
+      "\"cpu_allocation_mean\": {:.4f}, \"stranded_devices_mean\": {:.4f}}}, \"series\": [",
+      flags.policy, alloc::DeviceChoiceName(DeviceChoiceFor(flags.device_choice, flags.policy)), flags.seed, s.pods,
+      s.started, s.started_on_arrival, s.pending_at_end, s.finished, s.peak_pending,
+      sched::FormatUtcSeconds(s.start_time), sched::FormatUtcSeconds(s.end_time), s.wait_mean, s.wait_p50,
+      s.wait_p95, s.wait_max, s.devices, s.device_allocation_mean, s.peak_device_allocation, s.cpu_allocation_mean,
+      s.stranded_devices_mean);
+  for (size_t i = 0; i < r.samples.size(); ++i) {
+    const sched::TimelineSample& x = r.samples[i];
+    out += fmt::format(
+        "{}{{\"time\": \"{}\", \"device_allocation\": {:.4f}, \"cpu_allocation\": {:.4f}, \"running\": {}, "
+        "\"pending\": {}, \"stranded_devices\": {:.4f}}}",
+        i ? ", " : "", sched::FormatUtcSeconds(x.time), x.device_allocation, x.cpu_allocation, x.running, x.pending,
+        x.stranded_devices);
+  }
+  out += "], \"pods\": [";
+  for (size_t i = 0; i < r.pods.size(); ++i) {
+    const sched::TimelinePod& p = r.pods[i];
+    out += fmt::format("{}{{\"pod\": {}, \"arrival\": \"{}\"", i ? ", " : "", kube::JsonString(p.pod),
+                       sched::FormatUtcSeconds(p.arrival));
+    if (p.start) out += fmt::format(", \"start\": \"{}\", \"node\": {}", sched::FormatUtcSeconds(*p.start), kube::JsonString(p.node));
+    if (p.end) out += fmt::format(", \"end\": \"{}\"", sched::FormatUtcSeconds(*p.end));
+    if (!p.start) out += fmt::format(", \"pending\": {}", kube::JsonString(p.last_message));
+    out += "}";
+  }
+  out += "]}\n";
+  return out;
+}
+
+// An openb pod list (shared/traces/alibaba-openb) as workload: each pod as
+// `dractl import openb` makes it, with creation_time/deletion_time (seconds
+// from the trace start) as times from the epoch: it runs for their
+// difference once placed, as in `dractl simulate replay`.
+Status AddCsvWorkload(const std::string& path, std::vector<api::Pod>* pods, std::vector<api::Object>* others) {
+  StatusOr<std::vector<sim::OpenbPod>> rows = sim::ReadOpenbPods(path);
+  if (!rows.ok()) return rows.status();
+  for (const sim::OpenbPod& row : *rows) {
+    if (row.uses_gpu()) {
+      api::ResourceClaimTemplate t = sim::MakeClaimTemplate(row);
+      api::SetDefaults(t);
+      others->emplace_back(std::move(t));
+    }
+    api::Pod p = sim::MakePod(row);
+    p.metadata.creation_timestamp = sched::FormatUtcSeconds(row.creation_time);
+    if (row.deletion_time > row.creation_time) p.metadata.deletion_timestamp = sched::FormatUtcSeconds(row.deletion_time);
+    pods->push_back(std::move(p));
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+int RunSimulateCluster(std::span<const std::string_view> args) {
+  CLI::App app{
+      "Replays a workload over time on a cluster of DRA objects, with the scheduler of `dractl schedule`:\n"
+      "each workload pod arrives at its metadata.creationTimestamp and, once placed, runs for\n"
+      "deletionTimestamp - creationTimestamp (to the end without one); at each instant departures free their\n"
+      "claims (the resource-claim controller's part), arrivals join the queue, and every pending pod is\n"
+      "tried again in queue order. Prints a summary (pods started, still pending, waits, time-weighted\n"
+      "device and CPU allocation, stranded devices: free devices on nodes where no workload pod fits for\n"
+      "lack of CPU, memory or pod slots) and, with -o json or --csv, the series after every instant.\n"
+      "  dractl simulate cluster -f CLUSTER... --workload PODS.yaml|TRACE.csv... [--policy P]\n"
+      "The cluster is read as `dractl schedule` reads it (its pods and allocated claims are in use from\n"
+      "the start; --live reads it from an API server). Workload files hold pods (and workloads, claims,\n"
+      "templates they use) or an openb pod list CSV (pods as `dractl import openb` makes them).",
+      "dractl simulate cluster"};
+  std::vector<std::string> files, workload_files;
+  ClusterFlags flags;
+  std::string output = "text", csv;
+  app.add_option("-f,--filename", files, "cluster: file, directory or - (stdin); repeatable");
+  app.add_option("--workload", workload_files, "pods arriving over time: YAML/JSON or an openb pod CSV; repeatable")
+      ->required();
+  AddClusterFlags(app, flags);
+  app.add_option("-o,--output", output, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  app.add_option("--csv", csv, "write the series to FILE");
+  if (int rc = ParseArgs(app, args); rc >= 0) return rc;
+
+  std::optional<api::FeatureGates> gates = GatesFromFlags("dractl simulate cluster", flags.version, flags.gates);
+  if (!gates) return kExitUsageError;
+  StatusOr<std::unique_ptr<sched::ScorePolicy>> policy = sched::NewPolicy(flags.policy);
+  if (!policy.ok()) {
+    std::fprintf(stderr, "dractl simulate cluster: --policy: %s\n", policy.status().message().c_str());
+    return kExitUsageError;
+  }
+  std::optional<ClusterInputOptions> inputs = InputOptions("dractl simulate cluster", files, flags);
+  if (!inputs) return kExitUsageError;
+  manifest::LoadResult cluster;
+  if (int rc = LoadCluster(files, *gates, *inputs, &cluster); rc >= 0) return rc;
+
+  std::vector<api::Pod> workload;
+  std::vector<api::Object> workload_others;
+  std::vector<std::string> object_files;
+  for (const std::string& f : workload_files) {
+    if (f.size() > 4 && f.compare(f.size() - 4, 4, ".csv") == 0) {
+      if (Status st = AddCsvWorkload(f, &workload, &workload_others); !st.ok()) {
+        std::fprintf(stderr, "dractl simulate cluster: --workload %s: %s\n", f.c_str(), st.message().c_str());
+        return kExitInputError;
+      }
+    } else {
+      object_files.push_back(f);
+    }
+  }
+  manifest::LoadResult loaded_workload;
+  if (!object_files.empty()) {
+    ClusterInputOptions wopts = *inputs;
+    wopts.live = false;
+    if (int rc = LoadCluster(object_files, *gates, wopts, &loaded_workload); rc >= 0) return rc;
+  }
+  std::vector<const api::Object*> objects;
+  for (const manifest::LoadedObject& o : cluster.objects) objects.push_back(&o.object);
+  for (manifest::LoadedObject& o : loaded_workload.objects) {
+    if (auto* p = std::get_if<api::Pod>(&o.object)) {
+      workload.push_back(std::move(*p));
+    } else {
+      objects.push_back(&o.object);
+    }
+  }
+  for (const api::Object& o : workload_others) objects.push_back(&o);
+  sched::Snapshot snapshot = sched::NewSnapshot(objects, *gates);
+  sched::ScheduleOptions options{.policy = policy->get(),
+                                 .seed = flags.seed,
+                                 .max_steps = flags.max_steps,
+                                 .percentage_of_nodes_to_score = flags.percentage_of_nodes_to_score,
+                                 .device_choice = DeviceChoiceFor(flags.device_choice, flags.policy)};
+  StatusOr<sched::TimelineResult> r = sched::ReplayWorkload(std::move(snapshot), std::move(workload), options);
+  if (!r.ok()) {
+    std::fprintf(stderr, "dractl simulate cluster: %s\n", r.status().message().c_str());
+    return r.status().code() == StatusCode::kInvalidArgument ? kExitInputError : kExitInternalError;
+  }
+  if (!csv.empty()) {
+    if (Status st = WriteTextFile(csv, SeriesCsv(r->samples)); !st.ok()) {
+      std::fprintf(stderr, "dractl simulate cluster: --csv: %s\n", st.message().c_str());
+      return kExitInputError;
+    }
+  }
+  if (output == "json") {
+    std::fputs(Json(*r, flags).c_str(), stdout);
+    return kExitOk;
+  }
+  const sched::TimelineSummary& s = r->summary;
+  std::printf("simulate: policy %s, device choice %s, %zu nodes, %lld devices, %lld workload pods, %s .. %s\n",
+              flags.policy.c_str(),
+              std::string(alloc::DeviceChoiceName(DeviceChoiceFor(flags.device_choice, flags.policy))).c_str(),
+              cluster.objects.empty() ? size_t{0} : static_cast<size_t>(std::count_if(
+                  cluster.objects.begin(), cluster.objects.end(),
+                  [](const manifest::LoadedObject& o) { return std::holds_alternative<api::Node>(o.object); })),
+              static_cast<long long>(s.devices), static_cast<long long>(s.pods),
+              s.pods ? sched::FormatUtcSeconds(s.start_time).c_str() : "-",
+              s.pods ? sched::FormatUtcSeconds(s.end_time).c_str() : "-");
+  std::printf("  started %lld (%lld on arrival), pending at the end %lld, finished %lld, peak pending %lld\n",
+              static_cast<long long>(s.started), static_cast<long long>(s.started_on_arrival),
+              static_cast<long long>(s.pending_at_end), static_cast<long long>(s.finished),
+              static_cast<long long>(s.peak_pending));
+  std::printf("  wait from arrival to start (s): mean %.1f, p50 %lld, p95 %lld, max %lld\n", s.wait_mean,
+              static_cast<long long>(s.wait_p50), static_cast<long long>(s.wait_p95),
+              static_cast<long long>(s.wait_max));
+  std::printf("  time-weighted: devices %.2f%% allocated (peak %.2f%%), CPU %.2f%%, stranded devices %.2f%%\n",
+              s.device_allocation_mean, s.peak_device_allocation, s.cpu_allocation_mean, s.stranded_devices_mean);
+  for (const sched::TimelinePod& p : r->pods) {
+    if (!p.start) std::printf("  still pending: %s: %s\n", p.pod.c_str(), p.last_message.c_str());
+  }
+  if (csv.empty()) std::printf("  (the series: -o json or --csv FILE)\n");
+  return kExitOk;
+}
+
+}  // namespace dra::cli

@@ -1,0 +1,354 @@
+#include "sched/timeline.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "alloc/allocated_state.h"
+#include "sched/resources.h"
+
+namespace dra::sched {
+
+namespace {
+
+// Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian).
+int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+void CivilFromDays(int64_t z, int64_t* y, int64_t* m, int64_t* d) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const int64_t doe = z - era * 146097;
+  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const int64_t mp = (5 * doy + 2) / 153;
+  *d = doy - (153 * mp + 2) / 5 + 1;
+  *m = mp + (mp < 10 ? 3 : -9);
+  *y = yoe + era * 400 + (*m <= 2);
+}
+
+std::string PodKey(const api::Pod& p) { return p.metadata.namespace_ + "/" + p.metadata.name; }
+
+bool Active(const api::Pod& p) {
+  return !p.spec.node_name.empty() &&
+         !(p.status.phase == api::PodPhase::kSucceeded || p.status.phase == api::PodPhase::kFailed);
+}
+
+// The resource-claim controller's part when a pod ends: it leaves
+// reservedFor, and a claim reserved by no one is deallocated.
+void ReleaseClaims(Snapshot& s, const api::Pod& pod) {
+  for (api::ResourceClaim& c : s.claims) {
+    auto& reserved = c.status.reserved_for;
+    auto it = std::remove_if(reserved.begin(), reserved.end(),
+                             [&](const api::ResourceClaimConsumerReference& r) { return r.uid == pod.metadata.uid; });
+    if (it == reserved.end()) continue;
+    reserved.erase(it, reserved.end());
+    if (reserved.empty()) c.status.allocation.reset();
+  }
+}
+
+// What one sample measures.
+class Meter {
+ public:
+  Meter(const Snapshot& s, const std::vector<api::Pod>& workload) {
+    for (const api::Node& n : s.nodes) {
+      node_index_.emplace(n.metadata.name, allocatable_.size());
+      allocatable_.push_back(NodeAllocatable(n));
+      cpu_capacity_ += allocatable_.back().milli_cpu;
+    }
+    devices_per_node_.assign(s.nodes.size(), 0);
+    for (const api::ResourceSlice& sl : s.slices) {
+      devices_ += static_cast<int64_t>(sl.spec.devices.size());
+      if (!sl.spec.node_name) continue;
+      auto n = node_index_.find(*sl.spec.node_name);
+      if (n == node_index_.end()) continue;
+      pool_node_[{sl.spec.driver, sl.spec.pool.name}] = n->second;
+      devices_per_node_[n->second] += static_cast<int64_t>(sl.spec.devices.size());
+    }
+    // The smallest requests a workload pod can have (the Pareto front of
+    // (cpu, memory)): a node fits some pod iff it fits one of these.
+    std::set<std::pair<int64_t, int64_t>> sizes;
+    for (const api::Pod& p : workload) {
+      Resources r = PodRequests(p);
+      sizes.emplace(r.milli_cpu, r.memory);
+    }
+    for (const auto& [cpu, mem] : sizes) {
+      if (smallest_.empty() || mem < smallest_.back().second) smallest_.emplace_back(cpu, mem);
+    }
+  }
+
+  int64_t devices() const { return devices_; }
+
+  void Measure(const Snapshot& s, TimelineSample* out) const {
+    std::vector<Resources> requested(allocatable_.size());
+    for (const api::Pod& p : s.pods) {
+      if (!Active(p)) continue;
+      auto n = node_index_.find(p.spec.node_name);
+      if (n == node_index_.end()) continue;
+      Resources r = PodRequests(p);
+      r.pods = 1;
+      requested[n->second].Add(r);
+    }
+    int64_t cpu_used = 0;
+    for (const Resources& r : requested) cpu_used += r.milli_cpu;
+    std::set<std::string> in_use;
+    std::vector<int64_t> used_per_node(allocatable_.size(), 0);
+    for (const api::ResourceClaim& c : s.claims) {
+      if (!c.status.allocation) continue;
+      for (const api::DeviceRequestAllocationResult& r : c.status.allocation->devices.results) {
+        if (r.admin_access.value_or(false)) continue;
+        if (!in_use.insert(alloc::DeviceIdString(r.driver, r.pool, r.device)).second) continue;
+        auto n = pool_node_.find({r.driver, r.pool});
+        if (n != pool_node_.end()) ++used_per_node[n->second];
+      }
+    }
+    int64_t stranded = 0;
+    for (size_t i = 0; i < allocatable_.size(); ++i) {
+      const int64_t free_devices = devices_per_node_[i] - used_per_node[i];
+      if (free_devices <= 0) continue;
+      const Resources& a = allocatable_[i];
+      const Resources& r = requested[i];
+      bool fits = r.pods + 1 <= a.pods;
+      if (fits) {
+        fits = std::any_of(smallest_.begin(), smallest_.end(), [&](const std::pair<int64_t, int64_t>& size) {
+          return size.first <= a.milli_cpu - r.milli_cpu && size.second <= a.memory - r.memory;
+        });
+      }
+      if (!fits) stranded += free_devices;
+    }
+    out->device_allocation = devices_ > 0 ? 100.0 * static_cast<double>(in_use.size()) / static_cast<double>(devices_) : 0;
+    out->cpu_allocation =
+        cpu_capacity_ > 0 ? 100.0 * static_cast<double>(cpu_used) / static_cast<double>(cpu_capacity_) : 0;
+    out->stranded_devices = devices_ > 0 ? 100.0 * static_cast<double>(stranded) / static_cast<double>(devices_) : 0;
+  }
+
+ private:
+  std::map<std::string, size_t, std::less<>> node_index_;
+  std::vector<Resources> allocatable_;
+  std::vector<int64_t> devices_per_node_;
+  std::map<std::pair<std::string, std::string>, size_t> pool_node_;
+  std::vector<std::pair<int64_t, int64_t>> smallest_;
+  int64_t devices_ = 0;
+  int64_t cpu_capacity_ = 0;
+};
+
+}  // namespace
+
+std::optional<int64_t> ParseUtcSeconds(std::string_view t) {
+  auto digits = [&](size_t at, size_t n) -> std::optional<int64_t> {
+    if (at + n > t.size()) return std::nullopt;
+    int64_t v = 0;
+    for (size_t i = at; i < at + n; ++i) {
+      if (t[i] < '0' || t[i] > '9') return std::nullopt;
+      v = v * 10 + (t[i] - '0');
+    }
+    return v;
+  };
+  if (t.size() < 20 || t[4] != '-' || t[7] != '-' || (t[10] != 'T' && t[10] != 't') || t[13] != ':' ||
+      t[16] != ':') {
+    return std::nullopt;
+  }
+  auto y = digits(0, 4), mo = digits(5, 2), d = digits(8, 2), h = digits(11, 2), mi = digits(14, 2),
+       sec = digits(17, 2);
+  if (!y || !mo || !d || !h || !mi || !sec) return std::nullopt;
+  if (*mo < 1 || *mo > 12 || *d < 1 || *d > 31 || *h > 23 || *mi > 59 || *sec > 60) return std::nullopt;
+  size_t i = 19;
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    const size_t first = i;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+    if (i == first) return std::nullopt;
+  }
+  if (i + 1 != t.size() || (t[i] != 'Z' && t[i] != 'z')) return std::nullopt;
+  return DaysFromCivil(*y, *mo, *d) * 86400 + *h * 3600 + *mi * 60 + *sec;
+}
+
+std::string FormatUtcSeconds(int64_t seconds) {
+  int64_t days = seconds / 86400, rest = seconds % 86400;
+  if (rest < 0) {
+    rest += 86400;
+    --days;
+  }
+  int64_t y = 0, m = 0, d = 0;
+  CivilFromDays(days, &y, &m, &d);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", y, m, d, rest / 3600, rest / 60 % 60, rest % 60);
+}
+
+StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> workload, const ScheduleOptions& options) {
+  struct Item {
+    api::Pod pod;
+    int64_t arrival = 0;
+    std::optional<int64_t> run_time;  // deletion - creation
+    size_t snapshot_idx = SIZE_MAX;   // once arrived
+    std::optional<int64_t> departure;  // once started: start + run_time
+    bool pending = false, running = false;
+  };
+  std::set<std::string> names;
+  for (const api::Pod& p : s.pods) names.insert(PodKey(p));
+  std::vector<Item> items;
+  for (api::Pod& p : workload) {
+    const std::string key = PodKey(p);
+    std::optional<int64_t> arrival = ParseUtcSeconds(p.metadata.creation_timestamp);
+    if (!arrival) {
+      return InvalidArgumentError(fmt::format("workload pod {}: metadata.creationTimestamp {}: an arrival time "
+                                              "(RFC 3339, UTC) is required",
+                                              key, p.metadata.creation_timestamp.empty()
+                                                       ? "is missing"
+                                                       : "\"" + p.metadata.creation_timestamp + "\" is not one"));
+    }
+    std::optional<int64_t> deletion;
+    if (!p.metadata.deletion_timestamp.empty()) {
+      deletion = ParseUtcSeconds(p.metadata.deletion_timestamp);
+      if (!deletion || *deletion <= *arrival) {
+        return InvalidArgumentError(fmt::format(
+            "workload pod {}: metadata.deletionTimestamp \"{}\" must be an RFC 3339 UTC time after its "
+            "creationTimestamp",
+            key, p.metadata.deletion_timestamp));
+      }
+    }
+    if (!p.spec.node_name.empty()) {
+      return InvalidArgumentError(fmt::format("workload pod {}: spec.nodeName is set; workload pods arrive pending "
+                                              "(bound pods belong in the cluster files)",
+                                              key));
+    }
+    if (!names.insert(key).second) return InvalidArgumentError(fmt::format("workload pod {}: a pod of this name "
+                                                                           "is already in the cluster or workload",
+                                                                           key));
+    p.metadata.deletion_timestamp.clear();
+    if (p.metadata.uid.empty()) p.metadata.uid = StableUid("pod/" + key);
+    std::optional<int64_t> run_time;
+    if (deletion) run_time = *deletion - *arrival;
+    Item& item = items.emplace_back();
+    item.pod = std::move(p);
+    item.arrival = *arrival;
+    item.run_time = run_time;
+  }
+  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.arrival < b.arrival; });
+
+  TimelineResult result;
+  Meter meter(s, [&] {
+    std::vector<api::Pod> pods;
+    for (const Item& it : items) pods.push_back(it.pod);
+    return pods;
+  }());
+  result.summary.pods = static_cast<int64_t>(items.size());
+  result.summary.devices = meter.devices();
+  result.pods.resize(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    result.pods[i].pod = PodKey(items[i].pod);
+    result.pods[i].arrival = items[i].arrival;
+  }
+  if (items.empty()) return result;
+
+  // Instants with events: arrivals, and departures once pods start.
+  std::set<int64_t> times;
+  for (const Item& it : items) times.insert(it.arrival);
+  std::map<std::string, size_t> by_key;  // workload pod -> item
+  for (size_t i = 0; i < items.size(); ++i) by_key[result.pods[i].pod] = i;
+
+  size_t next_arrival = 0;
+  while (!times.empty()) {
+    const int64_t t = *times.begin();
+    times.erase(times.begin());
+    // 1. Departures.
+    for (size_t i = 0; i < next_arrival; ++i) {
+      Item& it = items[i];
+      if (!it.running || !it.departure || *it.departure > t) continue;
+      api::Pod& pod = s.pods[it.snapshot_idx];
+      pod.status.phase = api::PodPhase::kSucceeded;
+      ReleaseClaims(s, pod);
+      it.running = false;
+      result.pods[i].end = t;
+    }
+    // 2. Arrivals.
+    for (; next_arrival < items.size() && items[next_arrival].arrival == t; ++next_arrival) {
+      Item& it = items[next_arrival];
+      it.snapshot_idx = s.pods.size();
+      it.pending = true;
+      s.pods.push_back(it.pod);
+    }
+    // 3. One scheduling run over everything pending.
+    StatusOr<ScheduleResult> run = Schedule(&s, options);
+    if (!run.ok()) return run.status();
+    for (const PodOutcome& o : run->pods) {
+      auto k = by_key.find(o.pod);
+      if (k == by_key.end()) continue;
+      Item& it = items[k->second];
+      TimelinePod& tp = result.pods[k->second];
+      if (o.kind == PodOutcome::Kind::kPlaced) {
+        it.pending = false;
+        it.running = true;
+        tp.start = t;
+        tp.node = o.node;
+        tp.last_message.clear();
+        if (it.run_time) {
+          it.departure = t + *it.run_time;
+          times.insert(*it.departure);
+        }
+      } else {
+        tp.last_message = o.message;
+      }
+    }
+    TimelineSample sample{.time = t};
+    meter.Measure(s, &sample);
+    for (const Item& it : items) {
+      sample.running += it.running;
+      sample.pending += it.pending;
+    }
+    result.samples.push_back(sample);
+  }
+
+  // Summary.
+  TimelineSummary& sum = result.summary;
+  sum.start_time = result.samples.front().time;
+  sum.end_time = result.samples.back().time;
+  std::vector<int64_t> waits;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const TimelinePod& tp = result.pods[i];
+    if (tp.start) {
+      ++sum.started;
+      if (*tp.start == tp.arrival) ++sum.started_on_arrival;
+      waits.push_back(*tp.start - tp.arrival);
+    }
+    if (tp.end) ++sum.finished;
+    if (items[i].pending) ++sum.pending_at_end;
+  }
+  if (!waits.empty()) {
+    std::sort(waits.begin(), waits.end());
+    double total = 0;
+    for (int64_t w : waits) total += static_cast<double>(w);
+    sum.wait_mean = total / static_cast<double>(waits.size());
+    // Nearest rank, as `simulate replay`: the smallest wait with at least q%
+    // of the waits at or below it.
+    auto rank = [&](size_t q) { return waits[(q * waits.size() + 99) / 100 - 1]; };
+    sum.wait_p50 = rank(50);
+    sum.wait_p95 = rank(95);
+    sum.wait_max = waits.back();
+  }
+  const double span = static_cast<double>(sum.end_time - sum.start_time);
+  for (size_t i = 0; i < result.samples.size(); ++i) {
+    const TimelineSample& x = result.samples[i];
+    sum.peak_pending = std::max(sum.peak_pending, x.pending);
+    sum.peak_device_allocation = std::max(sum.peak_device_allocation, x.device_allocation);
+    // Each sample holds until the next instant; a single instant counts whole.
+    const double weight = span > 0 ? (i + 1 < result.samples.size()
+                                          ? static_cast<double>(result.samples[i + 1].time - x.time) / span
+                                          : 0.0)
+                                    : 1.0;
+    sum.device_allocation_mean += weight * x.device_allocation;
+    sum.cpu_allocation_mean += weight * x.cpu_allocation;
+    sum.stranded_devices_mean += weight * x.stranded_devices;
+  }
+  return result;
+}
+
+}  // namespace dra::sched
