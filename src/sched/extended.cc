@@ -171,8 +171,9 @@ const std::vector<const api::ResourceClaim*>& ClaimsPerNode::For(const Resources
   if (!extended_) return base_;
   DraServed served = ResourcesServedByDra(requests_, allocatable, classes_);
   if (served.resources.empty()) return base_;
-  claim_ = NewExtendedResourceClaim(pod_, kExtendedResourceClaimInMemoryName,
-                                    BuildExtendedRequests(pod_, served.resources, classes_).requests);
+  ExtendedRequests built = BuildExtendedRequests(pod_, served.resources, classes_);
+  claim_ = NewExtendedResourceClaim(pod_, kExtendedResourceClaimInMemoryName, std::move(built.requests));
+  mappings_ = std::move(built.mappings);
   with_claim_ = base_;
   with_claim_.push_back(&claim_);
   return with_claim_;

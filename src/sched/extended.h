@@ -109,6 +109,10 @@ class ClaimsPerNode {
   // Whether the pod asks for resources some class maps.
   bool extended() const { return extended_; }
   const std::vector<const api::ResourceClaim*>& For(const Resources& allocatable);
+  // The special claim and its container mappings of the last For that
+  // returned one.
+  const api::ResourceClaim& claim() const { return claim_; }
+  const std::vector<api::ContainerExtendedResourceRequest>& mappings() const { return mappings_; }
 
  private:
   const api::Pod& pod_;
@@ -117,6 +121,7 @@ class ClaimsPerNode {
   const std::vector<const api::ResourceClaim*>& base_;
   const bool extended_;
   api::ResourceClaim claim_;
+  std::vector<api::ContainerExtendedResourceRequest> mappings_;
   std::vector<const api::ResourceClaim*> with_claim_;
 };
 

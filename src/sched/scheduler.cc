@@ -628,11 +628,9 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
     // PreBind creates the special claim (generateName: the API server picks
     // the suffix; here it is hashed, as for template claims), allocated and
     // reserved, and records it in the pod status.
+    // The claim is the one just allocated on the chosen node.
     const std::string& ns = pod.metadata.namespace_;
-    ExtendedRequests ext = BuildExtendedRequests(
-        pod, ResourcesServedByDra(requests, allocatable_[chosen.node], extended_classes_).resources,
-        extended_classes_);
-    api::ResourceClaim claim = NewExtendedResourceClaim(pod, "", std::move(ext.requests));
+    api::ResourceClaim claim = claims_per_node.claim();
     for (int attempt = 0;; ++attempt) {
       claim.metadata.name = claim.metadata.generate_name +
                             StableNameSuffix(ns, pod.metadata.name, kExtendedResourceClaimInMemoryName, attempt);
@@ -650,7 +648,7 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
                                         .results = claim.status.allocation->devices.results});
     // `pod` refers into s_.pods, which the push below leaves alone.
     s_.pods[pod_idx].status.extended_resource_claim_status =
-        api::PodExtendedResourceClaimStatus{.request_mappings = std::move(ext.mappings), .resource_claim_name = name};
+        api::PodExtendedResourceClaimStatus{.request_mappings = claims_per_node.mappings(), .resource_claim_name = name};
     s_.claims.push_back(std::move(claim));
     result_.created_claims.push_back(s_.claims.size() - 1);
     result_.changed_claims.push_back(s_.claims.size() - 1);
