@@ -544,7 +544,10 @@ void Run(const uint8_t* data, size_t size) {
   SliceIndex index(slices);
   int next_share = 0;
   AllocatorOptions options;
-  options.max_steps = 5'000;  // exhausting a large search adds time, not coverage
+  // Searches that exhaust the limit are exponential ones: on the 783-input
+  // merged corpus (2026-12-01) limits of 300, 1,000 and 5,000 steps gave the
+  // same outcome for every input, and 300 runs the corpus 3.5 times faster.
+  options.max_steps = 300;
   options.new_share_id = [&next_share] {
     char buf[40];
     std::snprintf(buf, sizeof buf, "00000000-0000-4000-8000-%012x", ++next_share);
@@ -554,6 +557,11 @@ void Run(const uint8_t* data, size_t size) {
   best_fit_options.device_choice = DeviceChoice::kBestFit;
   Allocator allocator(features, state, classes, &index, evaluator.get(), std::move(options));
   StatusOr<NodeFit> fit = allocator.Allocate(node, to_allocate);
+  static const bool debug = std::getenv("ALLOC_FUZZ_DEBUG") != nullptr;
+  if (debug) {
+    std::fprintf(stderr, "alloc_fuzz: first fit: %s\n",
+                 !fit.ok() ? fit.status().ToString().c_str() : fit->fits ? "fits" : "does not fit");
+  }
 
   // Best fit only reorders the search: where first fit finishes, best fit
   // reaches the same decision (allocator.h: a best-fit search that meets an
