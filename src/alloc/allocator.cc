@@ -1320,7 +1320,15 @@ StatusOr<int64_t> Search::CountUsable(int claim_idx, int request_idx, int entry_
 
 bool Search::ShortfallWithoutSearch() {
   // Find the first request (in search order) without enough usable devices;
-  // every subrequest of a firstAvailable request must fall short.
+  // every subrequest of a firstAvailable request must fall short. A count
+  // that stays below its limit went over every device without an error, and
+  // is what a count without a limit gives: the checks below reuse it.
+  struct Counted {
+    size_t claim, request, entry;
+  };
+  std::vector<Counted> counted_all;
+  Reason last_reason;
+  int64_t last_usable = 0;
   int short_claim = -1, short_request = -1;
   for (size_t ci = 0; ci < num_claims_ && short_claim < 0; ++ci) {
     const PreparedClaim& claim = claims_[ci];
@@ -1333,10 +1341,16 @@ bool Search::ShortfallWithoutSearch() {
           if (!e.all_devices.empty()) all_short = false;
           continue;
         }
-        StatusOr<int64_t> usable =
-            CountUsable(static_cast<int>(ci), static_cast<int>(ri), static_cast<int>(ei), e.num_devices, nullptr);
+        last_reason = Reason{};
+        StatusOr<int64_t> usable = CountUsable(static_cast<int>(ci), static_cast<int>(ri), static_cast<int>(ei),
+                                               e.num_devices, &last_reason);
         if (!usable.ok()) return false;  // the search reports it, or not, as upstream does
-        if (*usable >= e.num_devices) all_short = false;
+        if (*usable >= e.num_devices) {
+          all_short = false;
+        } else {
+          counted_all.push_back({ci, ri, ei});
+          last_usable = *usable;
+        }
       }
       if (all_short) {
         short_claim = static_cast<int>(ci);
@@ -1359,6 +1373,11 @@ bool Search::ShortfallWithoutSearch() {
           if (!e.all_devices.empty() && !claim.constraints.empty()) return false;
           continue;
         }
+        if (std::any_of(counted_all.begin(), counted_all.end(), [&](const Counted& c) {
+              return c.claim == ci && c.request == ri && c.entry == ei;
+            })) {
+          continue;
+        }
         StatusOr<int64_t> usable = CountUsable(static_cast<int>(ci), static_cast<int>(ri), static_cast<int>(ei),
                                                std::numeric_limits<int64_t>::max(), nullptr);
         if (!usable.ok()) return false;
@@ -1366,7 +1385,8 @@ bool Search::ShortfallWithoutSearch() {
     }
   }
 
-  // Why: the devices of the short request by cause (each device once).
+  // Why: the devices of the short request by cause (each device once). Its
+  // last entry was the last one counted above, over every device.
   const PreparedClaim& claim = claims_[static_cast<size_t>(short_claim)];
   const PreparedRequest& request = claim.requests[static_cast<size_t>(short_request)];
   const Entry& last = request.entries.back();
@@ -1374,12 +1394,9 @@ bool Search::ShortfallWithoutSearch() {
   reason_claim_ = short_claim;
   reason_request_ = request.has_subrequests ? last.request : std::string_view(last.name);
   if (!last.all) {
-    StatusOr<int64_t> usable = CountUsable(short_claim, short_request, static_cast<int>(request.entries.size() - 1),
-                                           std::numeric_limits<int64_t>::max(), &reason_);
-    if (usable.ok()) {
-      reason_.needed = last.num_devices;
-      reason_.usable = *usable;
-    }
+    reason_ = std::move(last_reason);
+    reason_.needed = last.num_devices;
+    reason_.usable = last_usable;
   }
   return true;
 }

@@ -1,6 +1,8 @@
 #include "alloc/pools.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <set>
 
 #include "api/node_selector.h"
@@ -10,6 +12,42 @@ namespace dra::alloc {
 namespace {
 
 bool HasCounterSets(const api::ResourceSlice& s) { return !s.spec.shared_counters.empty(); }
+
+size_t KeyHash(std::string_view k) { return std::hash<std::string_view>{}(k); }
+size_t KeyHash(const std::pair<std::string_view, std::string_view>& k) {
+  return KeyHash(k.first) * 31 + KeyHash(k.second);
+}
+
+// The hash table of SliceIndex (pools.h) over the runs of equal keys of the
+// sorted `keys`.
+template <typename Key>
+std::vector<std::pair<uint32_t, uint32_t>> BuildRuns(const std::vector<Key>& keys) {
+  size_t runs = 0;
+  for (size_t i = 0; i < keys.size(); ++i) runs += i == 0 || keys[i] != keys[i - 1];
+  size_t slots = 1;
+  while (slots < 2 * runs) slots *= 2;
+  std::vector<std::pair<uint32_t, uint32_t>> table(slots, {0, 0});
+  for (size_t begin = 0; begin < keys.size();) {
+    size_t end = begin + 1;
+    while (end < keys.size() && keys[end] == keys[begin]) ++end;
+    size_t slot = KeyHash(keys[begin]) & (slots - 1);
+    while (table[slot].second != 0) slot = (slot + 1) & (slots - 1);
+    table[slot] = {static_cast<uint32_t>(begin), static_cast<uint32_t>(end)};
+    begin = end;
+  }
+  return table;
+}
+
+template <typename Key>
+std::pair<size_t, size_t> FindRun(const std::vector<std::pair<uint32_t, uint32_t>>& table, const std::vector<Key>& keys,
+                                  const Key& key) {
+  if (table.empty()) return {0, 0};
+  const size_t mask = table.size() - 1;
+  for (size_t slot = KeyHash(key) & mask; table[slot].second != 0; slot = (slot + 1) & mask) {
+    if (keys[table[slot].first] == key) return table[slot];
+  }
+  return {0, 0};
+}
 
 }  // namespace
 
@@ -79,11 +117,13 @@ SliceIndex::SliceIndex(std::vector<const api::ResourceSlice*> slices) : all_(std
     pool_keys_.push_back(pool_key(i));
     by_pool_.push_back(all_[i]);
   }
+  node_runs_ = BuildRuns(node_keys_);
+  pool_runs_ = BuildRuns(pool_keys_);
 }
 
 std::span<const api::ResourceSlice* const> SliceIndex::OnNode(std::string_view node) const {
-  auto [lo, hi] = std::equal_range(node_keys_.begin(), node_keys_.end(), node);
-  return {by_node_.data() + (lo - node_keys_.begin()), static_cast<size_t>(hi - lo)};
+  auto [begin, end] = FindRun(node_runs_, node_keys_, node);
+  return {by_node_.data() + begin, end - begin};
 }
 
 int64_t SliceIndex::FirstDeviceId(const api::ResourceSlice* slice) const {
@@ -93,9 +133,8 @@ int64_t SliceIndex::FirstDeviceId(const api::ResourceSlice* slice) const {
 }
 
 std::span<const api::ResourceSlice* const> SliceIndex::OfPool(std::string_view driver, std::string_view pool) const {
-  auto [lo, hi] = std::equal_range(pool_keys_.begin(), pool_keys_.end(),
-                                   std::pair<std::string_view, std::string_view>(driver, pool));
-  return {by_pool_.data() + (lo - pool_keys_.begin()), static_cast<size_t>(hi - lo)};
+  auto [begin, end] = FindRun(pool_runs_, pool_keys_, std::pair<std::string_view, std::string_view>(driver, pool));
+  return {by_pool_.data() + begin, end - begin};
 }
 
 StatusOr<bool> SliceTargetsNode(const api::ResourceSlice& slice, const api::Node& node, const Features& features) {

@@ -55,6 +55,52 @@ std::vector<std::string> Names(const std::vector<Pool>& pools) {
   return out;
 }
 
+// SliceIndex's hash tables answer exactly what a scan of the input answers:
+// every slice of the node or pool, in input order; nothing for other keys.
+TEST(PoolsTest, SliceIndexFindsEveryKeyLikeAScan) {
+  std::vector<api::ResourceSlice> slices;
+  for (int i = 0; i < 600; ++i) {
+    // Nodes get 1 to 3 slices, listed far apart; pools span nodes; every
+    // tenth slice has no node name.
+    const std::string node = "node-" + std::to_string((i * 7) % 250);
+    const std::string driver = i % 3 == 0 ? "b.example.com" : "a.example.com";
+    api::ResourceSlice s = Slice("s" + std::to_string(i), driver, "pool-" + std::to_string(i % 40), 1, 1, {"x"});
+    slices.push_back(i % 10 == 9 ? AllNodes(std::move(s)) : OnNode(std::move(s), node));
+  }
+  std::vector<const api::ResourceSlice*> ptrs;
+  for (const auto& s : slices) ptrs.push_back(&s);
+  SliceIndex index(ptrs);
+  auto names = [](std::span<const api::ResourceSlice* const> found) {
+    std::vector<std::string> out;
+    for (const api::ResourceSlice* s : found) out.push_back(s->metadata.name);
+    return out;
+  };
+  for (int n = 0; n < 260; ++n) {  // 250 .. 259 have no slices
+    const std::string node = "node-" + std::to_string(n);
+    std::vector<std::string> want;
+    for (const auto& s : slices) {
+      if (s.spec.node_name == node) want.push_back(s.metadata.name);
+    }
+    EXPECT_EQ(names(index.OnNode(node)), want) << node;
+  }
+  for (const std::string driver : {"a.example.com", "b.example.com", "c.example.com"}) {
+    for (int p = 0; p < 42; ++p) {
+      const std::string pool = "pool-" + std::to_string(p);
+      std::vector<std::string> want;
+      for (const auto& s : slices) {
+        if (s.spec.driver == driver && s.spec.pool.name == pool) want.push_back(s.metadata.name);
+      }
+      EXPECT_EQ(names(index.OfPool(driver, pool)), want) << driver << "/" << pool;
+    }
+  }
+  EXPECT_EQ(index.WithoutNodeName().size(), 60u);
+  EXPECT_TRUE(index.OnNode("").empty());
+
+  SliceIndex empty({});
+  EXPECT_TRUE(empty.OnNode("node-0").empty());
+  EXPECT_TRUE(empty.OfPool("a.example.com", "pool-0").empty());
+}
+
 TEST(PoolsTest, SelectsSlicesByNodeScope) {
   api::ResourceSlice selector = Slice("sel", "d", "by-label", 1, 1, {"x"});
   api::NodeSelectorTerm term;

@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 #include <re2/re2.h>
 
@@ -24,8 +25,6 @@
 
 namespace dra::sched {
 namespace {
-
-std::string Key(const api::ObjectMeta& m) { return m.namespace_ + "/" + m.name; }
 
 bool IsPending(const api::Pod& pod) {
   if (!pod.spec.node_name.empty() || !pod.metadata.deletion_timestamp.empty()) return false;
@@ -62,7 +61,14 @@ struct RequestSpec {
   const std::vector<api::DeviceSelector>* selectors = nullptr;
   int64_t count = 1;
   bool all = false;
-  std::string path;  // field path of the request's selectors, relative to the claim spec
+  size_t request_index = 0;
+  std::optional<size_t> sub_index;  // firstAvailable
+
+  // The field path of the request's selectors, relative to the claim spec.
+  std::string Path() const {
+    return sub_index ? fmt::format("devices.requests[{}].firstAvailable[{}].selectors", request_index, *sub_index)
+                     : fmt::format("devices.requests[{}].exactly.selectors", request_index);
+  }
 };
 
 std::optional<RequestSpec> FindRequest(const api::ResourceClaim& claim, std::string_view name) {
@@ -78,7 +84,7 @@ std::optional<RequestSpec> FindRequest(const api::ResourceClaim& claim, std::str
                          .selectors = &r.exactly->selectors,
                          .count = r.exactly->count == 0 ? 1 : r.exactly->count,
                          .all = r.exactly->allocation_mode == api::AllocationMode::kAll,
-                         .path = fmt::format("devices.requests[{}].exactly.selectors", ri)};
+                         .request_index = ri};
     }
     for (size_t si = 0; si < r.first_available.size(); ++si) {
       const api::DeviceSubRequest& s = r.first_available[si];
@@ -88,7 +94,8 @@ std::optional<RequestSpec> FindRequest(const api::ResourceClaim& claim, std::str
                          .selectors = &s.selectors,
                          .count = s.count == 0 ? 1 : s.count,
                          .all = s.allocation_mode == api::AllocationMode::kAll,
-                         .path = fmt::format("devices.requests[{}].firstAvailable[{}].selectors", ri, si)};
+                         .request_index = ri,
+                         .sub_index = si};
     }
   }
   return std::nullopt;
@@ -147,57 +154,101 @@ std::string Plural(int64_t n, std::string_view one, std::string_view many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
-std::string HoldersText(const std::vector<DeviceHolder>& holders) {
-  std::vector<std::string> parts;
-  for (const DeviceHolder& h : holders) parts.push_back(h.claim);
-  return fmt::format("{}", fmt::join(parts, ", "));
-}
-
+// One buffer per line: a pod that fits nowhere has a line per node.
 std::string RenderNodeCause(const NodeCause& c) {
-  std::string head = fmt::format("node {}: ", c.node);
+  fmt::memory_buffer out;
+  auto it = std::back_inserter(out);
+  fmt::format_to(it, FMT_COMPILE("node {}: "), c.node);
   switch (c.kind) {
     case CauseKind::kNodeFilter:
     case CauseKind::kClaimNotAvailable:
     case CauseKind::kInvalidPools:
-      return head + fmt::format("{}: {}", c.plugin, fmt::join(c.reasons, "; "));
+      fmt::format_to(it, FMT_COMPILE("{}: {}"), c.plugin, fmt::join(c.reasons, "; "));
+      return fmt::to_string(out);
     default:
       break;
   }
-  std::string out = head + fmt::format("claim {} request {}: ", c.claim, c.request);
+  fmt::format_to(it, FMT_COMPILE("claim {} request {}: "), c.claim, c.request);
   if (c.all_mode) {
-    out += fmt::format("all {} matching class {} wanted", c.matching, c.device_class);
+    fmt::format_to(it, FMT_COMPILE("all {} matching class {} wanted"), c.matching, c.device_class);
   } else {
-    out += fmt::format("{} wanted, {} match class {}", c.wanted, c.matching, c.device_class);
+    fmt::format_to(it, FMT_COMPILE("{} wanted, {} match class {}"), c.wanted, c.matching, c.device_class);
   }
-  std::vector<std::string> extra;
-  if (c.in_use > 0) extra.push_back(fmt::format("{} in use by {}", c.in_use, HoldersText(c.holders)));
-  if (c.tainted > 0) extra.push_back(fmt::format("{} tainted", c.tainted));
-  if (c.no_counters > 0) extra.push_back(fmt::format("{} without counters left", c.no_counters));
-  if (c.no_capacity > 0) extra.push_back(fmt::format("{} without capacity left", c.no_capacity));
-  if (!extra.empty()) out += fmt::format(" ({})", fmt::join(extra, ", "));
+  // What keeps matching devices from use, in parentheses.
+  bool open = false;
+  auto next = [&] {
+    out.append(std::string_view(open ? ", " : " ("));
+    open = true;
+  };
+  if (c.in_use > 0) {
+    next();
+    fmt::format_to(it, FMT_COMPILE("{} in use by "), c.in_use);
+    for (size_t i = 0; i < c.holders.size(); ++i) {
+      if (i > 0) out.append(std::string_view(", "));
+      out.append(c.holders[i].claim);
+    }
+  }
+  if (c.tainted > 0) {
+    next();
+    fmt::format_to(it, FMT_COMPILE("{} tainted"), c.tainted);
+  }
+  if (c.no_counters > 0) {
+    next();
+    fmt::format_to(it, FMT_COMPILE("{} without counters left"), c.no_counters);
+  }
+  if (c.no_capacity > 0) {
+    next();
+    fmt::format_to(it, FMT_COMPILE("{} without capacity left"), c.no_capacity);
+  }
+  if (open) out.push_back(')');
   switch (c.kind) {
     case CauseKind::kDevicesUnusable:
-      out += fmt::format(", {} usable", c.usable);
+      fmt::format_to(it, FMT_COMPILE(", {} usable"), c.usable);
       break;
     case CauseKind::kConstraint:
-      out += fmt::format(", {} leaves at most {}", c.constraint, c.constraint_at_most);
+      fmt::format_to(it, FMT_COMPILE(", {} leaves at most {}"), c.constraint, c.constraint_at_most);
       break;
     case CauseKind::kNoCombination:
-      out += fmt::format(", {} usable, but no combination of devices satisfies the claim", c.usable);
+      fmt::format_to(it, FMT_COMPILE(", {} usable, but no combination of devices satisfies the claim"), c.usable);
       break;
     default:
       break;
   }
-  return out;
+  return fmt::to_string(out);
 }
 
-// The summary text of a cause ("have fewer than 2 free devices matching class X").
-std::vector<std::string> SummaryTexts(const NodeCause& c) {
+// The fields of a NodeCause its summary texts are made of: nodes with equal
+// keys share their texts, so a run of like nodes renders them once.
+struct SummaryKey {
+  CauseKind kind = CauseKind::kNodeFilter;
+  const std::vector<std::string>* reasons = nullptr;  // the kinds up to kInvalidPools
+  bool all_mode = false;
+  int64_t wanted = 0;
+  std::string_view device_class, claim, request, constraint;
+
+  static SummaryKey Of(const NodeCause& c) {
+    return {.kind = c.kind,
+            .reasons = &c.reasons,
+            .all_mode = c.all_mode,
+            .wanted = c.wanted,
+            .device_class = c.device_class,
+            .claim = c.claim,
+            .request = c.request,
+            .constraint = c.constraint};
+  }
+  bool operator==(const SummaryKey& o) const {
+    return kind == o.kind && *reasons == *o.reasons && all_mode == o.all_mode && wanted == o.wanted &&
+           device_class == o.device_class && claim == o.claim && request == o.request && constraint == o.constraint;
+  }
+};
+
+// The summary texts of a cause ("have fewer than 2 free devices matching class X").
+std::vector<std::string> SummaryTexts(const SummaryKey& c) {
   switch (c.kind) {
     case CauseKind::kNodeFilter:
     case CauseKind::kClaimNotAvailable:
     case CauseKind::kInvalidPools:
-      return c.reasons;
+      return *c.reasons;
     case CauseKind::kTooFewDevices:
       if (c.all_mode) {
         return {fmt::format("have devices of class {} in use (claim {} request {} wants all)", c.device_class, c.claim,
@@ -223,8 +274,8 @@ using HolderIndex = std::map<std::string, std::string, std::less<>>;  // device 
 class Explainer {
  public:
   Explainer(Snapshot& s, const ExplainOptions& options, alloc::SelectorEvaluator& eval,
-            const alloc::Features& features)
-      : s_(s), options_(options), eval_(eval), features_(features) {}
+            const alloc::Features& features, const alloc::SliceIndex& index, const NodeIndex& node_index)
+      : s_(s), options_(options), eval_(eval), features_(features), index_(index), node_index_(node_index) {}
 
   PodExplanation Analyze(size_t pod_idx, const PodOutcome& outcome);
 
@@ -246,7 +297,9 @@ class Explainer {
   const ExplainOptions& options_;
   alloc::SelectorEvaluator& eval_;
   const alloc::Features& features_;
-  std::unique_ptr<alloc::SliceIndex> index_;
+  // The run's (ScheduleOptions::slice_index, node_index).
+  const alloc::SliceIndex& index_;
+  const NodeIndex& node_index_;
   HolderIndex holders_;
   // Device id -> every allocated claim with a non-admin result on it.
   std::map<std::string, std::vector<const api::ResourceClaim*>, std::less<>> users_;
@@ -268,7 +321,7 @@ std::unique_ptr<alloc::Allocator> Explainer::NewAllocator(
   alloc::AllocatorOptions o;
   if (options_.schedule.max_steps != 0) o.max_steps = options_.schedule.max_steps;
   o.new_share_id = [n = uint64_t{0}]() mutable { return StableUid(fmt::format("explain/{}", n++)); };
-  return std::make_unique<alloc::Allocator>(features_, std::move(state), std::move(classes), index_.get(), &eval_,
+  return std::make_unique<alloc::Allocator>(features_, std::move(state), std::move(classes), &index_, &eval_,
                                             std::move(o));
 }
 
@@ -349,7 +402,7 @@ void Explainer::ExplainDevices(const api::Node& node, const alloc::Reason& reaso
   for (const api::DeviceClass& dc : s_.classes) {
     if (dc.metadata.name == spec->device_class) cls = &dc;
   }
-  std::vector<NodeDevice> devices = DevicesOn(*index_, node, features_);
+  std::vector<NodeDevice> devices = DevicesOn(index_, node, features_);
   c->devices = static_cast<int64_t>(devices.size());
   std::map<std::string, std::vector<std::string>> holders;
   for (const NodeDevice& d : devices) {
@@ -419,7 +472,7 @@ std::optional<NearMiss> Explainer::FindNearMiss(const api::Node& node,
   // allocated state of each try needs just the claims using one of them (all
   // their results, shares and counters included).
   std::vector<const api::ResourceClaim*> holding;
-  for (const NodeDevice& d : DevicesOn(*index_, node, features_)) {
+  for (const NodeDevice& d : DevicesOn(index_, node, features_)) {
     auto it = holders_.find(d.id);
     if (it != holders_.end() && own.count(it->second) == 0) on_node[it->second].push_back(d.id);
     if (auto u = users_.find(d.id); u != users_.end()) holding.insert(holding.end(), u->second.begin(), u->second.end());
@@ -434,7 +487,7 @@ std::optional<NearMiss> Explainer::FindNearMiss(const api::Node& node,
   auto fits_without = [&](const std::set<std::string, std::less<>>& without) {
     kept.clear();
     for (const api::ResourceClaim* c : holding) {
-      if (without.count(Key(c->metadata)) == 0) kept.push_back(c);
+      if (without.count(ObjectKey(c->metadata)) == 0) kept.push_back(c);
     }
     std::unique_ptr<alloc::Allocator> a = NewAllocator(&kept);
     if (a == nullptr) return false;
@@ -555,7 +608,7 @@ void Explainer::FindUnmatched(const api::Pod& pod, const std::vector<PodClaimRef
   const api::ResourceClaim* claim = nullptr;
   std::string pod_claim;
   for (const PodClaimRef& ref : refs) {
-    if (Key(s_.claims[ref.claim].metadata) == claim_key) {
+    if (HasObjectKey(s_.claims[ref.claim].metadata, claim_key)) {
       claim = &s_.claims[ref.claim];
       pod_claim = ref.pod_claim;
     }
@@ -605,7 +658,7 @@ void Explainer::FindUnmatched(const api::Pod& pod, const std::vector<PodClaimRef
   for (const api::DeviceClass& dc : s_.classes) {
     if (dc.metadata.name == spec->device_class) check(dc.spec.selectors, "DeviceClass", dc.metadata.name, "spec.selectors");
   }
-  check(*spec->selectors, kind, object, prefix + spec->path);
+  check(*spec->selectors, kind, object, prefix + spec->Path());
 }
 
 PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
@@ -618,9 +671,6 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
     if (!outcome.message.empty()) ex.summary.push_back({ex.num_nodes, outcome.message});
     return ex;
   }
-  std::vector<const api::ResourceSlice*> slices;
-  for (const api::ResourceSlice& sl : s_.slices) slices.push_back(&sl);
-  index_ = std::make_unique<alloc::SliceIndex>(std::move(slices));
   holders_.clear();
   users_.clear();
   std::vector<const api::ResourceClaim*> allocated;
@@ -630,7 +680,7 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
     for (const api::DeviceRequestAllocationResult& r : c.status.allocation->devices.results) {
       if (r.admin_access.value_or(false)) continue;
       std::string id = alloc::DeviceIdString(r.driver, r.pool, r.device);
-      holders_.emplace(id, Key(c.metadata));
+      holders_.emplace(id, ObjectKey(c.metadata));
       std::vector<const api::ResourceClaim*>& users = users_[std::move(id)];
       if (users.empty() || users.back() != &c) users.push_back(&c);
     }
@@ -642,7 +692,7 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
   std::vector<const api::ResourceClaim*> to_allocate;
   std::set<std::string, std::less<>> own;
   for (const PodClaimRef& ref : refs) {
-    own.insert(Key(s_.claims[ref.claim].metadata));
+    own.insert(ObjectKey(s_.claims[ref.claim].metadata));
     if (!s_.claims[ref.claim].status.allocation) to_allocate.push_back(&s_.claims[ref.claim]);
   }
   // Extended resources backed by DRA (§6): the node's special claim joins
@@ -654,8 +704,8 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
   std::unique_ptr<alloc::Allocator> allocator;
   bool allocator_built = false;
 
-  const NodeIndex node_index(s_.nodes);
   std::set<std::pair<std::string, std::string>> failing;  // (claim, request)
+  ex.nodes.reserve(outcome.rejections.size());
   for (const NodeRejection& rej : outcome.rejections) {
     NodeCause c{.node = rej.node, .plugin = rej.plugin, .reasons = rej.reasons};
     const bool dra = rej.plugin == kDynamicResourcesPlugin;
@@ -668,7 +718,7 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
       c.kind = CauseKind::kInvalidPools;
     } else {
       c.kind = CauseKind::kNoCombination;
-      std::optional<size_t> node_idx = node_index.Find(rej.node);
+      std::optional<size_t> node_idx = node_index_.Find(rej.node);
       const api::Node* node = node_idx ? &s_.nodes[*node_idx] : nullptr;
       const std::vector<const api::ResourceClaim*>& node_claims =
           node != nullptr && claims_per_node.extended() ? claims_per_node.For(NodeAllocatable(*node)) : to_allocate;
@@ -685,7 +735,7 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
       if (reason && node != nullptr) {
         const api::ResourceClaim* claim = nullptr;
         for (const api::ResourceClaim* t : node_claims) {
-          if (Key(t->metadata) == reason->claim) claim = t;
+          if (HasObjectKey(t->metadata, reason->claim)) claim = t;
         }
         if (claim != nullptr) {
           ExplainDevices(*node, *reason, *claim, state, &c);
@@ -702,10 +752,15 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
     ex.nodes.push_back(std::move(c));
   }
 
-  // Summary: nodes per cause text, most nodes first.
+  // Summary: nodes per cause text, most nodes first. Like nodes usually
+  // come in runs; each run's texts are rendered and counted once.
   std::map<std::string, int64_t> counts;
-  for (const NodeCause& c : ex.nodes) {
-    for (const std::string& t : SummaryTexts(c)) ++counts[t];
+  for (size_t i = 0; i < ex.nodes.size();) {
+    const SummaryKey key = SummaryKey::Of(ex.nodes[i]);
+    size_t j = i + 1;
+    while (j < ex.nodes.size() && SummaryKey::Of(ex.nodes[j]) == key) ++j;
+    for (const std::string& t : SummaryTexts(key)) counts[t] += static_cast<int64_t>(j - i);
+    i = j;
   }
   for (const auto& [text, n] : counts) ex.summary.push_back({n, text});
   std::stable_sort(ex.summary.begin(), ex.summary.end(),
@@ -738,7 +793,7 @@ StatusOr<std::vector<PodExplanation>> Explain(Snapshot* snapshot, const ExplainO
   for (const std::string& name : pods) {
     std::optional<size_t> found;
     for (size_t i = 0; i < s.pods.size(); ++i) {
-      if (Key(s.pods[i].metadata) == name) found = i;
+      if (HasObjectKey(s.pods[i].metadata, name)) found = i;
     }
     if (!found) return NotFoundError(fmt::format("pod {} not found", name));
     if (IsPending(s.pods[*found])) {
@@ -758,14 +813,22 @@ StatusOr<std::vector<PodExplanation>> Explain(Snapshot* snapshot, const ExplainO
   alloc::Features features = alloc::Features::FromGates(s.gates);
   StatusOr<std::unique_ptr<alloc::SelectorEvaluator>> eval = alloc::NewCelSelectorEvaluator(features);
   if (!eval.ok()) return eval.status();
-  Explainer explainer(s, options, **eval, features);
   if (!pods.empty() && targets.empty()) return out;
+  // Slices and nodes stay as they are during the run: one index of each
+  // serves the scheduler and the analysis.
+  std::vector<const api::ResourceSlice*> slices;
+  for (const api::ResourceSlice& sl : s.slices) slices.push_back(&sl);
+  const alloc::SliceIndex slice_index(std::move(slices));
+  const NodeIndex node_index(s.nodes);
+  Explainer explainer(s, options, **eval, features, slice_index, node_index);
   // One scheduling run over the queue, as `dractl schedule` does; each
   // wanted pod is analysed right after its attempt, on the state it saw
   // (the pods before it placed, the ones after it not yet). The run stops
   // after the last pod asked for.
   size_t left = targets.size();
   ScheduleOptions schedule = options.schedule;
+  schedule.slice_index = &slice_index;
+  schedule.node_index = &node_index;
   schedule.after_pod = [&](size_t pod_idx, const PodOutcome& outcome) {
     const bool wanted = pods.empty() ? outcome.kind != PodOutcome::Kind::kPlaced : targets.count(pod_idx) > 0;
     if (wanted) {

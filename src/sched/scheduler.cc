@@ -28,8 +28,6 @@
 namespace dra::sched {
 namespace {
 
-std::string Key(const api::ObjectMeta& m) { return m.namespace_ + "/" + m.name; }
-
 bool IsPending(const api::Pod& pod) {
   if (!pod.spec.node_name.empty() || !pod.metadata.deletion_timestamp.empty()) return false;
   return !(pod.status.phase == api::PodPhase::kSucceeded || pod.status.phase == api::PodPhase::kFailed);
@@ -60,7 +58,7 @@ std::string FitErrorMessage(size_t num_nodes, const std::vector<NodeRejection>& 
 StatusOr<std::optional<std::string>> CheckClaimRequests(const api::ResourceClaim& claim,
                                                         const alloc::Allocator& allocator,
                                                         const alloc::Features& features) {
-  const std::string key = Key(claim.metadata);
+  const std::string key = ObjectKey(claim.metadata);
   for (const api::DeviceRequest& request : claim.spec.devices.requests) {
     if (request.exactly) {
       if (request.exactly->device_class_name.empty()) {
@@ -169,8 +167,9 @@ struct NodeUsage {
 class Scheduler {
  public:
   Scheduler(Snapshot* snapshot, const ScheduleOptions& options, const alloc::SliceIndex& index,
-            alloc::SelectorEvaluator* selectors, const alloc::Features& features, ScheduleResult* result)
-      : s_(*snapshot), options_(options), features_(features), result_(*result), node_index_(snapshot->nodes) {
+            const NodeIndex& node_index, alloc::SelectorEvaluator* selectors, const alloc::Features& features,
+            ScheduleResult* result)
+      : s_(*snapshot), options_(options), features_(features), result_(*result), node_index_(node_index) {
     std::vector<const api::ResourceClaim*> allocated_claims;
     for (const api::ResourceClaim& c : s_.claims) {
       if (c.status.allocation) allocated_claims.push_back(&c);
@@ -250,7 +249,7 @@ class Scheduler {
   std::vector<const api::ResourceClaimTemplate*> from_template_;
   std::map<std::vector<const api::ResourceClaimTemplate*>, uint32_t> signatures_;
   std::vector<Resources> allocatable_;  // per node of s_.nodes
-  NodeIndex node_index_;
+  const NodeIndex& node_index_;
   ExtendedResourceClasses extended_classes_;  // extended resources backed by DRA (§6)
   size_t next_start_node_ = 0;  // kube-scheduler's nextStartNodeIndex
 };
@@ -282,7 +281,7 @@ NodeState Scheduler::StateOf(size_t node_idx, int64_t devices, int64_t devices_i
 
 PodOutcome Scheduler::Run(size_t pod_idx) {
   PodOutcome out;
-  out.pod = Key(s_.pods[pod_idx].metadata);
+  out.pod = ObjectKey(s_.pods[pod_idx].metadata);
 
   // The resource-claim controller runs independently of scheduling.
   std::vector<size_t> created;
@@ -431,7 +430,7 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
       if (!match.ok()) {
         return Fail(std::move(out), PodOutcome::Kind::kError,
                     fmt::format("running PreFilter plugin \"{}\": claim {}: {}", kDynamicResourcesPlugin,
-                                Key(c->metadata), match.status().message()));
+                                ObjectKey(c->metadata), match.status().message()));
       }
       if (!*match) unavailable = true;
     }
@@ -467,7 +466,7 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
           why.reason = std::move(fit->reason);
           why.reason_claim = -1;
           for (size_t i = 0; i < to_allocate.size(); ++i) {
-            if (Key(to_allocate[i]->metadata) == why.reason.claim) why.reason_claim = static_cast<int>(i);
+            if (HasObjectKey(to_allocate[i]->metadata, why.reason.claim)) why.reason_claim = static_cast<int>(i);
           }
         }
       }
@@ -491,6 +490,8 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   if (feasible.empty()) {
     // Why not, per node, in node order (the search may have started anywhere).
     std::sort(rejected_.begin(), rejected_.end(), [](const Rejected& a, const Rejected& b) { return a.node < b.node; });
+    out.rejections.reserve(rejected_.size());
+    std::vector<std::string> claim_keys;  // of to_allocate, built on first use
     for (Rejected& r : rejected_) {
       NodeRejection rejection{
           .node = s_.nodes[r.node].metadata.name, .plugin = r.plugin, .reasons = {}, .detail = {}, .dra_reason = {}};
@@ -506,7 +507,12 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
         case Rejected::kCannotAllocate: {
           rejection.reasons = {"cannot allocate all claims"};
           alloc::Reason reason = memo.reason;
-          if (memo.reason_claim >= 0) reason.claim = Key(to_allocate[static_cast<size_t>(memo.reason_claim)]->metadata);
+          if (memo.reason_claim >= 0) {
+            if (claim_keys.empty()) {
+              for (const api::ResourceClaim* c : to_allocate) claim_keys.push_back(ObjectKey(c->metadata));
+            }
+            reason.claim = claim_keys[static_cast<size_t>(memo.reason_claim)];
+          }
           rejection.dra_reason = std::move(reason);
           break;
         }
@@ -620,7 +626,7 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
     }
     if (!allocated_before[i] || !reserved) result_.changed_claims.push_back((*refs)[i].claim);
     out.claims.push_back(ClaimPlacement{.pod_claim = (*refs)[i].pod_claim,
-                                        .claim = Key(c.metadata),
+                                        .claim = ObjectKey(c.metadata),
                                         .allocated_now = !allocated_before[i],
                                         .results = c.status.allocation->devices.results});
   }
@@ -701,11 +707,17 @@ StatusOr<ScheduleResult> Schedule(Snapshot* snapshot, const ScheduleOptions& opt
   alloc::Features features = alloc::Features::FromGates(snapshot->gates);
   StatusOr<std::unique_ptr<alloc::SelectorEvaluator>> cel = alloc::NewCelSelectorEvaluator(features);
   if (!cel.ok()) return cel.status();
-  std::vector<const api::ResourceSlice*> slices;
-  for (const api::ResourceSlice& s : snapshot->slices) slices.push_back(&s);
-  alloc::SliceIndex index(std::move(slices));
+  std::optional<alloc::SliceIndex> own_slices;
+  if (options.slice_index == nullptr) {
+    std::vector<const api::ResourceSlice*> slices;
+    for (const api::ResourceSlice& s : snapshot->slices) slices.push_back(&s);
+    own_slices.emplace(std::move(slices));
+  }
+  std::optional<NodeIndex> own_nodes;
+  if (options.node_index == nullptr) own_nodes.emplace(snapshot->nodes);
   ScheduleResult result;
-  Scheduler scheduler(snapshot, options, index, cel->get(), features, &result);
+  Scheduler scheduler(snapshot, options, own_slices ? *own_slices : *options.slice_index,
+                      own_nodes ? *own_nodes : *options.node_index, cel->get(), features, &result);
   for (size_t pod_idx : PendingQueue(*snapshot)) {
     result.pods.push_back(scheduler.Run(pod_idx));
     if (options.after_pod && !options.after_pod(pod_idx, result.pods.back())) break;

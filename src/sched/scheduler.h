@@ -75,6 +75,11 @@ struct ScheduleOptions {
   // `dractl explain` analyses pods there. Returning false ends the run (the
   // later pods are not tried and not in the result).
   std::function<bool(size_t pod_idx, const PodOutcome& outcome)> after_pod{};
+  // Indexes of the snapshot's slices and nodes, to use instead of building
+  // them (explain builds them once for the run and its analysis). Slices and
+  // nodes do not change during a run.
+  const alloc::SliceIndex* slice_index = nullptr;
+  const NodeIndex* node_index = nullptr;
 };
 
 // How many feasible nodes Filter looks for in a cluster of `num_nodes`

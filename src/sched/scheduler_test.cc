@@ -88,6 +88,21 @@ class SchedulerTest : public ::testing::Test {
   std::unique_ptr<ScorePolicy> policy_;
 };
 
+TEST(ObjectKeyTest, HasObjectKeyAgreesWithObjectKey) {
+  api::ObjectMeta m;
+  m.namespace_ = "ml";
+  m.name = "job-3";
+  EXPECT_EQ(ObjectKey(m), "ml/job-3");
+  for (std::string_view key : {"ml/job-3", "ml/job-", "ml/job-33", "m/job-3", "mlx/job-3", "ml-job-3", "ml/", "/job-3",
+                               "", "ml//job-3", "job-3/ml"}) {
+    EXPECT_EQ(HasObjectKey(m, key), key == ObjectKey(m)) << key;
+  }
+  api::ObjectMeta cluster_scoped;
+  cluster_scoped.name = "n";
+  EXPECT_TRUE(HasObjectKey(cluster_scoped, "/n"));
+  EXPECT_FALSE(HasObjectKey(cluster_scoped, "n"));
+}
+
 TEST_F(SchedulerTest, QueueOrderIsPriorityThenCreationThenName) {
   AddPod("b").metadata.creation_timestamp = "2025-01-01T00:00:01Z";
   AddPod("a").metadata.creation_timestamp = "2025-01-01T00:00:01Z";

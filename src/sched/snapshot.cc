@@ -10,6 +10,13 @@
 
 namespace dra::sched {
 
+std::string ObjectKey(const api::ObjectMeta& m) { return m.namespace_ + "/" + m.name; }
+
+bool HasObjectKey(const api::ObjectMeta& m, std::string_view key) {
+  return key.size() == m.namespace_.size() + 1 + m.name.size() && key.starts_with(m.namespace_) &&
+         key[m.namespace_.size()] == '/' && key.ends_with(m.name);
+}
+
 std::string StableUid(std::string_view key) {
   uint64_t a = Fnv1a64(key);
   uint64_t b = Fnv1a64(key, a ^ 0x9e3779b97f4a7c15ULL);

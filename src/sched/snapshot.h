@@ -79,6 +79,11 @@ Snapshot NewSnapshot(std::span<const api::Object* const> objects, const api::Fea
 // Empty if `objects` holds any Node.
 std::vector<api::Node> ImpliedNodes(std::span<const api::Object* const> objects);
 
+// "namespace/name" of an object.
+std::string ObjectKey(const api::ObjectMeta& m);
+// Whether `key` is ObjectKey(m), without building it.
+bool HasObjectKey(const api::ObjectMeta& m, std::string_view key);
+
 // A UUID-shaped (version 4 layout) text derived from `key` alone.
 std::string StableUid(std::string_view key);
 
