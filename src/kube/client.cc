@@ -332,8 +332,9 @@ std::string QueryEscape(std::string_view value) {
   return out;
 }
 
-std::string NowRfc3339(bool micro) {
-  auto now = std::chrono::system_clock::now();
+std::string NowRfc3339(bool micro) { return Rfc3339(std::chrono::system_clock::now(), micro); }
+
+std::string Rfc3339(std::chrono::system_clock::time_point now, bool micro) {
   std::time_t t = std::chrono::system_clock::to_time_t(now);
   std::tm tm{};
   gmtime_r(&t, &tm);

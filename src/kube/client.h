@@ -77,8 +77,10 @@ Status ApiError(const Response& response, std::string_view what);
 // Percent-encodes a query parameter value.
 std::string QueryEscape(std::string_view value);
 
-// The current time as the API writes it: RFC 3339 in UTC, "…T10:00:00Z"
-// (metav1.Time) or with microseconds, "…T10:00:00.123456Z" (metav1.MicroTime).
+// A time as the API writes it: RFC 3339 in UTC, "…T10:00:00Z" (metav1.Time)
+// or with microseconds, "…T10:00:00.123456Z" (metav1.MicroTime).
+std::string Rfc3339(std::chrono::system_clock::time_point t, bool micro);
+// The current time, likewise.
 std::string NowRfc3339(bool micro);
 
 // `s` as a JSON string literal (quoted and escaped).

@@ -162,6 +162,7 @@ void Server::Run() {
       planned_generation_ = UINT64_MAX;  // plan at once when leading
       continue;
     }
+    MaintainEvents();
     if (cache_.generation() == planned_generation_) continue;
     if (idle && Clock::now() - last_round < kIdleRoundInterval) continue;
     last_round = Clock::now();
@@ -610,26 +611,77 @@ void Server::PostEvent(const api::Pod& pod, std::string_view type, std::string_v
                        std::string_view note) {
   std::string text(note);
   if (text.size() > kMaxEventNote) text = text.substr(0, kMaxEventNote - 4) + " ...";
+  const auto now = std::chrono::system_clock::now();
+  const EventSeries::Key key{.type = std::string(type),
+                             .reason = std::string(reason),
+                             .action = std::string(action),
+                             .regarding_namespace = pod.metadata.namespace_,
+                             .regarding_name = pod.metadata.name,
+                             .regarding_uid = pod.metadata.uid};
+  const std::string name = fmt::format("{}.{:x}", pod.metadata.name, now.time_since_epoch().count());
+  auto [write, event] = events_.Record(key, name, text, now);
+  switch (write) {
+    case EventSeries::Write::kCreate: WriteEvent(event, /*series=*/false); break;
+    case EventSeries::Write::kPatch: WriteEvent(event, /*series=*/true); break;
+    case EventSeries::Write::kNone: break;
+  }
+}
+
+void Server::WriteEvent(const EventSeries::Event& e, bool series) {
+  const std::string series_json =
+      fmt::format("{{\"count\":{},\"lastObservedTime\":\"{}\"}}", e.count, Rfc3339(e.last_observed, true));
+  const std::string events = fmt::format("/apis/events.k8s.io/v1/namespaces/{}/events", e.key.regarding_namespace);
+  if (series) {
+    // A series adds itself to the Event (client-go's strategic-merge patch
+    // of the Event without and with it); a gone Event is created again.
+    Clock::time_point start = Clock::now();
+    StatusOr<Response> r = client_->Do("PATCH", events + "/" + e.name, fmt::format("{{\"series\":{}}}", series_json),
+                                       "application/strategic-merge-patch+json");
+    if (!r.ok()) {
+      Log(fmt::format("event {} for {}/{}: {}", e.name, e.key.regarding_namespace, e.key.regarding_name,
+                      r.status().message()));
+      return;
+    }
+    metrics_.ApiRequest("patch", "events", r->code, Seconds(start));
+    if (r->code >= 200 && r->code < 300) return;
+    if (r->code != 404) {
+      Log(fmt::format("event {} for {}/{}: {}", e.name, e.key.regarding_namespace, e.key.regarding_name,
+                      ApiError(*r, "patch").message()));
+      return;
+    }
+  }
   std::string body = fmt::format(
       "{{\"apiVersion\":\"events.k8s.io/v1\",\"kind\":\"Event\",\"metadata\":{{\"name\":{},"
       "\"namespace\":{}}},\"eventTime\":\"{}\",\"reportingController\":{},\"reportingInstance\":{},"
-      "\"action\":\"{}\",\"reason\":\"{}\",\"type\":\"{}\",\"note\":{},\"regarding\":{{\"apiVersion\":\"v1\","
+      "\"action\":{},\"reason\":{},\"type\":{},\"note\":{},{}\"regarding\":{{\"apiVersion\":\"v1\","
       "\"kind\":\"Pod\",\"name\":{},\"namespace\":{},\"uid\":{}}}}}",
-      JsonString(fmt::format("{}.{:x}", pod.metadata.name,
-                             std::chrono::system_clock::now().time_since_epoch().count())),
-      JsonString(pod.metadata.namespace_), NowRfc3339(true),
-      JsonString(options_.scheduler_name), JsonString(options_.instance), action, reason, type, JsonString(text),
-      JsonString(pod.metadata.name), JsonString(pod.metadata.namespace_), JsonString(pod.metadata.uid));
+      JsonString(e.name), JsonString(e.key.regarding_namespace), Rfc3339(e.event_time, true),
+      JsonString(options_.scheduler_name), JsonString(options_.instance), JsonString(e.key.action),
+      JsonString(e.key.reason), JsonString(e.key.type), JsonString(e.note),
+      series ? "\"series\":" + series_json + "," : std::string(), JsonString(e.key.regarding_name),
+      JsonString(e.key.regarding_namespace), JsonString(e.key.regarding_uid));
   Clock::time_point start = Clock::now();
-  StatusOr<Response> r = client_->Do(
-      "POST", fmt::format("/apis/events.k8s.io/v1/namespaces/{}/events", pod.metadata.namespace_), body);
+  StatusOr<Response> r = client_->Do("POST", events, body);
   if (!r.ok()) {
-    Log(fmt::format("event for {}: {}", Key(pod.metadata), r.status().message()));
+    Log(fmt::format("event for {}/{}: {}", e.key.regarding_namespace, e.key.regarding_name, r.status().message()));
     return;
   }
   metrics_.ApiRequest("create", "events", r->code, Seconds(start));
   if (r->code < 200 || r->code >= 300) {
-    Log(fmt::format("event for {}: {}", Key(pod.metadata), ApiError(*r, "create").message()));
+    Log(fmt::format("event for {}/{}: {}", e.key.regarding_namespace, e.key.regarding_name,
+                    ApiError(*r, "create").message()));
+  }
+}
+
+void Server::MaintainEvents() {
+  const auto now = std::chrono::system_clock::now();
+  if (now - last_events_finish_ >= std::chrono::minutes(1)) {
+    last_events_finish_ = now;
+    for (const EventSeries::Event& e : events_.Finish(now)) WriteEvent(e, /*series=*/true);
+  }
+  if (now - last_events_refresh_ >= EventSeries::kRefreshEvery) {
+    last_events_refresh_ = now;
+    for (const EventSeries::Event& e : events_.Ongoing()) WriteEvent(e, /*series=*/true);
   }
 }
 

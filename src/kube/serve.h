@@ -40,6 +40,7 @@
 #include "base/status.h"
 #include "kube/cache.h"
 #include "kube/client.h"
+#include "kube/events.h"
 #include "kube/metrics.h"
 #include "kube/reflector.h"
 #include "sched/policy.h"
@@ -131,8 +132,16 @@ class Server {
   Status RecordPodClaims(const api::Pod& pod, std::vector<api::Object>* assumed);
   void ReportUnschedulable(const api::Pod& pod, const std::string& message, bool error,
                            std::vector<api::Object>* assumed);
+  // Records an event about `pod` through events_: creates it, adds its
+  // series, or only counts (events.h).
   void PostEvent(const api::Pod& pod, std::string_view type, std::string_view reason, std::string_view action,
                  std::string_view note);
+  // Creates `e`, or (series) patches its series in, creating it with the
+  // series if it is gone. Best effort (logged).
+  void WriteEvent(const EventSeries::Event& e, bool series);
+  // Once a minute: writes the final counts of ended series; every 30
+  // minutes: the counts of ongoing ones (events.h). Planning thread.
+  void MaintainEvents();
   void Log(std::string_view line);
 
   Client* client_;
@@ -155,6 +164,9 @@ class Server {
   // First time each pending pod was seen (for the SLI metric).
   std::map<std::string, std::chrono::steady_clock::time_point> first_seen_;
   std::map<std::string, int> attempts_;
+  EventSeries events_;  // FailedScheduling and Scheduled events (any thread)
+  std::chrono::system_clock::time_point last_events_finish_ = std::chrono::system_clock::now();
+  std::chrono::system_clock::time_point last_events_refresh_ = std::chrono::system_clock::now();
 };
 
 }  // namespace dra::kube

@@ -222,6 +222,21 @@ fi
 sleep 2  # later rounds must not repeat the event for an unchanged message
 n_events=$(k get events --field-selector involvedObject.name=pod-3,reason=FailedScheduling -o name | wc -l)
 if [ "$n_events" -eq 1 ]; then pass "serve §9.2: one FailedScheduling event"; else fail "serve §9.2: $n_events FailedScheduling events"; fi
+# Another failure with another message (a taint on node-a) joins that event as
+# a series (events.k8s.io/v1, as client-go aggregates): still one Event, count 2.
+k taint node node-a live-test=series:NoSchedule > /dev/null
+tainted_msg() { k get pod pod-3 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}' | grep -q taint; }
+series_count() {
+  k get events.events.k8s.io -o json | jq -r '[.items[] | select(.regarding.name == "pod-3" and .reason == "FailedScheduling")]
+    | "\(length) \(.[0].series.count // 1)"'
+}
+aggregated() { [ "$(series_count)" = "1 2" ]; }
+if wait_for 20 tainted_msg && wait_for 10 aggregated; then
+  pass "serve: a second FailedScheduling for pod-3 is aggregated: 1 Event, series.count 2"
+else
+  fail "serve: event aggregation: Events and count '$(series_count)'"; tail -5 "$work/serve.log"
+fi
+k taint node node-a live-test- > /dev/null
 k apply -f "$root/tests/live/serve-slice-more.yaml" > /dev/null
 if wait_for 20 bound pod-3; then
   pass "serve §9.2: bound once a ResourceSlice adds a device ($(node_of pod-3))"
