@@ -25,6 +25,8 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kMaxWriteAttempts = 5;  // client-go RetryOnConflict's default
 constexpr size_t kMaxEventNote = 1024;
+// upstream's BindingTimeoutDefaultSeconds.
+constexpr std::chrono::seconds kBindingTimeout{600};
 // Pods whose writes run at once (each a few API requests in sequence).
 constexpr size_t kMaxParallelWrites = 16;
 // After a round that placed nothing but left pods unschedulable, wait at
@@ -163,6 +165,7 @@ void Server::Run() {
       continue;
     }
     MaintainEvents();
+    if (!binding_waits_.empty()) CheckBindingWaits();
     if (cache_.generation() == planned_generation_) continue;
     if (idle && Clock::now() - last_round < kIdleRoundInterval) continue;
     last_round = Clock::now();
@@ -190,6 +193,8 @@ Server::Round Server::Plan() {
     }
     if (p->spec.scheduler_name != options_.scheduler_name) continue;  // another scheduler's
     if (!p->metadata.deletion_timestamp.empty()) continue;
+    // Placed already, waiting for binding conditions: its claims hold its devices.
+    if (binding_waits_.count(Key(p->metadata)) > 0) continue;
     if (!options_.manage_claims && WaitingForClaims(*p)) {
       ++gated;
       continue;
@@ -306,6 +311,21 @@ Server::Round Server::Plan() {
   Round round{.placed = 0, .unschedulable = unschedulable};
   for (PodWrite& w : writes) {
     for (api::Object& a : w.assumed) cache_.Assume(std::move(a));
+    if (w.wait_binding) {
+      BindingWait wait{.pod = w.pod,
+                       .node = w.node,
+                       .claims = {},
+                       .allocated = {},
+                       .devices = w.devices,
+                       .start = start,
+                       .deadline = std::chrono::system_clock::now() + kBindingTimeout};
+      for (const PodWrite::Claim& c : w.claims) {
+        wait.claims.push_back(c.key);
+        if (c.allocate) wait.allocated.push_back(c.key);
+      }
+      binding_waits_.emplace(w.pod_key, std::move(wait));
+      continue;
+    }
     ++attempts_[w.pod_key];
     if (!w.ok) continue;
     ++round.placed;
@@ -374,6 +394,21 @@ void Server::Execute(PodWrite* w) {
     }
     reserved.push_back(&c);
     reserved_uids.push_back(written->metadata.uid);
+  }
+  if (BindingConditionsEnabled()) {
+    for (const PodWrite::Claim& c : w->claims) {
+      if (!c.planned.status.allocation) continue;
+      for (const api::DeviceRequestAllocationResult& r : c.planned.status.allocation->devices.results) {
+        w->wait_binding |= !r.binding_conditions.empty();
+      }
+    }
+    if (w->wait_binding) {
+      PostEvent(w->pod, "Normal", "BindingConditionsPending", "Scheduling",
+                fmt::format("waiting for binding conditions for device on node {}", w->node));
+      Log(fmt::format("pod {}: claims written for {}; waiting for binding conditions{}{}", w->pod_key, w->node,
+                      w->devices.empty() ? "" : ": ", w->devices));
+      return;
+    }
   }
   if (Status s = Bind(w->pod, w->node); !s.ok()) {
     unreserve_all();
@@ -524,7 +559,14 @@ StatusOr<api::ResourceClaim> Server::WriteClaim(const PodWrite::Claim& claim, co
       assumed->push_back(std::move(*o));
     }
     api::ResourceClaim next = cur;
-    if (allocate) next.status.allocation = planned.status.allocation;
+    if (allocate) {
+      next.status.allocation = planned.status.allocation;
+      // Binding conditions time out from here (upstream sets it whenever
+      // the feature is on).
+      if (BindingConditionsEnabled() && next.status.allocation->allocation_timestamp.empty()) {
+        next.status.allocation->allocation_timestamp = NowRfc3339(false);
+      }
+    }
     next.status.reserved_for.push_back(
         {.api_group = "", .resource = "pods", .name = pod.metadata.name, .uid = pod.metadata.uid});
     Clock::time_point start = Clock::now();
@@ -605,6 +647,133 @@ void Server::ReportUnschedulable(const api::Pod& pod, const std::string& message
   }
   PostEvent(pod, "Warning", "FailedScheduling", "Scheduling", message);
   Log(fmt::format("pod {}: {}", Key(pod.metadata), message));
+}
+
+bool Server::BindingConditionsEnabled() const {
+  return options_.gates.enabled(api::Gate::kDRADeviceBindingConditions) &&
+         options_.gates.enabled(api::Gate::kDRAResourceClaimDeviceStatus);
+}
+
+void Server::CheckBindingWaits() {
+  const auto now = std::chrono::system_clock::now();
+  for (auto it = binding_waits_.begin(); it != binding_waits_.end();) {
+    const std::string& pod_key = it->first;
+    BindingWait& wait = it->second;
+    const api::Object* cached_pod = cache_.Find(api::Kind::kPod, pod_key);
+    if (cached_pod == nullptr || std::get<api::Pod>(*cached_pod).metadata.uid != wait.pod.metadata.uid ||
+        !std::get<api::Pod>(*cached_pod).spec.node_name.empty()) {
+      it = binding_waits_.erase(it);  // gone, replaced or bound by someone else
+      continue;
+    }
+    // Upstream's isPodReadyForBinding: per result with binding conditions,
+    // its device's status entry; a failure condition True fails at once.
+    bool ready = true;
+    std::string failure;
+    for (const std::string& key : wait.claims) {
+      const api::Object* o = cache_.Find(api::Kind::kResourceClaim, key);
+      const auto* claim = o != nullptr ? std::get_if<api::ResourceClaim>(o) : nullptr;
+      if (claim == nullptr || !claim->status.allocation || !ReservedFor(*claim, wait.pod)) {
+        failure = fmt::format("claim {} is not allocated and reserved for the pod any more", key);
+        break;
+      }
+      for (const api::DeviceRequestAllocationResult& r : claim->status.allocation->devices.results) {
+        if (r.binding_conditions.empty()) continue;
+        const api::AllocatedDeviceStatus* status = nullptr;
+        for (const api::AllocatedDeviceStatus& d : claim->status.devices) {
+          if (d.driver == r.driver && d.pool == r.pool && d.device == r.device) status = &d;
+        }
+        if (status == nullptr) {
+          ready = false;
+          continue;
+        }
+        auto is_true = [&](const std::string& type) -> const api::Condition* {
+          for (const api::Condition& c : status->conditions) {
+            if (c.type == type && c.status == api::ConditionStatus::kTrue) return &c;
+          }
+          return nullptr;
+        };
+        for (const std::string& f : r.binding_failure_conditions) {
+          if (const api::Condition* c = is_true(f); c != nullptr && failure.empty()) {
+            failure = fmt::format("claim {} binding failed: reason={}, message={}", key, c->reason, JsonString(c->message));
+          }
+        }
+        for (const std::string& b : r.binding_conditions) ready &= is_true(b) != nullptr;
+      }
+      if (!failure.empty()) break;
+    }
+    if (failure.empty() && !ready && now >= wait.deadline) failure = "device binding timeout";
+    if (failure.empty() && !ready) {
+      ++it;
+      continue;
+    }
+    std::vector<api::Object> assumed;
+    if (failure.empty()) {
+      if (Status st = Bind(wait.pod, wait.node); !st.ok()) {
+        failure = fmt::format("binding to {}: {}", wait.node, st.message());
+      } else {
+        api::Pod bound = std::get<api::Pod>(*cached_pod);
+        bound.spec.node_name = wait.node;
+        assumed.emplace_back(std::move(bound));
+        PostEvent(wait.pod, "Normal", "Scheduled", "Binding",
+                  fmt::format("Successfully assigned {} to {}", pod_key, wait.node));
+        Log(fmt::format("bound {} to {} (binding conditions met){}{}", pod_key, wait.node,
+                        wait.devices.empty() ? "" : ": ", wait.devices));
+        metrics_.Attempt("scheduled", Seconds(wait.start));
+        metrics_.PodScheduled(++attempts_[pod_key], Seconds(first_seen_[pod_key]));
+        attempts_.erase(pod_key);
+        first_seen_.erase(pod_key);
+        reported_.erase(pod_key);
+      }
+    }
+    if (!failure.empty()) {
+      // The next attempt starts from free devices: what this attempt
+      // allocated is taken back, as upstream's next Filter does.
+      for (const std::string& key : wait.allocated) Deallocate(key, wait.pod, &assumed);
+      ++attempts_[pod_key];
+      metrics_.Attempt("error", Seconds(wait.start));
+      std::string message = fmt::format("running PreBind plugin \"{}\": {}", sched::kDynamicResourcesPlugin, failure);
+      ReportUnschedulable(std::get<api::Pod>(*cached_pod), message, /*error=*/true, &assumed);
+      reported_[pod_key] = message;
+    }
+    for (api::Object& a : assumed) cache_.Assume(std::move(a));
+    it = binding_waits_.erase(it);
+  }
+}
+
+void Server::Deallocate(const std::string& claim_key, const api::Pod& pod, std::vector<api::Object>* assumed) {
+  const size_t slash = claim_key.find('/');
+  const std::string path = ClaimPath(claim_key.substr(0, slash), claim_key.substr(slash + 1));
+  for (int attempt = 0; attempt < kMaxWriteAttempts; ++attempt) {
+    Clock::time_point start = Clock::now();
+    StatusOr<Response> got = client_->Do("GET", path);
+    if (!got.ok()) return Log(fmt::format("deallocating claim {}: {}", claim_key, got.status().message()));
+    metrics_.ApiRequest("get", "resourceclaims", got->code, Seconds(start));
+    if (got->code != 200) return Log(fmt::format("deallocating claim {}: {}", claim_key, ApiError(*got, "get").message()));
+    StatusOr<api::Object> o = DecodeBody(got->body);
+    if (!o.ok()) return Log(fmt::format("deallocating claim {}: {}", claim_key, o.status().message()));
+    api::ResourceClaim claim = std::get<api::ResourceClaim>(*o);
+    auto& reserved = claim.status.reserved_for;
+    reserved.erase(std::remove_if(reserved.begin(), reserved.end(),
+                                  [&](const api::ResourceClaimConsumerReference& r) { return r.uid == pod.metadata.uid; }),
+                   reserved.end());
+    if (!reserved.empty()) return Log(fmt::format("claim {}: reserved for others; allocation kept", claim_key));
+    claim.status.allocation.reset();
+    claim.status.devices.clear();
+    start = Clock::now();
+    StatusOr<Response> put = client_->Do("PUT", path + "/status", Json(api::Object(claim)));
+    if (!put.ok()) return Log(fmt::format("deallocating claim {}: {}", claim_key, put.status().message()));
+    metrics_.ApiRequest("update", "resourceclaims/status", put->code, Seconds(start));
+    if (put->code == 409) {
+      metrics_.Conflict();
+      continue;
+    }
+    if (put->code < 200 || put->code >= 300) {
+      return Log(fmt::format("deallocating claim {}: {}", claim_key, ApiError(*put, "update").message()));
+    }
+    if (StatusOr<api::Object> written = DecodeBody(put->body); written.ok()) assumed->push_back(std::move(*written));
+    return Log(fmt::format("deallocated claim {} (binding failed)", claim_key));
+  }
+  Log(fmt::format("deallocating claim {}: still conflicting after {} attempts", claim_key, kMaxWriteAttempts));
 }
 
 void Server::PostEvent(const api::Pod& pod, std::string_view type, std::string_view reason, std::string_view action,

@@ -107,7 +107,25 @@ class Server {
     std::string devices;  // for the log
     // Results.
     bool ok = false;
+    // The claims are written, but devices have binding conditions: the
+    // Binding waits for them (binding_waits_).
+    bool wait_binding = false;
     std::vector<api::Object> assumed;  // the API server's answers, and the bound pod
+  };
+
+  // A pod whose claims are written and whose allocated devices have binding
+  // conditions (spec §3.4, scheduler-plugin.md PreBind): bound once the
+  // drivers report every condition True in the claims' status.devices; a
+  // failure condition or the timeout deallocates its claims instead, and the
+  // pod is planned again.
+  struct BindingWait {
+    api::Pod pod;
+    std::string node;
+    std::vector<std::string> claims;     // "ns/name" of every claim of the pod
+    std::vector<std::string> allocated;  // those this attempt allocated
+    std::string devices;                 // for the log
+    std::chrono::steady_clock::time_point start;
+    std::chrono::system_clock::time_point deadline;
   };
 
   struct Round {
@@ -142,6 +160,15 @@ class Server {
   // Once a minute: writes the final counts of ended series; every 30
   // minutes: the counts of ongoing ones (events.h). Planning thread.
   void MaintainEvents();
+  // Whether binding conditions are in play (both gates on).
+  bool BindingConditionsEnabled() const;
+  // Binds the waiting pods whose conditions are met; fails the others that
+  // cannot be met any more (planning thread).
+  void CheckBindingWaits();
+  // Takes `claim_key`'s allocation back (it was allocated for `pod`, whose
+  // binding failed): allocation, device status and `pod` from reservedFor,
+  // written to /status with the resourceVersion. Best effort (logged).
+  void Deallocate(const std::string& claim_key, const api::Pod& pod, std::vector<api::Object>* assumed);
   void Log(std::string_view line);
 
   Client* client_;
@@ -164,6 +191,7 @@ class Server {
   // First time each pending pod was seen (for the SLI metric).
   std::map<std::string, std::chrono::steady_clock::time_point> first_seen_;
   std::map<std::string, int> attempts_;
+  std::map<std::string, BindingWait> binding_waits_;  // by pod key; planning thread
   EventSeries events_;  // FailedScheduling and Scheduled events (any thread)
   std::chrono::system_clock::time_point last_events_finish_ = std::chrono::system_clock::now();
   std::chrono::system_clock::time_point last_events_refresh_ = std::chrono::system_clock::now();

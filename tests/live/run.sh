@@ -160,7 +160,8 @@ start_serve() {  # LOG FLAGS...
   serve_pid=$!
   metrics_port=""
   for _ in $(seq 100); do
-    metrics_port=$(sed -n 's/.*readyz on port \([0-9]*\).*/\1/p' "$log")
+    # The log may not exist yet: the background process opens it.
+    metrics_port=$(sed -n 's/.*readyz on port \([0-9]*\).*/\1/p' "$log" 2>/dev/null || true)
     [ -n "$metrics_port" ] && break
     sleep 0.1
   done
@@ -644,6 +645,48 @@ if wait_for 60 bound kcm-3; then
   pass "serve: kcm-1 deleted; the controllers free its claim and kcm-3 gets the device ($(node_of kcm-3))"
 else
   fail "serve: kcm-3 bound after kcm-1 is deleted"; tail -20 "$work/serve4.log"; tail -5 "$work/cluster4/kube-controller-manager.log"
+fi
+
+# Binding conditions (spec §3.4 PreBind): claims written, allocationTimestamp
+# set, event BindingConditionsPending, no Binding until the device's status
+# says Attached=True; AttachFailed=True takes the allocation back instead.
+k apply -f "$root/tests/live/serve-binding.yaml" > /dev/null
+waiting() {  # pod claim: allocated with a timestamp, reserved, pod not bound, event posted
+  [ "$(k get resourceclaim "$2" -o jsonpath='{.status.reservedFor[0].name}')" = "$1" ] &&
+  [ -n "$(k get resourceclaim "$2" -o jsonpath='{.status.allocation.allocationTimestamp}')" ] &&
+  ! bound "$1" &&
+  k get events.events.k8s.io -o json | jq -e --arg p "$1" \
+    '[.items[] | select(.regarding.name == $p and .reason == "BindingConditionsPending")] | length == 1' > /dev/null
+}
+device_condition() {  # claim type: sets the condition True on the claim's device
+  local d p v
+  d=$(k get resourceclaim "$1" -o jsonpath='{.status.allocation.devices.results[0].driver}')
+  p=$(k get resourceclaim "$1" -o jsonpath='{.status.allocation.devices.results[0].pool}')
+  v=$(k get resourceclaim "$1" -o jsonpath='{.status.allocation.devices.results[0].device}')
+  k patch resourceclaim "$1" --subresource=status --type=merge -p "{\"status\":{\"devices\":[{\"driver\":\"$d\",
+    \"pool\":\"$p\",\"device\":\"$v\",\"conditions\":[{\"type\":\"$2\",\"status\":\"True\",\"reason\":\"LiveTest\",
+    \"message\":\"set by run.sh\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}]}]}}" > /dev/null
+}
+if wait_for 30 waiting bc-1 bc-claim-1 && wait_for 10 waiting bc-2 bc-claim-2 && sleep 2 && ! bound bc-1; then
+  pass "serve binding conditions: claims allocated and reserved, BindingConditionsPending, pods not bound"
+else
+  fail "serve binding conditions: waiting state"; tail -10 "$work/serve4.log"
+fi
+device_condition bc-claim-1 Attached
+if wait_for 20 bound bc-1; then
+  pass "serve binding conditions: Attached=True, then bc-1 bound ($(node_of bc-1))"
+else
+  fail "serve binding conditions: bc-1 bound after Attached=True"; tail -10 "$work/serve4.log"
+fi
+device_condition bc-claim-2 AttachFailed
+bc2_failed() {
+  k get pod bc-2 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}' |
+    grep -q 'claim default/bc-claim-2 binding failed: reason=LiveTest, message="set by run.sh"'
+}
+if wait_for 20 bc2_failed && ! bound bc-2 && grep -q 'deallocated claim default/bc-claim-2' "$work/serve4.log"; then
+  pass "serve binding conditions: AttachFailed=True: bc-2 not bound, its claim deallocated, the reason on the pod"
+else
+  fail "serve binding conditions: AttachFailed"; tail -10 "$work/serve4.log"
 fi
 stop_serve
 "$root/tests/live/cluster.sh" down "$work/cluster4"
