@@ -28,33 +28,39 @@ bool Tolerated(const api::Pod& pod, const api::Taint& taint) {
 
 }  // namespace
 
-std::vector<std::string> FilterUnschedulable(const api::Pod& pod, const api::Node& node) {
-  if (!node.spec.unschedulable) return {};
+bool FilterUnschedulable(const api::Pod& pod, const api::Node& node, std::vector<std::string>* reasons) {
+  if (!node.spec.unschedulable) return true;
   api::Taint taint{.key = kUnschedulableTaintKey, .effect = api::TaintEffect::kNoSchedule};
-  if (Tolerated(pod, taint)) return {};
-  return {kReasonUnschedulable};
+  if (Tolerated(pod, taint)) return true;
+  reasons->emplace_back(kReasonUnschedulable);
+  return false;
 }
 
-std::vector<std::string> FilterNodeName(const api::Pod& pod, const api::Node& node) {
-  if (pod.spec.node_name.empty() || pod.spec.node_name == node.metadata.name) return {};
-  return {kReasonNodeName};
+bool FilterNodeName(const api::Pod& pod, const api::Node& node, std::vector<std::string>* reasons) {
+  if (pod.spec.node_name.empty() || pod.spec.node_name == node.metadata.name) return true;
+  reasons->emplace_back(kReasonNodeName);
+  return false;
 }
 
-std::vector<std::string> FilterTaints(const api::Pod& pod, const api::Node& node) {
+bool FilterTaints(const api::Pod& pod, const api::Node& node, std::vector<std::string>* reasons) {
   for (const api::Taint& taint : node.spec.taints) {
     // Only NoSchedule and NoExecute keep pods off (PreferNoSchedule scores).
     if (taint.effect != api::TaintEffect::kNoSchedule && taint.effect != api::TaintEffect::kNoExecute) continue;
     if (!Tolerated(pod, taint)) {
-      return {fmt::format("node(s) had untolerated taint {{{}: {}}}", taint.key, taint.value)};
+      reasons->push_back(fmt::format("node(s) had untolerated taint {{{}: {}}}", taint.key, taint.value));
+      return false;
     }
   }
-  return {};
+  return true;
 }
 
-StatusOr<std::vector<std::string>> FilterNodeAffinity(const api::Pod& pod, const api::Node& node) {
+StatusOr<bool> FilterNodeAffinity(const api::Pod& pod, const api::Node& node, std::vector<std::string>* reasons) {
   for (const auto& [key, value] : pod.spec.node_selector) {
     const std::string* have = node.metadata.labels.find(key);
-    if (have == nullptr || *have != value) return std::vector<std::string>{kReasonNodeAffinity};
+    if (have == nullptr || *have != value) {
+      reasons->emplace_back(kReasonNodeAffinity);
+      return false;
+    }
   }
   if (pod.spec.affinity && pod.spec.affinity->node_affinity &&
       pod.spec.affinity->node_affinity->required_during_scheduling_ignored_during_execution) {
@@ -64,30 +70,33 @@ StatusOr<std::vector<std::string>> FilterNodeAffinity(const api::Pod& pod, const
     if (!match.ok()) {
       return Status(match.status().code(), "spec.affinity.nodeAffinity: " + std::string(match.status().message()));
     }
-    if (!*match) return std::vector<std::string>{kReasonNodeAffinity};
+    if (!*match) {
+      reasons->emplace_back(kReasonNodeAffinity);
+      return false;
+    }
   }
-  return std::vector<std::string>{};
+  return true;
 }
 
-std::vector<std::string> FilterResources(const Resources& pod, const Resources& requested,
-                                         const Resources& allocatable, const ExtendedResourceClasses* dra_classes) {
-  std::vector<std::string> reasons;
-  if (requested.pods + 1 > allocatable.pods) reasons.emplace_back(kReasonTooManyPods);
+bool FilterResources(const Resources& pod, const Resources& requested, const Resources& allocatable,
+                     const ExtendedResourceClasses* dra_classes, std::vector<std::string>* reasons) {
+  const size_t before = reasons->size();
+  if (requested.pods + 1 > allocatable.pods) reasons->emplace_back(kReasonTooManyPods);
   if (pod.milli_cpu > 0 && pod.milli_cpu > allocatable.milli_cpu - requested.milli_cpu) {
-    reasons.emplace_back("Insufficient cpu");
+    reasons->emplace_back("Insufficient cpu");
   }
   if (pod.memory > 0 && pod.memory > allocatable.memory - requested.memory) {
-    reasons.emplace_back("Insufficient memory");
+    reasons->emplace_back("Insufficient memory");
   }
   // Upstream checks ephemeral-storage next and then the scalar resources in
   // map order (random in Go); we check all of them by name.
   for (const auto& [name, amount] : pod.scalar) {
     if (amount > 0 && amount > allocatable.Get(name) - requested.Get(name)) {
       if (dra_classes != nullptr && allocatable.Get(name) == 0 && dra_classes->Find(name) != nullptr) continue;
-      reasons.push_back("Insufficient " + name);
+      reasons->push_back("Insufficient " + name);
     }
   }
-  return reasons;
+  return reasons->size() == before;
 }
 
 }  // namespace dra::sched

@@ -31,21 +31,26 @@ inline constexpr char kUnschedulableTaintKey[] = "node.kubernetes.io/unschedulab
 // matches all), then Exists, or Equal (also the empty operator) on the value.
 bool ToleratesTaint(const api::Toleration& toleration, const api::Taint& taint);
 
+// Each filter appends its reasons for turning the node down to `*reasons`
+// and returns whether the node passes (no reasons). The scheduler runs them
+// for every pod on every node with one vector; the forms that return the
+// reasons are for single calls.
+
 // NodeUnschedulable: a node with spec.unschedulable passes only pods that
 // tolerate node.kubernetes.io/unschedulable:NoSchedule.
-std::vector<std::string> FilterUnschedulable(const api::Pod& pod, const api::Node& node);
+bool FilterUnschedulable(const api::Pod& pod, const api::Node& node, std::vector<std::string>* reasons);
 
 // NodeName: spec.nodeName, when set, must be the node's name.
-std::vector<std::string> FilterNodeName(const api::Pod& pod, const api::Node& node);
+bool FilterNodeName(const api::Pod& pod, const api::Node& node, std::vector<std::string>* reasons);
 
 // TaintToleration: the first NoSchedule/NoExecute taint no toleration
 // tolerates: "node(s) had untolerated taint {KEY: VALUE}".
-std::vector<std::string> FilterTaints(const api::Pod& pod, const api::Node& node);
+bool FilterTaints(const api::Pod& pod, const api::Node& node, std::vector<std::string>* reasons);
 
 // NodeAffinity: spec.nodeSelector (every label equal) and required node
 // affinity (api::MatchesNodeSelector). kInvalidArgument if the affinity
 // cannot be parsed (upstream rejects such pods at validation).
-StatusOr<std::vector<std::string>> FilterNodeAffinity(const api::Pod& pod, const api::Node& node);
+StatusOr<bool> FilterNodeAffinity(const api::Pod& pod, const api::Node& node, std::vector<std::string>* reasons);
 
 // NodeResourcesFit: "Too many pods", then "Insufficient cpu", "Insufficient
 // memory", then "Insufficient NAME" per other resource in name order.
@@ -53,8 +58,35 @@ StatusOr<std::vector<std::string>> FilterNodeAffinity(const api::Pod& pod, const
 // (with `pods` = their count), `pod` is PodRequests of this pod.
 // An extended resource that `dra_classes` maps to a DeviceClass and the node
 // does not list (or lists as 0) is left to DynamicResources (extended.h).
-std::vector<std::string> FilterResources(const Resources& pod, const Resources& requested,
-                                         const Resources& allocatable,
-                                         const ExtendedResourceClasses* dra_classes = nullptr);
+bool FilterResources(const Resources& pod, const Resources& requested, const Resources& allocatable,
+                     const ExtendedResourceClasses* dra_classes, std::vector<std::string>* reasons);
+
+inline std::vector<std::string> FilterUnschedulable(const api::Pod& pod, const api::Node& node) {
+  std::vector<std::string> reasons;
+  FilterUnschedulable(pod, node, &reasons);
+  return reasons;
+}
+inline std::vector<std::string> FilterNodeName(const api::Pod& pod, const api::Node& node) {
+  std::vector<std::string> reasons;
+  FilterNodeName(pod, node, &reasons);
+  return reasons;
+}
+inline std::vector<std::string> FilterTaints(const api::Pod& pod, const api::Node& node) {
+  std::vector<std::string> reasons;
+  FilterTaints(pod, node, &reasons);
+  return reasons;
+}
+inline StatusOr<std::vector<std::string>> FilterNodeAffinity(const api::Pod& pod, const api::Node& node) {
+  std::vector<std::string> reasons;
+  if (StatusOr<bool> passes = FilterNodeAffinity(pod, node, &reasons); !passes.ok()) return passes.status();
+  return reasons;
+}
+inline std::vector<std::string> FilterResources(const Resources& pod, const Resources& requested,
+                                                const Resources& allocatable,
+                                                const ExtendedResourceClasses* dra_classes = nullptr) {
+  std::vector<std::string> reasons;
+  FilterResources(pod, requested, allocatable, dra_classes, &reasons);
+  return reasons;
+}
 
 }  // namespace dra::sched
