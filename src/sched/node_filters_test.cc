@@ -89,5 +89,27 @@ TEST(NodeFiltersTest, ResourcesReportEveryShortage) {
   EXPECT_EQ(FilterResources(Resources{.pods = 1}, used, alloc), std::vector<std::string>{"Too many pods"});
 }
 
+// The forms the scheduler calls append to a vector it reuses: they keep what
+// is there, add only their own reasons, and say whether the node passes.
+TEST(NodeFiltersTest, AppendingFormsKeepEarlierReasons) {
+  api::Node node = NodeNamed("n1");
+  node.spec.unschedulable = true;
+  node.spec.taints.push_back({.key = "gpu", .value = "busy", .effect = api::TaintEffect::kNoSchedule});
+  api::Pod pod;
+  pod.spec.node_selector.insert_or_assign("zone", "b");
+  std::vector<std::string> reasons = {"earlier"};
+  EXPECT_FALSE(FilterUnschedulable(pod, node, &reasons));
+  EXPECT_FALSE(FilterTaints(pod, node, &reasons));
+  StatusOr<bool> affinity = FilterNodeAffinity(pod, node, &reasons);
+  ASSERT_TRUE(affinity.ok());
+  EXPECT_FALSE(*affinity);
+  EXPECT_TRUE(FilterNodeName(pod, node, &reasons));
+  Resources alloc{.milli_cpu = 1000, .memory = 1 << 20, .pods = 10};
+  EXPECT_TRUE(FilterResources(Resources{.milli_cpu = 500}, Resources{}, alloc, nullptr, &reasons));
+  EXPECT_FALSE(FilterResources(Resources{.milli_cpu = 1500}, Resources{}, alloc, nullptr, &reasons));
+  EXPECT_THAT(reasons, ElementsAre("earlier", "node(s) were unschedulable", "node(s) had untolerated taint {gpu: busy}",
+                                   "node(s) didn't match Pod's node affinity/selector", "Insufficient cpu"));
+}
+
 }  // namespace
 }  // namespace dra::sched

@@ -4,8 +4,11 @@
 //   ADDED|MODIFIED|DELETED <Kind> <namespace/name>
 //   problem <message>
 // Usage: watch_probe KUBECONFIG COLLECTION_PATH SECONDS [WATCH_TIMEOUT_SECONDS]
-// Stops after SECONDS, then prints "stats lists=N watches=N expired=N errors=N".
+// Stops after SECONDS or on SIGTERM/SIGINT, then prints
+// "stats lists=N watches=N expired=N errors=N".
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -17,6 +20,11 @@
 #include "kube/kubeconfig.h"
 #include "kube/reflector.h"
 #include "manifest/loader.h"
+
+namespace {
+std::atomic<bool> stop_requested{false};
+void RequestStop(int) { stop_requested.store(true); }
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 4) {
@@ -53,8 +61,13 @@ int main(int argc, char** argv) {
   };
   dra::kube::Reflector reflector(client->get(), {.path = argv[2]}, "", sink, log);
   if (argc > 4) reflector.set_watch_timeout_seconds(std::atoi(argv[4]));
+  std::signal(SIGTERM, RequestStop);
+  std::signal(SIGINT, RequestStop);
   std::thread runner([&] { reflector.Run(); });
-  std::this_thread::sleep_for(std::chrono::seconds(std::atoi(argv[3])));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(std::atoi(argv[3]));
+  while (!stop_requested.load() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   (*client)->Cancel();
   runner.join();
   const dra::kube::ReflectorStats& s = reflector.stats();
