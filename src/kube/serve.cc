@@ -335,10 +335,12 @@ Server::Round Server::Plan() {
     reported_.erase(w.pod_key);
   }
   metrics_.SetPending("unschedulable", unschedulable);
-  // Forget pods that are gone (deleted, or bound by someone else).
+  // Forget pods that are gone (deleted, or bound by someone else); pods
+  // waiting for binding conditions are not in this round but still ours.
   auto forget_gone = [&](auto& by_pod) {
     for (auto it = by_pod.begin(); it != by_pod.end();) {
-      it = pod_index.count(it->first) ? std::next(it) : by_pod.erase(it);
+      const bool keep = pod_index.count(it->first) > 0 || binding_waits_.count(it->first) > 0;
+      it = keep ? std::next(it) : by_pod.erase(it);
     }
   };
   forget_gone(reported_);
@@ -719,7 +721,8 @@ void Server::CheckBindingWaits() {
         Log(fmt::format("bound {} to {} (binding conditions met){}{}", pod_key, wait.node,
                         wait.devices.empty() ? "" : ": ", wait.devices));
         metrics_.Attempt("scheduled", Seconds(wait.start));
-        metrics_.PodScheduled(++attempts_[pod_key], Seconds(first_seen_[pod_key]));
+        auto seen = first_seen_.find(pod_key);
+        metrics_.PodScheduled(++attempts_[pod_key], Seconds(seen != first_seen_.end() ? seen->second : wait.start));
         attempts_.erase(pod_key);
         first_seen_.erase(pod_key);
         reported_.erase(pod_key);
