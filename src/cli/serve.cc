@@ -42,6 +42,7 @@ struct ServeFlags {
   bool manage_claims = false;
   std::string metrics_address = "127.0.0.1:10260";
   int watch_timeout = 300;
+  int binding_timeout = 600;
   int debug_write_delay_ms = 0;
   bool leader_elect = true;
   std::string lease_namespace = "dractl-system";
@@ -110,6 +111,7 @@ int Run(const ServeFlags& flags) {
                                       .manage_claims = flags.manage_claims,
                                       .instance = fmt::format("{}-{}", flags.scheduler_name, host),
                                       .watch_timeout_seconds = flags.watch_timeout,
+                                      .binding_timeout = std::chrono::seconds(flags.binding_timeout),
                                       .write_delay = std::chrono::milliseconds(flags.debug_write_delay_ms),
                                       .log = LogLine});
   kube::HttpServer http;
@@ -230,6 +232,11 @@ int RunServe(std::span<const std::string_view> args) {
       ->capture_default_str();
   app.add_option("--watch-timeout", flags.watch_timeout, "seconds a watch request lasts before it is renewed")
       ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
+  app.add_option("--binding-timeout", flags.binding_timeout,
+                 "seconds a pod waits for its devices' binding conditions, from each claim's allocationTimestamp "
+                 "(kube-scheduler's DynamicResources bindingTimeout)")
+      ->check(CLI::Range(1, 86400))
       ->capture_default_str();
   app.add_flag("--leader-elect,!--no-leader-elect", flags.leader_elect,
                "on by default: only the holder of a coordination.k8s.io Lease schedules (run several replicas for "

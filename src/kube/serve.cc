@@ -17,6 +17,7 @@
 #include "sched/pod_claims.h"
 #include "sched/scheduler.h"
 #include "sched/snapshot.h"
+#include "sched/timeline.h"
 
 namespace dra::kube {
 namespace {
@@ -25,8 +26,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kMaxWriteAttempts = 5;  // client-go RetryOnConflict's default
 constexpr size_t kMaxEventNote = 1024;
-// upstream's BindingTimeoutDefaultSeconds.
-constexpr std::chrono::seconds kBindingTimeout{600};
 // Pods whose writes run at once (each a few API requests in sequence).
 constexpr size_t kMaxParallelWrites = 16;
 // After a round that placed nothing but left pods unschedulable, wait at
@@ -318,7 +317,7 @@ Server::Round Server::Plan() {
                        .allocated = {},
                        .devices = w.devices,
                        .start = start,
-                       .deadline = std::chrono::system_clock::now() + kBindingTimeout};
+                       .deadline = std::chrono::system_clock::now() + options_.binding_timeout};
       for (const PodWrite::Claim& c : w.claims) {
         wait.claims.push_back(c.key);
         if (c.allocate) wait.allocated.push_back(c.key);
@@ -678,6 +677,7 @@ void Server::CheckBindingWaits() {
         failure = fmt::format("claim {} is not allocated and reserved for the pod any more", key);
         break;
       }
+      bool claim_ready = true;
       for (const api::DeviceRequestAllocationResult& r : claim->status.allocation->devices.results) {
         if (r.binding_conditions.empty()) continue;
         const api::AllocatedDeviceStatus* status = nullptr;
@@ -685,7 +685,7 @@ void Server::CheckBindingWaits() {
           if (d.driver == r.driver && d.pool == r.pool && d.device == r.device) status = &d;
         }
         if (status == nullptr) {
-          ready = false;
+          claim_ready = false;
           continue;
         }
         auto is_true = [&](const std::string& type) -> const api::Condition* {
@@ -699,10 +699,22 @@ void Server::CheckBindingWaits() {
             failure = fmt::format("claim {} binding failed: reason={}, message={}", key, c->reason, JsonString(c->message));
           }
         }
-        for (const std::string& b : r.binding_conditions) ready &= is_true(b) != nullptr;
+        for (const std::string& b : r.binding_conditions) claim_ready &= is_true(b) != nullptr;
       }
       if (!failure.empty()) break;
+      ready &= claim_ready;
+      // Each claim times out on its own, from its allocationTimestamp.
+      if (!claim_ready) {
+        std::optional<int64_t> allocated_at = sched::ParseUtcSeconds(claim->status.allocation->allocation_timestamp);
+        const auto since_epoch = std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
+        if (allocated_at && since_epoch >= *allocated_at + options_.binding_timeout.count()) {
+          failure = fmt::format("claim {} binding timeout", key);
+          break;
+        }
+      }
     }
+    // The wait itself has a limit too (upstream's poll), for a claim without
+    // a timestamp.
     if (failure.empty() && !ready && now >= wait.deadline) failure = "device binding timeout";
     if (failure.empty() && !ready) {
       ++it;

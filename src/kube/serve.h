@@ -61,6 +61,9 @@ struct ServeOptions {
   // Identity in events (reportingInstance) and logs.
   std::string instance = "dractl";
   int watch_timeout_seconds = 300;
+  // How long a pod waits for the binding conditions of its devices, from
+  // each claim's allocationTimestamp (upstream's bindingTimeout).
+  std::chrono::seconds binding_timeout{600};
   // Tests only: wait this long between planning a pod and writing its claims
   // (after --manage-claims created them), announcing it in the log, so that a
   // test can write to the API server in between (spec §9.4-9.6).

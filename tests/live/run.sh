@@ -698,6 +698,18 @@ if wait_for 20 bc2_failed && ! bound bc-2 && grep -q 'deallocated claim default/
 else
   fail "serve binding conditions: AttachFailed"; tail -10 "$work/serve4.log"
 fi
+# bc-2 waits again on a fresh allocation; a replica with --binding-timeout 3
+# gives up on it from the claim's allocationTimestamp.
+stop_serve
+start_serve "$work/serve4b.log" --binding-timeout 3
+bc2_timeout() {
+  k get pod bc-2 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}' | grep -q 'binding timeout'
+}
+if wait_for 40 bc2_timeout && ! bound bc-2; then
+  pass "serve binding conditions: --binding-timeout 3: $(k get pod bc-2 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')"
+else
+  fail "serve binding conditions: timeout"; tail -10 "$work/serve4b.log"
+fi
 stop_serve
 "$root/tests/live/cluster.sh" down "$work/cluster4"
 
