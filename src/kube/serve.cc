@@ -670,6 +670,9 @@ void Server::CheckBindingWaits() {
     // its device's status entry; a failure condition True fails at once.
     bool ready = true;
     std::string failure;
+    // Claims with binding conditions: on failure they are taken back whoever
+    // allocated them (upstream's next Filter marks them for reallocation).
+    std::vector<std::string> to_deallocate = wait.allocated;
     for (const std::string& key : wait.claims) {
       const api::Object* o = cache_.Find(api::Kind::kResourceClaim, key);
       const auto* claim = o != nullptr ? std::get_if<api::ResourceClaim>(o) : nullptr;
@@ -680,6 +683,9 @@ void Server::CheckBindingWaits() {
       bool claim_ready = true;
       for (const api::DeviceRequestAllocationResult& r : claim->status.allocation->devices.results) {
         if (r.binding_conditions.empty()) continue;
+        if (std::find(to_deallocate.begin(), to_deallocate.end(), key) == to_deallocate.end()) {
+          to_deallocate.push_back(key);
+        }
         const api::AllocatedDeviceStatus* status = nullptr;
         for (const api::AllocatedDeviceStatus& d : claim->status.devices) {
           if (d.driver == r.driver && d.pool == r.pool && d.device == r.device) status = &d;
@@ -743,7 +749,7 @@ void Server::CheckBindingWaits() {
     if (!failure.empty()) {
       // The next attempt starts from free devices: what this attempt
       // allocated is taken back, as upstream's next Filter does.
-      for (const std::string& key : wait.allocated) Deallocate(key, wait.pod, &assumed);
+      for (const std::string& key : to_deallocate) Deallocate(key, wait.pod, &assumed);
       ++attempts_[pod_key];
       metrics_.Attempt("error", Seconds(wait.start));
       std::string message = fmt::format("running PreBind plugin \"{}\": {}", sched::kDynamicResourcesPlugin, failure);

@@ -699,13 +699,18 @@ else
   fail "serve binding conditions: AttachFailed"; tail -10 "$work/serve4.log"
 fi
 # bc-2 waits again on a fresh allocation; a replica with --binding-timeout 3
-# gives up on it from the claim's allocationTimestamp.
+# gives up on it from the claim's allocationTimestamp, takes the allocation
+# back (it was another replica's) and tries again.
 stop_serve
 start_serve "$work/serve4b.log" --binding-timeout 3
 bc2_timeout() {
   k get pod bc-2 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}' | grep -q 'binding timeout'
 }
-if wait_for 40 bc2_timeout && ! bound bc-2; then
+bc2_reallocated() {  # the stale allocation is taken back and bc-2 gets a fresh one
+  grep -q 'deallocated claim default/bc-claim-2' "$work/serve4b.log" &&
+    [ "$(grep -c 'waiting for binding conditions' "$work/serve4b.log")" -ge 2 ]
+}
+if wait_for 40 bc2_timeout && wait_for 30 bc2_reallocated && ! bound bc-2; then
   pass "serve binding conditions: --binding-timeout 3: $(k get pod bc-2 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')"
 else
   fail "serve binding conditions: timeout"; tail -10 "$work/serve4b.log"
