@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "alloc/features.h"
 #include "fmt/format.h"
 #include "kube/list.h"
 #include "manifest/emit.h"
@@ -54,8 +55,6 @@ std::string ClaimPath(std::string_view ns, std::string_view name) {
 std::string PodPath(const api::Pod& pod) {
   return fmt::format("/api/v1/namespaces/{}/pods/{}", pod.metadata.namespace_, pod.metadata.name);
 }
-
-std::string Key(const api::ObjectMeta& m) { return m.namespace_ + "/" + m.name; }
 
 bool HasFinalizer(const api::ResourceClaim& claim) {
   return std::find(claim.metadata.finalizers.begin(), claim.metadata.finalizers.end(),
@@ -193,7 +192,7 @@ Server::Round Server::Plan() {
     if (p->spec.scheduler_name != options_.scheduler_name) continue;  // another scheduler's
     if (!p->metadata.deletion_timestamp.empty()) continue;
     // Placed already, waiting for binding conditions: its claims hold its devices.
-    if (binding_waits_.count(Key(p->metadata)) > 0) continue;
+    if (binding_waits_.count(sched::ObjectKey(p->metadata)) > 0) continue;
     if (!options_.manage_claims && WaitingForClaims(*p)) {
       ++gated;
       continue;
@@ -224,7 +223,7 @@ Server::Round Server::Plan() {
     }
   }
   std::map<std::string, size_t> pod_index;
-  for (size_t i = 0; i < snapshot.pods.size(); ++i) pod_index[Key(snapshot.pods[i].metadata)] = i;
+  for (size_t i = 0; i < snapshot.pods.size(); ++i) pod_index[sched::ObjectKey(snapshot.pods[i].metadata)] = i;
 
   // The placed pods' writes. A pod that reserves a claim another pod of this
   // round allocates waits for the next round (its writes depend on theirs).
@@ -370,7 +369,8 @@ void Server::Execute(PodWrite* w) {
     // The claims were just created: write on top of what the server answered.
     for (PodWrite::Claim& c : w->claims) {
       for (const api::Object& a : w->assumed) {
-        if (const auto* rc = std::get_if<api::ResourceClaim>(&a); rc != nullptr && Key(rc->metadata) == c.key) {
+        const auto* rc = std::get_if<api::ResourceClaim>(&a);
+        if (rc != nullptr && sched::HasObjectKey(rc->metadata, c.key)) {
           c.cached = *rc;
         }
       }
@@ -440,7 +440,7 @@ Status Server::CreateClaim(const api::ResourceClaim& claim, std::vector<api::Obj
                   Json(api::Object(fresh)));
   if (!r.ok()) return r.status();
   metrics_.ApiRequest("create", "resourceclaims", r->code, Seconds(start));
-  if (r->code < 200 || r->code >= 300) return ApiError(*r, "create claim " + Key(claim.metadata));
+  if (r->code < 200 || r->code >= 300) return ApiError(*r, "create claim " + sched::ObjectKey(claim.metadata));
   StatusOr<api::Object> created = DecodeBody(r->body);
   if (!created.ok()) return created.status();
   assumed->push_back(std::move(*created));
@@ -448,7 +448,7 @@ Status Server::CreateClaim(const api::ResourceClaim& claim, std::vector<api::Obj
 }
 
 void Server::DeleteCreatedClaim(const api::ResourceClaim& claim) {
-  const std::string key = Key(claim.metadata);
+  const std::string key = sched::ObjectKey(claim.metadata);
   const std::string path = ClaimPath(claim.metadata.namespace_, claim.metadata.name);
   auto request = [&](const char* method, const char* verb, const std::string& body) -> StatusOr<Response> {
     Clock::time_point start = Clock::now();
@@ -636,23 +636,23 @@ void Server::ReportUnschedulable(const api::Pod& pod, const std::string& message
     Clock::time_point start = Clock::now();
     StatusOr<Response> r = client_->Do("PATCH", PodPath(pod) + "/status", body, "application/strategic-merge-patch+json");
     if (!r.ok()) {
-      Log(fmt::format("pod {}: PodScheduled condition: {}", Key(pod.metadata), r.status().message()));
+      Log(fmt::format("pod {}: PodScheduled condition: {}", sched::ObjectKey(pod.metadata), r.status().message()));
     } else {
       metrics_.ApiRequest("patch", "pods/status", r->code, Seconds(start));
       if (r->code >= 200 && r->code < 300) {
         if (StatusOr<api::Object> o = DecodeBody(r->body); o.ok()) assumed->push_back(std::move(*o));
       } else {
-        Log(fmt::format("pod {}: {}", Key(pod.metadata), ApiError(*r, "PodScheduled condition").message()));
+        Log(fmt::format("pod {}: {}", sched::ObjectKey(pod.metadata),
+                        ApiError(*r, "PodScheduled condition").message()));
       }
     }
   }
   PostEvent(pod, "Warning", "FailedScheduling", "Scheduling", message);
-  Log(fmt::format("pod {}: {}", Key(pod.metadata), message));
+  Log(fmt::format("pod {}: {}", sched::ObjectKey(pod.metadata), message));
 }
 
 bool Server::BindingConditionsEnabled() const {
-  return options_.gates.enabled(api::Gate::kDRADeviceBindingConditions) &&
-         options_.gates.enabled(api::Gate::kDRAResourceClaimDeviceStatus);
+  return alloc::Features::FromGates(options_.gates).device_binding_and_status;
 }
 
 void Server::CheckBindingWaits() {
@@ -702,7 +702,8 @@ void Server::CheckBindingWaits() {
         };
         for (const std::string& f : r.binding_failure_conditions) {
           if (const api::Condition* c = is_true(f); c != nullptr && failure.empty()) {
-            failure = fmt::format("claim {} binding failed: reason={}, message={}", key, c->reason, JsonString(c->message));
+            failure = fmt::format("claim {} binding failed: reason={}, message={}", key, c->reason,
+                                  JsonString(c->message));
           }
         }
         for (const std::string& b : r.binding_conditions) claim_ready &= is_true(b) != nullptr;
@@ -769,14 +770,14 @@ void Server::Deallocate(const std::string& claim_key, const api::Pod& pod, std::
     StatusOr<Response> got = client_->Do("GET", path);
     if (!got.ok()) return Log(fmt::format("deallocating claim {}: {}", claim_key, got.status().message()));
     metrics_.ApiRequest("get", "resourceclaims", got->code, Seconds(start));
-    if (got->code != 200) return Log(fmt::format("deallocating claim {}: {}", claim_key, ApiError(*got, "get").message()));
+    if (got->code != 200) {
+      return Log(fmt::format("deallocating claim {}: {}", claim_key, ApiError(*got, "get").message()));
+    }
     StatusOr<api::Object> o = DecodeBody(got->body);
     if (!o.ok()) return Log(fmt::format("deallocating claim {}: {}", claim_key, o.status().message()));
     api::ResourceClaim claim = std::get<api::ResourceClaim>(*o);
     auto& reserved = claim.status.reserved_for;
-    reserved.erase(std::remove_if(reserved.begin(), reserved.end(),
-                                  [&](const api::ResourceClaimConsumerReference& r) { return r.uid == pod.metadata.uid; }),
-                   reserved.end());
+    std::erase_if(reserved, [&](const api::ResourceClaimConsumerReference& r) { return r.uid == pod.metadata.uid; });
     if (!reserved.empty()) return Log(fmt::format("claim {}: reserved for others; allocation kept", claim_key));
     claim.status.allocation.reset();
     claim.status.devices.clear();
