@@ -168,10 +168,11 @@ void Server::Run() {
     if (idle && Clock::now() - last_round < kIdleRoundInterval) continue;
     last_round = Clock::now();
     Round round = Plan();
-    idle = round.placed == 0 && round.unschedulable > 0;
-    // Rounds run again when anything changed after this one (the echoes of
-    // our own writes included: they may carry what others wrote in between).
-    planned_generation_ = cache_.generation();
+    idle = round.placed == 0 && round.deferred == 0 && round.unschedulable > 0;
+    // Rounds run again when anything changed after this one (an echo of our
+    // own write that only repeats what was assumed is no change), and at once
+    // when pods were deferred: the writes they waited for are in the cache.
+    planned_generation_ = round.deferred > 0 ? UINT64_MAX : cache_.generation();
   }
   client_->Cancel();
   for (std::thread& t : threads_) t.join();
@@ -230,6 +231,7 @@ Server::Round Server::Plan() {
   std::vector<PodWrite> writes;
   std::set<std::string> allocated_now;
   int64_t unschedulable = 0;
+  int64_t deferred = 0;
   for (const sched::PodOutcome& o : result->pods) {
     auto pi = pod_index.find(o.pod);
     if (pi == pod_index.end()) continue;
@@ -238,7 +240,10 @@ Server::Round Server::Plan() {
     if (o.kind == sched::PodOutcome::Kind::kPlaced) {
       bool depends = false;
       for (const sched::ClaimPlacement& cp : o.claims) depends |= !cp.allocated_now && allocated_now.count(cp.claim);
-      if (depends) continue;
+      if (depends) {
+        ++deferred;
+        continue;
+      }
       PodWrite w;
       w.pod_key = o.pod;
       w.node = o.node;
@@ -306,7 +311,7 @@ Server::Round Server::Plan() {
   for (size_t t = 1; t < workers; ++t) pool.emplace_back(work);
   work();
   for (std::thread& t : pool) t.join();
-  Round round{.placed = 0, .unschedulable = unschedulable};
+  Round round{.placed = 0, .unschedulable = unschedulable, .deferred = deferred};
   for (PodWrite& w : writes) {
     for (api::Object& a : w.assumed) cache_.Assume(std::move(a));
     if (w.wait_binding) {
@@ -777,10 +782,16 @@ void Server::Deallocate(const std::string& claim_key, const api::Pod& pod, std::
     if (!o.ok()) return Log(fmt::format("deallocating claim {}: {}", claim_key, o.status().message()));
     api::ResourceClaim claim = std::get<api::ResourceClaim>(*o);
     auto& reserved = claim.status.reserved_for;
-    std::erase_if(reserved, [&](const api::ResourceClaimConsumerReference& r) { return r.uid == pod.metadata.uid; });
-    if (!reserved.empty()) return Log(fmt::format("claim {}: reserved for others; allocation kept", claim_key));
-    claim.status.allocation.reset();
-    claim.status.devices.clear();
+    const bool was_reserved =
+        std::erase_if(reserved, [&](const api::ResourceClaimConsumerReference& r) { return r.uid == pod.metadata.uid; }) > 0;
+    // Reserved for others too: only the pod's reservation goes (as upstream's
+    // Unreserve); the last one to give the claim up takes the allocation back.
+    const bool shared = !reserved.empty();
+    if (shared && !was_reserved) return Log(fmt::format("claim {}: reserved for others; allocation kept", claim_key));
+    if (!shared) {
+      claim.status.allocation.reset();
+      claim.status.devices.clear();
+    }
     start = Clock::now();
     StatusOr<Response> put = client_->Do("PUT", path + "/status", Json(api::Object(claim)));
     if (!put.ok()) return Log(fmt::format("deallocating claim {}: {}", claim_key, put.status().message()));
@@ -793,6 +804,10 @@ void Server::Deallocate(const std::string& claim_key, const api::Pod& pod, std::
       return Log(fmt::format("deallocating claim {}: {}", claim_key, ApiError(*put, "update").message()));
     }
     if (StatusOr<api::Object> written = DecodeBody(put->body); written.ok()) assumed->push_back(std::move(*written));
+    if (shared) {
+      return Log(fmt::format("claim {}: pod {} no longer reserves it; reserved for others, allocation kept", claim_key,
+                             sched::ObjectKey(pod.metadata)));
+    }
     return Log(fmt::format("deallocated claim {} (binding failed)", claim_key));
   }
   Log(fmt::format("deallocating claim {}: still conflicting after {} attempts", claim_key, kMaxWriteAttempts));

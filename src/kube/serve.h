@@ -134,6 +134,7 @@ class Server {
   struct Round {
     int64_t placed = 0;
     int64_t unschedulable = 0;
+    int64_t deferred = 0;  // placed, but their writes depend on this round's: next round
   };
 
   void Enqueue(ReflectorBatch batch);
@@ -168,9 +169,10 @@ class Server {
   // Binds the waiting pods whose conditions are met; fails the others that
   // cannot be met any more (planning thread).
   void CheckBindingWaits();
-  // Takes `claim_key`'s allocation back (it was allocated for `pod`, whose
-  // binding failed): allocation, device status and `pod` from reservedFor,
-  // written to /status with the resourceVersion. Best effort (logged).
+  // Takes `claim_key` back from `pod`, whose binding failed: `pod` leaves
+  // reservedFor; if no one else reserves the claim, its allocation and device
+  // status go too. Written to /status with the resourceVersion. Best effort
+  // (logged).
   void Deallocate(const std::string& claim_key, const api::Pod& pod, std::vector<api::Object>* assumed);
   void Log(std::string_view line);
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "base/fnv.h"
+#include "manifest/json_parser.h"
 
 namespace dra::sched {
 
@@ -143,6 +144,16 @@ StatusOr<std::vector<PodClaimRef>> ResolvePodClaims(const Snapshot& snapshot, co
     out.push_back(PodClaimRef{.pod_claim = entry.name, .claim = *idx});
   }
   return out;
+}
+
+std::optional<std::string> PodGroupName(const api::Pod& pod) {
+  const api::RawJson* raw = pod.spec.extra.find("schedulingGroup");
+  if (raw == nullptr || raw->empty() || *raw == "null") return std::nullopt;
+  StatusOr<std::vector<manifest::Document>> docs = manifest::ParseJson(*raw, "schedulingGroup");
+  if (!docs.ok() || docs->size() != 1) return std::string();
+  const manifest::Node* name = (*docs)[0].root.is_mapping() ? (*docs)[0].root.Find("podGroupName") : nullptr;
+  if (name == nullptr || name->kind != manifest::NodeKind::kString) return std::string();
+  return name->text;
 }
 
 }  // namespace dra::sched

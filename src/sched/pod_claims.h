@@ -71,4 +71,10 @@ struct PodClaimRef {
 // the pod, no source set.
 StatusOr<std::vector<PodClaimRef>> ResolvePodClaims(const Snapshot& snapshot, const api::Pod& pod);
 
+// The pod group a pod belongs to (pod.spec.schedulingGroup, gate
+// GenericWorkload; the API server drops the field while the gate is off):
+// nullopt if the field is unset or null, else podGroupName ("" if the group
+// is named some other way).
+std::optional<std::string> PodGroupName(const api::Pod& pod);
+
 }  // namespace dra::sched

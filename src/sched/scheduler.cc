@@ -309,6 +309,16 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   if (const api::RawJson* gates = pod.spec.extra.find("schedulingGates"); gates != nullptr && *gates != "[]") {
     return Fail(std::move(out), PodOutcome::Kind::kUnschedulable, "waiting for scheduling gates: " + *gates);
   }
+  // A pod of a pod group (spec.schedulingGroup) is placed by upstream's
+  // GangScheduling plugin together with its group, all or nothing, and may
+  // share the group's claims. dractl does neither; placing the pods one by
+  // one would break the group's contract, so the pod is left alone.
+  if (std::optional<std::string> group = PodGroupName(pod)) {
+    return Fail(std::move(out), PodOutcome::Kind::kUnschedulable,
+                fmt::format("the pod belongs to pod group {} (spec.schedulingGroup): dractl does not schedule "
+                            "pod groups (gang scheduling, pod group claims); use kube-scheduler for them",
+                            group->empty() ? std::string("(unnamed)") : fmt::format("\"{}\"", *group)));
+  }
   if (const std::string& name = pod.spec.scheduler_name.empty() ? "default-scheduler" : pod.spec.scheduler_name;
       name != options_.scheduler_name) {
     return Fail(std::move(out), PodOutcome::Kind::kUnschedulable,

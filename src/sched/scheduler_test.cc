@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "api/defaults.h"
@@ -153,6 +154,31 @@ TEST_F(SchedulerTest, NoFitAggregatesReasonsAsUpstream) {
             "unschedulable, 2 Insufficient cpu.");
   EXPECT_EQ(r.pods[0].rejections.size(), 4u);
   EXPECT_TRUE(snap_.pods[0].spec.node_name.empty());
+}
+
+// Pods of a pod group (spec.schedulingGroup) are left alone with the reason;
+// an explicit null is no group. The field stays in spec.extra as written.
+TEST_F(SchedulerTest, PodGroupMembersAreLeftAloneWithTheReason) {
+  AddNode("n1");
+  AddPod("worker-0").spec.extra.insert_or_assign("schedulingGroup", R"({"podGroupName":"train"})");
+  AddPod("worker-1").spec.extra.insert_or_assign("schedulingGroup", "{}");
+  AddPod("single").spec.extra.insert_or_assign("schedulingGroup", "null");
+  AddPod("plain");
+  ScheduleResult r = Run();
+  ASSERT_EQ(r.pods.size(), 4u);
+  std::map<std::string, const PodOutcome*> by_pod;
+  for (const PodOutcome& o : r.pods) by_pod[o.pod] = &o;
+  const PodOutcome& w0 = *by_pod.at("default/worker-0");
+  EXPECT_EQ(w0.kind, PodOutcome::Kind::kUnschedulable);
+  EXPECT_EQ(w0.message,
+            "the pod belongs to pod group \"train\" (spec.schedulingGroup): dractl does not schedule pod groups "
+            "(gang scheduling, pod group claims); use kube-scheduler for them");
+  EXPECT_EQ(by_pod.at("default/worker-1")->kind, PodOutcome::Kind::kUnschedulable);
+  EXPECT_NE(by_pod.at("default/worker-1")->message.find("pod group (unnamed)"), std::string::npos);
+  EXPECT_EQ(by_pod.at("default/single")->kind, PodOutcome::Kind::kPlaced);
+  EXPECT_EQ(by_pod.at("default/plain")->kind, PodOutcome::Kind::kPlaced);
+  EXPECT_TRUE(snap_.pods[0].spec.node_name.empty());
+  EXPECT_TRUE(snap_.pods[1].spec.node_name.empty());
 }
 
 TEST_F(SchedulerTest, NodeSelectorAndTolerationsSteer) {

@@ -92,7 +92,8 @@ up() {
     --service-account-key-file "$dir/sa.key" --service-account-signing-key-file "$dir/sa.key" \
     --service-cluster-ip-range 10.0.0.0/24 --authorization-mode RBAC \
     --disable-admission-plugins ServiceAccount,TaintNodesByCondition --allow-privileged=true \
-    --endpoint-reconciler-type none > "$dir/kube-apiserver.args"
+    --endpoint-reconciler-type none \
+    --feature-gates GenericWorkload=true > "$dir/kube-apiserver.args"
   kubeconfig admin "$api"
   kubeconfig dractl "$api"
   echo "$api" > "$dir/port"

@@ -677,8 +677,13 @@ device_condition() {  # claim type: sets the condition True on the claim's devic
     \"pool\":\"$p\",\"device\":\"$v\",\"conditions\":[{\"type\":\"$2\",\"status\":\"True\",\"reason\":\"LiveTest\",
     \"message\":\"set by run.sh\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}]}]}}" > /dev/null
 }
-if wait_for 30 waiting bc-1 bc-claim-1 && wait_for 10 waiting bc-2 bc-claim-2 && sleep 2 && ! bound bc-1; then
-  pass "serve binding conditions: claims allocated and reserved, BindingConditionsPending, pods not bound"
+shares() {  # pod claim: the pod waits on the claim another pod allocated
+  k get resourceclaim "$2" -o jsonpath='{.status.reservedFor[*].name}' | grep -qw "$1" && ! bound "$1" &&
+  grep -q "pod default/$1: claims written for .*waiting for binding conditions" "$work/serve4.log"
+}
+if wait_for 30 waiting bc-1 bc-claim-1 && wait_for 10 waiting bc-2 bc-claim-2 && wait_for 10 shares bc-3 bc-claim-2 &&
+   sleep 2 && ! bound bc-1; then
+  pass "serve binding conditions: claims allocated and reserved (bc-claim-2 for bc-2 and bc-3), BindingConditionsPending, pods not bound"
 else
   fail "serve binding conditions: waiting state"; tail -10 "$work/serve4.log"
 fi
@@ -693,8 +698,16 @@ bc2_failed() {
   k get pod bc-2 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}' |
     grep -q 'claim default/bc-claim-2 binding failed: reason=LiveTest, message="set by run.sh"'
 }
-if wait_for 20 bc2_failed && ! bound bc-2 && grep -q 'deallocated claim default/bc-claim-2' "$work/serve4.log"; then
-  pass "serve binding conditions: AttachFailed=True: bc-2 not bound, its claim deallocated, the reason on the pod"
+bc3_failed() {
+  k get pod bc-3 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}' |
+    grep -q 'claim default/bc-claim-2 binding failed: reason=LiveTest'
+}
+# The shared claim: the first pod to fail leaves reservedFor, the second takes
+# the allocation back.
+if wait_for 20 bc2_failed && wait_for 10 bc3_failed && ! bound bc-2 && ! bound bc-3 &&
+   grep -q 'claim default/bc-claim-2: pod default/bc-[23] no longer reserves it; reserved for others' "$work/serve4.log" &&
+   grep -q 'deallocated claim default/bc-claim-2' "$work/serve4.log"; then
+  pass "serve binding conditions: AttachFailed=True: bc-2 and bc-3 not bound, each leaves the shared claim, the last deallocates it, the reason on both pods"
 else
   fail "serve binding conditions: AttachFailed"; tail -10 "$work/serve4.log"
 fi
@@ -708,12 +721,27 @@ bc2_timeout() {
 }
 bc2_reallocated() {  # the stale allocation is taken back and bc-2 gets a fresh one
   grep -q 'deallocated claim default/bc-claim-2' "$work/serve4b.log" &&
-    [ "$(grep -c 'waiting for binding conditions' "$work/serve4b.log")" -ge 2 ]
+    [ "$(grep -c 'pod default/bc-2: claims written for .*waiting for binding conditions' "$work/serve4b.log")" -ge 2 ]
 }
 if wait_for 40 bc2_timeout && wait_for 30 bc2_reallocated && ! bound bc-2; then
   pass "serve binding conditions: --binding-timeout 3: $(k get pod bc-2 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')"
 else
   fail "serve binding conditions: timeout"; tail -10 "$work/serve4b.log"
+fi
+# Pod groups (spec §2.3): a member is left alone, with the reason on the pod
+# and in a FailedScheduling event.
+k apply -f "$root/tests/live/serve-podgroup.yaml" > /dev/null
+gang_reported() {
+  k get pod gang-0 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}' |
+    grep -q 'the pod belongs to pod group "train-job" (spec.schedulingGroup): dractl does not schedule pod groups' &&
+  k get events.events.k8s.io -o json | jq -e \
+    '[.items[] | select(.regarding.name == "gang-0" and .reason == "FailedScheduling")] | length == 1' > /dev/null
+}
+if [ "$(k get pod gang-0 -o jsonpath='{.spec.schedulingGroup.podGroupName}')" = train-job ] &&
+   wait_for 20 gang_reported && sleep 2 && ! bound gang-0; then
+  pass "serve pod groups: a member of pod group train-job is left alone, the reason on the pod and in an event"
+else
+  fail "serve pod groups: gang-0 reported"; tail -10 "$work/serve4b.log"
 fi
 stop_serve
 "$root/tests/live/cluster.sh" down "$work/cluster4"

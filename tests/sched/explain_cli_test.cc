@@ -109,6 +109,37 @@ TEST(ExplainCliTest, SelectorMatchingNothingIsLocated) {
   EXPECT_TRUE(Contains(r.output, "\"NVIDIA L40S\" (4)")) << r.output;
 }
 
+// A pod of a pod group, as `kubectl get -o yaml` prints it from a cluster with
+// GenericWorkload: explain gives the reason dractl leaves it alone, and
+// schedule leaves it pending with that reason.
+TEST(ExplainCliTest, PodGroupMemberIsLeftAlone) {
+  fs::path extra = fs::temp_directory_path() / "dractl_explain_podgroup.yaml";
+  std::ofstream(extra) << "apiVersion: v1\n"
+                          "kind: Pod\n"
+                          "metadata: {namespace: default, name: worker-0}\n"
+                          "spec:\n"
+                          "  schedulingGroup:\n"
+                          "    podGroupName: train-job\n"
+                          "  containers: [{name: c, image: x}]\n";
+  const std::string files = " -f " + ShellQuote(kData) + " -f " + ShellQuote(extra.string());
+  CommandResult r = RunCommand(kBin + " explain --workloads ignore" + files + " default/worker-0");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "the pod belongs to pod group \"train-job\" (spec.schedulingGroup): dractl does "
+                                 "not schedule pod groups"))
+      << r.output;
+  CommandResult s = RunCommand(kBin + " schedule --workloads ignore" + files);
+  ASSERT_EQ(s.exit_code, 0) << s.output;
+  const size_t pod = s.output.find("default/worker-0 ");
+  ASSERT_NE(pod, std::string::npos) << s.output;
+  const std::string line = s.output.substr(pod, s.output.find('\n', pod) - pod);
+  EXPECT_TRUE(Contains(line, "<pending>")) << line;
+  EXPECT_TRUE(Contains(line, "pod group \"train-job\"")) << line;
+  // -o yaml lists the changed objects only: the pod is not among them.
+  CommandResult y = RunCommand(kBin + " schedule --workloads ignore -o yaml" + files);
+  ASSERT_EQ(y.exit_code, 0) << y.output;
+  EXPECT_FALSE(Contains(y.output, "worker-0")) << y.output;
+}
+
 TEST(ExplainCliTest, HelpUsageAndInputErrors) {
   CommandResult help = RunCommand(kBin + " explain --help");
   EXPECT_EQ(help.exit_code, 0);
