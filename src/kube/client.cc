@@ -17,7 +17,9 @@
 namespace dra::kube {
 namespace {
 
-constexpr size_t kMaxIdleHandles = 8;
+// Idle handles kept for reuse, each with its open connection: as many as
+// `dractl serve` writes at once (serve.cc), so a round does not reconnect.
+constexpr size_t kMaxIdleHandles = 64;
 // A response body larger than this is an error, not an allocation without end.
 constexpr size_t kMaxResponseBytes = size_t{1} << 30;
 // A watch line (one event) larger than this ends the stream with an error.

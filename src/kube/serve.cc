@@ -27,8 +27,12 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kMaxWriteAttempts = 5;  // client-go RetryOnConflict's default
 constexpr size_t kMaxEventNote = 1024;
-// Pods whose writes run at once (each a few API requests in sequence).
-constexpr size_t kMaxParallelWrites = 16;
+// Pods whose writes run at once (each a few API requests in sequence). On a
+// saturated API server dractl's writes compete with everyone else's: with 16,
+// pods created as fast as 8 writers could outran it (create->bound p50 25 s,
+// 500 nodes x 10 devices, 5,000 pods); with 64 it keeps up (p50 2.3 s).
+// bench/RESULTS.md, "Live scheduling".
+constexpr size_t kMaxParallelWrites = 64;
 // After a round that placed nothing but left pods unschedulable, wait at
 // least this long before the next (the cache changes all the time in a busy
 // cluster; each round retries every unschedulable pod).
@@ -782,8 +786,9 @@ void Server::Deallocate(const std::string& claim_key, const api::Pod& pod, std::
     if (!o.ok()) return Log(fmt::format("deallocating claim {}: {}", claim_key, o.status().message()));
     api::ResourceClaim claim = std::get<api::ResourceClaim>(*o);
     auto& reserved = claim.status.reserved_for;
-    const bool was_reserved =
-        std::erase_if(reserved, [&](const api::ResourceClaimConsumerReference& r) { return r.uid == pod.metadata.uid; }) > 0;
+    const bool was_reserved = std::erase_if(reserved, [&](const api::ResourceClaimConsumerReference& r) {
+                                return r.uid == pod.metadata.uid;
+                              }) > 0;
     // Reserved for others too: only the pod's reservation goes (as upstream's
     // Unreserve); the last one to give the claim up takes the allocation back.
     const bool shared = !reserved.empty();

@@ -16,6 +16,8 @@
 # creates default service accounts here) and TaintNodesByCondition (no node
 # lifecycle controller would ever lift its not-ready taint from the Node
 # objects the tests create). No kubelet, no controller manager.
+# DRA_APISERVER_FEATURE_GATES (e.g. GenericWorkload=true) is kube-apiserver's
+# --feature-gates for clusters brought up with it set.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 bin="$here/../../tools/k8s-bins/bin"
@@ -92,8 +94,8 @@ up() {
     --service-account-key-file "$dir/sa.key" --service-account-signing-key-file "$dir/sa.key" \
     --service-cluster-ip-range 10.0.0.0/24 --authorization-mode RBAC \
     --disable-admission-plugins ServiceAccount,TaintNodesByCondition --allow-privileged=true \
-    --endpoint-reconciler-type none \
-    --feature-gates GenericWorkload=true > "$dir/kube-apiserver.args"
+    --endpoint-reconciler-type none ${DRA_APISERVER_FEATURE_GATES:+--feature-gates "$DRA_APISERVER_FEATURE_GATES"} \
+    > "$dir/kube-apiserver.args"
   kubeconfig admin "$api"
   kubeconfig dractl "$api"
   echo "$api" > "$dir/port"

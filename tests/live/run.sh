@@ -18,6 +18,8 @@ for b in "$dractl" "$probe" "$kubectl" "$root/tools/k8s-bins/bin/kube-controller
   [ -x "$b" ] || { echo "run.sh: $b is missing" >&2; exit 1; }
 done
 
+# GenericWorkload keeps spec.schedulingGroup on pods (the pod-group check).
+export DRA_APISERVER_FEATURE_GATES=GenericWorkload=true
 work="$(mktemp -d /tmp/dractl-live.XXXXXX)"
 cleanup() {
   "$root/tests/live/cluster.sh" down "$work/cluster" || true
@@ -40,7 +42,7 @@ apply_deploy() {
   k apply -f "$root/deploy/namespace.yaml" > /dev/null
   k apply -f "$root/deploy/" -f "$root/tests/live/rbac-user.yaml" > /dev/null
 }
-pass() { echo "ok   $1"; }
+pass() { echo "ok   $*"; }
 fail() { echo "FAIL $1"; failures=$((failures + 1)); }
 check() {  # name command... : passes when the command exits 0
   local name=$1; shift
@@ -65,6 +67,17 @@ else
   fail "without RBAC: exit 1 and the API server's 403 message (rc=$rc)"; cat "$work/err"
 fi
 check "apply deploy/ and the test user's binding" apply_deploy
+# deploy/flowschema.yaml: the API server puts requests of dractl's service
+# account in it (its answer names the FlowSchema that matched).
+flowschema_matches() {
+  local token uid
+  token=$(k create token dractl -n dractl-system) &&
+    uid=$(k get flowschema dractl -o jsonpath='{.metadata.uid}') && [ -n "$uid" ] &&
+    curl -sS -D - -o /dev/null --cacert "$work/cluster/ca.crt" -H "Authorization: Bearer $token" \
+      "https://127.0.0.1:$(cat "$work/cluster/port")/api/v1/nodes?limit=1" |
+      tr -d '\r' | grep -qix "x-kubernetes-pf-flowschema-uid: $uid"
+}
+check "requests of dractl's service account go to FlowSchema dractl (priority level workload-high)" flowschema_matches
 
 # 4. The bundled example cluster is accepted by the real API server's validation.
 #    (Nodes keep their status on create; pods and claims lose theirs.)
@@ -683,7 +696,8 @@ shares() {  # pod claim: the pod waits on the claim another pod allocated
 }
 if wait_for 30 waiting bc-1 bc-claim-1 && wait_for 10 waiting bc-2 bc-claim-2 && wait_for 10 shares bc-3 bc-claim-2 &&
    sleep 2 && ! bound bc-1; then
-  pass "serve binding conditions: claims allocated and reserved (bc-claim-2 for bc-2 and bc-3), BindingConditionsPending, pods not bound"
+  pass "serve binding conditions: claims allocated and reserved (bc-claim-2 for bc-2 and bc-3)," \
+    "BindingConditionsPending, pods not bound"
 else
   fail "serve binding conditions: waiting state"; tail -10 "$work/serve4.log"
 fi
@@ -705,9 +719,10 @@ bc3_failed() {
 # The shared claim: the first pod to fail leaves reservedFor, the second takes
 # the allocation back.
 if wait_for 20 bc2_failed && wait_for 10 bc3_failed && ! bound bc-2 && ! bound bc-3 &&
-   grep -q 'claim default/bc-claim-2: pod default/bc-[23] no longer reserves it; reserved for others' "$work/serve4.log" &&
+   grep -q 'claim default/bc-claim-2: pod default/bc-[23] no longer reserves it' "$work/serve4.log" &&
    grep -q 'deallocated claim default/bc-claim-2' "$work/serve4.log"; then
-  pass "serve binding conditions: AttachFailed=True: bc-2 and bc-3 not bound, each leaves the shared claim, the last deallocates it, the reason on both pods"
+  pass "serve binding conditions: AttachFailed=True: bc-2 and bc-3 not bound, each leaves the shared claim," \
+    "the last deallocates it, the reason on both pods"
 else
   fail "serve binding conditions: AttachFailed"; tail -10 "$work/serve4.log"
 fi
