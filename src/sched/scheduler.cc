@@ -309,6 +309,11 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   if (const api::RawJson* gates = pod.spec.extra.find("schedulingGates"); gates != nullptr && *gates != "[]") {
     return Fail(std::move(out), PodOutcome::Kind::kUnschedulable, "waiting for scheduling gates: " + *gates);
   }
+  if (const std::string& name = pod.spec.scheduler_name.empty() ? "default-scheduler" : pod.spec.scheduler_name;
+      name != options_.scheduler_name) {
+    return Fail(std::move(out), PodOutcome::Kind::kUnschedulable,
+                fmt::format("spec.schedulerName is \"{}\", not {}", name, options_.scheduler_name));
+  }
   // A pod of a pod group (spec.schedulingGroup) is placed by upstream's
   // GangScheduling plugin together with its group, all or nothing, and may
   // share the group's claims. dractl does neither; placing the pods one by
@@ -318,11 +323,6 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
                 fmt::format("the pod belongs to pod group {} (spec.schedulingGroup): dractl does not schedule "
                             "pod groups (gang scheduling, pod group claims); use kube-scheduler for them",
                             group->empty() ? std::string("(unnamed)") : fmt::format("\"{}\"", *group)));
-  }
-  if (const std::string& name = pod.spec.scheduler_name.empty() ? "default-scheduler" : pod.spec.scheduler_name;
-      name != options_.scheduler_name) {
-    return Fail(std::move(out), PodOutcome::Kind::kUnschedulable,
-                fmt::format("spec.schedulerName is \"{}\", not {}", name, options_.scheduler_name));
   }
   StatusOr<std::vector<PodClaimRef>> refs = ResolvePodClaims(s_, pod);
   if (!refs.ok()) return Fail(std::move(out), PodOutcome::Kind::kUnschedulable, refs.status().message());

@@ -8,7 +8,8 @@
 //                namespace/name
 //   per pod:
 //     controller   EnsurePodClaims: claims from templates (pod_claims.h)
-//     PreEnqueue   scheduling gates; ResolvePodClaims (§2.1)
+//     PreEnqueue   scheduling gates, schedulerName, pod groups (left alone);
+//                  ResolvePodClaims (§2.1)
 //     PreFilter    per claim: classes exist, prioritized lists allowed (§4.3);
 //                  an Allocator over the current allocated state
 //     Filter       per node, in name order from where the previous pod's
