@@ -20,6 +20,13 @@ bool Contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
+// Writes `text` to `name` in the temporary directory; returns its path.
+fs::path WriteTemp(const std::string& name, const std::string& text) {
+  fs::path path = fs::temp_directory_path() / name;
+  std::ofstream(path) << text;
+  return path;
+}
+
 // huge: 200 CPUs, no toleration: three GPU nodes are tainted, cpu-01 has 16 CPUs.
 TEST(ExplainCliTest, HugeIsBlockedByTaintsAndCpu) {
   CommandResult r = RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " default/huge");
@@ -80,27 +87,27 @@ TEST(ExplainCliTest, AllPendingExplainsBothPendingPods) {
 // A claim whose selector no device satisfies: the selector's file:line and
 // the memory sizes that exist.
 TEST(ExplainCliTest, SelectorMatchingNothingIsLocated) {
-  fs::path extra = fs::temp_directory_path() / "dractl_explain_extra.yaml";
-  std::ofstream(extra) << "apiVersion: resource.k8s.io/v1\n"
-                          "kind: ResourceClaim\n"
-                          "metadata: {namespace: default, name: big-gpu}\n"
-                          "spec:\n"
-                          "  devices:\n"
-                          "    requests:\n"
-                          "    - name: gpu\n"
-                          "      exactly:\n"
-                          "        deviceClassName: gpu.nvidia.com\n"
-                          "        selectors:\n"
-                          "        - cel:\n"
-                          "            expression: \"device.attributes['gpu.nvidia.com'].productName == 'H200'\"\n"
-                          "---\n"
-                          "apiVersion: v1\n"
-                          "kind: Pod\n"
-                          "metadata: {namespace: default, name: wants-h200}\n"
-                          "spec:\n"
-                          "  resourceClaims: [{name: gpu, resourceClaimName: big-gpu}]\n"
-                          "  tolerations: [{key: nvidia.com/gpu, operator: Exists}]\n"
-                          "  containers: [{name: c, image: x}]\n";
+  fs::path extra = WriteTemp("dractl_explain_extra.yaml",
+                             "apiVersion: resource.k8s.io/v1\n"
+                             "kind: ResourceClaim\n"
+                             "metadata: {namespace: default, name: big-gpu}\n"
+                             "spec:\n"
+                             "  devices:\n"
+                             "    requests:\n"
+                             "    - name: gpu\n"
+                             "      exactly:\n"
+                             "        deviceClassName: gpu.nvidia.com\n"
+                             "        selectors:\n"
+                             "        - cel:\n"
+                             "            expression: \"device.attributes['gpu.nvidia.com'].productName == 'H200'\"\n"
+                             "---\n"
+                             "apiVersion: v1\n"
+                             "kind: Pod\n"
+                             "metadata: {namespace: default, name: wants-h200}\n"
+                             "spec:\n"
+                             "  resourceClaims: [{name: gpu, resourceClaimName: big-gpu}]\n"
+                             "  tolerations: [{key: nvidia.com/gpu, operator: Exists}]\n"
+                          "  containers: [{name: c, image: x}]\n");
   CommandResult r =
       RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " -f " + ShellQuote(extra.string()) + " wants-h200");
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -113,14 +120,14 @@ TEST(ExplainCliTest, SelectorMatchingNothingIsLocated) {
 // GenericWorkload: explain gives the reason dractl leaves it alone, and
 // schedule leaves it pending with that reason.
 TEST(ExplainCliTest, PodGroupMemberIsLeftAlone) {
-  fs::path extra = fs::temp_directory_path() / "dractl_explain_podgroup.yaml";
-  std::ofstream(extra) << "apiVersion: v1\n"
-                          "kind: Pod\n"
-                          "metadata: {namespace: default, name: worker-0}\n"
-                          "spec:\n"
-                          "  schedulingGroup:\n"
-                          "    podGroupName: train-job\n"
-                          "  containers: [{name: c, image: x}]\n";
+  fs::path extra = WriteTemp("dractl_explain_podgroup.yaml",
+                             "apiVersion: v1\n"
+                             "kind: Pod\n"
+                             "metadata: {namespace: default, name: worker-0}\n"
+                             "spec:\n"
+                             "  schedulingGroup:\n"
+                             "    podGroupName: train-job\n"
+                             "  containers: [{name: c, image: x}]\n");
   const std::string files = " -f " + ShellQuote(kData) + " -f " + ShellQuote(extra.string());
   CommandResult r = RunCommand(kBin + " explain --workloads ignore" + files + " default/worker-0");
   ASSERT_EQ(r.exit_code, 0) << r.output;
