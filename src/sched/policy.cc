@@ -57,13 +57,13 @@ int64_t FreePermille(int64_t requested, int64_t capacity) {
 int64_t LeastAllocatedScore(const NodeState& node, const PodFit& fit) {
   // Resources with zero allocatable are left out of the weights, as upstream.
   int64_t sum = 0, weights = 0;
-  if (node.allocatable.milli_cpu > 0) {
-    sum += LeastRequested(node.non_zero_requested.milli_cpu + fit.non_zero_requests.milli_cpu,
-                          node.allocatable.milli_cpu);
+  if (node.allocatable->milli_cpu > 0) {
+    sum += LeastRequested(node.non_zero_requested->milli_cpu + fit.non_zero_requests.milli_cpu,
+                          node.allocatable->milli_cpu);
     ++weights;
   }
-  if (node.allocatable.memory > 0) {
-    sum += LeastRequested(node.non_zero_requested.memory + fit.non_zero_requests.memory, node.allocatable.memory);
+  if (node.allocatable->memory > 0) {
+    sum += LeastRequested(node.non_zero_requested->memory + fit.non_zero_requests.memory, node.allocatable->memory);
     ++weights;
   }
   return weights == 0 ? 0 : sum / weights;
@@ -79,8 +79,8 @@ int64_t BalancedAllocationScore(const NodeState& node, const PodFit& fit) {
     double f = static_cast<double>(requested) / static_cast<double>(allocatable);
     fractions[count++] = f > 1 ? 1 : f;
   };
-  add(node.requested.milli_cpu + fit.requests.milli_cpu, node.allocatable.milli_cpu);
-  add(node.requested.memory + fit.requests.memory, node.allocatable.memory);
+  add(node.requested->milli_cpu + fit.requests.milli_cpu, node.allocatable->milli_cpu);
+  add(node.requested->memory + fit.requests.memory, node.allocatable->memory);
   double std_dev = count == 2 ? std::abs((fractions[0] - fractions[1]) / 2) : 0;
   return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
 }
@@ -92,13 +92,13 @@ int64_t DraNormalizedScore(const PodFit& fit) {
 
 int64_t MostAllocatedScore(const NodeState& node, const PodFit& fit) {
   int64_t sum = 0, weights = 0;
-  if (node.allocatable.milli_cpu > 0) {
-    sum += MostRequested(node.non_zero_requested.milli_cpu + fit.non_zero_requests.milli_cpu,
-                         node.allocatable.milli_cpu);
+  if (node.allocatable->milli_cpu > 0) {
+    sum += MostRequested(node.non_zero_requested->milli_cpu + fit.non_zero_requests.milli_cpu,
+                         node.allocatable->milli_cpu);
     ++weights;
   }
-  if (node.allocatable.memory > 0) {
-    sum += MostRequested(node.non_zero_requested.memory + fit.non_zero_requests.memory, node.allocatable.memory);
+  if (node.allocatable->memory > 0) {
+    sum += MostRequested(node.non_zero_requested->memory + fit.non_zero_requests.memory, node.allocatable->memory);
     ++weights;
   }
   if (node.devices > 0) {
@@ -111,12 +111,12 @@ int64_t MostAllocatedScore(const NodeState& node, const PodFit& fit) {
 int64_t BestFitScore(const NodeState& node, const PodFit& fit) {
   const int64_t free_devices = std::max<int64_t>(0, node.devices - node.devices_in_use - fit.devices_taken);
   int64_t sum = 0, weights = 0;
-  if (node.allocatable.milli_cpu > 0) {
-    sum += FreePermille(node.requested.milli_cpu + fit.requests.milli_cpu, node.allocatable.milli_cpu);
+  if (node.allocatable->milli_cpu > 0) {
+    sum += FreePermille(node.requested->milli_cpu + fit.requests.milli_cpu, node.allocatable->milli_cpu);
     ++weights;
   }
-  if (node.allocatable.memory > 0) {
-    sum += FreePermille(node.requested.memory + fit.requests.memory, node.allocatable.memory);
+  if (node.allocatable->memory > 0) {
+    sum += FreePermille(node.requested->memory + fit.requests.memory, node.allocatable->memory);
     ++weights;
   }
   const int64_t free_permille = weights == 0 ? 0 : sum / weights;

@@ -29,12 +29,17 @@ namespace dra::sched {
 
 inline constexpr int64_t kMaxNodeScore = 100;
 
-// A node as the scorer sees it before the pod is placed.
+// Resources with nothing in them: what a NodeState points to by default.
+inline const Resources kNoResources{};
+
+// A node as the scorer sees it before the pod is placed. The resources are
+// the caller's (the scheduler's per-node figures), pointed to: the scheduler
+// makes a NodeState for every feasible node of every pod.
 struct NodeState {
   const api::Node* node = nullptr;
-  Resources allocatable{};
-  Resources requested{};           // PodRequests of the pods on the node
-  Resources non_zero_requested{};  // PodRequests(non_zero) of the pods on the node
+  const Resources* allocatable = &kNoResources;
+  const Resources* requested = &kNoResources;           // PodRequests of the pods on the node
+  const Resources* non_zero_requested = &kNoResources;  // PodRequests(non_zero) of the pods on the node
   int64_t devices = 0;           // devices of the pools usable on the node
   int64_t devices_in_use = 0;    // of those, allocated to some claim
 };

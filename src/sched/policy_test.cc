@@ -5,16 +5,24 @@
 namespace dra::sched {
 namespace {
 
-NodeState Node(int64_t cpu, int64_t mem, int64_t used_cpu, int64_t used_mem) {
-  NodeState n;
-  n.allocatable = {.milli_cpu = cpu, .memory = mem, .pods = 110};
-  n.requested = {.milli_cpu = used_cpu, .memory = used_mem};
-  n.non_zero_requested = n.requested;
-  return n;
-}
+// A NodeState and the resources it points to (requested and non-zero
+// requested alike).
+struct TestNode {
+  TestNode(int64_t cpu, int64_t mem, int64_t used_cpu, int64_t used_mem)
+      : allocatable{.milli_cpu = cpu, .memory = mem, .pods = 110},
+        requested{.milli_cpu = used_cpu, .memory = used_mem},
+        state{.allocatable = &allocatable, .requested = &requested, .non_zero_requested = &requested} {}
+  TestNode(const TestNode&) = delete;
+  TestNode& operator=(const TestNode&) = delete;
+
+  Resources allocatable;
+  Resources requested;
+  NodeState state;
+};
 
 TEST(PolicyTest, LeastAllocatedAveragesCpuAndMemory) {
-  NodeState n = Node(4000, 1000, 1000, 0);
+  TestNode n_node(4000, 1000, 1000, 0);
+  NodeState& n = n_node.state;
   PodFit fit{.requests = {.milli_cpu = 1000, .memory = 500}, .non_zero_requests = {.milli_cpu = 1000, .memory = 500}};
   // cpu (4000-2000)*100/4000 = 50, memory (1000-500)*100/1000 = 50.
   EXPECT_EQ(LeastAllocatedScore(n, fit), 50);
@@ -23,7 +31,8 @@ TEST(PolicyTest, LeastAllocatedAveragesCpuAndMemory) {
 }
 
 TEST(PolicyTest, BalancedAllocationPenalisesSkew) {
-  NodeState n = Node(4000, 1000, 0, 0);
+  TestNode n_node(4000, 1000, 0, 0);
+  NodeState& n = n_node.state;
   PodFit fit{.requests = {.milli_cpu = 2000, .memory = 100}};
   // fractions 0.5 and 0.1: std = 0.2 -> 80.
   EXPECT_EQ(BalancedAllocationScore(n, fit), 80);
@@ -38,7 +47,8 @@ TEST(PolicyTest, DraScoreIsNormalisedToTheBestNode) {
 }
 
 TEST(PolicyTest, MostAllocatedCountsDevices) {
-  NodeState n = Node(4000, 1000, 1000, 500);
+  TestNode n_node(4000, 1000, 1000, 500);
+  NodeState& n = n_node.state;
   n.devices = 8;
   n.devices_in_use = 2;
   PodFit fit{.non_zero_requests = {.milli_cpu = 1000, .memory = 0}, .devices_taken = 2};
@@ -49,7 +59,8 @@ TEST(PolicyTest, MostAllocatedCountsDevices) {
 }
 
 TEST(PolicyTest, BestFitPrefersTheFewestFreeDevicesThenTheLeastFreeCpuAndMemory) {
-  NodeState busy = Node(4000, 1000, 1000, 500);
+  TestNode busy_node(4000, 1000, 1000, 500);
+  NodeState& busy = busy_node.state;
   busy.devices = 8;
   busy.devices_in_use = 6;
   NodeState fresh = busy;
@@ -65,9 +76,11 @@ TEST(PolicyTest, BestFitPrefersTheFewestFreeDevicesThenTheLeastFreeCpuAndMemory)
 
   // A CPU-only pod: a node without devices beats one with free devices even
   // when it has more cpu and memory left.
-  NodeState cpu_only = Node(4000, 1000, 0, 0);
+  TestNode cpu_only_node(4000, 1000, 0, 0);
+  NodeState& cpu_only = cpu_only_node.state;
   PodFit cpu_pod{.requests = {.milli_cpu = 1000, .memory = 100}};
-  NodeState gpu_node = Node(4000, 1000, 2000, 800);
+  TestNode gpu_node_node(4000, 1000, 2000, 800);
+  NodeState& gpu_node = gpu_node_node.state;
   gpu_node.devices = 8;
   gpu_node.devices_in_use = 7;
   EXPECT_EQ(BestFitScore(cpu_only, cpu_pod), -(750 + 900) / 2);
@@ -87,7 +100,8 @@ TEST(PolicyTest, PoliciesByName) {
   auto kube = NewPolicy("kube");
   ASSERT_TRUE(kube.ok());
   EXPECT_EQ((*kube)->name(), "kube");
-  NodeState n = Node(4000, 1000, 0, 0);
+  TestNode n_node(4000, 1000, 0, 0);
+  NodeState& n = n_node.state;
   PodFit fit{.requests = {.milli_cpu = 2000, .memory = 100},
              .non_zero_requests = {.milli_cpu = 2000, .memory = 100},
              .dra_raw_score = 8,

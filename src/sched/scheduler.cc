@@ -156,9 +156,8 @@ struct Rejected {
 // What the pods bound to one node request (NodeResourcesFit's view),
 // kept up to date as pods are placed.
 struct NodeUsage {
-  Resources requested{};
+  Resources requested{};  // .pods counts the pods: PodRequests gives each 1
   Resources non_zero_requested{};
-  int64_t pods = 0;
 };
 
 // The state of one Schedule() call that lives across pods: one Allocator
@@ -200,7 +199,6 @@ class Scheduler {
       NodeUsage& u = usage_[*idx];
       u.requested.Add(PodRequests(p));
       u.non_zero_requested.Add(PodRequests(p, /*non_zero=*/true));
-      ++u.pods;
     }
   }
 
@@ -295,9 +293,9 @@ NodeState Scheduler::StateOf(size_t node_idx) const {
 
 NodeState Scheduler::StateOf(size_t node_idx, int64_t devices, int64_t devices_in_use) const {
   return NodeState{.node = &s_.nodes[node_idx],
-                   .allocatable = allocatable_[node_idx],
-                   .requested = usage_[node_idx].requested,
-                   .non_zero_requested = usage_[node_idx].non_zero_requested,
+                   .allocatable = &allocatable_[node_idx],
+                   .requested = &usage_[node_idx].requested,
+                   .non_zero_requested = &usage_[node_idx].non_zero_requested,
                    .devices = devices,
                    .devices_in_use = devices_in_use};
 }
@@ -421,9 +419,7 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
       reject("NodeAffinity", std::move(reasons));
       continue;
     }
-    Resources on_node = usage_[node_idx].requested;
-    on_node.pods = usage_[node_idx].pods;
-    if (!FilterResources(requests, on_node, allocatable_[node_idx], &extended_classes_, &reasons)) {
+    if (!FilterResources(requests, usage_[node_idx].requested, allocatable_[node_idx], &extended_classes_, &reasons)) {
       reject("NodeResourcesFit", std::move(reasons));
       continue;
     }
@@ -623,7 +619,6 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   NodeUsage& usage = usage_[chosen.node];
   usage.requested.Add(requests);
   usage.non_zero_requested.Add(non_zero_requests);
-  ++usage.pods;
 
   // Bind.
   out.kind = PodOutcome::Kind::kPlaced;

@@ -131,6 +131,20 @@ TEST_F(SchedulerTest, LeastAllocatedSpreadsAndBoundPodsCount) {
   EXPECT_THAT(r.changed_pods, ::testing::ElementsAre(1u));
 }
 
+// A node's pod count includes its bound pods and the pods this run placed.
+TEST_F(SchedulerTest, PodCountCountsBoundAndPlacedPods) {
+  AddNode("n1").status.allocatable.insert_or_assign("pods", Q("2"));
+  AddPod("running").spec.node_name = "n1";
+  AddPod("p1");
+  AddPod("p2");
+  ScheduleResult r = Run();
+  ASSERT_EQ(r.pods.size(), 2u);
+  EXPECT_EQ(r.pods[0].kind, PodOutcome::Kind::kPlaced);
+  EXPECT_EQ(r.pods[0].node, "n1");
+  EXPECT_EQ(r.pods[1].kind, PodOutcome::Kind::kUnschedulable);
+  EXPECT_EQ(r.pods[1].message, "0/1 nodes are available: 1 Too many pods.");
+}
+
 TEST_F(SchedulerTest, BinpackFillsTheBusierNode) {
   AddNode("n1");
   AddNode("n2");
