@@ -79,8 +79,8 @@ TEST(PolicyTest, BestFitPrefersTheFewestFreeDevicesThenTheLeastFreeCpuAndMemory)
   TestNode cpu_only_node(4000, 1000, 0, 0);
   NodeState& cpu_only = cpu_only_node.state;
   PodFit cpu_pod{.requests = {.milli_cpu = 1000, .memory = 100}};
-  TestNode gpu_node_node(4000, 1000, 2000, 800);
-  NodeState& gpu_node = gpu_node_node.state;
+  TestNode gpu(4000, 1000, 2000, 800);
+  NodeState& gpu_node = gpu.state;
   gpu_node.devices = 8;
   gpu_node.devices_in_use = 7;
   EXPECT_EQ(BestFitScore(cpu_only, cpu_pod), -(750 + 900) / 2);
