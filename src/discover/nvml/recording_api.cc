@@ -33,6 +33,11 @@ uintptr_t Key(Handle handle) {
   return reinterpret_cast<uintptr_t>(handle);
 }
 
+// A recorded value, as RECORDING.md writes it (signed or unsigned).
+Node Value(int value) { return Node::Int(value); }
+Node Value(unsigned int value) { return tree::Uint(value); }
+Node Value(unsigned long long value) { return tree::Uint(value); }
+
 // The C string in a buffer of `length` bytes (up to the NUL, or the whole
 // buffer if there is none).
 std::string FromBuffer(const char* buffer, unsigned int length) {
@@ -67,6 +72,35 @@ void RecordingApi::AddAllMissing(const Symbols& symbols) {
 }
 
 bool RecordingApi::IsMissing(std::string_view symbol) const { return missing_.contains(symbol); }
+
+bool RecordingApi::NotFound(Return ret, std::string_view symbol) {
+  if (ret != kErrorFunctionNotFound) return false;
+  AddMissing(symbol);
+  return true;
+}
+
+template <typename Symbols>
+bool RecordingApi::NoneFound(Return ret, const Symbols& symbols) {
+  if (ret != kErrorFunctionNotFound) return false;
+  AddAllMissing(symbols);
+  return true;
+}
+
+void RecordingApi::SetOnDevice(Device device, std::string_view function, Node answer) {
+  if (Node* object = DeviceObject(device, function)) {
+    tree::Set(*object, function, std::move(answer));
+  }
+}
+
+template <typename T>
+Return RecordingApi::DeviceValue(Device device, std::string_view function, std::string_view field,
+                                 Return ret, const T* value) {
+  if (NotFound(ret, function) || value == nullptr) return ret;
+  Node answer = Answer(ret);
+  if (ret == kSuccess) answer.Add(std::string(field), Value(*value));
+  SetOnDevice(device, function, std::move(answer));
+  return ret;
+}
 
 void RecordingApi::Unrecordable(std::string_view function, std::string_view what) {
   std::string message = fmt::format("{}: {}", function, what);
@@ -120,10 +154,7 @@ Node* RecordingApi::ComputeInstanceObject(ComputeInstance compute_instance,
 
 Return RecordingApi::InitWithFlags(unsigned int flags) {
   Return ret = inner_.InitWithFlags(flags);
-  if (ret == kErrorFunctionNotFound) {
-    AddAllMissing(kInitSymbols);
-    return ret;
-  }
+  if (NoneFound(ret, kInitSymbols)) return ret;
   // The symbol that answered: nvmlInitWithFlags unless flags are 0 (api.h)
   // or the library lacks it, then the first fallback it has.
   auto first = kInitSymbols.begin() + (flags == 0 ? 1 : 0);
@@ -145,11 +176,7 @@ const char* RecordingApi::ErrorString(Return ret) { return inner_.ErrorString(re
 
 Return RecordingApi::SystemGetDriverVersion(char* version, unsigned int length) {
   Return ret = inner_.SystemGetDriverVersion(version, length);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing("nvmlSystemGetDriverVersion");
-    return ret;
-  }
-  if (version == nullptr) return ret;
+  if (NotFound(ret, "nvmlSystemGetDriverVersion") || version == nullptr) return ret;
   Node answer = Answer(ret);
   if (ret == kSuccess) {
     answer.Add("version", Node::String(FromBuffer(version, length)));
@@ -166,11 +193,7 @@ Return RecordingApi::SystemGetDriverVersion(char* version, unsigned int length) 
 
 Return RecordingApi::SystemGetCudaDriverVersion(int* cuda_driver_version) {
   Return ret = inner_.SystemGetCudaDriverVersion(cuda_driver_version);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing("nvmlSystemGetCudaDriverVersion");
-    return ret;
-  }
-  if (cuda_driver_version == nullptr) return ret;
+  if (NotFound(ret, "nvmlSystemGetCudaDriverVersion") || cuda_driver_version == nullptr) return ret;
   Node answer = Answer(ret);
   if (ret == kSuccess) answer.Add("cudaDriverVersion", Node::Int(*cuda_driver_version));
   tree::Set(Root(), "nvmlSystemGetCudaDriverVersion", std::move(answer));
@@ -181,11 +204,7 @@ Return RecordingApi::SystemGetCudaDriverVersion(int* cuda_driver_version) {
 
 Return RecordingApi::DeviceGetCount(unsigned int* device_count) {
   Return ret = inner_.DeviceGetCount(device_count);
-  if (ret == kErrorFunctionNotFound) {
-    AddAllMissing(kDeviceGetCountSymbols);
-    return ret;
-  }
-  if (device_count == nullptr) return ret;
+  if (NoneFound(ret, kDeviceGetCountSymbols) || device_count == nullptr) return ret;
   Node answer = Answer(ret);
   if (ret == kSuccess) answer.Add("deviceCount", tree::Uint(*device_count));
   tree::Set(Root(), "nvmlDeviceGetCount_v2", std::move(answer));
@@ -194,11 +213,7 @@ Return RecordingApi::DeviceGetCount(unsigned int* device_count) {
 
 Return RecordingApi::DeviceGetHandleByIndex(unsigned int index, Device* device) {
   Return ret = inner_.DeviceGetHandleByIndex(index, device);
-  if (ret == kErrorFunctionNotFound) {
-    AddAllMissing(kDeviceGetHandleByIndexSymbols);
-    return ret;
-  }
-  if (device == nullptr) return ret;
+  if (NoneFound(ret, kDeviceGetHandleByIndexSymbols) || device == nullptr) return ret;
   tree::Set(GpuObject(index), "nvmlDeviceGetHandleByIndex_v2", Answer(ret));
   if (ret == kSuccess) devices_[Key(*device)] = DeviceRef{.gpu = index, .mig = std::nullopt};
   return ret;
@@ -208,11 +223,7 @@ Return RecordingApi::DeviceString(Device device, std::string_view function, std:
                                   char* buffer, unsigned int length,
                                   Return (Api::*call)(Device, char*, unsigned int)) {
   Return ret = (inner_.*call)(device, buffer, length);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing(function);
-    return ret;
-  }
-  if (buffer == nullptr) return ret;
+  if (NotFound(ret, function) || buffer == nullptr) return ret;
   Node answer = Answer(ret);
   if (ret == kSuccess) {
     answer.Add(std::string(field), Node::String(FromBuffer(buffer, length)));
@@ -239,95 +250,51 @@ Return RecordingApi::DeviceGetUUID(Device device, char* uuid, unsigned int lengt
 }
 
 Return RecordingApi::DeviceGetMinorNumber(Device device, unsigned int* minor_number) {
-  constexpr std::string_view kFunction = "nvmlDeviceGetMinorNumber";
-  Return ret = inner_.DeviceGetMinorNumber(device, minor_number);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing(kFunction);
-    return ret;
-  }
-  if (minor_number == nullptr) return ret;
-  Node answer = Answer(ret);
-  if (ret == kSuccess) answer.Add("minorNumber", tree::Uint(*minor_number));
-  if (Node* object = DeviceObject(device, kFunction))
-    tree::Set(*object, kFunction, std::move(answer));
-  return ret;
+  return DeviceValue(device, "nvmlDeviceGetMinorNumber", "minorNumber",
+                     inner_.DeviceGetMinorNumber(device, minor_number), minor_number);
 }
 
 Return RecordingApi::DeviceGetBrand(Device device, int* type) {
-  constexpr std::string_view kFunction = "nvmlDeviceGetBrand";
-  Return ret = inner_.DeviceGetBrand(device, type);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing(kFunction);
-    return ret;
-  }
-  if (type == nullptr) return ret;
-  Node answer = Answer(ret);
-  if (ret == kSuccess) answer.Add("type", Node::Int(*type));
-  if (Node* object = DeviceObject(device, kFunction))
-    tree::Set(*object, kFunction, std::move(answer));
-  return ret;
+  return DeviceValue(device, "nvmlDeviceGetBrand", "type",
+                     inner_.DeviceGetBrand(device, type), type);
 }
 
 Return RecordingApi::DeviceGetArchitecture(Device device, unsigned int* arch) {
-  constexpr std::string_view kFunction = "nvmlDeviceGetArchitecture";
-  Return ret = inner_.DeviceGetArchitecture(device, arch);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing(kFunction);
-    return ret;
-  }
-  if (arch == nullptr) return ret;
-  Node answer = Answer(ret);
-  if (ret == kSuccess) answer.Add("arch", tree::Uint(*arch));
-  if (Node* object = DeviceObject(device, kFunction))
-    tree::Set(*object, kFunction, std::move(answer));
-  return ret;
+  return DeviceValue(device, "nvmlDeviceGetArchitecture", "arch",
+                     inner_.DeviceGetArchitecture(device, arch), arch);
 }
 
 Return RecordingApi::DeviceGetCudaComputeCapability(Device device, int* major, int* minor) {
   constexpr std::string_view kFunction = "nvmlDeviceGetCudaComputeCapability";
   Return ret = inner_.DeviceGetCudaComputeCapability(device, major, minor);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing(kFunction);
-    return ret;
-  }
-  if (major == nullptr || minor == nullptr) return ret;
+  if (NotFound(ret, kFunction) || major == nullptr || minor == nullptr) return ret;
   Node answer = Answer(ret);
   if (ret == kSuccess) {
     answer.Add("major", Node::Int(*major));
     answer.Add("minor", Node::Int(*minor));
   }
-  if (Node* object = DeviceObject(device, kFunction))
-    tree::Set(*object, kFunction, std::move(answer));
+  SetOnDevice(device, kFunction, std::move(answer));
   return ret;
 }
 
 Return RecordingApi::DeviceGetMemoryInfo(Device device, Memory* memory) {
   constexpr std::string_view kFunction = "nvmlDeviceGetMemoryInfo";
   Return ret = inner_.DeviceGetMemoryInfo(device, memory);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing(kFunction);
-    return ret;
-  }
-  if (memory == nullptr) return ret;
+  if (NotFound(ret, kFunction) || memory == nullptr) return ret;
   Node answer = Answer(ret);
   if (ret == kSuccess) {
     answer.Add("total", tree::Uint(memory->total));
     answer.Add("free", tree::Uint(memory->free));
     answer.Add("used", tree::Uint(memory->used));
   }
-  if (Node* object = DeviceObject(device, kFunction))
-    tree::Set(*object, kFunction, std::move(answer));
+  SetOnDevice(device, kFunction, std::move(answer));
   return ret;
 }
 
 Return RecordingApi::DeviceGetPciInfo(Device device, PciInfo* pci) {
   constexpr std::string_view kFunction = "nvmlDeviceGetPciInfo_v3";
   Return ret = inner_.DeviceGetPciInfo(device, pci);
-  if (ret == kErrorFunctionNotFound) {
-    AddAllMissing(kDeviceGetPciInfoSymbols);
-    return ret;
-  }
-  if (pci == nullptr) return ret;
+  if (NoneFound(ret, kDeviceGetPciInfoSymbols) || pci == nullptr) return ret;
   Node answer = Answer(ret);
   if (ret == kSuccess) {
     answer.Add("busId", Node::String(FromBuffer(pci->busId, sizeof pci->busId)));
@@ -338,8 +305,7 @@ Return RecordingApi::DeviceGetPciInfo(Device device, PciInfo* pci) {
     answer.Add("pciDeviceId", tree::Uint(pci->pciDeviceId));
     answer.Add("pciSubSystemId", tree::Uint(pci->pciSubSystemId));
   }
-  if (Node* object = DeviceObject(device, kFunction))
-    tree::Set(*object, kFunction, std::move(answer));
+  SetOnDevice(device, kFunction, std::move(answer));
   return ret;
 }
 
@@ -347,15 +313,10 @@ Return RecordingApi::DeviceGetAddressingMode(Device device, DeviceAddressingMode
   constexpr std::string_view kFunction = "nvmlDeviceGetAddressingMode";
   bool version_ok = mode != nullptr && mode->version == kDeviceAddressingModeV1;
   Return ret = inner_.DeviceGetAddressingMode(device, mode);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing(kFunction);
-    return ret;
-  }
-  if (!version_ok) return ret;
+  if (NotFound(ret, kFunction) || !version_ok) return ret;
   Node answer = Answer(ret);
   if (ret == kSuccess) answer.Add("value", tree::Uint(mode->value));
-  if (Node* object = DeviceObject(device, kFunction))
-    tree::Set(*object, kFunction, std::move(answer));
+  SetOnDevice(device, kFunction, std::move(answer));
   return ret;
 }
 
@@ -363,18 +324,13 @@ Return RecordingApi::DeviceGetMigMode(Device device, unsigned int* current_mode,
                                       unsigned int* pending_mode) {
   constexpr std::string_view kFunction = "nvmlDeviceGetMigMode";
   Return ret = inner_.DeviceGetMigMode(device, current_mode, pending_mode);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing(kFunction);
-    return ret;
-  }
-  if (current_mode == nullptr || pending_mode == nullptr) return ret;
+  if (NotFound(ret, kFunction) || current_mode == nullptr || pending_mode == nullptr) return ret;
   Node answer = Answer(ret);
   if (ret == kSuccess) {
     answer.Add("currentMode", tree::Uint(*current_mode));
     answer.Add("pendingMode", tree::Uint(*pending_mode));
   }
-  if (Node* object = DeviceObject(device, kFunction))
-    tree::Set(*object, kFunction, std::move(answer));
+  SetOnDevice(device, kFunction, std::move(answer));
   return ret;
 }
 
@@ -382,11 +338,7 @@ Return RecordingApi::DeviceGetGpuInstanceProfileInfo(Device device, unsigned int
                                                      GpuInstanceProfileInfo* info) {
   constexpr std::string_view kFunction = "nvmlDeviceGetGpuInstanceProfileInfo";
   Return ret = inner_.DeviceGetGpuInstanceProfileInfo(device, profile, info);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing(kFunction);
-    return ret;
-  }
-  if (info == nullptr) return ret;
+  if (NotFound(ret, kFunction) || info == nullptr) return ret;
   Node answer = Answer(ret);
   if (ret == kSuccess) {
     answer.Add("id", tree::Uint(info->id));
@@ -412,11 +364,7 @@ Return RecordingApi::DeviceGetGpuInstancePossiblePlacements(Device device, unsig
                                                             unsigned int* count) {
   constexpr std::string_view kFunction = "nvmlDeviceGetGpuInstancePossiblePlacements_v2";
   Return ret = inner_.DeviceGetGpuInstancePossiblePlacements(device, profile_id, placements, count);
-  if (ret == kErrorFunctionNotFound) {
-    AddAllMissing(kPossiblePlacementsSymbols);
-    return ret;
-  }
-  if (count == nullptr) return ret;
+  if (NoneFound(ret, kPossiblePlacementsSymbols) || count == nullptr) return ret;
   Node answer = Answer(ret);
   if (ret == kSuccess && placements != nullptr) {
     Node list = Node::Sequence();
@@ -448,29 +396,15 @@ Return RecordingApi::DeviceGetGpuInstancePossiblePlacements(Device device, unsig
 }
 
 Return RecordingApi::DeviceGetMaxMigDeviceCount(Device device, unsigned int* count) {
-  constexpr std::string_view kFunction = "nvmlDeviceGetMaxMigDeviceCount";
-  Return ret = inner_.DeviceGetMaxMigDeviceCount(device, count);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing(kFunction);
-    return ret;
-  }
-  if (count == nullptr) return ret;
-  Node answer = Answer(ret);
-  if (ret == kSuccess) answer.Add("count", tree::Uint(*count));
-  if (Node* object = DeviceObject(device, kFunction))
-    tree::Set(*object, kFunction, std::move(answer));
-  return ret;
+  return DeviceValue(device, "nvmlDeviceGetMaxMigDeviceCount", "count",
+                     inner_.DeviceGetMaxMigDeviceCount(device, count), count);
 }
 
 Return RecordingApi::DeviceGetMigDeviceHandleByIndex(Device device, unsigned int index,
                                                      Device* mig_device) {
   constexpr std::string_view kFunction = "nvmlDeviceGetMigDeviceHandleByIndex";
   Return ret = inner_.DeviceGetMigDeviceHandleByIndex(device, index, mig_device);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing(kFunction);
-    return ret;
-  }
-  if (mig_device == nullptr) return ret;
+  if (NotFound(ret, kFunction) || mig_device == nullptr) return ret;
   auto parent = devices_.find(Key(device));
   if (parent == devices_.end() || parent->second.mig) {
     Unrecordable(kFunction, parent == devices_.end() ? "unknown device handle"
@@ -485,44 +419,20 @@ Return RecordingApi::DeviceGetMigDeviceHandleByIndex(Device device, unsigned int
 }
 
 Return RecordingApi::DeviceGetGpuInstanceId(Device device, unsigned int* id) {
-  constexpr std::string_view kFunction = "nvmlDeviceGetGpuInstanceId";
-  Return ret = inner_.DeviceGetGpuInstanceId(device, id);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing(kFunction);
-    return ret;
-  }
-  if (id == nullptr) return ret;
-  Node answer = Answer(ret);
-  if (ret == kSuccess) answer.Add("id", tree::Uint(*id));
-  if (Node* object = DeviceObject(device, kFunction))
-    tree::Set(*object, kFunction, std::move(answer));
-  return ret;
+  return DeviceValue(device, "nvmlDeviceGetGpuInstanceId", "id",
+                     inner_.DeviceGetGpuInstanceId(device, id), id);
 }
 
 Return RecordingApi::DeviceGetComputeInstanceId(Device device, unsigned int* id) {
-  constexpr std::string_view kFunction = "nvmlDeviceGetComputeInstanceId";
-  Return ret = inner_.DeviceGetComputeInstanceId(device, id);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing(kFunction);
-    return ret;
-  }
-  if (id == nullptr) return ret;
-  Node answer = Answer(ret);
-  if (ret == kSuccess) answer.Add("id", tree::Uint(*id));
-  if (Node* object = DeviceObject(device, kFunction))
-    tree::Set(*object, kFunction, std::move(answer));
-  return ret;
+  return DeviceValue(device, "nvmlDeviceGetComputeInstanceId", "id",
+                     inner_.DeviceGetComputeInstanceId(device, id), id);
 }
 
 Return RecordingApi::DeviceGetGpuInstanceById(Device device, unsigned int id,
                                               GpuInstance* gpu_instance) {
   constexpr std::string_view kFunction = "nvmlDeviceGetGpuInstanceById";
   Return ret = inner_.DeviceGetGpuInstanceById(device, id, gpu_instance);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing(kFunction);
-    return ret;
-  }
-  if (gpu_instance == nullptr) return ret;
+  if (NotFound(ret, kFunction) || gpu_instance == nullptr) return ret;
   auto parent = devices_.find(Key(device));
   if (parent == devices_.end() || parent->second.mig) {
     Unrecordable(kFunction, parent == devices_.end() ? "unknown device handle"
@@ -540,11 +450,7 @@ Return RecordingApi::DeviceGetGpuInstanceById(Device device, unsigned int id,
 Return RecordingApi::GpuInstanceGetInfo(GpuInstance gpu_instance, GpuInstanceInfo* info) {
   constexpr std::string_view kFunction = "nvmlGpuInstanceGetInfo";
   Return ret = inner_.GpuInstanceGetInfo(gpu_instance, info);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing(kFunction);
-    return ret;
-  }
-  if (info == nullptr) return ret;
+  if (NotFound(ret, kFunction) || info == nullptr) return ret;
   Node answer = Answer(ret);
   if (ret == kSuccess) {
     answer.Add("id", tree::Uint(info->id));
@@ -561,11 +467,7 @@ Return RecordingApi::GpuInstanceGetComputeInstanceById(GpuInstance gpu_instance,
                                                        ComputeInstance* compute_instance) {
   constexpr std::string_view kFunction = "nvmlGpuInstanceGetComputeInstanceById";
   Return ret = inner_.GpuInstanceGetComputeInstanceById(gpu_instance, id, compute_instance);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing(kFunction);
-    return ret;
-  }
-  if (compute_instance == nullptr) return ret;
+  if (NotFound(ret, kFunction) || compute_instance == nullptr) return ret;
   auto parent = gpu_instances_.find(Key(gpu_instance));
   if (parent == gpu_instances_.end()) {
     Unrecordable(kFunction, "unknown GPU instance handle");
@@ -586,11 +488,7 @@ Return RecordingApi::ComputeInstanceGetInfo(ComputeInstance compute_instance,
                                             ComputeInstanceInfo* info) {
   constexpr std::string_view kFunction = "nvmlComputeInstanceGetInfo_v2";
   Return ret = inner_.ComputeInstanceGetInfo(compute_instance, info);
-  if (ret == kErrorFunctionNotFound) {
-    AddAllMissing(kComputeInstanceGetInfoSymbols);
-    return ret;
-  }
-  if (info == nullptr) return ret;
+  if (NoneFound(ret, kComputeInstanceGetInfoSymbols) || info == nullptr) return ret;
   Node answer = Answer(ret);
   if (ret == kSuccess) {
     answer.Add("id", tree::Uint(info->id));
@@ -610,11 +508,7 @@ Return RecordingApi::GpuInstanceGetComputeInstanceProfileInfo(GpuInstance gpu_in
   constexpr std::string_view kFunction = "nvmlGpuInstanceGetComputeInstanceProfileInfo";
   Return ret =
       inner_.GpuInstanceGetComputeInstanceProfileInfo(gpu_instance, profile, eng_profile, info);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing(kFunction);
-    return ret;
-  }
-  if (info == nullptr) return ret;
+  if (NotFound(ret, kFunction) || info == nullptr) return ret;
   Node answer = Answer(ret);
   if (ret == kSuccess) {
     answer.Add("id", tree::Uint(info->id));
@@ -635,57 +529,30 @@ Return RecordingApi::GpuInstanceGetComputeInstanceProfileInfo(GpuInstance gpu_in
 }
 
 Return RecordingApi::DeviceGetVirtualizationMode(Device device, int* mode) {
-  constexpr std::string_view kFunction = "nvmlDeviceGetVirtualizationMode";
-  Return ret = inner_.DeviceGetVirtualizationMode(device, mode);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing(kFunction);
-    return ret;
-  }
-  if (mode == nullptr) return ret;
-  Node answer = Answer(ret);
-  if (ret == kSuccess) answer.Add("mode", Node::Int(*mode));
-  if (Node* object = DeviceObject(device, kFunction))
-    tree::Set(*object, kFunction, std::move(answer));
-  return ret;
+  return DeviceValue(device, "nvmlDeviceGetVirtualizationMode", "mode",
+                     inner_.DeviceGetVirtualizationMode(device, mode), mode);
 }
 
 // ---- Events ----
 
 Return RecordingApi::EventSetCreate(EventSet* set) {
   Return ret = inner_.EventSetCreate(set);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing("nvmlEventSetCreate");
-    return ret;
-  }
-  if (set == nullptr) return ret;
+  if (NotFound(ret, "nvmlEventSetCreate") || set == nullptr) return ret;
   tree::Set(Root(), "nvmlEventSetCreate", Answer(ret));
   if (ret == kSuccess) event_sets_.insert(Key(*set));
   return ret;
 }
 
 Return RecordingApi::DeviceGetSupportedEventTypes(Device device, unsigned long long* event_types) {
-  constexpr std::string_view kFunction = "nvmlDeviceGetSupportedEventTypes";
-  Return ret = inner_.DeviceGetSupportedEventTypes(device, event_types);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing(kFunction);
-    return ret;
-  }
-  if (event_types == nullptr) return ret;
-  Node answer = Answer(ret);
-  if (ret == kSuccess) answer.Add("eventTypes", tree::Uint(*event_types));
-  if (Node* object = DeviceObject(device, kFunction))
-    tree::Set(*object, kFunction, std::move(answer));
-  return ret;
+  return DeviceValue(device, "nvmlDeviceGetSupportedEventTypes", "eventTypes",
+                     inner_.DeviceGetSupportedEventTypes(device, event_types), event_types);
 }
 
 Return RecordingApi::DeviceRegisterEvents(Device device, unsigned long long event_types,
                                           EventSet set) {
   constexpr std::string_view kFunction = "nvmlDeviceRegisterEvents";
   Return ret = inner_.DeviceRegisterEvents(device, event_types, set);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing(kFunction);
-    return ret;
-  }
+  if (NotFound(ret, kFunction)) return ret;
   if (!event_sets_.contains(Key(set))) {
     Unrecordable(kFunction, "unknown event set");
     return ret;
@@ -703,10 +570,7 @@ Return RecordingApi::EventSetWait(EventSet set, EventData* data, unsigned int ti
     tree::Child(Root(), "events", Node::Sequence());
   }
   Return ret = inner_.EventSetWait(set, data, timeout_ms);
-  if (ret == kErrorFunctionNotFound) {
-    AddAllMissing(kEventSetWaitSymbols);
-    return ret;
-  }
+  if (NoneFound(ret, kEventSetWaitSymbols)) return ret;
   // Timeouts are implied by the gaps between events (RECORDING.md).
   if (ret == kErrorTimeout || data == nullptr) return ret;
   if (!event_sets_.contains(Key(set))) {
@@ -734,10 +598,7 @@ Return RecordingApi::EventSetWait(EventSet set, EventData* data, unsigned int ti
 
 Return RecordingApi::EventSetFree(EventSet set) {
   Return ret = inner_.EventSetFree(set);
-  if (ret == kErrorFunctionNotFound) {
-    AddMissing("nvmlEventSetFree");
-    return ret;
-  }
+  if (NotFound(ret, "nvmlEventSetFree")) return ret;
   if (ret == kSuccess) event_sets_.erase(Key(set));
   return ret;
 }

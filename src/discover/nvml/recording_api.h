@@ -133,6 +133,18 @@ class RecordingApi : public Api {
   template <typename Symbols>
   void AddAllMissing(const Symbols& symbols);
   bool IsMissing(std::string_view symbol) const;
+  // True, with the symbol noted as missing, when `ret` says the library
+  // lacks the function (the second form: all of its fallback symbols).
+  bool NotFound(Return ret, std::string_view symbol);
+  template <typename Symbols>
+  bool NoneFound(Return ret, const Symbols& symbols);
+  // Writes `answer` as `function`'s on the device's object, if the handle is known.
+  void SetOnDevice(Device device, std::string_view function, manifest::Node answer);
+  // The getters of one value on a device: records `ret` and, on success,
+  // `*value` as `field`. `value` is the caller's pointer (nothing recorded if null).
+  template <typename T>
+  Return DeviceValue(Device device, std::string_view function, std::string_view field,
+                     Return ret, const T* value);
   // Shared by DeviceGetName / DeviceGetUUID.
   Return DeviceString(Device device, std::string_view function, std::string_view field,
                       char* buffer, unsigned int length,

@@ -75,6 +75,15 @@ TEST(RecordingApiTest, WritesAnswersWhereRecordingMdSays) {
   EXPECT_EQ(Text(At(root, {"devices", "0", "nvmlDeviceGetPciInfo_v3", "busId"})),
             "00000000:18:00.0");
   EXPECT_EQ(Text(At(root, {"devices", "0", "nvmlDeviceGetMemoryInfo", "total"})), "150754820096");
+  // Getters of one value: signed, unsigned, 64-bit, and one on a MIG device.
+  EXPECT_EQ(Text(At(root, {"devices", "1", "nvmlDeviceGetMinorNumber", "minorNumber"})), "1");
+  EXPECT_EQ(Text(At(root, {"devices", "0", "nvmlDeviceGetBrand", "type"})), "14");
+  EXPECT_EQ(Text(At(root, {"devices", "1", "nvmlDeviceGetSupportedEventTypes", "eventTypes"})),
+            "11");
+  const Node* mig_gi = At(root, {"devices", "1", "migDevices", "1", "nvmlDeviceGetGpuInstanceId"});
+  ASSERT_NE(mig_gi, nullptr);
+  EXPECT_EQ(Text(mig_gi->Find("id")), "7");
+  EXPECT_EQ(Text(mig_gi->Find("ret")), "0");
   EXPECT_EQ(Text(At(root, {"devices", "0", "nvmlDeviceGetGpuInstanceProfileInfo", "4", "id"})),
             "0");
   EXPECT_EQ(Text(At(root, {"devices", "0", "nvmlDeviceGetGpuInstanceProfileInfo", "5", "ret"})),
