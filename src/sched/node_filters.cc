@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
+
 #include "api/node_selector.h"
 
 namespace dra::sched {
@@ -32,13 +34,13 @@ bool FilterUnschedulable(const api::Pod& pod, const api::Node& node, std::vector
   if (!node.spec.unschedulable) return true;
   api::Taint taint{.key = kUnschedulableTaintKey, .effect = api::TaintEffect::kNoSchedule};
   if (Tolerated(pod, taint)) return true;
-  reasons->emplace_back(kReasonUnschedulable);
+  if (reasons != nullptr) reasons->emplace_back(kReasonUnschedulable);
   return false;
 }
 
 bool FilterNodeName(const api::Pod& pod, const api::Node& node, std::vector<std::string>* reasons) {
   if (pod.spec.node_name.empty() || pod.spec.node_name == node.metadata.name) return true;
-  reasons->emplace_back(kReasonNodeName);
+  if (reasons != nullptr) reasons->emplace_back(kReasonNodeName);
   return false;
 }
 
@@ -47,7 +49,9 @@ bool FilterTaints(const api::Pod& pod, const api::Node& node, std::vector<std::s
     // Only NoSchedule and NoExecute keep pods off (PreferNoSchedule scores).
     if (taint.effect != api::TaintEffect::kNoSchedule && taint.effect != api::TaintEffect::kNoExecute) continue;
     if (!Tolerated(pod, taint)) {
-      reasons->push_back(fmt::format("node(s) had untolerated taint {{{}: {}}}", taint.key, taint.value));
+      if (reasons != nullptr) {
+        reasons->push_back(fmt::format("node(s) had untolerated taint {{{}: {}}}", taint.key, taint.value));
+      }
       return false;
     }
   }
@@ -58,7 +62,7 @@ StatusOr<bool> FilterNodeAffinity(const api::Pod& pod, const api::Node& node, st
   for (const auto& [key, value] : pod.spec.node_selector) {
     const std::string* have = node.metadata.labels.find(key);
     if (have == nullptr || *have != value) {
-      reasons->emplace_back(kReasonNodeAffinity);
+      if (reasons != nullptr) reasons->emplace_back(kReasonNodeAffinity);
       return false;
     }
   }
@@ -71,7 +75,7 @@ StatusOr<bool> FilterNodeAffinity(const api::Pod& pod, const api::Node& node, st
       return Status(match.status().code(), "spec.affinity.nodeAffinity: " + std::string(match.status().message()));
     }
     if (!*match) {
-      reasons->emplace_back(kReasonNodeAffinity);
+      if (reasons != nullptr) reasons->emplace_back(kReasonNodeAffinity);
       return false;
     }
   }
@@ -80,23 +84,31 @@ StatusOr<bool> FilterNodeAffinity(const api::Pod& pod, const api::Node& node, st
 
 bool FilterResources(const Resources& pod, const Resources& requested, const Resources& allocatable,
                      const ExtendedResourceClasses* dra_classes, std::vector<std::string>* reasons) {
-  const size_t before = reasons->size();
-  if (requested.pods + 1 > allocatable.pods) reasons->emplace_back(kReasonTooManyPods);
+  bool fits = true;
+  auto short_of = [&](std::string_view text) {
+    fits = false;
+    if (reasons != nullptr) reasons->emplace_back(text);
+  };
+  if (requested.pods + 1 > allocatable.pods) short_of(kReasonTooManyPods);
   if (pod.milli_cpu > 0 && pod.milli_cpu > allocatable.milli_cpu - requested.milli_cpu) {
-    reasons->emplace_back("Insufficient cpu");
+    short_of("Insufficient cpu");
   }
   if (pod.memory > 0 && pod.memory > allocatable.memory - requested.memory) {
-    reasons->emplace_back("Insufficient memory");
+    short_of("Insufficient memory");
   }
+  // Without texts to write, the first shortfall decides.
+  if (!fits && reasons == nullptr) return false;
   // Upstream checks ephemeral-storage next and then the scalar resources in
   // map order (random in Go); we check all of them by name.
   for (const auto& [name, amount] : pod.scalar) {
     if (amount > 0 && amount > allocatable.Get(name) - requested.Get(name)) {
       if (dra_classes != nullptr && allocatable.Get(name) == 0 && dra_classes->Find(name) != nullptr) continue;
+      if (reasons == nullptr) return false;
       reasons->push_back("Insufficient " + name);
+      fits = false;
     }
   }
-  return reasons->size() == before;
+  return fits;
 }
 
 }  // namespace dra::sched

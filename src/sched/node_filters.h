@@ -32,9 +32,10 @@ inline constexpr char kUnschedulableTaintKey[] = "node.kubernetes.io/unschedulab
 bool ToleratesTaint(const api::Toleration& toleration, const api::Taint& taint);
 
 // Each filter appends its reasons for turning the node down to `*reasons`
-// and returns whether the node passes (no reasons). The scheduler runs them
-// for every pod on every node with one vector; the forms that return the
-// reasons are for single calls.
+// and returns whether the node passes (no reasons). With `reasons` null it
+// only decides, and writes no text: the scheduler runs the filters for every
+// pod on every node that way, and again with a vector for the nodes of a pod
+// that fits nowhere. The forms that return the reasons are for single calls.
 
 // NodeUnschedulable: a node with spec.unschedulable passes only pods that
 // tolerate node.kubernetes.io/unschedulable:NoSchedule.

@@ -111,5 +111,41 @@ TEST(NodeFiltersTest, AppendingFormsKeepEarlierReasons) {
                                    "node(s) didn't match Pod's node affinity/selector", "Insufficient cpu"));
 }
 
+// With no vector the filters only decide: the same verdict as with one, for
+// each kind of shortage alone (the resources filter stops at the first).
+TEST(NodeFiltersTest, NullReasonsGiveTheSameVerdict) {
+  api::Node node = NodeNamed("n1");
+  api::Pod pod;
+  EXPECT_TRUE(FilterUnschedulable(pod, node, nullptr));
+  EXPECT_TRUE(FilterNodeName(pod, node, nullptr));
+  EXPECT_TRUE(FilterTaints(pod, node, nullptr));
+  EXPECT_TRUE(*FilterNodeAffinity(pod, node, nullptr));
+  node.spec.unschedulable = true;
+  node.spec.taints.push_back({.key = "gpu", .value = "busy", .effect = api::TaintEffect::kNoSchedule});
+  pod.spec.node_name = "n2";
+  pod.spec.node_selector.insert_or_assign("zone", "b");
+  EXPECT_FALSE(FilterUnschedulable(pod, node, nullptr));
+  EXPECT_FALSE(FilterNodeName(pod, node, nullptr));
+  EXPECT_FALSE(FilterTaints(pod, node, nullptr));
+  EXPECT_FALSE(*FilterNodeAffinity(pod, node, nullptr));
+
+  const Resources alloc{.milli_cpu = 1000, .memory = 1 << 20, .pods = 2, .scalar = {{"example.com/fpga", 1}}};
+  const Resources used{.milli_cpu = 500, .memory = 1 << 19, .pods = 1};
+  const std::vector<Resources> pods = {
+      Resources{.milli_cpu = 500, .memory = 1 << 19, .pods = 1, .scalar = {{"example.com/fpga", 1}}},  // fits
+      Resources{.milli_cpu = 501, .pods = 1},
+      Resources{.memory = (1 << 19) + 1, .pods = 1},
+      Resources{.pods = 1, .scalar = {{"example.com/fpga", 2}}},
+      Resources{.pods = 1, .scalar = {{"example.com/other", 1}}},
+  };
+  for (size_t i = 0; i < pods.size(); ++i) {
+    const bool fits = FilterResources(pods[i], used, alloc).empty();
+    EXPECT_EQ(fits, i == 0) << i;
+    EXPECT_EQ(FilterResources(pods[i], used, alloc, nullptr, nullptr), fits) << i;
+  }
+  const Resources full{.milli_cpu = 500, .memory = 1 << 19, .pods = 2};
+  EXPECT_FALSE(FilterResources(pods[0], full, alloc, nullptr, nullptr));
+}
+
 }  // namespace
 }  // namespace dra::sched

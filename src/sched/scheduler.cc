@@ -143,14 +143,26 @@ struct DraWhyNot {
   int reason_claim = -1;   // index into the pod's claims to allocate
 };
 
-// A node Filter rejected, recorded cheaply; turned into a NodeRejection only
-// if the pod is not placed.
+// A node Filter rejected, recorded cheaply (no text); turned into a
+// NodeRejection only if the pod is not placed.
 struct Rejected {
-  enum Dra { kNotDra, kCannotAllocate, kInvalidPools, kNotAvailable };
+  enum Why {
+    // A node filter (node_filters.h): it is run again for its texts.
+    kUnschedulable,
+    kNodeName,
+    kTaints,
+    kNodeAffinity,
+    kResources,
+    // DynamicResources: fixed texts, or those of why_not_[node].
+    kStaleExtendedClaim,
+    kExtendedCannotFit,
+    kCannotAllocate,
+    kInvalidPools,
+    kNotAvailable,
+  };
   size_t node = 0;
   const char* plugin = nullptr;
-  std::vector<std::string> reasons{};  // kNotDra: the filter's texts
-  Dra dra = kNotDra;                   // else: the texts come from why_not_[node]
+  Why why = kUnschedulable;
 };
 
 // What the pods bound to one node request (NodeResourcesFit's view),
@@ -388,49 +400,48 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   const size_t want_feasible = NumFeasibleNodesToFind(options_.percentage_of_nodes_to_score, num_nodes);
   feasible.reserve(want_feasible);
   size_t processed = 0;
-  std::vector<std::string> reasons;
   for (; processed < num_nodes && feasible.size() < want_feasible; ++processed) {
     const size_t node_idx = (next_start_node_ + processed) % num_nodes;
     const api::Node& node = s_.nodes[node_idx];
-    auto reject = [&](const char* plugin, std::vector<std::string> texts, Rejected::Dra dra = Rejected::kNotDra) {
-      rejected_.push_back(Rejected{.node = node_idx, .plugin = plugin, .reasons = std::move(texts), .dra = dra});
+    auto reject = [&](const char* plugin, Rejected::Why why) {
+      rejected_.push_back(Rejected{.node = node_idx, .plugin = plugin, .why = why});
     };
-    // One vector for every filter of every node: most nodes pass, and a
-    // vector per call cost a destructor call each (10% of a scheduling run).
-    reasons.clear();
-    if (!FilterUnschedulable(pod, node, &reasons)) {
-      reject("NodeUnschedulable", std::move(reasons));
+    // The filters decide without texts: about half the nodes of a busy
+    // cluster are turned down, and their texts are only read if the pod fits
+    // nowhere (then the filters run again, below).
+    if (!FilterUnschedulable(pod, node, nullptr)) {
+      reject("NodeUnschedulable", Rejected::kUnschedulable);
       continue;
     }
-    if (!FilterNodeName(pod, node, &reasons)) {
-      reject("NodeName", std::move(reasons));
+    if (!FilterNodeName(pod, node, nullptr)) {
+      reject("NodeName", Rejected::kNodeName);
       continue;
     }
-    if (!FilterTaints(pod, node, &reasons)) {
-      reject("TaintToleration", std::move(reasons));
+    if (!FilterTaints(pod, node, nullptr)) {
+      reject("TaintToleration", Rejected::kTaints);
       continue;
     }
-    StatusOr<bool> affinity = FilterNodeAffinity(pod, node, &reasons);
+    StatusOr<bool> affinity = FilterNodeAffinity(pod, node, nullptr);
     if (!affinity.ok()) {
       return Fail(std::move(out), PodOutcome::Kind::kError,
                   fmt::format("running \"NodeAffinity\" filter plugin: {}", affinity.status().message()));
     }
     if (!*affinity) {
-      reject("NodeAffinity", std::move(reasons));
+      reject("NodeAffinity", Rejected::kNodeAffinity);
       continue;
     }
-    if (!FilterResources(requests, usage_[node_idx].requested, allocatable_[node_idx], &extended_classes_, &reasons)) {
-      reject("NodeResourcesFit", std::move(reasons));
+    if (!FilterResources(requests, usage_[node_idx].requested, allocatable_[node_idx], &extended_classes_, nullptr)) {
+      reject("NodeResourcesFit", Rejected::kResources);
       continue;
     }
     // DynamicResources (§4.4), extended resources first (§6.2).
     if (extended) {
       if (stale_extended_claim) {
-        reject(kDynamicResourcesPlugin, {"cannot schedule extended resource claim"});
+        reject(kDynamicResourcesPlugin, Rejected::kStaleExtendedClaim);
         continue;
       }
       if (ResourcesServedByDra(requests, allocatable_[node_idx], extended_classes_).cannot_fit) {
-        reject(kDynamicResourcesPlugin, {"cannot fit resource"});
+        reject(kDynamicResourcesPlugin, Rejected::kExtendedCannotFit);
         continue;
       }
     }
@@ -488,7 +499,7 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
         }
       }
       if (!verdict.fits) {
-        reject(kDynamicResourcesPlugin, {},
+        reject(kDynamicResourcesPlugin,
                why_not_[node_idx].reason.invalid_pools ? Rejected::kInvalidPools : Rejected::kCannotAllocate);
         continue;
       }
@@ -498,7 +509,7 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
       cand.raw_score = verdict.raw_score;
     }
     if (unavailable) {
-      reject(kDynamicResourcesPlugin, {}, Rejected::kNotAvailable);
+      reject(kDynamicResourcesPlugin, Rejected::kNotAvailable);
       continue;
     }
     feasible.push_back(cand);
@@ -509,13 +520,36 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
     std::sort(rejected_.begin(), rejected_.end(), [](const Rejected& a, const Rejected& b) { return a.node < b.node; });
     out.rejections.reserve(rejected_.size());
     std::vector<std::string> claim_keys;  // of to_allocate, built on first use
-    for (Rejected& r : rejected_) {
+    for (const Rejected& r : rejected_) {
+      const api::Node& node = s_.nodes[r.node];
       NodeRejection rejection{
-          .node = s_.nodes[r.node].metadata.name, .plugin = r.plugin, .reasons = {}, .detail = {}, .dra_reason = {}};
+          .node = node.metadata.name, .plugin = r.plugin, .reasons = {}, .detail = {}, .dra_reason = {}};
       const DraWhyNot& memo = why_not_[r.node];
-      switch (r.dra) {
-        case Rejected::kNotDra:
-          rejection.reasons = std::move(r.reasons);
+      std::vector<std::string>* texts = &rejection.reasons;
+      switch (r.why) {
+        // The same filters on the same state as above: the same verdict,
+        // now with its texts.
+        case Rejected::kUnschedulable:
+          FilterUnschedulable(pod, node, texts);
+          break;
+        case Rejected::kNodeName:
+          FilterNodeName(pod, node, texts);
+          break;
+        case Rejected::kTaints:
+          FilterTaints(pod, node, texts);
+          break;
+        case Rejected::kNodeAffinity:
+          // It succeeded on this node above (an error returned at once).
+          (void)FilterNodeAffinity(pod, node, texts);
+          break;
+        case Rejected::kResources:
+          FilterResources(requests, usage_[r.node].requested, allocatable_[r.node], &extended_classes_, texts);
+          break;
+        case Rejected::kStaleExtendedClaim:
+          rejection.reasons = {"cannot schedule extended resource claim"};
+          break;
+        case Rejected::kExtendedCannotFit:
+          rejection.reasons = {"cannot fit resource"};
           break;
         case Rejected::kInvalidPools:
           rejection.reasons = {memo.reason.message};

@@ -170,6 +170,41 @@ TEST_F(SchedulerTest, NoFitAggregatesReasonsAsUpstream) {
   EXPECT_TRUE(snap_.pods[0].spec.node_name.empty());
 }
 
+// The filters decide without texts and are asked again for them when the pod
+// fits nowhere: each node's rejection names its filter and that filter's reasons.
+TEST_F(SchedulerTest, EachTurnedDownNodeNamesItsFilterAndReasons) {
+  AddNode("n1").spec.unschedulable = true;
+  AddNode("n2").metadata.labels.insert_or_assign("zone", "b");
+  api::Node& n3 = AddNode("n3", "2", "1Gi");
+  n3.metadata.labels.insert_or_assign("zone", "a");
+  api::Node& n4 = AddNode("n4");
+  n4.metadata.labels.insert_or_assign("zone", "a");
+  n4.spec.taints.push_back({.key = "dedicated", .value = "ml", .effect = api::TaintEffect::kNoSchedule});
+  api::Pod& p = AddPod("p", "3");
+  p.spec.node_selector.insert_or_assign("zone", "a");
+  p.spec.containers[0].resources.requests.insert_or_assign("memory", Q("2Gi"));
+  p.spec.containers[0].resources.requests.insert_or_assign("example.com/foo", Q("1"));
+  ScheduleResult r = Run();
+  ASSERT_EQ(r.pods[0].kind, PodOutcome::Kind::kUnschedulable);
+  EXPECT_EQ(r.pods[0].message,
+            "0/4 nodes are available: 1 Insufficient cpu, 1 Insufficient example.com/foo, 1 Insufficient memory, "
+            "1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had untolerated taint {dedicated: ml}, "
+            "1 node(s) were unschedulable.");
+  const std::vector<NodeRejection>& got = r.pods[0].rejections;
+  ASSERT_EQ(got.size(), 4u);
+  EXPECT_EQ(got[0].node, "n1");
+  EXPECT_EQ(got[0].plugin, "NodeUnschedulable");
+  EXPECT_THAT(got[0].reasons, ::testing::ElementsAre("node(s) were unschedulable"));
+  EXPECT_EQ(got[1].plugin, "NodeAffinity");
+  EXPECT_THAT(got[1].reasons, ::testing::ElementsAre("node(s) didn't match Pod's node affinity/selector"));
+  EXPECT_EQ(got[2].plugin, "NodeResourcesFit");
+  EXPECT_THAT(got[2].reasons,
+              ::testing::ElementsAre("Insufficient cpu", "Insufficient memory", "Insufficient example.com/foo"));
+  EXPECT_EQ(got[3].node, "n4");
+  EXPECT_EQ(got[3].plugin, "TaintToleration");
+  EXPECT_THAT(got[3].reasons, ::testing::ElementsAre("node(s) had untolerated taint {dedicated: ml}"));
+}
+
 // Pods of a pod group (spec.schedulingGroup) are left alone with the reason;
 // an explicit null is no group. The field stays in spec.extra as written.
 TEST_F(SchedulerTest, PodGroupMembersAreLeftAloneWithTheReason) {
