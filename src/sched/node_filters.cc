@@ -82,6 +82,12 @@ StatusOr<bool> FilterNodeAffinity(const api::Pod& pod, const api::Node& node, st
   return true;
 }
 
+bool HasNodeAffinity(const api::Pod& pod) {
+  return !pod.spec.node_selector.empty() ||
+         (pod.spec.affinity && pod.spec.affinity->node_affinity &&
+          pod.spec.affinity->node_affinity->required_during_scheduling_ignored_during_execution);
+}
+
 bool FilterResources(const Resources& pod, const Resources& requested, const Resources& allocatable,
                      const ExtendedResourceClasses* dra_classes, std::vector<std::string>* reasons) {
   bool fits = true;

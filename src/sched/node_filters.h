@@ -52,6 +52,9 @@ bool FilterTaints(const api::Pod& pod, const api::Node& node, std::vector<std::s
 // affinity (api::MatchesNodeSelector). kInvalidArgument if the affinity
 // cannot be parsed (upstream rejects such pods at validation).
 StatusOr<bool> FilterNodeAffinity(const api::Pod& pod, const api::Node& node, std::vector<std::string>* reasons);
+// Whether the pod has a nodeSelector or required node affinity: without,
+// FilterNodeAffinity passes every node.
+bool HasNodeAffinity(const api::Pod& pod);
 
 // NodeResourcesFit: "Too many pods", then "Insufficient cpu", "Insufficient
 // memory", then "Insufficient NAME" per other resource in name order.

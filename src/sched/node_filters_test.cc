@@ -54,16 +54,23 @@ TEST(NodeFiltersTest, TaintsNoScheduleAndNoExecuteNeedTolerations) {
 TEST(NodeFiltersTest, NodeSelectorAndRequiredAffinity) {
   api::Node node = NodeNamed("n1");
   api::Pod pod;
+  EXPECT_FALSE(HasNodeAffinity(pod));
   EXPECT_THAT(*FilterNodeAffinity(pod, node), IsEmpty());
   pod.spec.node_selector.insert_or_assign("zone", "b");
+  EXPECT_TRUE(HasNodeAffinity(pod));
   EXPECT_THAT(*FilterNodeAffinity(pod, node), ElementsAre("node(s) didn't match Pod's node affinity/selector"));
   pod.spec.node_selector.insert_or_assign("zone", "a");
   EXPECT_THAT(*FilterNodeAffinity(pod, node), IsEmpty());
   api::NodeSelector sel;
   sel.node_selector_terms.push_back(
       {.match_fields = {{.key = "metadata.name", .operator_ = api::NodeSelectorOperator::kIn, .values = {"n2"}}}});
+  pod.spec.affinity = api::Affinity{.node_affinity = api::NodeAffinity{}};
+  pod.spec.node_selector = {};
+  EXPECT_FALSE(HasNodeAffinity(pod));  // node affinity without required terms
   pod.spec.affinity = api::Affinity{.node_affinity = api::NodeAffinity{
                                         .required_during_scheduling_ignored_during_execution = sel}};
+  EXPECT_TRUE(HasNodeAffinity(pod));
+  pod.spec.node_selector.insert_or_assign("zone", "a");
   EXPECT_THAT(*FilterNodeAffinity(pod, node), ElementsAre("node(s) didn't match Pod's node affinity/selector"));
   EXPECT_THAT(*FilterNodeAffinity(pod, NodeNamed("n2")), IsEmpty());
   pod.spec.affinity->node_affinity->required_during_scheduling_ignored_during_execution->node_selector_terms[0]
