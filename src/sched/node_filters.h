@@ -33,9 +33,10 @@ bool ToleratesTaint(const api::Toleration& toleration, const api::Taint& taint);
 
 // Each filter appends its reasons for turning the node down to `*reasons`
 // and returns whether the node passes (no reasons). With `reasons` null it
-// only decides, and writes no text: the scheduler runs the filters for every
-// pod on every node that way, and again with a vector for the nodes of a pod
-// that fits nowhere. The forms that return the reasons are for single calls.
+// only decides, and writes no text: the scheduler's pass over the nodes runs
+// them that way, and runs the one that turned a node down again, with a
+// vector, for a pod that fits nowhere. The forms that return the reasons are
+// for single calls.
 
 // NodeUnschedulable: a node with spec.unschedulable passes only pods that
 // tolerate node.kubernetes.io/unschedulable:NoSchedule.
