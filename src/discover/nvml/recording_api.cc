@@ -235,9 +235,7 @@ Return RecordingApi::DeviceString(Device device, std::string_view function, std:
       answer.Add(std::string(field), Node::String(FromBuffer(big.data(), kRetryBufferSize)));
     }
   }
-  if (Node* object = DeviceObject(device, function)) {
-    tree::Set(*object, function, std::move(answer));
-  }
+  SetOnDevice(device, function, std::move(answer));
   return ret;
 }
 
@@ -557,7 +555,7 @@ Return RecordingApi::DeviceRegisterEvents(Device device, unsigned long long even
     Unrecordable(kFunction, "unknown event set");
     return ret;
   }
-  if (Node* object = DeviceObject(device, kFunction)) tree::Set(*object, kFunction, Answer(ret));
+  SetOnDevice(device, kFunction, Answer(ret));
   return ret;
 }
 
