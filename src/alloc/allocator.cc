@@ -501,6 +501,7 @@ struct Entry {
   // Best fit: candidate indices in the order the search tries them, set when
   // the search starts on this entry (it depends on what the claim took).
   std::vector<int> order;
+  bool preferred = false;  // `order` holds a DevicePreference's order
   // Search::tables_[class_tables + i] is the table of the class's selector i
   // (nullptr for a selector without CEL); request_tables likewise.
   size_t class_tables = 0;
@@ -549,7 +550,7 @@ class Search {
  public:
   StatusOr<NodeFit> Run(const Allocator& allocator, internal::AllocatorCache& cache, const NodeState& state,
                         const api::Node& node, std::span<const api::ResourceClaim* const> claims,
-                        Allocator::ResultDetail detail);
+                        Allocator::ResultDetail detail, const DevicePreference* preference);
   bool busy() const { return busy_; }
 
  private:
@@ -603,6 +604,10 @@ class Search {
   // DeviceChoice::kBestFit: sets entry.order (best_fit.h) from the devices the
   // claim took so far and the counters left in this call.
   void OrderForBestFit(int claim_idx, Entry& entry);
+  // DevicePreference: the entry's preferred devices (those of this node, in
+  // the caller's order) first, then entry.order (or the driver's order).
+  // False when no preference names the entry (entry.order is then unset).
+  bool OrderForPreference(int claim_idx, Entry& entry);
   // The counter sets of a pool as published (no consumption subtracted).
   const CounterSets& Totals(int pool_idx);
 
@@ -638,6 +643,7 @@ class Search {
   // Best fit: whether this call orders devices, their sizes (DeviceSizer,
   // built on first use) and the published counters per pool.
   bool best_fit_ = false;
+  const DevicePreference* preference_ = nullptr;  // kFull calls only; may be null
   std::vector<double> sizes_;
   std::vector<std::optional<CounterSets>> totals_;
   struct BestFitKey {
@@ -684,6 +690,7 @@ void Search::Reset(const Allocator& allocator, internal::AllocatorCache& cache, 
   }
   consumed_by_pool_.clear();
   best_fit_ = false;
+  preference_ = nullptr;
   sizes_.clear();
   totals_.clear();
   set_members_.clear();
@@ -761,13 +768,13 @@ Status Search::PrepareEntry(PreparedClaim& claim, int request_idx, int entry_idx
       // claims already consume is rechecked when the device is taken, so a
       // matching device that is partly used makes the All request fail rather
       // than drop out of the set.
-      StatusOr<std::optional<CapacityAmounts>> fit = CheckCapacity(
-          *entry.capacity, *candidates()[c].device, nullptr, nullptr, f_->fractional_capacity_range);
+      StatusOr<bool> fit = CapacityFits(*entry.capacity, *candidates()[c].device, nullptr, nullptr,
+                                        f_->fractional_capacity_range);
       if (!fit.ok()) {
         return Status(fit.status().code(), fmt::format("{}: checking capacity for device {}: {}", where(),
                                                        Id(candidate), fit.status().message()));
       }
-      if (!fit->has_value()) continue;
+      if (!*fit) continue;
     }
     entry.all_devices.push_back(candidate);
   }
@@ -1097,6 +1104,33 @@ void Search::OrderForBestFit(int claim_idx, Entry& entry) {
   });
 }
 
+bool Search::OrderForPreference(int claim_idx, Entry& entry) {
+  const DevicePreference::Entry* wanted = nullptr;
+  for (const DevicePreference::Entry& e : preference_->entries) {
+    if (e.claim == static_cast<size_t>(claim_idx) && e.request == entry.name) wanted = &e;
+  }
+  if (wanted == nullptr || wanted->devices.empty()) return false;
+  const size_t n = candidates().size();
+  if (!best_fit_) {
+    entry.order.resize(n);
+    for (size_t i = 0; i < n; ++i) entry.order[i] = static_cast<int>(i);
+  }
+  // Rank per candidate: its position in the preference, or past its end.
+  std::vector<size_t> rank(n, wanted->devices.size());
+  for (size_t i = 0; i < n; ++i) {
+    const std::string id = Id(static_cast<int>(i));
+    for (size_t k = 0; k < wanted->devices.size(); ++k) {
+      if (wanted->devices[k] == id) {
+        rank[i] = k;
+        break;
+      }
+    }
+  }
+  std::stable_sort(entry.order.begin(), entry.order.end(),
+                   [&rank](int a, int b) { return rank[static_cast<size_t>(a)] < rank[static_cast<size_t>(b)]; });
+  return true;
+}
+
 TakeResult Search::Take(int claim_idx, int request_idx, int entry_idx, int candidate, bool must) {
   PreparedClaim& claim = claims_[static_cast<size_t>(claim_idx)];
   const Entry& entry = claim.requests[static_cast<size_t>(request_idx)].entries[static_cast<size_t>(entry_idx)];
@@ -1292,10 +1326,9 @@ StatusOr<int64_t> Search::CountUsable(int claim_idx, int request_idx, int entry_
     const bool multi = f_->consumable_capacity && device.allow_multiple_allocations.value_or(false);
     const CapacityAmounts* aggregated = cand.aggregated;
     if (f_->consumable_capacity && !CapacityFitsTrivially(*entry.capacity, device, aggregated, nullptr)) {
-      StatusOr<std::optional<CapacityAmounts>> fit =
-          CheckCapacity(*entry.capacity, device, aggregated, nullptr, f_->fractional_capacity_range);
+      StatusOr<bool> fit = CapacityFits(*entry.capacity, device, aggregated, nullptr, f_->fractional_capacity_range);
       if (!fit.ok()) return fit.status();  // the search reports it where upstream does
-      if (!fit->has_value()) {
+      if (!*fit) {
         ++count.capacity;
         continue;
       }
@@ -1452,8 +1485,11 @@ Outcome Search::Step(int claim_idx, int request_idx, int entry_idx, int64_t devi
     return o;
   }
 
-  if (best_fit_ && device_idx == 0) OrderForBestFit(claim_idx, entry);
-  const int* order = best_fit_ ? entry.order.data() : nullptr;
+  if (device_idx == 0) {
+    if (best_fit_) OrderForBestFit(claim_idx, entry);
+    entry.preferred = preference_ != nullptr && OrderForPreference(claim_idx, entry);
+  }
+  const int* order = best_fit_ || entry.preferred ? entry.order.data() : nullptr;
   size_t start = device_idx > 0 ? static_cast<size_t>(claim.records.back().pos) + 1 : 0;
   for (size_t pos = start; pos < candidates().size(); ++pos) {
     const size_t c = order != nullptr ? static_cast<size_t>(order[pos]) : pos;
@@ -1484,9 +1520,8 @@ Outcome Search::Step(int claim_idx, int request_idx, int entry_idx, int64_t devi
         !CapacityFitsTrivially(*entry.capacity, *cand.device, cand.aggregated,
                                allocating_capacity_[c] ? &*allocating_capacity_[c] : nullptr)) {
       const auto& allocating = allocating_capacity_[c];
-      StatusOr<std::optional<CapacityAmounts>> fit =
-          CheckCapacity(*entry.capacity, *cand.device, cand.aggregated, allocating ? &*allocating : nullptr,
-                        f_->fractional_capacity_range);
+      StatusOr<bool> fit = CapacityFits(*entry.capacity, *cand.device, cand.aggregated,
+                                        allocating ? &*allocating : nullptr, f_->fractional_capacity_range);
       if (!fit.ok()) {
         error_ = Status(fit.status().code(),
                         fmt::format("claim {}, request {}: checking capacity for device {}: {}",
@@ -1494,7 +1529,7 @@ Outcome Search::Step(int claim_idx, int request_idx, int entry_idx, int64_t devi
                                     fit.status().message()));
         return Outcome::kError;
       }
-      if (!fit->has_value()) {
+      if (!*fit) {
         ++reason_.capacity;
         continue;
       }
@@ -1569,7 +1604,7 @@ StatusOr<api::AllocationResult> Search::BuildResult(const PreparedClaim& claim) 
 
 StatusOr<NodeFit> Search::Run(const Allocator& allocator, internal::AllocatorCache& cache, const NodeState& state,
                               const api::Node& node, std::span<const api::ResourceClaim* const> claims,
-                              Allocator::ResultDetail detail) {
+                              Allocator::ResultDetail detail, const DevicePreference* preference) {
   busy_ = true;
   struct Done {
     bool& busy;
@@ -1577,14 +1612,17 @@ StatusOr<NodeFit> Search::Run(const Allocator& allocator, internal::AllocatorCac
   } done{busy_};
   Reset(allocator, cache, state, node);
   best_fit_ = allocator.options().device_choice == DeviceChoice::kBestFit && detail == Allocator::ResultDetail::kFull;
+  if (preference != nullptr && !preference->empty() && detail == Allocator::ResultDetail::kFull) {
+    preference_ = preference;
+  }
   DRA_RETURN_IF_ERROR(Prepare(claims));
   Outcome o = ShortfallWithoutSearch() ? Outcome::kFail : Step(0, 0, 0, 0, false);
   uint64_t earlier_steps = 0;
-  if (o == Outcome::kError && best_fit_) {
+  if (o == Outcome::kError && (best_fit_ || preference_ != nullptr)) {
     // Where the search meets an error depends on its order (a selector that
     // fails on one device, an All request a constraint refuses, the step
-    // limit): search again in the driver's order, so that best fit fails
-    // only where first fit does.
+    // limit): search again in the driver's order, so that best fit (or a
+    // DevicePreference) fails only where first fit does.
     earlier_steps = steps_;
     Reset(allocator, cache, state, node);
     DRA_RETURN_IF_ERROR(Prepare(claims));
@@ -1624,7 +1662,7 @@ StatusOr<NodeFit> Allocator::Allocate(const api::Node& node, std::span<const api
 }
 
 StatusOr<NodeFit> Allocator::Allocate(NodeHandle handle, std::span<const api::ResourceClaim* const> claims,
-                                      ResultDetail detail) const {
+                                      ResultDetail detail, const DevicePreference* preference) const {
   const NodeState& state = *handle.state_;
   const api::Node& node = *handle.node_;
   if (!state.error.ok()) return state.error;
@@ -1633,9 +1671,9 @@ StatusOr<NodeFit> Allocator::Allocate(NodeHandle handle, std::span<const api::Re
   thread_local Search reusable;
   if (reusable.busy()) {
     Search search;
-    return search.Run(*this, *cache_, state, node, claims, detail);
+    return search.Run(*this, *cache_, state, node, claims, detail, preference);
   }
-  return reusable.Run(*this, *cache_, state, node, claims, detail);
+  return reusable.Run(*this, *cache_, state, node, claims, detail, preference);
 }
 
 }  // namespace dra::alloc

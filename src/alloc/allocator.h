@@ -114,6 +114,23 @@ struct Reason {
   std::string ToString() const;
 };
 
+// Devices a caller wants tried first (a packing policy's choice inside the
+// node it picked, sched/fragmentation.h): for the request entry `request`
+// ("req" or "req/sub") of claim `claim` (an index into the claims passed to
+// Allocate), the devices "driver/pool/device" in the order to try them; the
+// other devices follow in the order DeviceChoice gives. Only an order: what
+// fits is decided as without it, and a search that meets an error searches
+// again in the driver's order, as best fit does.
+struct DevicePreference {
+  struct Entry {
+    size_t claim = 0;
+    std::string request;
+    std::vector<std::string> devices;
+  };
+  std::vector<Entry> entries;
+  bool empty() const { return entries.empty(); }
+};
+
 struct NodeFit {
   bool fits = false;
   std::vector<api::AllocationResult> results;  // fits: one per claim, in order
@@ -163,7 +180,12 @@ class Allocator {
   };
   NodeHandle Handle(const api::Node& node) const;
   StatusOr<NodeFit> Allocate(NodeHandle node, std::span<const api::ResourceClaim* const> claims,
-                             ResultDetail detail) const;
+                             ResultDetail detail) const {
+    return Allocate(node, claims, detail, nullptr);
+  }
+  // With `preference` (kFull only; ignored for kSummary): its devices first.
+  StatusOr<NodeFit> Allocate(NodeHandle node, std::span<const api::ResourceClaim* const> claims, ResultDetail detail,
+                             const DevicePreference* preference) const;
 
   // Records the devices of an allocation made since the Allocator was built
   // (a claim the scheduler just allocated), as if they had been in the

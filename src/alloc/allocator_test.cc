@@ -63,7 +63,8 @@ struct Fixture {
     slices.push_back(std::move(s));
     return slices.back();
   }
-  StatusOr<NodeFit> Allocate(std::vector<api::ResourceClaim> claims, uint64_t max_steps = 0) {
+  StatusOr<NodeFit> Allocate(std::vector<api::ResourceClaim> claims, uint64_t max_steps = 0,
+                             const DevicePreference* preference = nullptr) {
     std::vector<const api::ResourceSlice*> ptrs;
     for (auto& s : slices) ptrs.push_back(&s);
     SliceIndex index(ptrs);
@@ -76,6 +77,9 @@ struct Fixture {
     Allocator allocator(features, state, cls, &index, &selectors, options);
     std::vector<const api::ResourceClaim*> ptr_claims;
     for (auto& c : claims) ptr_claims.push_back(&c);
+    if (preference != nullptr) {
+      return allocator.Allocate(allocator.Handle(node), ptr_claims, Allocator::ResultDetail::kFull, preference);
+    }
     return allocator.Allocate(node, ptr_claims);
   }
 };
@@ -110,6 +114,33 @@ TEST(AllocatorTest, TakesDevicesInOrderAcrossClaims) {
   EXPECT_EQ(Devices(*fit, 0), (std::vector<std::string>{"r:a", "r:b"}));
   EXPECT_EQ(Devices(*fit, 1), (std::vector<std::string>{"r:c"}));
   ASSERT_TRUE(fit->results[0].node_selector.has_value());
+}
+
+// A DevicePreference puts its devices first for the request it names; a
+// device that cannot be taken is skipped as in the driver's order, and what
+// fits is decided as without it.
+TEST(AllocatorTest, PreferenceOrdersTheSearchOnly) {
+  Fixture f;
+  f.Slice({"a", "b", "c", "d"});
+  f.state.devices.insert("drv/pool/c");  // in use
+  DevicePreference prefer{.entries = {{.claim = 0, .request = "r", .devices = {"drv/pool/c", "drv/pool/d", "drv/pool/b"}}}};
+  auto fit = f.Allocate({Claim("c0", {Request("r", 2)})}, 0, &prefer);
+  ASSERT_TRUE(fit.ok() && fit->fits) << fit.status().ToString();
+  EXPECT_EQ(Devices(*fit), (std::vector<std::string>{"r:d", "r:b"}));
+  // Then the rest in the driver's order.
+  fit = f.Allocate({Claim("c0", {Request("r", 3)})}, 0, &prefer);
+  ASSERT_TRUE(fit.ok() && fit->fits);
+  EXPECT_EQ(Devices(*fit), (std::vector<std::string>{"r:d", "r:b", "r:a"}));
+  // A preference for another claim or request changes nothing.
+  DevicePreference other{.entries = {{.claim = 1, .request = "r", .devices = {"drv/pool/d"}},
+                                     {.claim = 0, .request = "s", .devices = {"drv/pool/d"}}}};
+  fit = f.Allocate({Claim("c0", {Request("r", 2)})}, 0, &other);
+  ASSERT_TRUE(fit.ok() && fit->fits);
+  EXPECT_EQ(Devices(*fit), (std::vector<std::string>{"r:a", "r:b"}));
+  // Four with one in use do not fit, preferred or not.
+  fit = f.Allocate({Claim("c0", {Request("r", 4)})}, 0, &prefer);
+  ASSERT_TRUE(fit.ok());
+  EXPECT_FALSE(fit->fits);
 }
 
 TEST(AllocatorTest, InUseDevicesAreSkippedAndCounted) {

@@ -2,6 +2,7 @@
 
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace dra::alloc {
 
@@ -136,18 +137,24 @@ bool CapacityFitsTrivially(const std::optional<api::CapacityRequirements>& requi
   return true;
 }
 
-StatusOr<std::optional<CapacityAmounts>> CheckCapacity(const std::optional<api::CapacityRequirements>& requirements,
-                                                       const api::Device& device, const CapacityAmounts* allocated,
-                                                       const CapacityAmounts* allocating, bool fractional) {
+namespace {
+
+// CheckCapacity's work; with `out`, the consumption of every capacity is
+// written there. The consumptions sit in a per-thread scratch vector in the
+// device's capacity order, so that a verdict alone allocates nothing.
+StatusOr<bool> CheckCapacityInto(const std::optional<api::CapacityRequirements>& requirements,
+                                 const api::Device& device, const CapacityAmounts* allocated,
+                                 const CapacityAmounts* allocating, bool fractional, CapacityAmounts* out) {
   if (requirements) {
     for (const auto& [name, amount] : requirements->requests) {
       // Another device may define it: skip this one.
-      if (!device.capacity.contains(name)) return std::optional<CapacityAmounts>();
+      if (!device.capacity.contains(name)) return false;
     }
   }
   // Every consumption first: one that cannot be represented is an error
   // whatever the order of the capacities (upstream 1.37).
-  CapacityAmounts consumed_all;
+  thread_local std::vector<Quantity> consumed_all;
+  consumed_all.clear();
   for (const auto& [name, capacity] : device.capacity) {
     const Quantity* requested = requirements ? requirements->requests.find(name) : nullptr;
     StatusOr<Quantity> consumed = ConsumedAmount(capacity, requested, fractional);
@@ -158,15 +165,16 @@ StatusOr<std::optional<CapacityAmounts>> CheckCapacity(const std::optional<api::
     if (consumed->Sign() < 0) {
       return OutOfRangeError("capacity \"" + std::string(name.view()) + "\": negative capacity");
     }
-    consumed_all.insert_or_assign(std::string(name.view()), *consumed);
+    consumed_all.push_back(*consumed);
   }
+  size_t i = 0;
   for (const auto& [name, capacity] : device.capacity) {
-    const Quantity& consumed = *consumed_all.find(name.view());
+    const Quantity& consumed = consumed_all[i++];
     const api::CapacityRequestPolicy* policy = capacity.request_policy.get();
     if (policy != nullptr) {
       bool is_default = policy->default_ && policy->default_->String() == consumed.String() &&
                         policy->default_->format() == consumed.format();
-      if (!is_default && ViolatesPolicy(*policy, consumed, fractional)) return std::optional<CapacityAmounts>();
+      if (!is_default && ViolatesPolicy(*policy, consumed, fractional)) return false;
     }
     Quantity total = consumed;
     if (allocated != nullptr) {
@@ -175,9 +183,29 @@ StatusOr<std::optional<CapacityAmounts>> CheckCapacity(const std::optional<api::
     if (allocating != nullptr) {
       if (const Quantity* q = allocating->find(name)) { DRA_ASSIGN_OR_RETURN(total, total.Add(*q)); }
     }
-    if (total.Compare(capacity.value) > 0) return std::optional<CapacityAmounts>();
+    if (total.Compare(capacity.value) > 0) return false;
   }
-  return std::optional<CapacityAmounts>(std::move(consumed_all));
+  if (out != nullptr) {
+    i = 0;
+    for (const auto& [name, capacity] : device.capacity) out->insert_or_assign(std::string(name.view()), consumed_all[i++]);
+  }
+  return true;
+}
+
+}  // namespace
+
+StatusOr<std::optional<CapacityAmounts>> CheckCapacity(const std::optional<api::CapacityRequirements>& requirements,
+                                                       const api::Device& device, const CapacityAmounts* allocated,
+                                                       const CapacityAmounts* allocating, bool fractional) {
+  CapacityAmounts consumed;
+  DRA_ASSIGN_OR_RETURN(bool fits, CheckCapacityInto(requirements, device, allocated, allocating, fractional, &consumed));
+  if (!fits) return std::optional<CapacityAmounts>();
+  return std::optional<CapacityAmounts>(std::move(consumed));
+}
+
+StatusOr<bool> CapacityFits(const std::optional<api::CapacityRequirements>& requirements, const api::Device& device,
+                            const CapacityAmounts* allocated, const CapacityAmounts* allocating, bool fractional) {
+  return CheckCapacityInto(requirements, device, allocated, allocating, fractional, nullptr);
 }
 
 bool Tolerates(const api::DeviceToleration& toleration, const api::DeviceTaint& taint) {

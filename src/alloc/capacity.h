@@ -43,6 +43,12 @@ StatusOr<std::optional<CapacityAmounts>> CheckCapacity(const std::optional<api::
                                                        const api::Device& device, const CapacityAmounts* allocated,
                                                        const CapacityAmounts* allocating, bool fractional = false);
 
+// CheckCapacity's verdict alone (ok true: fits), without building the
+// consumption: the search's checks that only need to know.
+StatusOr<bool> CapacityFits(const std::optional<api::CapacityRequirements>& requirements, const api::Device& device,
+                            const CapacityAmounts* allocated, const CapacityAmounts* allocating,
+                            bool fractional = false);
+
 // Whether `toleration` tolerates `taint` (§10).
 bool Tolerates(const api::DeviceToleration& toleration, const api::DeviceTaint& taint);
 

@@ -19,8 +19,13 @@
 #include "kube/kubeconfig.h"
 #include "kube/list.h"
 #include "manifest/loader.h"
+#include "sched/resources.h"
 #include "sched/snapshot.h"
 #include "sched/workloads.h"
+#include "sim/dra_engine.h"
+#include "sim/frag.h"
+#include "sim/import.h"
+#include "sim/openb.h"
 
 namespace dra::cli {
 namespace {
@@ -222,16 +227,113 @@ std::optional<ClusterInputOptions> InputOptions(const char* command, const std::
 alloc::DeviceChoice DeviceChoiceFor(std::string_view device_choice, std::string_view policy) {
   if (device_choice == "best-fit") return alloc::DeviceChoice::kBestFit;
   if (device_choice == "first-fit") return alloc::DeviceChoice::kFirstFit;
-  return policy == "kube" ? alloc::DeviceChoice::kFirstFit : alloc::DeviceChoice::kBestFit;
+  return policy == "binpack" || policy == "best-fit" ? alloc::DeviceChoice::kBestFit : alloc::DeviceChoice::kFirstFit;
+}
+
+int LoadWorkloadProfile(const std::vector<std::string>& files, const api::FeatureGates& gates,
+                        const sched::Snapshot& cluster, const char* command, sched::WorkloadProfile* out) {
+  std::vector<std::string> csv, manifests;
+  for (const std::string& f : files) (f.ends_with(".csv") ? csv : manifests).push_back(f);
+  const std::string source = fmt::format("--workload-profile {}", fmt::join(files, ","));
+  std::vector<sim::OpenbPod> openb;
+  for (const std::string& f : csv) {
+    StatusOr<std::vector<sim::OpenbPod>> pods = sim::ReadOpenbPods(f);
+    if (!pods.ok()) {
+      std::fprintf(stderr, "%s: --workload-profile: %s\n", command, pods.status().message().c_str());
+      return kExitInputError;
+    }
+    openb.insert(openb.end(), pods->begin(), pods->end());
+  }
+  if (manifests.empty()) {
+    // The native simulator's typical pods, in its order (sim/frag.h).
+    std::vector<sim::PodShape> shapes;
+    std::vector<std::string> specs;
+    for (const sim::OpenbPod& p : openb) {
+      sim::PodShape s;
+      s.cpu = p.cpu_milli;
+      if (p.uses_gpu()) {
+        s.milli = static_cast<int32_t>(p.gpu_milli);
+        s.count = static_cast<int32_t>(p.num_gpu);
+      }
+      shapes.push_back(s);
+      specs.push_back(p.gpu_spec);
+    }
+    *out = sim::OpenbProfile(sim::BuildTypicalPods(shapes, specs), source);
+  } else {
+    manifest::LoadResult loaded;
+    const std::string prefix = fmt::format("{}: --workload-profile", command);
+    const ClusterInputOptions options{.command = prefix.c_str(), .expand_workloads = true, .live = false,
+                                      .kubeconfig = {}, .context = {}};
+    if (int rc = LoadCluster(manifests, gates, options, &loaded); rc >= 0) return rc;
+    std::vector<const api::Object*> objects;
+    for (const manifest::LoadedObject& o : loaded.objects) objects.push_back(&o.object);
+    sched::Snapshot ps = sched::NewSnapshot(objects, gates);
+    for (const api::ResourceClaimTemplate& t : cluster.templates) {
+      if (ps.FindTemplate(t.metadata.namespace_, t.metadata.name) == nullptr) ps.templates.push_back(t);
+    }
+    std::vector<size_t> pods(ps.pods.size());
+    for (size_t i = 0; i < pods.size(); ++i) pods[i] = i;
+    std::vector<sched::WorkloadShape> shapes = sched::ShapesOfPods(ps, pods);
+    // Templates of the profile's own files that no pod uses: one pod each.
+    std::set<std::pair<std::string, std::string>> used;
+    for (const api::Pod& p : ps.pods) {
+      for (const api::PodResourceClaim& c : p.spec.resource_claims) {
+        if (c.resource_claim_template_name) used.emplace(p.metadata.namespace_, *c.resource_claim_template_name);
+      }
+    }
+    for (const api::Object* o : objects) {
+      const auto* t = std::get_if<api::ResourceClaimTemplate>(o);
+      if (t == nullptr || used.contains({t->metadata.namespace_, t->metadata.name})) continue;
+      const api::ResourceClaimSpec* spec[] = {&t->spec.spec};
+      shapes.push_back(sched::ShapeOf(0, 0, spec));
+    }
+    for (const sim::OpenbPod& p : openb) {
+      std::vector<const api::ResourceClaimSpec*> specs;
+      api::ResourceClaimSpec spec;
+      if (p.uses_gpu()) {
+        spec = sim::MakeClaimSpec(p);
+        api::SetDefaults(spec);
+        specs.push_back(&spec);
+      }
+      shapes.push_back(sched::ShapeOf(p.cpu_milli, 0, specs));
+    }
+    *out = sched::BuildProfile(shapes, source);
+  }
+  if (out->total_pods == 0) {
+    std::fprintf(stderr, "%s: --workload-profile: no pods, workloads or claim templates in %s\n", command,
+                 fmt::format("{}", fmt::join(files, ", ")).c_str());
+    return kExitInputError;
+  }
+  return -1;
+}
+
+int PrepareProfile(const ClusterFlags& flags, const api::FeatureGates& gates, const sched::Snapshot& snapshot,
+                   std::span<const size_t> default_pods, std::string default_source, const char* command,
+                   std::optional<sched::WorkloadProfile>* profile) {
+  if (flags.policy != "fgd" && flags.policy != "dra-pack") {
+    if (!flags.workload_profile.empty()) {
+      std::fprintf(stderr, "%s: note: --workload-profile is for --policy fgd and dra-pack; --policy %s ignores it\n",
+                   command, flags.policy.c_str());
+    }
+    return -1;
+  }
+  sched::WorkloadProfile p;
+  if (!flags.workload_profile.empty()) {
+    if (int rc = LoadWorkloadProfile(flags.workload_profile, gates, snapshot, command, &p); rc >= 0) return rc;
+  } else {
+    p = sched::BuildProfile(sched::ShapesOfPods(snapshot, default_pods), std::move(default_source));
+  }
+  std::fprintf(stderr, "%s: --policy %s measures fragmentation against %s\n", command, flags.policy.c_str(),
+               p.Describe().c_str());
+  *profile = std::move(p);
+  return -1;
 }
 
 void AddClusterFlags(CLI::App& app, ClusterFlags& flags) {
-  app.add_option("--policy", flags.policy,
-                 "kube: LeastAllocated + BalancedAllocation + DRA prioritized-list score; binpack: "
-                 "MostAllocated over cpu, memory and devices; best-fit: the node left with the fewest free "
-                 "devices, then the least free cpu and memory")
-      ->check(CLI::IsMember({"kube", "binpack", "best-fit"}))
+  app.add_option("--policy", flags.policy, kPolicyHelp)
+      ->check(CLI::IsMember({"kube", "binpack", "best-fit", "fgd", "dra-pack"}))
       ->capture_default_str();
+  app.add_option("--workload-profile", flags.workload_profile, kWorkloadProfileHelp)->expected(1, -1);
   app.add_option("--device-choice", flags.device_choice, kDeviceChoiceHelp)
       ->check(CLI::IsMember({"first-fit", "best-fit"}));
   app.add_option("--seed", flags.seed, "breaks ties between equally scored nodes deterministically")

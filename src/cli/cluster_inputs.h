@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,8 @@
 #include "alloc/best_fit.h"
 #include "api/features.h"
 #include "manifest/loader.h"
+#include "sched/profile.h"
+#include "sched/snapshot.h"
 
 namespace dra::cli {
 
@@ -49,6 +52,7 @@ struct ClusterFlags {
   bool live = false;
   std::string kubeconfig;
   std::string context;
+  std::vector<std::string> workload_profile;  // --workload-profile FILE...
 };
 
 // The input options of `command` from its flags; nullopt (with a message)
@@ -57,12 +61,33 @@ std::optional<ClusterInputOptions> InputOptions(const char* command, const std::
                                                 const ClusterFlags& flags);
 
 // Adds --policy, --seed, --kubernetes-version, --feature-gates, --max-steps,
-// --workloads, --percentage-of-nodes-to-score, --live, --kubeconfig and
-// --context to `app`, writing into `flags`.
+// --workloads, --percentage-of-nodes-to-score, --live, --kubeconfig,
+// --context and --workload-profile to `app`, writing into `flags`.
 void AddClusterFlags(CLI::App& app, ClusterFlags& flags);
 
+// --workload-profile FILE...: the typical pods the packing policies (fgd,
+// dra-pack) measure fragmentation against. Each FILE is an openb pod list
+// (*.csv) or manifests (a file, a folder or -): pods, workloads (as the
+// pods their controllers create) and ResourceClaimTemplates, validated as
+// every input is. Pods find their templates in their namespace among the
+// profile's objects, else `cluster`'s; a template no pod uses counts as one
+// pod of it. Shapes are counted, weighted by count (sched/profile.h); openb
+// lists alone give the native simulator's typical pods exactly.
+// Returns -1 with `out` set, else the exit code (messages printed).
+int LoadWorkloadProfile(const std::vector<std::string>& files, const api::FeatureGates& gates,
+                        const sched::Snapshot& cluster, const char* command, sched::WorkloadProfile* out);
+
+// The profile of --policy fgd / dra-pack: --workload-profile's, else the
+// pods `default_pods` of `snapshot` (described as `default_source`). Says on
+// stderr which one the policy measures against. With another policy, nothing
+// (a note says --workload-profile has no effect). Returns -1 (with
+// `*profile` set when a packing policy needs it), else the exit code.
+int PrepareProfile(const ClusterFlags& flags, const api::FeatureGates& gates, const sched::Snapshot& snapshot,
+                   std::span<const size_t> default_pods, std::string default_source, const char* command,
+                   std::optional<sched::WorkloadProfile>* profile);
+
 // --device-choice, else best-fit with --policy binpack or best-fit and
-// first-fit (upstream's) with kube.
+// first-fit (upstream's) with kube, fgd and dra-pack.
 alloc::DeviceChoice DeviceChoiceFor(std::string_view device_choice, std::string_view policy);
 
 // The --device-choice flag's help text.
@@ -70,6 +95,19 @@ inline constexpr char kDeviceChoiceHelp[] =
     "which fitting devices of the chosen node a pod gets: first-fit (upstream: the driver's order) or best-fit "
     "(the same pcieRoot, then NUMA node, as the claim's other devices; the smallest adequate device; MIG "
     "partitions on the fullest GPU, at the placement that leaves the most other placements possible); "
-    "default: first-fit with --policy kube, best-fit with binpack and best-fit";
+    "default: best-fit with --policy binpack and best-fit, else first-fit; with fgd and dra-pack the "
+    "policy's own choice (the devices that keep the node's capacity most usable) comes first";
+
+// The --policy flag's help text (schedule, explain, simulate cluster, serve).
+inline constexpr char kPolicyHelp[] =
+    "kube: LeastAllocated + BalancedAllocation + DRA prioritized-list score (kube-scheduler's); binpack: "
+    "MostAllocated over cpu, memory and devices; best-fit: the node left with the fewest free devices, then "
+    "the least free cpu and memory; fgd: the node whose fragmentation against the workload profile grows "
+    "least (the FGD paper's policy on DRA devices: whole devices, capacity shares, partitions, and the "
+    "node's cpu, memory and pod slots); dra-pack: fgd that also counts the device capacity a node's free "
+    "cpu cannot feed (ours; the most GPUs in use on the openb traces)";
+inline constexpr char kWorkloadProfileHelp[] =
+    "fgd, dra-pack: the typical pods fragmentation is measured against: pods, workloads and claim "
+    "templates (files, folders) or an openb pod CSV, weighted by count (default: the pending pods)";
 
 }  // namespace dra::cli

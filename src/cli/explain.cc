@@ -217,12 +217,19 @@ int Run(const ExplainFlags& flags) {
   sched::Snapshot snapshot = sched::NewSnapshot(objects, *gates);
   std::vector<std::string> pods;
   if (!flags.pod.empty()) pods.push_back(flags.pod.find('/') == std::string::npos ? "default/" + flags.pod : flags.pod);
+  std::optional<sched::WorkloadProfile> profile;
+  if (int rc = PrepareProfile(flags.cluster, *gates, snapshot, sched::PendingQueue(snapshot), "pending pods",
+                              "dractl explain", &profile);
+      rc >= 0) {
+    return rc;
+  }
   sched::ExplainOptions options{
       .schedule = {.policy = policy->get(),
                    .seed = flags.cluster.seed,
                    .max_steps = flags.cluster.max_steps,
                    .percentage_of_nodes_to_score = flags.cluster.percentage_of_nodes_to_score,
                    .device_choice = DeviceChoiceFor(flags.cluster.device_choice, flags.cluster.policy)}};
+  if (profile) options.schedule.workload_profile = &*profile;
   StatusOr<std::vector<sched::PodExplanation>> result = sched::Explain(&snapshot, options, pods);
   if (!result.ok()) {
     if (result.status().code() == StatusCode::kNotFound) {

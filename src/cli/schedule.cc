@@ -96,11 +96,18 @@ int Run(const ScheduleFlags& flags) {
   if (snapshot.nodes.empty()) {
     std::fprintf(stderr, "dractl schedule: warning: no Node objects in the input; every pod stays pending\n");
   }
+  std::optional<sched::WorkloadProfile> profile;
+  if (int rc = PrepareProfile(flags.cluster, *gates, snapshot, sched::PendingQueue(snapshot), "pending pods",
+                              "dractl schedule", &profile);
+      rc >= 0) {
+    return rc;
+  }
   sched::ScheduleOptions options{.policy = policy->get(),
                                  .seed = flags.cluster.seed,
                                  .max_steps = flags.cluster.max_steps,
                                  .percentage_of_nodes_to_score = flags.cluster.percentage_of_nodes_to_score,
                                  .device_choice = DeviceChoiceFor(flags.cluster.device_choice, flags.cluster.policy)};
+  if (profile) options.workload_profile = &*profile;
   StatusOr<sched::ScheduleResult> result = sched::Schedule(&snapshot, options);
   if (!result.ok()) {
     std::fprintf(stderr, "dractl schedule: internal error: %s\n", result.status().ToString().c_str());

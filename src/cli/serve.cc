@@ -36,6 +36,7 @@ struct ServeFlags {
   std::string scheduler_name = "dractl";
   std::string policy = "kube";
   std::string device_choice;
+  std::vector<std::string> workload_profile;
   uint64_t seed = 0;
   std::string version = "1.37";
   std::string gates;
@@ -92,6 +93,22 @@ int Run(const ServeFlags& flags) {
     std::fprintf(stderr, "dractl serve: %s\n", client.status().message().c_str());
     return kExitInputError;
   }
+  std::optional<sched::WorkloadProfile> profile;
+  if (flags.policy == "fgd" || flags.policy == "dra-pack") {
+    if (!flags.workload_profile.empty()) {
+      sched::WorkloadProfile p;
+      if (int rc = LoadWorkloadProfile(flags.workload_profile, *gates, sched::Snapshot{}, "dractl serve", &p); rc >= 0) {
+        return rc;
+      }
+      LogLine(fmt::format("--policy {} measures fragmentation against {}", flags.policy, p.Describe()));
+      profile = std::move(p);
+    } else {
+      LogLine(fmt::format("--policy {} measures fragmentation against the pending pods of each round", flags.policy));
+    }
+  } else if (!flags.workload_profile.empty()) {
+    LogLine(fmt::format("note: --workload-profile is for --policy fgd and dra-pack; --policy {} ignores it",
+                        flags.policy));
+  }
   char host[256] = "dractl";
   ::gethostname(host, sizeof host - 1);
 
@@ -108,6 +125,7 @@ int Run(const ServeFlags& flags) {
                                       .policy = policy->get(),
                                       .device_choice = DeviceChoiceFor(flags.device_choice, flags.policy),
                                       .seed = flags.seed,
+                                      .workload_profile = profile ? &*profile : nullptr,
                                       .manage_claims = flags.manage_claims,
                                       .instance = fmt::format("{}-{}", flags.scheduler_name, host),
                                       .watch_timeout_seconds = flags.watch_timeout,
@@ -217,9 +235,14 @@ int RunServe(std::span<const std::string_view> args) {
       ->capture_default_str();
   app.add_option("--device-choice", flags.device_choice, kDeviceChoiceHelp)
       ->check(CLI::IsMember({"first-fit", "best-fit"}));
-  app.add_option("--policy", flags.policy, "node scoring: kube, binpack or best-fit (see `dractl schedule --help`)")
-      ->check(CLI::IsMember({"kube", "binpack", "best-fit"}))
+  app.add_option("--policy", flags.policy, kPolicyHelp)
+      ->check(CLI::IsMember({"kube", "binpack", "best-fit", "fgd", "dra-pack"}))
       ->capture_default_str();
+  app.add_option("--workload-profile", flags.workload_profile,
+                 "fgd, dra-pack: the typical pods fragmentation is measured against: pods, workloads and claim "
+                 "templates (files, folders) or an openb pod CSV, weighted by count (default: the pending pods "
+                 "of each scheduling round)")
+      ->expected(1, -1);
   app.add_option("--seed", flags.seed, "breaks ties between equally scored nodes")->capture_default_str();
   app.add_option("--kubernetes-version", flags.version, "feature-gate defaults of this release (1.34-1.37)")
       ->capture_default_str();

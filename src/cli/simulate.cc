@@ -275,7 +275,7 @@ int RunSimulate(std::span<const std::string_view> args) {
                "(see dractl simulate cluster --help).",
                "dractl simulate"};
   std::string format, nodes_csv, pods_csv, policies = "fgd", seeds_text = "42", output = "text", csv, expected, trace;
-  std::string check = "placements", report;
+  std::string check = "placements", report, engine = "native";
   double tune = 1.3;
   unsigned jobs = 1;
   app.add_option("format", format, "openb (the FGD protocol); replay has its own --help")
@@ -295,6 +295,12 @@ int RunSimulate(std::span<const std::string_view> args) {
       ->capture_default_str();
   app.add_option("--report", report, "write an HTML page with plots and the published comparison to FILE");
   app.add_option("-j,--jobs", jobs, "runs in parallel (threads)")->capture_default_str();
+  app.add_option("--engine", engine,
+                 "who schedules: native (the simulator's own model, every policy) or dra (dractl schedule's "
+                 "scheduler on the imported objects: the allocator filters, the policy scores and chooses the "
+                 "devices; bestfit, fgd and dra-pack; --check does not apply)")
+      ->check(CLI::IsMember({"native", "dra"}))
+      ->capture_default_str();
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
 
   std::vector<sim::Policy> policy_list;
@@ -306,6 +312,11 @@ int RunSimulate(std::span<const std::string_view> args) {
       StatusOr<sim::Policy> p = sim::ParsePolicy(policies.substr(pos, comma - pos));
       if (!p.ok()) {
         std::fprintf(stderr, "dractl simulate: --policy: %s\n", p.status().message().c_str());
+        return kExitUsageError;
+      }
+      if (engine == "dra" && *p != sim::Policy::kBestFit && *p != sim::Policy::kFgd && *p != sim::Policy::kDraPack) {
+        std::fprintf(stderr, "dractl simulate: --policy %s: --engine dra runs bestfit, fgd and dra-pack\n",
+                     std::string(sim::PolicyName(*p)).c_str());
         return kExitUsageError;
       }
       policy_list.push_back(*p);
@@ -361,7 +372,11 @@ int RunSimulate(std::span<const std::string_view> args) {
       r.seed = (*seeds)[si];
       auto start = std::chrono::steady_clock::now();
       StatusOr<sim::RunLog> log = experiment->Run(sim::RunOptions{
-          .policy = policy_list[pi], .seed = r.seed, .tune_ratio = tune, .check = check_mode});
+          .policy = policy_list[pi],
+          .seed = r.seed,
+          .tune_ratio = tune,
+          .check = check_mode,
+          .engine = engine == "dra" ? sim::Engine::kDra : sim::Engine::kNative});
       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (!log.ok()) {
         r.status = log.status();

@@ -153,11 +153,29 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
   }
   for (const api::Object& o : workload_others) objects.push_back(&o);
   sched::Snapshot snapshot = sched::NewSnapshot(objects, *gates);
+  // The packing policies' default profile: every pod of the workload.
+  std::optional<sched::WorkloadProfile> profile;
+  {
+    sched::Snapshot with_workload;
+    std::vector<size_t> pods;
+    if ((flags.policy == "fgd" || flags.policy == "dra-pack") && flags.workload_profile.empty()) {
+      with_workload.templates = snapshot.templates;
+      with_workload.claims = snapshot.claims;
+      with_workload.pods = workload;
+      for (size_t i = 0; i < workload.size(); ++i) pods.push_back(i);
+    }
+    if (int rc = PrepareProfile(flags, *gates, flags.workload_profile.empty() ? with_workload : snapshot, pods,
+                                "workload pods", "dractl simulate cluster", &profile);
+        rc >= 0) {
+      return rc;
+    }
+  }
   sched::ScheduleOptions options{.policy = policy->get(),
                                  .seed = flags.seed,
                                  .max_steps = flags.max_steps,
                                  .percentage_of_nodes_to_score = flags.percentage_of_nodes_to_score,
                                  .device_choice = DeviceChoiceFor(flags.device_choice, flags.policy)};
+  if (profile) options.workload_profile = &*profile;
   StatusOr<sched::TimelineResult> r = sched::ReplayWorkload(std::move(snapshot), std::move(workload), options);
   if (!r.ok()) {
     std::fprintf(stderr, "dractl simulate cluster: %s\n", r.status().message().c_str());

@@ -210,6 +210,7 @@ Server::Round Server::Plan() {
                             .scheduler_name = options_.scheduler_name,
                             .create_template_claims = options_.manage_claims,
                             .device_choice = options_.device_choice};
+  so.workload_profile = options_.workload_profile;
   StatusOr<sched::ScheduleResult> result = sched::Schedule(&snapshot, so);
   metrics_.Algorithm(Seconds(start));
   metrics_.SetPending("gated", gated);

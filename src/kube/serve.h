@@ -54,6 +54,9 @@ struct ServeOptions {
   const sched::ScorePolicy* policy = nullptr;  // required; borrowed
   alloc::DeviceChoice device_choice = alloc::DeviceChoice::kFirstFit;
   uint64_t seed = 0;
+  // fgd, dra-pack: the workload profile to measure fragmentation against;
+  // null: each round's pending pods. Borrowed.
+  const sched::WorkloadProfile* workload_profile = nullptr;
   // Create claims from templates and record them in the pod status, as the
   // resource-claim controller does (spec §2.4), for clusters without
   // kube-controller-manager. Off: pods wait for the controller.

@@ -45,6 +45,18 @@ class BestFitPolicy : public ScorePolicy {
   }
 };
 
+// fgd and dra-pack: the scheduler scores with its DeviceModel.
+class PackingPolicy : public ScorePolicy {
+ public:
+  explicit PackingPolicy(Packing packing) : packing_(packing) {}
+  std::string_view name() const override { return packing_ == Packing::kFgd ? "fgd" : "dra-pack"; }
+  int64_t Score(const NodeState& /*node*/, const api::Pod& /*pod*/, const PodFit& /*fit*/) const override { return 0; }
+  Packing packing() const override { return packing_; }
+
+ private:
+  Packing packing_;
+};
+
 // Permille of `capacity` left after `requested`, clamped to 0..1000.
 int64_t FreePermille(int64_t requested, int64_t capacity) {
   if (requested >= capacity) return 0;
@@ -127,7 +139,9 @@ StatusOr<std::unique_ptr<ScorePolicy>> NewPolicy(std::string_view name) {
   if (name == "kube") return std::unique_ptr<ScorePolicy>(std::make_unique<KubePolicy>());
   if (name == "binpack") return std::unique_ptr<ScorePolicy>(std::make_unique<BinpackPolicy>());
   if (name == "best-fit") return std::unique_ptr<ScorePolicy>(std::make_unique<BestFitPolicy>());
-  return InvalidArgumentError("unknown policy \"" + std::string(name) + "\" (want kube, binpack or best-fit)");
+  if (name == "fgd") return std::unique_ptr<ScorePolicy>(std::make_unique<PackingPolicy>(Packing::kFgd));
+  if (name == "dra-pack") return std::unique_ptr<ScorePolicy>(std::make_unique<PackingPolicy>(Packing::kDraPack));
+  return InvalidArgumentError("unknown policy \"" + std::string(name) + "\" (want " + std::string(kPolicyNames) + ")");
 }
 
 }  // namespace dra::sched

@@ -15,10 +15,19 @@
 //            nodes with free devices and a 1-device pod takes the last free
 //            device of a node before it opens a fresh one), then the least
 //            cpu and memory left (mean of the free fractions).
+//   fgd      the FGD paper's policy on DRA devices (fragmentation.h): the node
+//            whose fragmentation against the workload profile (profile.h)
+//            grows least when the pod lands there, trunc(100 sigmoid((F now -
+//            F after) / 1000)); inside the node, the device whose taking
+//            scores best.
+//   dra-pack fgd on P = F + the free device capacity the node's free cpu
+//            cannot feed at the workload's ratio (fragmentation.h): ours.
+// fgd and dra-pack score on the scheduler's DeviceModel, not through Score().
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string_view>
 
 #include "api/core.h"
@@ -42,6 +51,9 @@ struct NodeState {
   const Resources* non_zero_requested = &kNoResources;  // PodRequests(non_zero) of the pods on the node
   int64_t devices = 0;           // devices of the pools usable on the node
   int64_t devices_in_use = 0;    // of those, allocated to some claim
+  // With a DeviceModel (ScorePolicy::uses_device_model): the node's free
+  // device capacity in milli-devices (fragmentation.h's G); else 0.
+  int64_t free_device_milli = 0;
 };
 
 // What placing the pod on the node takes.
@@ -53,7 +65,13 @@ struct PodFit {
   // over all feasible nodes for this pod (for NormalizeScore).
   int64_t dra_raw_score = 0;
   int64_t dra_max_raw_score = 0;
+  // With a DeviceModel: the milli-devices the pod's new allocations take on
+  // this node (DeviceModel::DemandMilli); else 0.
+  int64_t device_milli = 0;
 };
+
+// Policies that score on the devices (fragmentation.h).
+enum class Packing : uint8_t { kNone, kFgd, kDraPack };
 
 class ScorePolicy {
  public:
@@ -61,9 +79,22 @@ class ScorePolicy {
   virtual std::string_view name() const = 0;
   // Higher is better. Must be deterministic.
   virtual int64_t Score(const NodeState& node, const api::Pod& pod, const PodFit& fit) const = 0;
+  // After every feasible node is scored, before the highest is taken
+  // (a score plugin's NormalizeScore). The default leaves them as they are.
+  virtual void Normalize(std::span<int64_t> /*scores*/) const {}
+  // fgd and dra-pack: the scheduler scores with its DeviceModel instead of
+  // Score() and lets the model choose the devices inside the chosen node.
+  virtual Packing packing() const { return Packing::kNone; }
+  // Whether the scheduler keeps a DeviceModel for this policy (it fills
+  // NodeState::free_device_milli and PodFit::device_milli, and takes the
+  // devices the model chooses, the tightest first).
+  virtual bool uses_device_model() const { return packing() != Packing::kNone; }
 };
 
-// "kube", "binpack" or "best-fit"; kInvalidArgument otherwise.
+// The names NewPolicy knows, for help texts.
+inline constexpr std::string_view kPolicyNames = "kube, binpack, best-fit, fgd or dra-pack";
+
+// "kube", "binpack", "best-fit", "fgd" or "dra-pack"; kInvalidArgument otherwise.
 StatusOr<std::unique_ptr<ScorePolicy>> NewPolicy(std::string_view name);
 
 // The plugin scores the policies add up (each 0..100), exposed for tests.

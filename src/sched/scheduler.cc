@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <span>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -21,6 +22,7 @@
 #include "api/node_selector.h"
 #include "base/fnv.h"
 #include "sched/extended.h"
+#include "sched/fragmentation.h"
 #include "sched/node_filters.h"
 #include "sched/pod_claims.h"
 #include "sched/resources.h"
@@ -130,6 +132,7 @@ struct Candidate {
 struct DraVerdict {
   uint32_t signature = 0;      // 0: nothing remembered
   bool fits = false;
+  bool invalid_pools = false;  // !fits: Reason::invalid_pools
   int64_t raw_score = 0;       // fits: prioritized-list score of the claims allocated now
   int64_t devices_taken = 0;   // fits: exclusive devices they take
   int64_t devices = 0;         // fits: Allocator::CountDevices
@@ -141,6 +144,7 @@ struct DraVerdict {
 struct DraWhyNot {
   alloc::Reason reason{};  // `claim` is rendered from reason_claim
   int reason_claim = -1;   // index into the pod's claims to allocate
+  uint32_t signature = 0;  // of the claims it is about (0: this pod's, not remembered)
 };
 
 // A node Filter rejected, recorded cheaply (no text); turned into a
@@ -212,6 +216,18 @@ class Scheduler {
       u.requested.Add(PodRequests(p));
       u.non_zero_requested.Add(PodRequests(p, /*non_zero=*/true));
     }
+    if (options_.policy->uses_device_model()) {
+      const WorkloadProfile* profile = options_.workload_profile;
+      if (profile == nullptr) {
+        std::vector<size_t> pending = options_.queue.empty() ? PendingQueue(s_)
+                                                             : std::vector<size_t>(options_.queue.begin(),
+                                                                                   options_.queue.end());
+        own_profile_ = BuildProfile(ShapesOfPods(s_, pending), "pending pods");
+        profile = &own_profile_;
+      }
+      result_.profile = profile->Describe();
+      model_ = DeviceModel::New(s_, profile, selectors, features_);
+    }
   }
 
   PodOutcome Run(size_t pod_idx);
@@ -248,9 +264,33 @@ class Scheduler {
   // Drops the DRA verdicts of the nodes in changed_nodes_.
   void ForgetVerdicts() {
     for (const std::string& name : changed_nodes_) {
-      if (std::optional<size_t> idx = node_index_.Find(name)) verdicts_[*idx] = DraVerdict{};
+      if (std::optional<size_t> idx = node_index_.Find(name)) {
+        for (DraVerdict& v : verdicts_[*idx]) v = DraVerdict{};
+      }
     }
     changed_nodes_.clear();
+  }
+  // The verdict remembered for `signature` on a node: a direct-mapped table
+  // of kVerdictSlots per node, made on the node's first use, so that pods
+  // of different templates arriving in turn (a trace) each find theirs.
+  static constexpr size_t kVerdictSlots = 128;
+  DraVerdict& VerdictSlot(size_t node_idx, uint32_t signature) {
+    std::vector<DraVerdict>& slots = verdicts_[node_idx];
+    if (slots.empty()) slots.resize(kVerdictSlots);
+    return slots[signature % kVerdictSlots];
+  }
+  // Keeps why the pod's claims do not fit on the node (the allocator's
+  // reason); Run asks again when the one kept is about other claims (a
+  // remembered verdict's reason may have been overwritten since).
+  void WhyNot(size_t node_idx, uint32_t signature, std::span<const api::ResourceClaim* const> to_allocate,
+              alloc::Reason reason) {
+    DraWhyNot& why = why_not_[node_idx];
+    why.reason = std::move(reason);
+    why.signature = signature;
+    why.reason_claim = -1;
+    for (size_t i = 0; i < to_allocate.size(); ++i) {
+      if (HasObjectKey(to_allocate[i]->metadata, why.reason.claim)) why.reason_claim = static_cast<int>(i);
+    }
   }
   NodeState StateOf(size_t node_idx) const;
   NodeState StateOf(size_t node_idx, int64_t devices, int64_t devices_in_use) const;
@@ -267,7 +307,7 @@ class Scheduler {
   uint32_t Signature(std::span<const api::ResourceClaim* const> to_allocate);
 
   std::vector<NodeUsage> usage_;  // per node of s_.nodes
-  std::vector<DraVerdict> verdicts_;  // per node of s_.nodes
+  std::vector<std::vector<DraVerdict>> verdicts_;  // per node of s_.nodes: VerdictSlot
   std::vector<DraWhyNot> why_not_;    // per node of s_.nodes
   std::vector<std::string> changed_nodes_;  // AddAllocation's, reused
   mutable std::vector<alloc::Allocator::NodeHandle> handles_;  // per node of s_.nodes, resolved on first use
@@ -282,17 +322,40 @@ class Scheduler {
   std::vector<const api::ResourceClaimTemplate*> from_template_;
   std::map<std::vector<const api::ResourceClaimTemplate*>, uint32_t> signatures_;
   std::vector<Resources> allocatable_;  // per node of s_.nodes
+  // Policies that score on the devices (fgd, dra-pack; policy.h).
+  WorkloadProfile own_profile_;
+  std::unique_ptr<DeviceModel> model_;
+  std::vector<int64_t> scores_;  // per feasible node, reused
+  // Content of the templates seen in this run: a template with the same
+  // spec as an earlier one stands for it (Signature).
+  std::unordered_map<const api::ResourceClaimTemplate*, const api::ResourceClaimTemplate*> canonical_;
+  std::unordered_map<std::string, std::vector<const api::ResourceClaimTemplate*>> distinct_;
+  const api::ResourceClaimTemplate* Canonical(const api::ResourceClaimTemplate* t);
   const NodeIndex& node_index_;
   ExtendedResourceClasses extended_classes_;  // extended resources backed by DRA (§6)
   size_t next_start_node_ = 0;  // kube-scheduler's nextStartNodeIndex
 };
 
+const api::ResourceClaimTemplate* Scheduler::Canonical(const api::ResourceClaimTemplate* t) {
+  auto [it, inserted] = canonical_.emplace(t, t);
+  if (!inserted) return it->second;
+  const api::ResourceClaimSpec* spec[] = {&t->spec.spec};
+  std::vector<const api::ResourceClaimTemplate*>& bucket = distinct_[ShapeOf(0, 0, spec).key];
+  for (const api::ResourceClaimTemplate* other : bucket) {
+    if (other->spec.spec == t->spec.spec) return it->second = other;
+  }
+  bucket.push_back(t);
+  return t;
+}
+
 uint32_t Scheduler::Signature(std::span<const api::ResourceClaim* const> to_allocate) {
+  // Claims from templates with equal specs decide alike on every node: the
+  // key is the first template seen with each spec.
   std::vector<const api::ResourceClaimTemplate*> key;
   for (const api::ResourceClaim* c : to_allocate) {
     const auto claim_idx = static_cast<size_t>(c - s_.claims.data());
     if (claim_idx >= from_template_.size() || from_template_[claim_idx] == nullptr) return 0;
-    key.push_back(from_template_[claim_idx]);
+    key.push_back(Canonical(from_template_[claim_idx]));
   }
   auto [it, inserted] = signatures_.emplace(std::move(key), static_cast<uint32_t>(signatures_.size() + 1));
   return it->second;
@@ -397,7 +460,11 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   const uint32_t signature = Signature(to_allocate);
   rejected_.clear();
   std::vector<Candidate> feasible;
-  const size_t want_feasible = NumFeasibleNodesToFind(options_.percentage_of_nodes_to_score, num_nodes);
+  // The packing policies compare every node unless told otherwise.
+  const int32_t percentage = options_.percentage_of_nodes_to_score == 0 && options_.policy->packing() != Packing::kNone
+                                 ? 100
+                                 : options_.percentage_of_nodes_to_score;
+  const size_t want_feasible = NumFeasibleNodesToFind(percentage, num_nodes);
   feasible.reserve(want_feasible);
   // A filter that passes every node for this pod is not called: a call costs
   // ~20 instructions even when it returns at once, on every node.
@@ -468,11 +535,12 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
       }
       if (!*match) unavailable = true;
     }
-    DraVerdict& verdict = verdicts_[node_idx];
     Candidate cand{.node = node_idx, .dra = !node_to_allocate.empty()};
     if (!node_to_allocate.empty()) {
       // A special claim is built for this node: nothing to remember.
       const uint32_t node_signature = node_to_allocate.size() == to_allocate.size() ? signature : 0;
+      DraVerdict scratch;
+      DraVerdict& verdict = node_signature == 0 ? scratch : VerdictSlot(node_idx, node_signature);
       if (node_signature == 0 || verdict.signature != node_signature) {
         const alloc::Allocator::NodeHandle handle = HandleOf(node_idx);
         StatusOr<alloc::NodeFit> fit =
@@ -484,6 +552,7 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
                                   fit.status().message()));
         }
         verdict = DraVerdict{.signature = node_signature, .fits = fit->fits};
+        verdict.invalid_pools = !fit->fits && fit->reason.invalid_pools;
         if (fit->fits) {
           for (size_t i = 0; i < node_to_allocate.size(); ++i) {
             const api::AllocationResult& a = fit->results[i];
@@ -496,17 +565,11 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
           verdict.devices = count.devices;
           verdict.devices_in_use = count.in_use;
         } else {
-          DraWhyNot& why = why_not_[node_idx];
-          why.reason = std::move(fit->reason);
-          why.reason_claim = -1;
-          for (size_t i = 0; i < to_allocate.size(); ++i) {
-            if (HasObjectKey(to_allocate[i]->metadata, why.reason.claim)) why.reason_claim = static_cast<int>(i);
-          }
+          WhyNot(node_idx, node_signature, to_allocate, std::move(fit->reason));
         }
       }
       if (!verdict.fits) {
-        reject(kDynamicResourcesPlugin,
-               why_not_[node_idx].reason.invalid_pools ? Rejected::kInvalidPools : Rejected::kCannotAllocate);
+        reject(kDynamicResourcesPlugin, verdict.invalid_pools ? Rejected::kInvalidPools : Rejected::kCannotAllocate);
         continue;
       }
       cand.devices = verdict.devices;
@@ -521,6 +584,9 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
     feasible.push_back(cand);
   }
   if (num_nodes > 0) next_start_node_ = (next_start_node_ + processed) % num_nodes;
+  if (feasible.empty() && !options_.unschedulable_texts) {
+    return Fail(std::move(out), PodOutcome::Kind::kUnschedulable, fmt::format("0/{} nodes are available.", num_nodes));
+  }
   if (feasible.empty()) {
     // Why not, per node, in node order (the search may have started anywhere).
     std::sort(rejected_.begin(), rejected_.end(), [](const Rejected& a, const Rejected& b) { return a.node < b.node; });
@@ -530,6 +596,15 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
       const api::Node& node = s_.nodes[r.node];
       NodeRejection rejection{
           .node = node.metadata.name, .plugin = r.plugin, .reasons = {}, .detail = {}, .dra_reason = {}};
+      if ((r.why == Rejected::kCannotAllocate || r.why == Rejected::kInvalidPools) &&
+          why_not_[r.node].signature != signature) {
+        // A remembered verdict whose reason was overwritten since: the same
+        // claims on the same node give the same reason.
+        const std::vector<const api::ResourceClaim*>& node_to_allocate = claims_per_node.For(allocatable_[r.node]);
+        StatusOr<alloc::NodeFit> fit =
+            allocator.Allocate(HandleOf(r.node), node_to_allocate, alloc::Allocator::ResultDetail::kSummary);
+        if (fit.ok() && !fit->fits) WhyNot(r.node, signature, to_allocate, std::move(fit->reason));
+      }
       const DraWhyNot& memo = why_not_[r.node];
       std::vector<std::string>* texts = &rejection.reasons;
       switch (r.why) {
@@ -588,16 +663,23 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   // Score and select.
   int64_t max_raw = 0;
   for (const Candidate& c : feasible) max_raw = std::max(max_raw, allocated_raw_score + c.raw_score);
-  size_t best = 0;
-  int64_t best_score = 0;
-  uint64_t best_tie = 0;
-  // The tie hash of "<seed>/<pod>/<node>": the prefix is hashed once.
-  const uint64_t tie_prefix = Fnv1a64(fmt::format("{}/{}/", options_.seed, out.pod));
+  const Packing packing = options_.policy->packing();
+  PodDemand demand;
+  if (model_) {
+    std::vector<const api::ResourceClaimSpec*> specs;
+    for (const api::ResourceClaim* c : to_allocate) specs.push_back(&c->spec);
+    demand = model_->Demand(requests, specs);
+  }
   NodeState state;
   PodFit fit{.requests = requests, .non_zero_requests = non_zero_requests};
   fit.dra_max_raw_score = max_raw;
+  scores_.resize(feasible.size());
   for (size_t i = 0; i < feasible.size(); ++i) {
     const Candidate& c = feasible[i];
+    if (packing != Packing::kNone) {
+      scores_[i] = model_->Score(c.node, demand, packing);
+      continue;
+    }
     if (c.dra) {
       state = StateOf(c.node, c.devices, c.devices_in_use);
     } else {
@@ -605,8 +687,23 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
     }
     fit.devices_taken = c.devices_taken;
     fit.dra_raw_score = allocated_raw_score + c.raw_score;
-    int64_t score = options_.policy->Score(state, pod, fit);
-    uint64_t tie = Fnv1a64(s_.nodes[c.node].metadata.name, tie_prefix);
+    if (model_) {
+      state.free_device_milli = model_->FreeMilli(c.node);
+      fit.device_milli = model_->DemandMilli(c.node, demand);
+    }
+    scores_[i] = options_.policy->Score(state, pod, fit);
+  }
+  options_.policy->Normalize(scores_);
+  size_t best = 0;
+  int64_t best_score = 0;
+  uint64_t best_tie = 0;
+  // The tie hash of "<seed>/<pod>/<node>": the prefix is hashed once.
+  const uint64_t tie_prefix = options_.node_rank.empty() ? Fnv1a64(fmt::format("{}/{}/", options_.seed, out.pod)) : 0;
+  for (size_t i = 0; i < feasible.size(); ++i) {
+    const size_t node = feasible[i].node;
+    const int64_t score = scores_[i];
+    const uint64_t tie = options_.node_rank.empty() ? Fnv1a64(s_.nodes[node].metadata.name, tie_prefix)
+                                                    : uint64_t{options_.node_rank[node]};
     if (i == 0 || score > best_score || (score == best_score && tie < best_tie)) {
       best = i;
       best_score = score;
@@ -633,8 +730,11 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   const std::vector<const api::ResourceClaim*>& chosen_to_allocate = claims_per_node.For(allocatable_[chosen.node]);
   const bool allocate_extended = chosen_to_allocate.size() > to_allocate.size();
   if (!chosen_to_allocate.empty()) {
+    // A device-model policy's choice inside the node: its devices first.
+    alloc::DevicePreference preference;
+    if (model_) preference = model_->Choose(chosen.node, demand, packing);
     StatusOr<alloc::NodeFit> full = allocator.Allocate(HandleOf(chosen.node), chosen_to_allocate,
-                                                       alloc::Allocator::ResultDetail::kFull);
+                                                       alloc::Allocator::ResultDetail::kFull, &preference);
     if (!full.ok()) {
       return Fail(std::move(out), PodOutcome::Kind::kError,
                   fmt::format("running \"{}\" filter plugin: {}", kDynamicResourcesPlugin, full.status().message()));
@@ -659,6 +759,10 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   NodeUsage& usage = usage_[chosen.node];
   usage.requested.Add(requests);
   usage.non_zero_requested.Add(non_zero_requests);
+  if (model_) {
+    model_->AddPod(chosen.node, requests);
+    for (const api::AllocationResult& a : allocations) model_->AddAllocation(a);
+  }
 
   // Bind.
   out.kind = PodOutcome::Kind::kPlaced;
@@ -774,7 +878,9 @@ StatusOr<ScheduleResult> Schedule(Snapshot* snapshot, const ScheduleOptions& opt
   ScheduleResult result;
   Scheduler scheduler(snapshot, options, own_slices ? *own_slices : *options.slice_index,
                       own_nodes ? *own_nodes : *options.node_index, cel->get(), features, &result);
-  for (size_t pod_idx : PendingQueue(*snapshot)) {
+  const std::vector<size_t> queue =
+      options.queue.empty() ? PendingQueue(*snapshot) : std::vector<size_t>(options.queue.begin(), options.queue.end());
+  for (size_t pod_idx : queue) {
     result.pods.push_back(scheduler.Run(pod_idx));
     if (options.after_pod && !options.after_pod(pod_idx, result.pods.back())) break;
   }

@@ -18,7 +18,11 @@
 //                  TaintToleration, NodeAffinity, NodeResourcesFit
 //                  (node_filters.h), then DynamicResources (§4.4), which
 //                  only decides here (Allocator ResultDetail::kSummary)
-//     Score        the policy (policy.h); ties broken by the seed
+//     Score        the policy (policy.h); ties broken by the seed. fgd and
+//                  dra-pack score on a DeviceModel of the cluster
+//                  (fragmentation.h) and choose the devices inside the
+//                  chosen node (alloc::DevicePreference); they filter every
+//                  node unless percentage_of_nodes_to_score says otherwise
 //     Reserve/Bind the chosen node's claims are allocated in full; they get
 //                  status.allocation, the delete-protection
 //                  finalizer and the pod in reservedFor (at most 256 entries);
@@ -29,6 +33,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -36,6 +41,7 @@
 #include "api/resource.h"
 #include "base/status.h"
 #include "sched/policy.h"
+#include "sched/profile.h"
 #include "sched/snapshot.h"
 
 namespace dra::sched {
@@ -81,6 +87,21 @@ struct ScheduleOptions {
   // nodes do not change during a run.
   const alloc::SliceIndex* slice_index = nullptr;
   const NodeIndex* node_index = nullptr;
+  // The workload the packing policies (fgd, dra-pack) measure fragmentation
+  // against (profile.h); null: the pending pods of the snapshot. Borrowed.
+  const WorkloadProfile* workload_profile = nullptr;
+  // The pods to try, in this order (indices into the snapshot's pods),
+  // instead of the pending queue: drivers that fix the order themselves
+  // (simulate openb --engine dra). Each must be pending.
+  std::span<const size_t> queue{};
+  // Ties between the best-scored nodes go to the lowest rank (indexed like
+  // the snapshot's nodes) instead of the hash above: the native simulator's
+  // per-run node ranks, so that both engines break ties alike.
+  std::span<const uint32_t> node_rank{};
+  // False: a pod that fits nowhere gets "0/N nodes are available." and no
+  // rejections (the per-node texts cost more than the attempt for a driver
+  // that only counts failures: simulate openb --engine dra).
+  bool unschedulable_texts = true;
 };
 
 // How many feasible nodes Filter looks for in a cluster of `num_nodes`
@@ -141,6 +162,9 @@ struct ScheduleResult {
   std::vector<size_t> changed_pods{};
   std::vector<size_t> changed_claims{};
   std::vector<size_t> created_claims{};  // subset of changed_claims
+  // With fgd or dra-pack: the workload profile the run measured against
+  // (WorkloadProfile::Describe); else empty.
+  std::string profile{};
 };
 
 // The pending pods of `snapshot` in queue order (indices into pods).

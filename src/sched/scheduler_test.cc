@@ -475,3 +475,106 @@ TEST_F(SchedulerTest, ExtendedResourceWithoutClassOrAllocatableIsInsufficient) {
 
 }  // namespace
 }  // namespace dra::sched
+
+namespace dra::sched {
+namespace {
+
+// Issue #23's example, worked by hand: 4 nodes of 8 GPUs (64 cores each);
+// eight 1-GPU pods (4 cores) arrive before three 8-GPU pods (32 cores).
+// kube-scheduler's LeastAllocated spreads the small pods two per node, so no
+// node has 8 GPUs left for the large ones: 8 placed. fgd and dra-pack measure
+// fragmentation against the pending pods (8/11 one-GPU, 3/11 eight-GPU): a
+// small pod on a fresh node leaves 7 GPUs the large shape cannot use (F from
+// 0 to 7000 x 3/11, score 12), on the node that has one already F falls
+// (7000 -> 6000 x 3/11, score 56), so the small pods share one node and the
+// large pods get the other three: 11 placed.
+class PackingExampleTest : public SchedulerTest {
+ protected:
+  PackingExampleTest() {
+    for (int n = 1; n <= 4; ++n) {
+      AddNode("node-" + std::to_string(n), "64", "512Gi");
+      AddGpus("node-" + std::to_string(n), 8);
+    }
+    for (auto [name, count] : {std::pair{"one-gpu", 1}, std::pair{"eight-gpus", 8}}) {
+      api::ResourceClaimTemplate t;
+      t.metadata.namespace_ = "default";
+      t.metadata.name = name;
+      t.spec.spec.devices.requests.push_back(
+          {.name = "gpu", .exactly = api::ExactDeviceRequest{.device_class_name = "gpu", .count = count}});
+      api::SetDefaults(t);
+      snap_.templates.push_back(t);
+    }
+    for (int i = 0; i < 8; ++i) {
+      api::Pod& p = AddPod("small-" + std::to_string(i), "4");
+      p.metadata.creation_timestamp = "2026-01-01T00:00:0" + std::to_string(i) + "Z";
+      p.spec.resource_claims.push_back({.name = "gpu", .resource_claim_template_name = "one-gpu"});
+    }
+    for (int i = 0; i < 3; ++i) {
+      api::Pod& p = AddPod("large-" + std::to_string(i), "32");
+      p.metadata.creation_timestamp = "2026-01-01T00:01:0" + std::to_string(i) + "Z";
+      p.spec.resource_claims.push_back({.name = "gpu", .resource_claim_template_name = "eight-gpus"});
+    }
+  }
+  // Placed pods per node, and the count placed.
+  std::pair<std::map<std::string, int>, int> Placements(const ScheduleResult& r) {
+    std::map<std::string, int> per_node;
+    int placed = 0;
+    for (const PodOutcome& o : r.pods) {
+      if (o.kind != PodOutcome::Kind::kPlaced) continue;
+      ++placed;
+      ++per_node[o.node];
+    }
+    return {per_node, placed};
+  }
+};
+
+TEST_F(PackingExampleTest, KubeSpreadsAndPlacesEight) {
+  ScheduleResult r = Run("kube");
+  auto [per_node, placed] = Placements(r);
+  EXPECT_EQ(placed, 8);
+  EXPECT_THAT(per_node, ::testing::ElementsAre(::testing::Pair("node-1", 2), ::testing::Pair("node-2", 2),
+                                               ::testing::Pair("node-3", 2), ::testing::Pair("node-4", 2)));
+  EXPECT_EQ(r.profile, "");
+}
+
+TEST_F(PackingExampleTest, DraPackPlacesAllEleven) {
+  ScheduleResult r = Run("dra-pack");
+  auto [per_node, placed] = Placements(r);
+  EXPECT_EQ(placed, 11);
+  // One node holds the eight small pods, each other node one large pod.
+  std::vector<int> counts;
+  for (const auto& [node, n] : per_node) counts.push_back(n);
+  EXPECT_THAT(counts, ::testing::UnorderedElementsAre(8, 1, 1, 1));
+  EXPECT_EQ(r.profile, "pending pods: 11 pods, 2 shapes, 2 typical covering 100.0%");
+  // The large pods got whole nodes: the eight GPUs of one node each.
+  for (const PodOutcome& o : r.pods) {
+    if (o.pod.starts_with("default/large-")) {
+      ASSERT_EQ(o.claims.size(), 1u);
+      EXPECT_EQ(o.claims[0].results.size(), 8u);
+    }
+  }
+}
+
+TEST_F(PackingExampleTest, FgdPlacesAllEleven) {
+  auto [per_node, placed] = Placements(Run("fgd"));
+  EXPECT_EQ(placed, 11);
+}
+
+// A profile given in the options replaces the pending pods, and the run
+// names the one it measured against.
+TEST_F(PackingExampleTest, AGivenProfileReplacesThePendingPods) {
+  std::vector<WorkloadShape> shapes;
+  const api::ResourceClaimSpec* one[] = {&snap_.templates[0].spec.spec};
+  shapes.push_back(ShapeOf(4000, 0, one));
+  WorkloadProfile profile = BuildProfile(shapes, "--workload-profile");
+  auto p = NewPolicy("dra-pack");
+  ASSERT_TRUE(p.ok());
+  ScheduleOptions options{.policy = p->get()};
+  options.workload_profile = &profile;
+  StatusOr<ScheduleResult> r = Schedule(&snap_, options);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->profile, "--workload-profile: 1 pod, 1 shape, 1 typical covering 100.0%");
+}
+
+}  // namespace
+}  // namespace dra::sched

@@ -71,10 +71,25 @@ std::optional<size_t> NodeIndex::Find(std::string_view name) const {
 }
 
 const api::ResourceClaimTemplate* Snapshot::FindTemplate(std::string_view ns, std::string_view name) const {
-  for (const api::ResourceClaimTemplate& t : templates) {
-    if (t.metadata.namespace_ == ns && t.metadata.name == name) return &t;
+  // A few templates: a scan. A trace imported as objects has one per pod.
+  constexpr size_t kScan = 16;
+  if (templates.size() <= kScan) {
+    for (const api::ResourceClaimTemplate& t : templates) {
+      if (t.metadata.namespace_ == ns && t.metadata.name == name) return &t;
+    }
+    return nullptr;
   }
-  return nullptr;
+  TemplateIndex& index = template_index;
+  if (index.indexed > templates.size()) index = TemplateIndex{};  // templates were replaced
+  for (; index.indexed < templates.size(); ++index.indexed) {
+    const api::ObjectMeta& m = templates[index.indexed].metadata;
+    index.by_key.emplace(m.namespace_ + "/" + m.name, index.indexed);  // the first of duplicates wins
+  }
+  std::string key;
+  key.reserve(ns.size() + 1 + name.size());
+  key.append(ns).append(1, '/').append(name);
+  auto it = index.by_key.find(key);
+  return it == index.by_key.end() ? nullptr : &templates[it->second];
 }
 
 std::vector<api::Node> ImpliedNodes(std::span<const api::Object* const> objects) {

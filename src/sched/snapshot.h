@@ -51,6 +51,12 @@ struct Snapshot {
     std::unordered_map<std::string, std::vector<size_t>> by_owner;  // controller uid
   };
   mutable ClaimIndex claim_index{};
+  // FindTemplate's table, likewise (templates are only ever appended).
+  struct TemplateIndex {
+    size_t indexed = 0;
+    std::unordered_map<std::string, size_t> by_key;  // "ns/name"
+  };
+  mutable TemplateIndex template_index{};
 
  private:
   void IndexClaims() const;

@@ -3,6 +3,9 @@
 // so it works on the raw arrays and sums in the list order the metric needs.
 #include "sim/frag.h"
 
+#include "sched/fragmentation.h"
+#include "sched/profile.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -36,16 +39,7 @@ TypicalPods BuildTypicalPods(std::span<const PodShape> shapes, std::span<const s
   TypicalPods out;
   out.distinct_shapes = static_cast<int64_t>(all.size());
   out.total_pods = static_cast<int64_t>(shapes.size());
-  int64_t cum = 0;
-  for (TypicalPod& t : all) {
-    // Stop once the taken keys cover threshold% of the pods (integer test of
-    // cum / total >= threshold / 100).
-    if (out.total_pods > 0 && cum * 100 >= threshold_percent * out.total_pods) break;
-    cum += t.pods;
-    out.list.push_back(std::move(t));
-  }
-  out.covered_pods = cum;
-  for (TypicalPod& t : out.list) t.weight = static_cast<double>(t.pods) / static_cast<double>(cum);
+  out.covered_pods = sched::TakeTypical(all, out.total_pods, threshold_percent, &out.list);
   return out;
 }
 
@@ -74,6 +68,5 @@ double NodeFrag(const TypicalPods& typical, int64_t cpu_free, const int32_t* gpu
   return f;
 }
 
-double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
 }  // namespace dra::sim

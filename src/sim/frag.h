@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "sched/fragmentation.h"
 #include "sim/cluster.h"
 
 namespace dra::sim {
@@ -49,7 +50,8 @@ inline double NodeFrag(const TypicalPods& typical, const SimNode& node) {
   return NodeFrag(typical, node.cpu_free, node.gpu_free.data(), node.gpus, node.model);
 }
 
-// Sigmoid as FGD scores with it: 1 / (1 + e^-x).
-double Sigmoid(double x);
+// Sigmoid as FGD scores with it: 1 / (1 + e^-x); one definition for both
+// engines (sched/fragmentation.h).
+using sched::Sigmoid;
 
 }  // namespace dra::sim

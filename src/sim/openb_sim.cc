@@ -10,6 +10,7 @@
 
 #include "fmt/format.h"
 #include "sim/dra_check.h"
+#include "sim/dra_engine.h"
 #include "sim/rng.h"
 #include "sim/scheduler.h"
 
@@ -51,20 +52,19 @@ int64_t OpenbExperiment::trace_gpu_request() const {
   return r;
 }
 
-StatusOr<RunLog> OpenbExperiment::Run(const RunOptions& options) const {
-  RunLog log;
-  log.capacity = cluster_.gpu_capacity();
-  log.trace_pods = static_cast<int64_t>(pods_.size());
-  Rng rng(options.seed);
+RunPlan OpenbExperiment::Plan(const RunOptions& options) const {
+  RunPlan plan{.list = {}, .rank = {}, .copies = 0, .removed = 0, .rng = Rng(options.seed)};
+  Rng& rng = plan.rng;
   rng.Next();  // the authors' simulator draws one value for a debug log line
 
-  std::vector<uint32_t> list(pods_.size());
+  std::vector<uint32_t>& list = plan.list;
+  list.resize(pods_.size());
   std::iota(list.begin(), list.end(), 0u);
   rng.Shuffle(list);
 
   // Tuning (§2.3 step 5). The target in integer milli: ratio is given in
   // thousandths so that 1.3 x 6,212,000 is exactly 8,075,600.
-  const int64_t target = static_cast<int64_t>(std::llround(options.tune_ratio * 1000)) * log.capacity / 1000;
+  const int64_t target = static_cast<int64_t>(std::llround(options.tune_ratio * 1000)) * cluster_.gpu_capacity() / 1000;
   int64_t total = trace_gpu_request();
   if (total < target) {
     while (true) {
@@ -72,19 +72,32 @@ StatusOr<RunLog> OpenbExperiment::Run(const RunOptions& options) const {
       if (total + shapes_[pick].milli > target) break;  // per-GPU milli, as the authors test
       list.push_back(pick);
       total += shapes_[pick].gpu_total();
-      ++log.copies;
+      ++plan.copies;
     }
   } else {
     while (total > target) {
       size_t at = static_cast<size_t>(rng.Below(list.size()));
       total -= shapes_[list[at]].gpu_total();
       list.erase(list.begin() + static_cast<std::ptrdiff_t>(at));
-      ++log.removed;
+      ++plan.removed;
     }
   }
-  log.submitted = static_cast<int64_t>(list.size());
+  plan.rank = rng.Perm(static_cast<uint32_t>(cluster_.nodes().size()));
+  return plan;
+}
 
-  const std::vector<uint32_t> rank = rng.Perm(static_cast<uint32_t>(cluster_.nodes().size()));
+StatusOr<RunLog> OpenbExperiment::Run(const RunOptions& options) const {
+  if (options.engine == Engine::kDra) return RunOnDraScheduler(*this, options);
+  RunLog log;
+  log.capacity = cluster_.gpu_capacity();
+  log.trace_pods = static_cast<int64_t>(pods_.size());
+  RunPlan plan = Plan(options);
+  const std::vector<uint32_t>& list = plan.list;
+  const std::vector<uint32_t>& rank = plan.rank;
+  Rng& rng = plan.rng;
+  log.copies = plan.copies;
+  log.removed = plan.removed;
+  log.submitted = static_cast<int64_t>(list.size());
 
   Cluster cluster = cluster_;
   SimScheduler scheduler(&cluster, &typical_, options.policy, rank, &rng);

@@ -31,16 +31,34 @@
 #include "sim/frag.h"
 #include "sim/openb.h"
 #include "sim/policies.h"
+#include "sim/rng.h"
 
 namespace dra::sim {
 
 enum class AllocatorCheck { kNone, kPlacements, kAllNodes };
 
+// Who schedules each pod: the native model (scheduler.h, the default), or
+// the DRA scheduler of `dractl schedule` on the imported objects
+// (dra_engine.h: Filter through the allocator, Score and device choice by
+// the policy; bestfit, fgd and dra-pack).
+enum class Engine { kNative, kDra };
+
 struct RunOptions {
   Policy policy = Policy::kFgd;
   uint64_t seed = 42;
   double tune_ratio = 1.3;
-  AllocatorCheck check = AllocatorCheck::kPlacements;
+  AllocatorCheck check = AllocatorCheck::kPlacements;  // native engine only
+  Engine engine = Engine::kNative;
+};
+
+// The pods of one run and the node ranks (§2.3 steps 4-6), the same for both
+// engines; `rng` is left where the random policy draws next.
+struct RunPlan {
+  std::vector<uint32_t> list;  // pod indices (into OpenbExperiment::pods()), in attempt order
+  std::vector<uint32_t> rank;  // per node of cluster().nodes(): tie-break rank, lower wins
+  int64_t copies = 0;
+  int64_t removed = 0;
+  Rng rng{0};
 };
 
 // One row per pod attempt (§6.1).
@@ -70,9 +88,13 @@ class OpenbExperiment {
 
   // kFailedPrecondition if the allocator disagrees with a decision.
   StatusOr<RunLog> Run(const RunOptions& options) const;
+  RunPlan Plan(const RunOptions& options) const;
 
   const Cluster& cluster() const { return cluster_; }
   const TypicalPods& typical() const { return typical_; }
+  const std::vector<OpenbNode>& nodes() const { return nodes_; }  // GPU nodes by name
+  const std::vector<OpenbPod>& pods() const { return pods_; }     // by name
+  const std::vector<PodShape>& shapes() const { return shapes_; }  // per pod
   int64_t trace_gpu_request() const;
 
  private:

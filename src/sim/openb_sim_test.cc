@@ -6,30 +6,17 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "sim/trace_testing.h"
 #include "sim/expected.h"
 
 namespace dra::sim {
 namespace {
 
-constexpr char kTraces[] = DRA_SHARED_DIR "/traces/alibaba-openb";
-
-struct Trace {
-  std::vector<OpenbNode> nodes;
-  std::vector<OpenbPod> pods;
-};
-
-Trace Load(const std::string& pods_file) {
-  Trace t;
-  StatusOr<std::vector<OpenbNode>> nodes = ReadOpenbNodes(std::string(kTraces) + "/openb_node_list_gpu_node.csv");
-  StatusOr<std::vector<OpenbPod>> pods = ReadOpenbPods(std::string(kTraces) + "/" + pods_file);
-  EXPECT_TRUE(nodes.ok() && pods.ok());
-  if (nodes.ok()) t.nodes = std::move(*nodes);
-  if (pods.ok()) t.pods = std::move(*pods);
-  return t;
-}
+using testing::LoadTrace;
+using testing::Trace;
 
 TEST(OpenbSimTest, PreparesTheDefaultTraceAsTheSpecCounts) {
-  Trace t = Load("openb_pod_list_default.csv");
+  Trace t = LoadTrace("openb_pod_list_default.csv");
   StatusOr<OpenbExperiment> e = OpenbExperiment::Prepare(t.nodes, t.pods);
   ASSERT_TRUE(e.ok()) << e.status().message();
   EXPECT_EQ(e->cluster().nodes().size(), 1213u);
@@ -52,7 +39,7 @@ TEST(OpenbSimTest, PreparesTheDefaultTraceAsTheSpecCounts) {
 // the native GPU filter agree (the run fails otherwise), and every placement
 // is replayed through the allocator with the policy's devices pinned.
 TEST(OpenbSimTest, AllocatorAgreesOnEveryAttempt) {
-  Trace t = Load("openb_pod_list_gpuspec33.csv");  // model constraints exercise the selectors
+  Trace t = LoadTrace("openb_pod_list_gpuspec33.csv");  // model constraints exercise the selectors
   t.nodes.resize(60);
   t.pods.resize(500);
   StatusOr<OpenbExperiment> e = OpenbExperiment::Prepare(t.nodes, t.pods);
@@ -72,14 +59,14 @@ TEST(OpenbSimTest, AllocatorAgreesOnEveryAttempt) {
 // reproduction tolerance, ±0.3. (The allocator checks are left to the test
 // above, to keep this one fast under ASan.)
 TEST(OpenbSimTest, OneSeedWithinToleranceOfThePublishedRun) {
-  Trace t = Load("openb_pod_list_default.csv");
+  Trace t = LoadTrace("openb_pod_list_default.csv");
   StatusOr<OpenbExperiment> e = OpenbExperiment::Prepare(t.nodes, t.pods);
   ASSERT_TRUE(e.ok()) << e.status().message();
   StatusOr<RunLog> log =
       e->Run(RunOptions{.policy = Policy::kFgd, .seed = 42, .tune_ratio = 1.3, .check = AllocatorCheck::kNone});
   ASSERT_TRUE(log.ok()) << log.status().message();
   Columns c = BinRows(*log);
-  StatusOr<Published> published = ReadPublished(std::string(kTraces) + "/expected");
+  StatusOr<Published> published = ReadPublished(std::string(testing::kTraces) + "/expected");
   ASSERT_TRUE(published.ok()) << published.status().message();
   const std::vector<PublishedRun>* runs = published->Find("default", "06-FGD");
   ASSERT_NE(runs, nullptr);
@@ -103,7 +90,7 @@ TEST(OpenbSimTest, OneSeedWithinToleranceOfThePublishedRun) {
 // on the default trace (95.39, seeds 42-51), here on one seed, and above our
 // own FGD run of the same seed (same pod order and node ranks).
 TEST(OpenbSimTest, DraPackLeavesFewerGpusIdleThanFgd) {
-  Trace t = Load("openb_pod_list_default.csv");
+  Trace t = LoadTrace("openb_pod_list_default.csv");
   StatusOr<OpenbExperiment> e = OpenbExperiment::Prepare(t.nodes, t.pods);
   ASSERT_TRUE(e.ok()) << e.status().message();
   std::optional<double> at130[2];

@@ -96,9 +96,6 @@ int64_t MinMaxNormalize(int64_t raw, int64_t min, int64_t max) {
   return (raw - min) * 100 / (max - min);
 }
 
-int64_t FgdStepScore(double frag_now, double frag_after) {
-  return static_cast<int64_t>(100 * Sigmoid((frag_now - frag_after) / 1000));
-}
 
 namespace {
 
@@ -167,7 +164,7 @@ double WorkloadGpuPerCpu(const TypicalPods& typical) {
 }
 
 double StrandedGpu(int64_t cpu_free, int64_t gpu_free_total, double rho) {
-  return std::max(0.0, static_cast<double>(gpu_free_total) - rho * static_cast<double>(cpu_free));
+  return sched::StrandedMilli(cpu_free, gpu_free_total, rho);
 }
 
 double PackFrag(const TypicalPods& typical, double rho, int64_t cpu_free, const int32_t* gpu_free, int32_t gpus,

@@ -50,8 +50,9 @@ struct FgdScore {
   int32_t gpu = -1;
 };
 FgdScore ScoreFgd(const TypicalPods& typical, const SimNode& node, const PodShape& pod, double frag_now);
-// trunc(100 * sigmoid((now - after) / 1000)).
-int64_t FgdStepScore(double frag_now, double frag_after);
+// trunc(100 * sigmoid((now - after) / 1000)): one definition for both
+// engines (sched/fragmentation.h).
+using sched::FgdStepScore;
 
 // dra-pack, our policy: FGD's descent on P(n) = F(n) + S(n) instead of F(n).
 // S(n) = max(0, G - rho * C) is the free GPU milli that the node's free CPU

@@ -18,6 +18,8 @@
 //     first by namespace) already hold GPUs of the only NVSwitch H100 node.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -144,6 +146,94 @@ TEST(ExamplesCliTest, RunningDeploymentIsNotDuplicated) {
   CommandResult f = RunCommand("printf '%s' " + ShellQuote(fresh) + " | " + kBin + " schedule -f - 2>&1");
   EXPECT_EQ(CountLines(f.output, "default/web-"), 2) << f.output;
   EXPECT_TRUE(Contains(f.output, "2 placed, 0 pending")) << f.output;
+}
+
+}  // namespace
+}  // namespace dra::testing
+
+namespace dra::testing {
+namespace {
+
+const std::string kPacking = std::string(DRA_SOURCE_DIR) + "/examples/packing";
+
+// examples/packing (issue #23): 8 one-GPU inference pods, then 3 eight-GPU
+// training pods, on 4 nodes of 8 GPUs. Worked out by hand (see
+// sched/scheduler_test.cc, PackingExampleTest): kube-scheduler's spreading
+// leaves 6 free GPUs on every node and the training pods pending; dra-pack
+// and fgd put the inference pods on one node and give each training pod a
+// whole node.
+TEST(ExamplesCliTest, PackingExampleKubeSpreadsAndStrandsTheTrainingPods) {
+  CommandResult r = RunCommand(kBin + " schedule -f " + ShellQuote(kPacking));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "8 placed, 3 pending")) << r.output;
+  // Two inference pods on each node.
+  std::istringstream in(r.output);
+  std::map<std::string, int> per_node;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("ml/inference-", 0) == 0) ++per_node[LineOf(line, "ml/").substr(0, 11)];
+  }
+  EXPECT_EQ(per_node, (std::map<std::string, int>{
+                          {"h100-node-1", 2}, {"h100-node-2", 2}, {"h100-node-3", 2}, {"h100-node-4", 2}}))
+      << r.output;
+  EXPECT_EQ(LineOf(r.output, "ml/train-"), "<pending>  0/4 nodes are available: 4 cannot allocate all claims.")
+      << r.output;
+  EXPECT_FALSE(Contains(r.output, "measures fragmentation")) << r.output;
+}
+
+TEST(ExamplesCliTest, PackingExampleDraPackPlacesEveryPod) {
+  for (const char* policy : {"dra-pack", "fgd"}) {
+    CommandResult r = RunCommand(kBin + " schedule --policy " + policy + " -f " + ShellQuote(kPacking));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(Contains(r.output, "11 placed, 0 pending")) << r.output;
+    EXPECT_TRUE(Contains(r.output, std::string("dractl schedule: --policy ") + policy +
+                                       " measures fragmentation against pending pods: 11 pods, 2 shapes, 2 "
+                                       "typical covering 100.0%"))
+        << r.output;
+    // The inference pods share one node; each training pod has a node of its own.
+    std::istringstream in(r.output);
+    std::map<std::string, int> inference, train;
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("ml/inference-", 0) == 0) ++inference[LineOf(line, "ml/").substr(0, 11)];
+      if (line.rfind("ml/train-", 0) == 0) ++train[LineOf(line, "ml/").substr(0, 11)];
+    }
+    EXPECT_EQ(inference.size(), 1u) << r.output;
+    EXPECT_EQ(train.size(), 3u) << r.output;
+    for (const auto& [node, n] : train) EXPECT_EQ(inference.count(node), 0u) << node;
+  }
+}
+
+TEST(ExamplesCliTest, PackingExampleProfileFromAFile) {
+  // A profile of the inference Deployment alone: every GPU serves it, nothing
+  // keeps whole nodes free, and the note names the file.
+  const std::string dir = ::testing::TempDir() + "/packing-profile";
+  std::system(("mkdir -p " + ShellQuote(dir)).c_str());
+  const std::string profile = dir + "/profile.yaml";
+  std::FILE* f = std::fopen(profile.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs(
+      "apiVersion: v1\nkind: Pod\nmetadata: {namespace: ml, name: sample}\nspec:\n"
+      "  resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]\n"
+      "  containers:\n  - name: c\n    image: x\n    resources:\n      requests: {cpu: \"4\"}\n"
+      "      claims: [{name: gpu}]\n",
+      f);
+  std::fclose(f);
+  CommandResult r = RunCommand(kBin + " schedule --policy dra-pack --workload-profile " + ShellQuote(profile) +
+                               " -f " + ShellQuote(kPacking));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "measures fragmentation against --workload-profile " + profile +
+                                     ": 1 pod, 1 shape, 1 typical covering 100.0%"))
+      << r.output;
+  // A profile file with an error is an input error with file:line.
+  f = std::fopen(profile.c_str(), "w");
+  std::fputs("apiVersion: v1\nkind: Pod\nmetadata: {namespace: ml, name: sample}\nspec:\n  containers: 3\n", f);
+  std::fclose(f);
+  r = RunCommand(kBin + " schedule --policy dra-pack --workload-profile " + ShellQuote(profile) + " -f " +
+                 ShellQuote(kPacking));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(Contains(r.output, profile + ":5:")) << r.output;
+  // With a policy that does not use it, a note says so.
+  r = RunCommand(kBin + " schedule --workload-profile " + ShellQuote(profile) + " -f " + ShellQuote(kPacking));
+  EXPECT_TRUE(Contains(r.output, "--workload-profile is for --policy fgd and dra-pack")) << r.output;
 }
 
 }  // namespace
