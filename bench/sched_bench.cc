@@ -9,6 +9,11 @@
 //   BM_Schedule500x10     500 nodes x 10 devices; 5,000 pods, one claim from
 //                         a template each, one device: fills every device.
 //                         Target: < 0.5 s.
+//   BM_Schedule500x10Kube100, BM_Schedule500x10DraPack: the same with every
+//                         node filtered (kube at --percentage-of-nodes-to-score
+//                         100, and dra-pack, which filters every node): the
+//                         fragmentation score's cost is the difference.
+//                         Target (issue #23): dra-pack < 1.2 x Kube100.
 //   BM_Schedule5000x8Cel  5,000 nodes x 8 devices, half H100-80GB (80Gi), half
 //                         L4 (24Gi); 20,000 pods whose claims select memory
 //                         >= 40Gi: fills every H100. Target: < 5 s.
@@ -116,15 +121,17 @@ sched::PodShape PodsOf(int64_t pods, int64_t devices, std::string selector) {
 }
 
 void RunSchedule(benchmark::State& state, const std::string& name, const sched::ClusterShape& cluster,
-                 const sched::PodShape& pods) {
+                 const sched::PodShape& pods, const std::string& policy_name = "kube", int32_t percentage = 0) {
   const Input* input = &Cached(name, cluster, pods);
-  auto policy = Must(sched::NewPolicy("kube"), "policy");
+  auto policy = Must(sched::NewPolicy(policy_name), "policy");
   int64_t placed = 0;
   for (auto _ : state) {
     state.PauseTiming();
     sched::Snapshot copy = input->snapshot;
     state.ResumeTiming();
-    sched::ScheduleResult result = Must(sched::Schedule(&copy, Options(policy.get())), "schedule");
+    sched::ScheduleOptions options = Options(policy.get());
+    options.percentage_of_nodes_to_score = percentage;
+    sched::ScheduleResult result = Must(sched::Schedule(&copy, options), "schedule");
     placed = 0;
     for (const sched::PodOutcome& p : result.pods) placed += p.kind == sched::PodOutcome::Kind::kPlaced;
     state.PauseTiming();
@@ -140,6 +147,17 @@ void BM_Schedule500x10(benchmark::State& state) {
   RunSchedule(state, "500x10", ClusterOf(500, 10, {{"H100-80GB", 81920}}), PodsOf(5000, 1, ""));
 }
 BENCHMARK(BM_Schedule500x10)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The same with every node filtered and scored, as the packing policies do:
+// kube (the reference) and dra-pack (the fragmentation score added).
+void BM_Schedule500x10Kube100(benchmark::State& state) {
+  RunSchedule(state, "500x10", ClusterOf(500, 10, {{"H100-80GB", 81920}}), PodsOf(5000, 1, ""), "kube", 100);
+}
+BENCHMARK(BM_Schedule500x10Kube100)->Unit(benchmark::kMillisecond)->UseRealTime();
+void BM_Schedule500x10DraPack(benchmark::State& state) {
+  RunSchedule(state, "500x10", ClusterOf(500, 10, {{"H100-80GB", 81920}}), PodsOf(5000, 1, ""), "dra-pack");
+}
+BENCHMARK(BM_Schedule500x10DraPack)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_Schedule5000x8Cel(benchmark::State& state) {
   RunSchedule(state, "5000x8cel", ClusterOf(5000, 8, {{"H100-80GB", 81920}, {"L4", 24576}}),

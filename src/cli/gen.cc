@@ -89,7 +89,59 @@ int RunGen(std::span<const std::string_view> args) {
   gen_pods->add_option("--memory-mib", pods.memory_mib, "memory request per pod, MiB")->capture_default_str();
   gen_pods->add_option("--out", pods_out, "write to this file instead of stdout");
 
+  sched::MigClusterShape mig_cluster;
+  std::string mig_cluster_out;
+  CLI::App* gen_mig_cluster = app.add_subcommand(
+      "mig-cluster",
+      "Nodes whose GPUs are partitioned when claimed (DRAPartitionableDevices), as the NVIDIA DRA\n"
+      "driver publishes them: per GPU a counter set (memory slices, SMs) and one device per valid\n"
+      "placement of each MIG profile (1g, 2g, 3g, 4g, 7g), in DeviceClass mig.nvidia.com.");
+  gen_mig_cluster->add_option("--nodes", mig_cluster.nodes, "number of nodes")->capture_default_str();
+  gen_mig_cluster->add_option("--gpus-per-node", mig_cluster.gpus_per_node, "GPUs per node (1-16)")
+      ->capture_default_str();
+  gen_mig_cluster->add_option("--model", mig_cluster.model, "A100-40GB or H100-80GB")->capture_default_str();
+  gen_mig_cluster->add_option("--node-prefix", mig_cluster.node_prefix, "node names: PREFIX-0000, ...")
+      ->capture_default_str();
+  gen_mig_cluster->add_option("--node-cpu-milli", mig_cluster.node_cpu_milli, "allocatable cpu per node, millicores")
+      ->capture_default_str();
+  gen_mig_cluster->add_option("--out", mig_cluster_out, "write to this file instead of stdout");
+
+  sched::MigPodShape mig_pods;
+  std::string mig_mix = "1:40,2:25,3:20,4:10,7:5", mig_pods_out;
+  CLI::App* gen_mig_pods = app.add_subcommand(
+      "mig-pods",
+      "Pods asking for one MIG device each, of a profile drawn from --mix (compute slices:weight) with\n"
+      "--seed, arriving --interval seconds apart; with --lifetime S each ends after 0.5-1.5 x S seconds\n"
+      "(deletionTimestamp, for `dractl simulate cluster`; `schedule` skips pods being deleted).");
+  gen_mig_pods->add_option("--pods", mig_pods.pods, "number of pods")->capture_default_str();
+  gen_mig_pods->add_option("--model", mig_pods.model, "A100-40GB or H100-80GB (profile names)")
+      ->capture_default_str();
+  gen_mig_pods->add_option("--mix", mig_mix, "SLICES:WEIGHT,... with SLICES 1, 2, 3, 4 or 7")->capture_default_str();
+  gen_mig_pods->add_option("--seed", mig_pods.seed, "draws of the mix")->capture_default_str();
+  gen_mig_pods->add_option("--interval", mig_pods.interval_seconds, "seconds between arrivals")
+      ->capture_default_str();
+  gen_mig_pods->add_option("--lifetime", mig_pods.lifetime_seconds, "mean lifetime in seconds; 0: pods never end")
+      ->capture_default_str();
+  gen_mig_pods->add_option("--namespace", mig_pods.namespace_, "namespace of pods and templates")
+      ->capture_default_str();
+  gen_mig_pods->add_option("--cpu-milli", mig_pods.cpu_milli, "cpu request per pod, millicores")
+      ->capture_default_str();
+  gen_mig_pods->add_option("--out", mig_pods_out, "write to this file instead of stdout");
+
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
+
+  if (gen_mig_cluster->parsed()) {
+    return Write(sched::GenerateMigCluster(mig_cluster), mig_cluster_out, "dractl gen mig-cluster");
+  }
+  if (gen_mig_pods->parsed()) {
+    StatusOr<std::vector<std::pair<int64_t, int64_t>>> mix = sched::ParseMigMix(mig_mix);
+    if (!mix.ok()) {
+      std::fprintf(stderr, "dractl gen mig-pods: --mix: %s\n", mix.status().message().c_str());
+      return kExitUsageError;
+    }
+    mig_pods.mix = *std::move(mix);
+    return Write(sched::GenerateMigPods(mig_pods), mig_pods_out, "dractl gen mig-pods");
+  }
 
   if (gen_cluster->parsed()) {
     StatusOr<std::vector<sched::GpuModel>> parsed = sched::ParseModels(models);

@@ -9,6 +9,7 @@
 #include "cli/cluster_inputs.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/simulate_print.h"
 #include "fmt/format.h"
 #include "kube/client.h"
 #include "sched/policy.h"
@@ -19,36 +20,33 @@
 namespace dra::cli {
 namespace {
 
-std::string SeriesCsv(const std::vector<sched::TimelineSample>& samples) {
-  std::string s = "time,device_allocation,cpu_allocation,running,pending,stranded_devices\n";
+std::vector<SeriesRow> Rows(const std::vector<sched::TimelineSample>& samples) {
+  std::vector<SeriesRow> rows;
+  rows.reserve(samples.size());
   for (const sched::TimelineSample& x : samples) {
-    s += fmt::format("{},{:.4f},{:.4f},{},{},{:.4f}\n", x.time, x.device_allocation, x.cpu_allocation, x.running,
-                     x.pending, x.stranded_devices);
+    rows.push_back(SeriesRow{.time_csv = fmt::format("{}", x.time),
+                             .time_json = fmt::format("\"{}\"", sched::FormatUtcSeconds(x.time)),
+                             .first = x.device_allocation,
+                             .cpu_allocation = x.cpu_allocation,
+                             .running = x.running,
+                             .pending = x.pending,
+                             .last = x.stranded_devices});
   }
-  return s;
+  return rows;
 }
 
 std::string Json(const sched::TimelineResult& r, const ClusterFlags& flags) {
   const sched::TimelineSummary& s = r.summary;
+  const RunCounts c = CountsOf(s);
   std::string out = fmt::format(
-      "{{\"policy\": \"{}\", \"device_choice\": \"{}\", \"seed\": {}, \"summary\": {{\"pods\": {}, \"started\": {}, "
-      "\"started_on_arrival\": {}, \"pending_at_end\": {}, \"finished\": {}, \"peak_pending\": {}, "
-      "\"start\": \"{}\", \"end\": \"{}\", \"wait\": {{\"mean\": {:.3f}, \"p50\": {}, \"p95\": {}, \"max\": {}}}, "
+      "{{\"policy\": \"{}\", \"device_choice\": \"{}\", \"seed\": {}, \"summary\": {{\"pods\": {}, {}, "
+      "\"start\": \"{}\", \"end\": \"{}\", {}, "
       "\"devices\": {}, \"device_allocation_mean\": {:.4f}, \"peak_device_allocation\": {:.4f}, "
       "\"cpu_allocation_mean\": {:.4f}, \"stranded_devices_mean\": {:.4f}}}, \"series\": [",
       flags.policy, alloc::DeviceChoiceName(DeviceChoiceFor(flags.device_choice, flags.policy)), flags.seed, s.pods,
-      s.started, s.started_on_arrival, s.pending_at_end, s.finished, s.peak_pending,
-      sched::FormatUtcSeconds(s.start_time), sched::FormatUtcSeconds(s.end_time), s.wait_mean, s.wait_p50,
-      s.wait_p95, s.wait_max, s.devices, s.device_allocation_mean, s.peak_device_allocation, s.cpu_allocation_mean,
-      s.stranded_devices_mean);
-  for (size_t i = 0; i < r.samples.size(); ++i) {
-    const sched::TimelineSample& x = r.samples[i];
-    out += fmt::format(
-        "{}{{\"time\": \"{}\", \"device_allocation\": {:.4f}, \"cpu_allocation\": {:.4f}, \"running\": {}, "
-        "\"pending\": {}, \"stranded_devices\": {:.4f}}}",
-        i ? ", " : "", sched::FormatUtcSeconds(x.time), x.device_allocation, x.cpu_allocation, x.running, x.pending,
-        x.stranded_devices);
-  }
+      RunCountsJson(c), sched::FormatUtcSeconds(s.start_time), sched::FormatUtcSeconds(s.end_time), WaitJson(c),
+      s.devices, s.device_allocation_mean, s.peak_device_allocation, s.cpu_allocation_mean, s.stranded_devices_mean);
+  out += SeriesJson("device_allocation", "stranded_devices", Rows(r.samples));
   out += "], \"pods\": [";
   for (size_t i = 0; i < r.pods.size(); ++i) {
     const sched::TimelinePod& p = r.pods[i];
@@ -182,7 +180,7 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
     return r.status().code() == StatusCode::kInvalidArgument ? kExitInputError : kExitInternalError;
   }
   if (!csv.empty()) {
-    if (Status st = WriteTextFile(csv, SeriesCsv(r->samples)); !st.ok()) {
+    if (Status st = WriteTextFile(csv, SeriesCsv("device_allocation", "stranded_devices", Rows(r->samples))); !st.ok()) {
       std::fprintf(stderr, "dractl simulate cluster: --csv: %s\n", st.message().c_str());
       return kExitInputError;
     }
@@ -201,13 +199,7 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
               static_cast<long long>(s.devices), static_cast<long long>(s.pods),
               s.pods ? sched::FormatUtcSeconds(s.start_time).c_str() : "-",
               s.pods ? sched::FormatUtcSeconds(s.end_time).c_str() : "-");
-  std::printf("  started %lld (%lld on arrival), pending at the end %lld, finished %lld, peak pending %lld\n",
-              static_cast<long long>(s.started), static_cast<long long>(s.started_on_arrival),
-              static_cast<long long>(s.pending_at_end), static_cast<long long>(s.finished),
-              static_cast<long long>(s.peak_pending));
-  std::printf("  wait from arrival to start (s): mean %.1f, p50 %lld, p95 %lld, max %lld\n", s.wait_mean,
-              static_cast<long long>(s.wait_p50), static_cast<long long>(s.wait_p95),
-              static_cast<long long>(s.wait_max));
+  PrintRunCounts(CountsOf(s));
   std::printf("  time-weighted: devices %.2f%% allocated (peak %.2f%%), CPU %.2f%%, stranded devices %.2f%%\n",
               s.device_allocation_mean, s.peak_device_allocation, s.cpu_allocation_mean, s.stranded_devices_mean);
   for (const sched::TimelinePod& p : r->pods) {

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/simulate_print.h"
 #include "fmt/format.h"
 #include "sim/openb.h"
 #include "sim/policies.h"
@@ -16,36 +17,33 @@
 namespace dra::cli {
 namespace {
 
-std::string SeriesCsv(const std::vector<sim::ReplaySample>& series) {
-  std::string s = "time,gpu_allocation,cpu_allocation,running,pending,frag_amount\n";
+std::vector<SeriesRow> Rows(const std::vector<sim::ReplaySample>& series) {
+  std::vector<SeriesRow> rows;
+  rows.reserve(series.size());
   for (const sim::ReplaySample& x : series) {
-    s += fmt::format("{},{:.4f},{:.4f},{},{},{:.4f}\n", x.time, x.gpu_allocation, x.cpu_allocation, x.running,
-                     x.pending, x.frag_amount);
+    rows.push_back(SeriesRow{.time_csv = fmt::format("{}", x.time),
+                             .time_json = fmt::format("{}", x.time),
+                             .first = x.gpu_allocation,
+                             .cpu_allocation = x.cpu_allocation,
+                             .running = x.running,
+                             .pending = x.pending,
+                             .last = x.frag_amount});
   }
-  return s;
+  return rows;
 }
 
 std::string Json(const sim::ReplayResult& r, sim::Policy policy, uint64_t seed, size_t nodes, int64_t interval,
                  double speedup) {
   const sim::ReplaySummary& s = r.summary;
-  std::string out = fmt::format(
+  const RunCounts c = CountsOf(s);
+  return fmt::format(
       "{{\"policy\": \"{}\", \"seed\": {}, \"nodes\": {}, \"interval\": {}, \"speedup\": {}, \"summary\": {{\"pods\": {}, "
-      "\"started\": {}, \"started_on_arrival\": {}, \"pending_at_end\": {}, \"finished\": {}, \"peak_pending\": {}, \"peak_gpu_allocation\": {:.4f}, "
-      "\"start_time\": {}, \"end_time\": {}, \"wait\": {{\"mean\": {:.3f}, \"p50\": {}, \"p95\": {}, \"max\": {}}}, "
+      "{}, \"peak_gpu_allocation\": {:.4f}, \"start_time\": {}, \"end_time\": {}, {}, "
       "\"gpu_allocation_mean\": {:.4f}, \"cpu_allocation_mean\": {:.4f}, \"gpu_capacity\": {}, "
-      "\"cpu_capacity\": {}}}, \"series\": [",
-      sim::PolicyName(policy), seed, nodes, interval, speedup, s.pods, s.started, s.started_on_arrival, s.pending_at_end,
-      s.finished, s.peak_pending, s.peak_gpu_allocation, s.start_time, s.end_time, s.wait_mean, s.wait_p50, s.wait_p95, s.wait_max,
-      s.gpu_allocation_mean, s.cpu_allocation_mean, s.gpu_capacity, s.cpu_capacity);
-  for (size_t i = 0; i < r.series.size(); ++i) {
-    const sim::ReplaySample& x = r.series[i];
-    out += fmt::format(
-        "{}{{\"time\": {}, \"gpu_allocation\": {:.4f}, \"cpu_allocation\": {:.4f}, \"running\": {}, "
-        "\"pending\": {}, \"frag_amount\": {:.4f}}}",
-        i ? ", " : "", x.time, x.gpu_allocation, x.cpu_allocation, x.running, x.pending, x.frag_amount);
-  }
-  out += "]}\n";
-  return out;
+      "\"cpu_capacity\": {}}}, \"series\": [{}]}}\n",
+      sim::PolicyName(policy), seed, nodes, interval, speedup, s.pods, RunCountsJson(c), s.peak_gpu_allocation,
+      s.start_time, s.end_time, WaitJson(c), s.gpu_allocation_mean, s.cpu_allocation_mean, s.gpu_capacity,
+      s.cpu_capacity, SeriesJson("gpu_allocation", "frag_amount", Rows(r.series)));
 }
 
 }  // namespace
@@ -102,7 +100,7 @@ int RunSimulateReplay(std::span<const std::string_view> args) {
     return kExitInputError;
   }
   if (!csv.empty()) {
-    if (Status st = WriteTextFile(csv, SeriesCsv(r->series)); !st.ok()) {
+    if (Status st = WriteTextFile(csv, SeriesCsv("gpu_allocation", "frag_amount", Rows(r->series))); !st.ok()) {
       std::fprintf(stderr, "dractl simulate replay: --csv: %s\n", st.message().c_str());
       return kExitInputError;
     }
@@ -117,13 +115,7 @@ int RunSimulateReplay(std::span<const std::string_view> args) {
               nodes.size(),
               static_cast<long long>(s.pods), static_cast<long long>(s.start_time),
               static_cast<long long>(s.end_time));
-  std::printf("  started %lld (%lld on arrival), pending at the end %lld, finished %lld, peak pending %lld\n",
-              static_cast<long long>(s.started), static_cast<long long>(s.started_on_arrival),
-              static_cast<long long>(s.pending_at_end), static_cast<long long>(s.finished),
-              static_cast<long long>(s.peak_pending));
-  std::printf("  wait from arrival to start (s): mean %.1f, p50 %lld, p95 %lld, max %lld\n", s.wait_mean,
-              static_cast<long long>(s.wait_p50), static_cast<long long>(s.wait_p95),
-              static_cast<long long>(s.wait_max));
+  PrintRunCounts(CountsOf(s));
   std::printf("  allocation, time-weighted mean: GPU %.2f%% of %lld milli (peak %.2f%%), CPU %.2f%% of %lld milli\n",
               s.gpu_allocation_mean, static_cast<long long>(s.gpu_capacity), s.peak_gpu_allocation,
               s.cpu_allocation_mean, static_cast<long long>(s.cpu_capacity));

@@ -757,14 +757,15 @@ std::unique_ptr<DeviceModel> DeviceModel::New(const Snapshot& snapshot, const Wo
             if (total > 0) share = std::max(share, kUnitMilli * m.tables[table].need[dev.cap_begin + k] / total);
           }
         } else if (m.units[dev.unit].counter_set) {
+          // What taking it removes from its set's free share (RefreshUnit):
+          // the mean over the set's counters of used / total.
+          const Impl::Unit& u = m.units[dev.unit];
           double sum = 0;
           int n = 0;
+          for (uint32_t j = 0; j < u.ctr_count; ++j) n += m.ctr_total[u.ctr_begin + j] > 0 ? 1 : 0;
           for (uint32_t j = 0; j < dev.use_count; ++j) {
             const Impl::Use& use = m.uses[dev.use_begin + j];
-            if (m.ctr_total[use.counter] > 0) {
-              sum += use.amount / m.ctr_total[use.counter];
-              ++n;
-            }
+            if (m.ctr_total[use.counter] > 0) sum += use.amount / m.ctr_total[use.counter];
           }
           share = n > 0 ? kUnitMilli * sum / n : kUnitMilli;
         }

@@ -256,6 +256,9 @@ TEST_F(FragmentationTest, PartitionsShareTheirGpusCounters) {
   AddShape(1000, &g1, 1);
   AddShape(1000, &g3, 1);
   DeviceModel& m = Model();
+  // rho: a 1g takes 1/7 of its set (143 milli), a 3g 3/7 (429); each shape
+  // weighs 1/2 and asks 1000 millicores: (143 + 429) / 2 / 1000 = 2/7 / 1.
+  EXPECT_NEAR(m.rho(), 2.0 / 7, 1e-12);
   // One unit (the counter set): 7 of 7 left = 1000; both profiles fit.
   EXPECT_EQ(m.FreeMilli(0), 1000);
   EXPECT_DOUBLE_EQ(m.Frag(0), 0);

@@ -13,6 +13,19 @@
 //                    `devices_per_pod` devices of the class, with an optional
 //                    CEL selector; pods are created one second apart, so the
 //                    queue order is the name order.
+//   GenerateMigCluster  nodes whose GPUs are partitioned when claimed
+//                    (DRAPartitionableDevices), as the NVIDIA DRA driver
+//                    publishes them on 1.35+ (examples/cluster/
+//                    node-a100-40gb-mig.yaml): per GPU a counter set
+//                    (memory-slice-0..7, multiprocessors) in the pool's
+//                    first slice, and one device per valid placement of each
+//                    MIG profile (1g at memory slices 0-6, 2g at 0/2/4, 3g
+//                    at 0/4, 4g at 0, 7g at 0) consuming its memory slices
+//                    and SMs; attributes profile, computeSlices, parentIndex.
+//   GenerateMigPods  pods asking for one MIG device of a profile size, drawn
+//                    from a weighted mix with a seed, arriving one interval
+//                    apart (creationTimestamp), with deletionTimestamp
+//                    lifetimes when asked (for `simulate cluster`).
 #pragma once
 
 #include <cstdint>
@@ -51,6 +64,37 @@ struct PodShape {
   int64_t cpu_milli = 100;
   int64_t memory_mib = 128;
 };
+
+struct MigClusterShape {
+  int64_t nodes = 8;
+  int64_t gpus_per_node = 8;
+  std::string model = "A100-40GB";  // or H100-80GB
+  std::string node_prefix = "mig-node";
+  int64_t node_cpu_milli = 96000;
+  int64_t node_memory_mib = 1024 * 1024;
+  int64_t node_pods = 110;
+};
+
+struct MigPodShape {
+  int64_t pods = 1000;
+  std::string model = "A100-40GB";  // profile names of this model
+  // Compute slices per profile (1, 2, 3, 4, 7) and their weights.
+  std::vector<std::pair<int64_t, int64_t>> mix = {{1, 40}, {2, 25}, {3, 20}, {4, 10}, {7, 5}};
+  uint64_t seed = 1;
+  int64_t interval_seconds = 10;
+  int64_t lifetime_seconds = 0;  // mean lifetime (uniform 0.5x-1.5x); 0: pods never end
+  std::string namespace_ = "default";
+  std::string name_prefix = "mig";
+  int64_t cpu_milli = 2000;
+  int64_t memory_mib = 8192;
+};
+
+// "1:40,2:25,3:20,4:10,7:5" -> MigPodShape::mix.
+StatusOr<std::vector<std::pair<int64_t, int64_t>>> ParseMigMix(std::string_view text);
+// kInvalidArgument for an unknown model, counts out of range or a mix of
+// sizes other than 1, 2, 3, 4, 7.
+StatusOr<std::string> GenerateMigCluster(const MigClusterShape& shape);
+StatusOr<std::string> GenerateMigPods(const MigPodShape& shape);
 
 // "H100-80GB:80Gi,L4:24Gi" -> models. Memory takes Mi, Gi or Ti suffixes.
 StatusOr<std::vector<GpuModel>> ParseModels(std::string_view text);

@@ -105,3 +105,63 @@ TEST(GenerateTest, ClusterAndPodsLoadValidateAndSchedule) {
 
 }  // namespace
 }  // namespace dra::sched
+
+namespace dra::sched {
+namespace {
+
+TEST(GenerateMigTest, ParseMix) {
+  StatusOr<std::vector<std::pair<int64_t, int64_t>>> m = ParseMigMix("1:40,7:5");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(*m, (std::vector<std::pair<int64_t, int64_t>>{{1, 40}, {7, 5}}));
+  for (const char* bad : {"", "5:1", "1", "1:0", "1:x", "1:2,", "0:1"}) EXPECT_FALSE(ParseMigMix(bad).ok()) << bad;
+}
+
+// One A100 node of two GPUs: per GPU 7 + 3 + 2 + 1 + 1 = 14 placements; a
+// counter slice and one device slice per GPU (pool of 3 slices).
+TEST(GenerateMigTest, ClusterHasEveryPlacementOfEveryProfile) {
+  StatusOr<std::string> text = GenerateMigCluster({.nodes = 1, .gpus_per_node = 2});
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  manifest::LoadResult loaded = Load(*text);
+  EXPECT_EQ(Kinds(loaded), (std::map<std::string, int>{{"DeviceClass", 1}, {"Node", 1}, {"ResourceSlice", 3}}));
+  size_t devices = 0, counter_sets = 0;
+  for (const manifest::LoadedObject& o : loaded.objects) {
+    if (const auto* s = std::get_if<api::ResourceSlice>(&o.object)) {
+      devices += s->spec.devices.size();
+      counter_sets += s->spec.shared_counters.size();
+      EXPECT_EQ(s->spec.pool.resource_slice_count, 3);
+    }
+  }
+  EXPECT_EQ(devices, 28u);
+  EXPECT_EQ(counter_sets, 2u);
+  EXPECT_NE(text->find("name: gpu-1-mig-3g20gb-4\n"), std::string::npos);
+  EXPECT_FALSE(GenerateMigCluster({.model = "V100"}).ok());
+}
+
+// Seven 1g pods fill one GPU's compute (7 x 14 of 98 SMs); an eighth does
+// not fit.
+TEST(GenerateMigTest, PodsScheduleWithinTheCounters) {
+  StatusOr<std::string> cluster = GenerateMigCluster({.nodes = 1, .gpus_per_node = 1});
+  StatusOr<std::string> pods = GenerateMigPods({.pods = 8, .mix = {{1, 1}}});
+  ASSERT_TRUE(cluster.ok() && pods.ok());
+  manifest::LoadResult loaded = Load(*cluster + "---\n" + *pods);
+  std::vector<const api::Object*> objects;
+  for (const manifest::LoadedObject& o : loaded.objects) objects.push_back(&o.object);
+  Snapshot snapshot = NewSnapshot(objects, api::FeatureGates::Defaults());
+  auto policy = NewPolicy("kube");
+  ASSERT_TRUE(policy.ok());
+  StatusOr<ScheduleResult> r = Schedule(&snapshot, {.policy = policy->get()});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  int placed = 0;
+  for (const PodOutcome& o : r->pods) placed += o.kind == PodOutcome::Kind::kPlaced;
+  EXPECT_EQ(placed, 7);
+  // Deterministic draws; lifetimes between 0.5x and 1.5x.
+  StatusOr<std::string> a = GenerateMigPods({.pods = 50, .seed = 3, .lifetime_seconds = 100});
+  StatusOr<std::string> b = GenerateMigPods({.pods = 50, .seed = 3, .lifetime_seconds = 100});
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(*a, *b);
+  EXPECT_NE(a->find("deletionTimestamp"), std::string::npos);
+  EXPECT_FALSE(GenerateMigPods({.mix = {{5, 1}}}).ok());
+}
+
+}  // namespace
+}  // namespace dra::sched

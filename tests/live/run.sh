@@ -758,6 +758,59 @@ if [ "$(k get pod gang-0 -o jsonpath='{.spec.schedulingGroup.podGroupName}')" = 
 else
   fail "serve pod groups: gang-0 reported"; tail -10 "$work/serve4b.log"
 fi
+# Issue #23 item 6: packing in serve. The same sequence of pods under
+# --policy kube and --policy dra-pack, each instance with its own scheduler
+# name and 4 nodes of 8 GPUs (serve-packing.yaml): eight 1-GPU pods, then,
+# once they are bound, three 8-GPU pods. kube-scheduler's scoring spreads the
+# small pods two per node, so no node has 8 GPUs left (8 bound); dra-pack,
+# measuring against the workload's profile, keeps whole nodes (11 bound).
+k apply -f "$root/tests/live/serve-packing.yaml" > /dev/null
+"$dractl" serve --kubeconfig "$user" --metrics-address "" --no-leader-elect --watch-timeout 30 \
+  --scheduler-name dractl-kube --policy kube > /dev/null 2> "$work/serve-pack-kube.log" &
+pack_kube_pid=$!
+"$dractl" serve --kubeconfig "$user" --metrics-address "" --no-leader-elect --watch-timeout 30 \
+  --scheduler-name dractl-pack --policy dra-pack --workload-profile "$root/tests/live/serve-packing-profile.yaml" \
+  > /dev/null 2> "$work/serve-pack-dra.log" &
+pack_dra_pid=$!
+pack_pods() {  # SIZE TEMPLATE CPU COUNT: pods SIZE-{kube,dra}-0.. for both schedulers
+  local set
+  for set in kube:dractl-kube dra:dractl-pack; do
+    for i in $(seq 0 $(($4 - 1))); do
+      printf -- '---\napiVersion: v1\nkind: Pod\nmetadata: {name: %s-%s-%d, namespace: default}\nspec:\n' \
+        "$1" "${set%%:*}" "$i"
+      printf '  schedulerName: %s\n  nodeSelector: {pack-set: %s}\n' "${set#*:}" "${set%%:*}"
+      printf '  resourceClaims: [{name: gpu, resourceClaimTemplateName: %s}]\n' "$2"
+      printf '  containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "%s"}, claims: [{name: gpu}]}}]\n' "$3"
+    done
+  done
+}
+bound_count() {  # PREFIX: pods bound whose name starts with it
+  k get pods -o json | jq --arg p "$1" '[.items[] | select((.metadata.name | startswith($p)) and .spec.nodeName != null)] | length'
+}
+unschedulable_count() {  # PREFIX
+  k get pods -o json | jq --arg p "$1" '[.items[] | select(.metadata.name | startswith($p)) | .status.conditions[]?
+    | select(.type == "PodScheduled" and .status == "False" and .reason == "Unschedulable")] | length'
+}
+smalls_bound() { [ "$(bound_count small-)" -eq 16 ]; }
+larges_decided() { [ "$(bound_count large-dra-)" -eq 3 ] && [ "$(unschedulable_count large-kube-)" -eq 3 ]; }
+pack_pods small pack-one-gpu 4 8 | k apply -f - > /dev/null
+if wait_for 90 smalls_bound; then
+  pack_pods large pack-eight-gpus 32 3 | k apply -f - > /dev/null
+  wait_for 60 larges_decided || true
+fi
+kube_bound=$(( $(bound_count small-kube-) + $(bound_count large-kube-) ))
+dra_bound=$(( $(bound_count small-dra-) + $(bound_count large-dra-) ))
+kube_nodes=$(k get pods -o json | jq -r '[.items[] | select(.metadata.name | startswith("small-kube-")) | .spec.nodeName] | unique | length')
+dra_nodes=$(k get pods -o json | jq -r '[.items[] | select(.metadata.name | startswith("small-dra-")) | .spec.nodeName] | unique | length')
+if [ "$kube_bound" -eq 8 ] && [ "$dra_bound" -eq 11 ] && [ "$kube_nodes" -eq 4 ] && [ "$dra_nodes" -eq 1 ] &&
+   grep -q "measures fragmentation against --workload-profile" "$work/serve-pack-dra.log"; then
+  pass "serve --policy dra-pack binds all 11 pods (small pods on 1 node); --policy kube binds 8 (small pods on 4 nodes)"
+else
+  fail "serve packing: kube bound $kube_bound (small pods on $kube_nodes nodes), dra-pack bound $dra_bound (on $dra_nodes)"
+  tail -5 "$work/serve-pack-kube.log" "$work/serve-pack-dra.log"
+fi
+kill "$pack_kube_pid" "$pack_dra_pid" 2>/dev/null || true
+wait "$pack_kube_pid" "$pack_dra_pid" 2>/dev/null || true
 stop_serve
 "$root/tests/live/cluster.sh" down "$work/cluster4"
 

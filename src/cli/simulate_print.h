@@ -1,0 +1,67 @@
+// What `simulate replay` (sim/replay.h) and `simulate cluster`
+// (sched/timeline.h) print alike: the pod counts and waits of a run over
+// time, and its series as CSV and JSON. Both summaries have the same fields
+// for these (pods, started, ..., wait_max); their series differ only in the
+// names of three columns and in how time is written.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace dra::cli {
+
+struct RunCounts {
+  int64_t pods = 0;
+  int64_t started = 0;
+  int64_t started_on_arrival = 0;
+  int64_t pending_at_end = 0;
+  int64_t finished = 0;
+  int64_t peak_pending = 0;
+  double wait_mean = 0;
+  int64_t wait_p50 = 0;
+  int64_t wait_p95 = 0;
+  int64_t wait_max = 0;
+};
+
+// From either summary type.
+template <typename Summary>
+RunCounts CountsOf(const Summary& s) {
+  return RunCounts{.pods = s.pods,
+                   .started = s.started,
+                   .started_on_arrival = s.started_on_arrival,
+                   .pending_at_end = s.pending_at_end,
+                   .finished = s.finished,
+                   .peak_pending = s.peak_pending,
+                   .wait_mean = s.wait_mean,
+                   .wait_p50 = s.wait_p50,
+                   .wait_p95 = s.wait_p95,
+                   .wait_max = s.wait_max};
+}
+
+// The two text lines "  started ..." and "  wait from arrival ...".
+void PrintRunCounts(const RunCounts& c);
+// "\"started\": N, ..., \"peak_pending\": N" (no pods, no wait).
+std::string RunCountsJson(const RunCounts& c);
+// "\"wait\": {\"mean\": ..., \"p50\": ..., \"p95\": ..., \"max\": ...}".
+std::string WaitJson(const RunCounts& c);
+
+// One sample: time (as the caller writes it in CSV and in JSON), two
+// percentages, running and pending pods, a third percentage.
+struct SeriesRow {
+  std::string time_csv;
+  std::string time_json;
+  double first = 0;
+  double cpu_allocation = 0;
+  int64_t running = 0;
+  int64_t pending = 0;
+  double last = 0;
+};
+
+// Header "time,FIRST,cpu_allocation,running,pending,LAST", a row a line.
+std::string SeriesCsv(std::string_view first, std::string_view last, std::span<const SeriesRow> rows);
+// The JSON objects of the rows, comma-separated, with the same names.
+std::string SeriesJson(std::string_view first, std::string_view last, std::span<const SeriesRow> rows);
+
+}  // namespace dra::cli
