@@ -125,6 +125,7 @@ manifest::Node ToJson(const sched::PodExplanation& e) {
     manifest::Node n = manifest::Node::Mapping();
     n.Add("node", Str(m.node));
     n.Add("release", Holders(m.release));
+    if (m.score >= 0) n.Add("score", Int(m.score));
     n.Add("text", Str(m.text));
     misses.Push(std::move(n));
   }

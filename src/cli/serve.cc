@@ -37,6 +37,8 @@ struct ServeFlags {
   std::string policy = "kube";
   std::string device_choice;
   std::vector<std::string> workload_profile;
+  double profile_window = 3600;
+  double profile_half_life = 600;
   uint64_t seed = 0;
   std::string version = "1.37";
   std::string gates;
@@ -100,10 +102,14 @@ int Run(const ServeFlags& flags) {
       if (int rc = LoadWorkloadProfile(flags.workload_profile, *gates, sched::Snapshot{}, "dractl serve", &p); rc >= 0) {
         return rc;
       }
-      LogLine(fmt::format("--policy {} measures fragmentation against {}", flags.policy, p.Describe()));
+      LogLine(fmt::format("--policy {} measures fragmentation against the pods seen pending in the last {:g} s "
+                          "(half-life {:g} s), seeded with {}",
+                          flags.policy, flags.profile_window, flags.profile_half_life, p.Describe()));
       profile = std::move(p);
     } else {
-      LogLine(fmt::format("--policy {} measures fragmentation against the pending pods of each round", flags.policy));
+      LogLine(fmt::format("--policy {} measures fragmentation against the pods seen pending in the last {:g} s "
+                          "(half-life {:g} s)",
+                          flags.policy, flags.profile_window, flags.profile_half_life));
     }
   } else if (!flags.workload_profile.empty()) {
     LogLine(fmt::format("note: --workload-profile is for --policy fgd and dra-pack; --policy {} ignores it",
@@ -126,6 +132,8 @@ int Run(const ServeFlags& flags) {
                                       .device_choice = DeviceChoiceFor(flags.device_choice, flags.policy),
                                       .seed = flags.seed,
                                       .workload_profile = profile ? &*profile : nullptr,
+                                      .profile_window_seconds = flags.profile_window,
+                                      .profile_half_life_seconds = flags.profile_half_life,
                                       .manage_claims = flags.manage_claims,
                                       .instance = fmt::format("{}-{}", flags.scheduler_name, host),
                                       .watch_timeout_seconds = flags.watch_timeout,
@@ -240,9 +248,17 @@ int RunServe(std::span<const std::string_view> args) {
       ->capture_default_str();
   app.add_option("--workload-profile", flags.workload_profile,
                  "fgd, dra-pack: the typical pods fragmentation is measured against: pods, workloads and claim "
-                 "templates (files, folders) or an openb pod CSV, weighted by count (default: the pending pods "
-                 "of each scheduling round)")
+                 "templates (files, folders) or an openb pod CSV, weighted by count; seeds the profile of the pods "
+                 "seen pending lately, which it fades into")
       ->expected(1, -1);
+  app.add_option("--profile-window", flags.profile_window,
+                 "fgd, dra-pack: seconds a pod seen pending counts in the workload profile")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--profile-half-life", flags.profile_half_life,
+                 "fgd, dra-pack: a pod seen this many seconds ago counts half")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_option("--seed", flags.seed, "breaks ties between equally scored nodes")->capture_default_str();
   app.add_option("--kubernetes-version", flags.version, "feature-gate defaults of this release (1.34-1.37)")
       ->capture_default_str();

@@ -210,7 +210,22 @@ Server::Round Server::Plan() {
                             .scheduler_name = options_.scheduler_name,
                             .create_template_claims = options_.manage_claims,
                             .device_choice = options_.device_choice};
-  so.workload_profile = options_.workload_profile;
+  sched::WorkloadProfile profile;
+  if (options_.policy->packing() != sched::Packing::kNone) {
+    if (!profile_window_) {
+      profile_start_ = Clock::now();
+      profile_window_.emplace(options_.profile_window_seconds, options_.profile_half_life_seconds,
+                              options_.workload_profile, 0);
+    }
+    const double now = Seconds(profile_start_);
+    const std::vector<size_t> pending = sched::PendingQueue(snapshot);
+    const std::vector<sched::WorkloadShape> shapes = sched::ShapesOfPods(snapshot, pending);
+    for (size_t i = 0; i < pending.size(); ++i) {
+      profile_window_->Observe(snapshot.pods[pending[i]].metadata.uid, shapes[i], now);
+    }
+    profile = profile_window_->Profile(now);
+    so.workload_profile = &profile;
+  }
   StatusOr<sched::ScheduleResult> result = sched::Schedule(&snapshot, so);
   metrics_.Algorithm(Seconds(start));
   metrics_.SetPending("gated", gated);

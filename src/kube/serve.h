@@ -44,6 +44,7 @@
 #include "kube/metrics.h"
 #include "kube/reflector.h"
 #include "sched/policy.h"
+#include "sched/profile.h"
 #include "sched/scheduler.h"
 
 namespace dra::kube {
@@ -54,9 +55,13 @@ struct ServeOptions {
   const sched::ScorePolicy* policy = nullptr;  // required; borrowed
   alloc::DeviceChoice device_choice = alloc::DeviceChoice::kFirstFit;
   uint64_t seed = 0;
-  // fgd, dra-pack: the workload profile to measure fragmentation against;
-  // null: each round's pending pods. Borrowed.
+  // fgd, dra-pack: the workload is the pods seen pending lately
+  // (sched::ProfileWindow: each pod once, weighted 2^(-age / half-life),
+  // forgotten after the window), seeded with `workload_profile` when given
+  // (borrowed).
   const sched::WorkloadProfile* workload_profile = nullptr;
+  double profile_window_seconds = 3600;
+  double profile_half_life_seconds = 600;
   // Create claims from templates and record them in the pod status, as the
   // resource-claim controller does (spec §2.4), for clusters without
   // kube-controller-manager. Off: pods wait for the controller.
@@ -142,6 +147,10 @@ class Server {
 
   void Enqueue(ReflectorBatch batch);
   Round Plan();
+  // fgd, dra-pack: the pods seen pending lately (ServeOptions), made on the
+  // first round.
+  std::optional<sched::ProfileWindow> profile_window_;
+  std::chrono::steady_clock::time_point profile_start_{};
   void Execute(PodWrite* write);
   StatusOr<api::ResourceClaim> WriteClaim(const PodWrite::Claim& claim, const api::Pod& pod,
                                           std::vector<api::Object>* assumed);

@@ -20,6 +20,7 @@
 #include "alloc/cel_selector.h"
 #include "alloc/pools.h"
 #include "sched/extended.h"
+#include "sched/fragmentation.h"
 #include "sched/pod_claims.h"
 #include "sched/resources.h"
 
@@ -303,7 +304,39 @@ class Explainer {
   HolderIndex holders_;
   // Device id -> every allocated claim with a non-admin result on it.
   std::map<std::string, std::vector<const api::ResourceClaim*>, std::less<>> users_;
+
+ public:
+  // The packing policies' profile for near-miss scores (fragmentation.h).
+  const WorkloadProfile* profile = nullptr;
+
+ private:
+  void ScoreNearMisses(const api::Pod& pod, const std::vector<const api::ResourceClaim*>& to_allocate,
+                       PodExplanation* ex);
 };
+
+void Explainer::ScoreNearMisses(const api::Pod& pod, const std::vector<const api::ResourceClaim*>& to_allocate,
+                                PodExplanation* ex) {
+  const Packing packing = options_.schedule.policy->packing();
+  if (packing == Packing::kNone || ex->near_misses.empty() || profile == nullptr) return;
+  std::unique_ptr<DeviceModel> model = DeviceModel::New(s_, profile, &eval_, features_);
+  std::vector<const api::ResourceClaimSpec*> specs;
+  for (const api::ResourceClaim* c : to_allocate) specs.push_back(&c->spec);
+  const PodDemand demand = model->Demand(PodRequests(pod), specs);
+  for (NearMiss& m : ex->near_misses) {
+    std::optional<size_t> node = node_index_.Find(m.node);
+    if (!node) continue;
+    std::vector<const api::AllocationResult*> released;
+    for (const DeviceHolder& h : m.release) {
+      const size_t slash = h.claim.find('/');
+      std::optional<size_t> c = s_.FindClaim(h.claim.substr(0, slash), h.claim.substr(slash + 1));
+      if (c && s_.claims[*c].status.allocation) released.push_back(&*s_.claims[*c].status.allocation);
+    }
+    for (const api::AllocationResult* a : released) model->ReleaseAllocation(*a);
+    m.score = model->Score(*node, demand, packing);
+    for (const api::AllocationResult* a : released) model->AddAllocation(*a);
+    m.text += fmt::format(" (--policy {} would then score the node {})", options_.schedule.policy->name(), m.score);
+  }
+}
 
 std::unique_ptr<alloc::Allocator> Explainer::NewAllocator(
     const std::vector<const api::ResourceClaim*>* allocated) const {
@@ -767,6 +800,7 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
                    [](const CauseSummary& a, const CauseSummary& b) { return a.nodes > b.nodes; });
 
   for (const auto& [claim, request] : failing) FindUnmatched(pod, refs, claim, request, &ex);
+  ScoreNearMisses(pod, to_allocate, &ex);
   return ex;
 }
 
@@ -821,12 +855,21 @@ StatusOr<std::vector<PodExplanation>> Explain(Snapshot* snapshot, const ExplainO
   const alloc::SliceIndex slice_index(std::move(slices));
   const NodeIndex node_index(s.nodes);
   Explainer explainer(s, options, **eval, features, slice_index, node_index);
+  // The packing policies' profile, the same the run uses.
+  WorkloadProfile own_profile;
+  ScheduleOptions schedule = options.schedule;
+  if (schedule.policy != nullptr && schedule.policy->packing() != Packing::kNone) {
+    if (schedule.workload_profile == nullptr) {
+      own_profile = BuildProfile(ShapesOfPods(s, PendingQueue(s)), "pending pods");
+      schedule.workload_profile = &own_profile;
+    }
+    explainer.profile = schedule.workload_profile;
+  }
   // One scheduling run over the queue, as `dractl schedule` does; each
   // wanted pod is analysed right after its attempt, on the state it saw
   // (the pods before it placed, the ones after it not yet). The run stops
   // after the last pod asked for.
   size_t left = targets.size();
-  ScheduleOptions schedule = options.schedule;
   schedule.slice_index = &slice_index;
   schedule.node_index = &node_index;
   schedule.after_pod = [&](size_t pod_idx, const PodOutcome& outcome) {

@@ -17,7 +17,9 @@
 //   misses     nodes rejected only for devices in use, where freeing the
 //              devices of at most two claims makes the pod fit (checked by
 //              running the allocator on that node with only the claims that
-//              use its devices, those two left out)
+//              use its devices, those two left out); with fgd or dra-pack
+//              the score the node would then get (a DeviceModel of the
+//              state the pod saw, those claims released)
 //   selectors  a selector of a failing request that is false for every
 //              device of the cluster, with the values the attributes and
 //              capacities it reads actually have
@@ -87,6 +89,9 @@ struct CauseSummary {
 struct NearMiss {
   std::string node{};
   std::vector<DeviceHolder> release{};
+  // With --policy fgd or dra-pack: the node's score for the pod once those
+  // devices are free (0-100; fragmentation.h); -1 with other policies.
+  int64_t score = -1;
   std::string text{};
 };
 

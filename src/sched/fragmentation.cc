@@ -310,6 +310,30 @@ struct DeviceModel::Impl {
     RefreshUnit(dev.unit, logged);
   }
 
+  // The inverse of Take (unlogged): device d gives back `need` (a multi
+  // device) or its exclusive allocation, and its counters once unused.
+  void Give(uint32_t d, const double* need) {
+    Dev& dev = devs[d];
+    bool counters = !dev.multi;
+    if (dev.multi) {
+      for (uint32_t k = 0; k < dev.cap_count; ++k) {
+        Cap& c = caps[dev.cap_begin + k];
+        c.used = std::max(0.0, c.used - (need != nullptr ? need[k] : c.total));
+      }
+      counters = dev.use_count > 0 && MultiUnused(dev);
+    } else {
+      if (!dev.allocated) return;
+      dev.allocated = false;
+    }
+    if (counters) {
+      for (uint32_t i = 0; i < dev.use_count; ++i) {
+        const Use& u = uses[dev.use_begin + i];
+        ctr_left[u.counter] += u.amount;
+      }
+    }
+    RefreshUnit(dev.unit, false);
+  }
+
   void AddPodResources(uint32_t n, int64_t cpu, int64_t mem, bool logged) {
     Node& node = nodes[n];
     if (logged) {
@@ -440,7 +464,7 @@ struct DeviceModel::Impl {
   // Places the demand on node n (logged, so the caller undoes it), choosing
   // devices as `packing` does; with `now` the step score is computed.
   Choice Place(uint32_t n, const PodDemand& demand, Packing packing, double rho, double now, bool want_score,
-               bool want_preference) {
+               bool want_preference, bool leave_partitions = false) {
     Choice out;
     Node& node = nodes[n];
     AddPodResources(n, demand.milli_cpu, demand.memory, true);
@@ -508,7 +532,7 @@ struct DeviceModel::Impl {
           for (uint32_t d : taken) Take(d, tables[t].need.data() + devs[d].cap_begin, true);
           last_score = -1;
         }
-        if (want_preference) {
+        if (want_preference && !(leave_partitions && units[devs[taken.front()].unit].counter_set)) {
           alloc::DevicePreference::Entry e{.claim = request.claim, .request = request.names[alt], .devices = {}};
           for (uint32_t d : taken) e.devices.push_back(devs[d].id);
           out.preference.entries.push_back(std::move(e));
@@ -785,7 +809,11 @@ void DeviceModel::AddPod(size_t node, const Resources& requests) {
   impl_->Changed(static_cast<uint32_t>(node));
 }
 
-void DeviceModel::AddAllocation(const api::AllocationResult& allocation) {
+void DeviceModel::AddAllocation(const api::AllocationResult& allocation) { Apply(allocation, true); }
+
+void DeviceModel::ReleaseAllocation(const api::AllocationResult& allocation) { Apply(allocation, false); }
+
+void DeviceModel::Apply(const api::AllocationResult& allocation, bool take) {
   Impl& m = *impl_;
   for (const api::DeviceRequestAllocationResult& r : allocation.devices.results) {
     if (r.admin_access.value_or(false)) continue;
@@ -801,7 +829,11 @@ void DeviceModel::AddAllocation(const api::AllocationResult& allocation) {
         need[k++] = q != nullptr ? q->AsApproximateFloat64() : 0;
       }
     }
-    m.Take(d, dev.multi ? need.data() : nullptr, false);
+    if (take) {
+      m.Take(d, dev.multi ? need.data() : nullptr, false);
+    } else {
+      m.Give(d, dev.multi ? need.data() : nullptr);
+    }
     m.Changed(dev.node);
   }
 }
@@ -892,11 +924,12 @@ int64_t DeviceModel::Score(size_t node, const PodDemand& demand, Packing packing
   return c.score;
 }
 
-alloc::DevicePreference DeviceModel::Choose(size_t node, const PodDemand& demand, Packing packing) {
+alloc::DevicePreference DeviceModel::Choose(size_t node, const PodDemand& demand, Packing packing,
+                                            bool leave_partitions) {
   Impl& m = *impl_;
   const double now = packing == Packing::kDraPack ? Pack(node) : Frag(node);
   const size_t mark = m.log.size();
-  Impl::Choice c = m.Place(static_cast<uint32_t>(node), demand, packing, rho_, now, false, true);
+  Impl::Choice c = m.Place(static_cast<uint32_t>(node), demand, packing, rho_, now, false, true, leave_partitions);
   m.UndoTo(mark);
   return std::move(c.preference);
 }

@@ -102,6 +102,9 @@ class DeviceModel {
   // The devices `allocation` takes (exclusive devices, consumed capacity,
   // counters). Results naming devices the model does not hold are ignored.
   void AddAllocation(const api::AllocationResult& allocation);
+  // The inverse: the devices `allocation` took are free again (a claim
+  // deallocated; explain's "if these were released").
+  void ReleaseAllocation(const api::AllocationResult& allocation);
 
   size_t num_nodes() const;
   // G(n), F(n) and P(n) now.
@@ -127,8 +130,12 @@ class DeviceModel {
   // device whose taking scores best (the first in the driver's order among
   // equals; FGD's GPU choice for shared GPUs); for other requests the first
   // devices with room in the driver's order. As a preference for the
-  // allocator (only an order: it still decides what fits).
-  alloc::DevicePreference Choose(size_t node, const PodDemand& demand, Packing packing);
+  // allocator (only an order: it still decides what fits). With
+  // `leave_partitions`, requests the policy would serve from partitions
+  // (devices of a counter set) get no preference: the allocator's
+  // DeviceChoice orders them.
+  alloc::DevicePreference Choose(size_t node, const PodDemand& demand, Packing packing,
+                                 bool leave_partitions = false);
   // The milli-devices the pod would take on `node` (G now - G after the
   // first-fit choice), for scores that need the pod's device size.
   int64_t DemandMilli(size_t node, const PodDemand& demand);
@@ -136,6 +143,7 @@ class DeviceModel {
  private:
   struct Impl;
   explicit DeviceModel(std::unique_ptr<Impl> impl);
+  void Apply(const api::AllocationResult& allocation, bool take);
   std::unique_ptr<Impl> impl_;
   double rho_ = 0;
 };

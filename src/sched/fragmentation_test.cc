@@ -215,6 +215,10 @@ TEST_F(FragmentationTest, SharedDevicesCountTheirCapacityLeft) {
   // The model is unchanged by scoring.
   EXPECT_DOUBLE_EQ(m.Frag(0), 250);
   EXPECT_EQ(m.FreeMilli(0), 875);
+  // Releasing d1's share: 80 left again; the score is the first one's.
+  m.ReleaseAllocation(Allocation("d1", 30));
+  EXPECT_EQ(m.FreeMilli(0), 1250);
+  EXPECT_DOUBLE_EQ(m.Frag(0), 250);
 }
 
 TEST_F(FragmentationTest, FgdChoosesTheShareThatKeepsBothDevicesUsable) {
@@ -275,6 +279,12 @@ TEST_F(FragmentationTest, PartitionsShareTheirGpusCounters) {
   EXPECT_EQ(m.Score(0, demand, Packing::kFgd), 51);
   EXPECT_THAT(m.Choose(0, demand, Packing::kFgd).entries[0].devices,
               ::testing::ElementsAre("gpu.example.com/n1/1g-5"));
+  // Released again, one by one: 3 of 7 left (428), then all back (1000).
+  m.ReleaseAllocation(Allocation("1g-0"));
+  EXPECT_EQ(m.FreeMilli(0), 428);
+  for (int i = 1; i < 5; ++i) m.ReleaseAllocation(Allocation(fmt::format("1g-{}", i)));
+  EXPECT_EQ(m.FreeMilli(0), 1000);
+  EXPECT_DOUBLE_EQ(m.Frag(0), 0);
 }
 
 TEST_F(FragmentationTest, FirstAvailableTakesTheFirstSubrequestThatFits) {
@@ -296,6 +306,51 @@ TEST_F(FragmentationTest, FirstAvailableTakesTheFirstSubrequestThatFits) {
   ASSERT_EQ(choice.entries.size(), 1u);
   EXPECT_EQ(choice.entries[0].request, "r/one");
   EXPECT_THAT(choice.entries[0].devices, ::testing::ElementsAre("gpu.example.com/n1/g1"));
+}
+
+}  // namespace
+}  // namespace dra::sched
+
+namespace dra::sched {
+namespace {
+
+// Worked by hand: window 100 s, half-life 10 s. A pod of shape a at t=0 and
+// two of shape b at t=10; at t=10: a weighs 2^-1 = 0.5, b 2 x 1 = 2, total
+// 2.5: b first (0.8), a (0.2). At t=105 a is out of the window (age 105):
+// only b. A UID seen twice counts once.
+TEST(ProfileWindowTest, DecaysAndForgets) {
+  ProfileWindow w(100, 10, nullptr, 0);
+  EXPECT_TRUE(w.Profile(0).empty());
+  WorkloadShape a = ShapeOf(1000, 0, {}), b = ShapeOf(2000, 0, {});
+  w.Observe("uid-a", a, 0);
+  w.Observe("uid-b1", b, 10);
+  w.Observe("uid-b2", b, 10);
+  w.Observe("uid-b2", b, 10);
+  WorkloadProfile p = w.Profile(10);
+  ASSERT_EQ(p.shapes.size(), 2u);
+  EXPECT_EQ(p.shapes[0].milli_cpu, 2000);
+  EXPECT_DOUBLE_EQ(p.shapes[0].weight, 0.8);
+  EXPECT_DOUBLE_EQ(p.shapes[1].weight, 0.2);
+  EXPECT_EQ(p.total_pods, 3);
+  p = w.Profile(105);
+  ASSERT_EQ(p.shapes.size(), 1u);
+  EXPECT_EQ(p.shapes[0].milli_cpu, 2000);
+  EXPECT_DOUBLE_EQ(p.shapes[0].weight, 1);
+}
+
+// A seed counts its pods at the start and fades: 3 seed pods of a at t=0 and
+// one pod of b at t=20 (half-life 10): a weighs 3/4, b 1: b 4/7, a 3/7.
+TEST(ProfileWindowTest, SeedFades) {
+  WorkloadShape a = ShapeOf(1000, 0, {}), b = ShapeOf(2000, 0, {});
+  a.pods = 3;
+  WorkloadProfile seed = ProfileFromTypical({a}, 1, 3, "seed");
+  ProfileWindow w(3600, 10, &seed, 0);
+  w.Observe("uid-b", b, 20);
+  WorkloadProfile p = w.Profile(20);
+  ASSERT_EQ(p.shapes.size(), 2u);
+  EXPECT_EQ(p.shapes[0].milli_cpu, 2000);
+  EXPECT_DOUBLE_EQ(p.shapes[0].weight, 4.0 / 7);
+  EXPECT_DOUBLE_EQ(p.shapes[1].weight, 3.0 / 7);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include "sched/profile.h"
 
 #include <algorithm>
+#include <cmath>
+#include <iterator>
 #include <map>
 #include <tuple>
 
@@ -154,6 +156,68 @@ std::vector<WorkloadShape> ShapesOfPods(const Snapshot& snapshot, std::span<cons
     const Resources requests = PodRequests(pod);
     out.push_back(ShapeOf(requests.milli_cpu, requests.memory, specs));
   }
+  return out;
+}
+
+ProfileWindow::ProfileWindow(double window_seconds, double half_life_seconds, const WorkloadProfile* seed,
+                             double start)
+    : window_(window_seconds), half_life_(half_life_seconds) {
+  if (seed == nullptr) return;
+  for (const WorkloadShape& s : seed->shapes) {
+    seen_.push_back(Seen{.time = start, .pods = static_cast<double>(std::max<int64_t>(s.pods, 1)), .shape = Intern(s)});
+  }
+}
+
+size_t ProfileWindow::Intern(const WorkloadShape& shape) {
+  auto [it, inserted] = shape_index_.try_emplace(shape.key, shapes_.size());
+  if (inserted) shapes_.push_back(shape);
+  return it->second;
+}
+
+void ProfileWindow::Observe(const std::string& uid, const WorkloadShape& shape, double now) {
+  if (!uids_.try_emplace(uid, now).second) return;
+  seen_.push_back(Seen{.time = now, .pods = 1, .shape = Intern(shape)});
+}
+
+WorkloadProfile ProfileWindow::Profile(double now) {
+  // Forget what left the window (entries are in time order, the seed first).
+  size_t keep = 0;
+  while (keep < seen_.size() && now - seen_[keep].time > window_) ++keep;
+  seen_.erase(seen_.begin(), seen_.begin() + static_cast<std::ptrdiff_t>(keep));
+  for (auto it = uids_.begin(); it != uids_.end();) it = now - it->second > window_ ? uids_.erase(it) : std::next(it);
+
+  std::vector<double> weight(shapes_.size(), 0);
+  std::vector<int64_t> pods(shapes_.size(), 0);
+  double total = 0;
+  for (const Seen& s : seen_) {
+    const double w = s.pods * std::exp2(-(now - s.time) / half_life_);
+    weight[s.shape] += w;
+    pods[s.shape] += static_cast<int64_t>(s.pods);
+    total += w;
+  }
+  std::vector<size_t> order;
+  for (size_t i = 0; i < shapes_.size(); ++i) {
+    if (pods[i] > 0) order.push_back(i);
+  }
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (weight[a] != weight[b]) return weight[a] > weight[b];
+    return shapes_[a].key > shapes_[b].key;
+  });
+  WorkloadProfile out;
+  out.source = fmt::format("the pods seen in the last {:g} s (half-life {:g} s)", window_, half_life_);
+  out.distinct_shapes = static_cast<int64_t>(order.size());
+  double cum = 0;
+  for (size_t i : order) {
+    out.total_pods += pods[i];
+    if (total > 0 && cum >= 0.95 * total) continue;
+    cum += weight[i];
+    WorkloadShape s = shapes_[i];
+    s.pods = pods[i];
+    s.weight = weight[i];
+    out.covered_pods += pods[i];
+    out.shapes.push_back(std::move(s));
+  }
+  for (WorkloadShape& s : out.shapes) s.weight = cum > 0 ? s.weight / cum : 0;
   return out;
 }
 

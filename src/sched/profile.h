@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -113,5 +114,39 @@ WorkloadProfile ProfileFromTypical(std::vector<WorkloadShape> typical, int64_t d
 // the pod's namespace) or an existing claim that is not allocated yet.
 // Entries whose template or claim is missing are left out of the shape.
 std::vector<WorkloadShape> ShapesOfPods(const Snapshot& snapshot, std::span<const size_t> pod_indices);
+
+// The profile of the pods a live scheduler (`dractl serve`) has seen lately:
+// each pod counts once (by UID) from the time it was first seen pending,
+// weighted 2^(-age / half_life) and forgotten once older than `window`. A seed
+// profile (--workload-profile) counts as its pods seen at `start`, so it
+// fades as the cluster's own pods take over. The typical list is cut at 95%
+// of the decayed weight, as BuildProfile cuts at 95% of the pods.
+// Not thread-safe.
+class ProfileWindow {
+ public:
+  ProfileWindow(double window_seconds, double half_life_seconds, const WorkloadProfile* seed, double start);
+
+  // Pod `uid` of `shape`, seen at `now` (seconds on any clock the caller
+  // keeps); a UID seen before is ignored.
+  void Observe(const std::string& uid, const WorkloadShape& shape, double now);
+  // The profile at `now` (drops what is older than the window). Empty when
+  // nothing was seen and there is no seed.
+  WorkloadProfile Profile(double now);
+  size_t size() const { return seen_.size(); }
+
+ private:
+  struct Seen {
+    double time = 0;
+    double pods = 1;
+    size_t shape = 0;  // index into shapes_
+  };
+  double window_;
+  double half_life_;
+  std::vector<WorkloadShape> shapes_;                // distinct, by key
+  std::map<std::string, size_t, std::less<>> shape_index_;
+  std::vector<Seen> seen_;                           // in time order
+  std::map<std::string, double, std::less<>> uids_;  // uid -> time seen
+  size_t Intern(const WorkloadShape& shape);
+};
 
 }  // namespace dra::sched

@@ -732,7 +732,10 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   if (!chosen_to_allocate.empty()) {
     // A device-model policy's choice inside the node: its devices first.
     alloc::DevicePreference preference;
-    if (model_) preference = model_->Choose(chosen.node, demand, packing);
+    if (model_) {
+      preference = model_->Choose(chosen.node, demand, packing,
+                                  options_.device_choice == alloc::DeviceChoice::kBestFit);
+    }
     StatusOr<alloc::NodeFit> full = allocator.Allocate(HandleOf(chosen.node), chosen_to_allocate,
                                                        alloc::Allocator::ResultDetail::kFull, &preference);
     if (!full.ok()) {

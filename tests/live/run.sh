@@ -803,7 +803,7 @@ dra_bound=$(( $(bound_count small-dra-) + $(bound_count large-dra-) ))
 kube_nodes=$(k get pods -o json | jq -r '[.items[] | select(.metadata.name | startswith("small-kube-")) | .spec.nodeName] | unique | length')
 dra_nodes=$(k get pods -o json | jq -r '[.items[] | select(.metadata.name | startswith("small-dra-")) | .spec.nodeName] | unique | length')
 if [ "$kube_bound" -eq 8 ] && [ "$dra_bound" -eq 11 ] && [ "$kube_nodes" -eq 4 ] && [ "$dra_nodes" -eq 1 ] &&
-   grep -q "measures fragmentation against --workload-profile" "$work/serve-pack-dra.log"; then
+   grep -q "seeded with --workload-profile" "$work/serve-pack-dra.log"; then
   pass "serve --policy dra-pack binds all 11 pods (small pods on 1 node); --policy kube binds 8 (small pods on 4 nodes)"
 else
   fail "serve packing: kube bound $kube_bound (small pods on $kube_nodes nodes), dra-pack bound $dra_bound (on $dra_nodes)"

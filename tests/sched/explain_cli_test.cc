@@ -159,3 +159,40 @@ TEST(ExplainCliTest, HelpUsageAndInputErrors) {
 
 }  // namespace
 }  // namespace dra::testing
+
+namespace dra::testing {
+namespace {
+
+// examples/packing with a fourth training pod, under dra-pack: the eight
+// inference pods share one node and the three training pods hold the other
+// three, so the fourth fits nowhere; freeing one training pod's claim makes
+// it fit on that node. Then the node has 8 free GPUs and 32 free cores, so
+// both shapes of the profile (8/12 one-GPU pods of 4 cores, 4/12 eight-GPU
+// pods of 32) fit: F = 0; dra-pack's rho = (8/12 x 1000 + 4/12 x 8000) /
+// (8/12 x 4000 + 4/12 x 32000) = 0.25, stranded max(0, 8000 - 0.25 x 32000)
+// = 0. After the pod: no GPU and no core free, F = 0, stranded 0. The score
+// is trunc(100 sigmoid(0)) = 50.
+TEST(ExplainCliTest, NearMissesCarryThePackingScore) {
+  fs::path extra = WriteTemp("dractl_explain_packing.yaml",
+                             "apiVersion: v1\nkind: Pod\nmetadata:\n  namespace: ml\n  name: train-extra\n"
+                             "  creationTimestamp: \"2026-12-01T09:30:00Z\"\nspec:\n"
+                             "  resourceClaims: [{name: gpus, resourceClaimTemplateName: eight-gpus}]\n"
+                             "  containers:\n  - name: trainer\n    image: x\n"
+                             "    resources: {requests: {cpu: \"32\"}, claims: [{name: gpus}]}\n");
+  const std::string packing = std::string(DRA_SOURCE_DIR) + "/examples/packing";
+  CommandResult r = RunCommand(kBin + " explain --policy dra-pack -f " + ShellQuote(packing) + " -f " +
+                               ShellQuote(extra.string()) + " ml/train-extra");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("nearest misses:\n  would fit on h100-node-"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(--policy dra-pack would then score the node 50)"), std::string::npos) << r.output;
+  r = RunCommand(kBin + " explain --policy dra-pack -o json -f " + ShellQuote(packing) + " -f " +
+                 ShellQuote(extra.string()) + " ml/train-extra 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("\"score\": 50"), std::string::npos) << r.output;
+  // kube gives no score.
+  r = RunCommand(kBin + " explain -f " + ShellQuote(packing) + " -f " + ShellQuote(extra.string()) + " ml/train-extra");
+  EXPECT_EQ(r.output.find("would then score"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace dra::testing
