@@ -22,6 +22,8 @@ inline constexpr int kExitInputError = 1;     // the input has errors
 inline constexpr int kExitUsageError = 2;     // bad flags or arguments
 inline constexpr int kExitInternalError = 3;  // a bug in dractl
 inline constexpr int kExitUnsatisfiable = 4;  // allocate: the claims do not fit the node
+// 5 is discover's partial output (discover.cc).
+inline constexpr int kExitPending = 6;        // schedule --fail-on-pending: some pod stays pending
 
 // Parses `args` (without the program and subcommand names) into `app`.
 // Returns -1 when the command should run, else the exit code to return now

@@ -35,7 +35,8 @@ exactly as `kubectl get ... -o yaml|json` prints them (List objects included).
 
 Exit codes: 0 ok; 1 the input has errors; 2 usage error; 3 internal error (a bug:
 please report it with the input); 4 allocate: the claims do not fit the node;
-5 discover: partial output (something was skipped, named on stderr).
+5 discover: partial output (something was skipped, named on stderr); 6 schedule
+--fail-on-pending: some pod stays pending.
 Limits (each a clear error when exceeded): input 1 GiB per file; 10,000,000
 documents per input; nesting 512 levels; YAML alias expansion 1,000,000 nodes per
 document; 1,000,000 pods from workloads per input; CEL selectors 10,240 bytes,

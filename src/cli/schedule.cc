@@ -1,6 +1,7 @@
 // dractl schedule: places the pending pods of user manifests on their nodes as
 // kube-scheduler would (sched/scheduler.h) and prints where each went, or the
 // updated objects.
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 #include "cli/common.h"
 #include "manifest/emit.h"
 #include "manifest/encode.h"
+#include "manifest/json_parser.h"
 #include "sched/scheduler.h"
 #include "sched/snapshot.h"
 
@@ -26,7 +28,34 @@ struct ScheduleFlags {
   ClusterFlags cluster;
   std::vector<std::string> files;
   std::string output = "table";
+  bool fail_on_pending = false;
 };
+
+// The condition kube-scheduler writes on a pod it cannot place (its
+// FailureHandler): PodScheduled=False, reason Unschedulable (SchedulerError
+// for an error), the message; other conditions are kept.
+void SetPodScheduledFalse(api::Pod& pod, const sched::PodOutcome& outcome) {
+  manifest::Node conditions = manifest::Node::Sequence();
+  if (const api::RawJson* raw = pod.status.extra.find("conditions")) {
+    StatusOr<std::vector<manifest::Document>> docs = manifest::ParseJson(*raw, "conditions");
+    if (docs.ok() && docs->size() == 1 && (*docs)[0].root.is_sequence()) {
+      for (manifest::Node& c : (*docs)[0].root.items) {
+        const manifest::Node* type = c.Find("type");
+        if (type == nullptr || type->text != "PodScheduled") conditions.Push(std::move(c));
+      }
+    }
+  }
+  manifest::Node c = manifest::Node::Mapping();
+  c.Add("type", manifest::Node::String("PodScheduled"));
+  c.Add("status", manifest::Node::String("False"));
+  c.Add("reason", manifest::Node::String(outcome.kind == sched::PodOutcome::Kind::kError ? "SchedulerError"
+                                                                                          : "Unschedulable"));
+  c.Add("message", manifest::Node::String(outcome.message));
+  conditions.Push(std::move(c));
+  std::string json = manifest::EmitJson(conditions, 0);
+  while (!json.empty() && json.back() == '\n') json.pop_back();
+  pod.status.extra.insert_or_assign("conditions", std::move(json));
+}
 
 // "mig: gpu.nvidia.com/pool/dev,gpu.nvidia.com/pool/dev2; nic: ..."
 std::string DevicesText(const sched::PodOutcome& pod) {
@@ -63,10 +92,23 @@ void PrintTable(const sched::ScheduleResult& result) {
   std::fwrite(out.data(), 1, out.size(), stdout);
 }
 
-void PrintObjects(const sched::Snapshot& snapshot, const sched::ScheduleResult& result, const std::string& format) {
+void PrintObjects(sched::Snapshot& snapshot, const sched::ScheduleResult& result, const std::string& format) {
+  // Pods left pending carry kube-scheduler's PodScheduled=False condition
+  // and are listed with the changed objects.
+  std::vector<size_t> pods = result.changed_pods;
+  for (const sched::PodOutcome& o : result.pods) {
+    if (o.kind == sched::PodOutcome::Kind::kPlaced) continue;
+    for (size_t i = 0; i < snapshot.pods.size(); ++i) {
+      if (!sched::HasObjectKey(snapshot.pods[i].metadata, o.pod)) continue;
+      SetPodScheduledFalse(snapshot.pods[i], o);
+      if (std::find(pods.begin(), pods.end(), i) == pods.end()) pods.push_back(i);
+      break;
+    }
+  }
+  std::sort(pods.begin(), pods.end());
   manifest::Node items = manifest::Node::Sequence();
   for (size_t i : result.changed_claims) items.Push(manifest::EncodeObject(api::Object(snapshot.claims[i])));
-  for (size_t i : result.changed_pods) items.Push(manifest::EncodeObject(api::Object(snapshot.pods[i])));
+  for (size_t i : pods) items.Push(manifest::EncodeObject(api::Object(snapshot.pods[i])));
   manifest::Node root = manifest::Node::Mapping();
   root.Add("apiVersion", manifest::Node::String("v1"));
   root.Add("kind", manifest::Node::String("List"));
@@ -118,6 +160,11 @@ int Run(const ScheduleFlags& flags) {
   } else {
     PrintObjects(snapshot, *result, flags.output);
   }
+  if (flags.fail_on_pending) {
+    for (const sched::PodOutcome& o : result->pods) {
+      if (o.kind != sched::PodOutcome::Kind::kPlaced) return kExitPending;
+    }
+  }
   return kExitOk;
 }
 
@@ -134,14 +181,16 @@ int RunSchedule(std::span<const std::string_view> args) {
                "their controllers would create (unless input pods are owned by them); see\n"
                "src/sched/workloads.h.\n"
                "\n"
-               "  dractl schedule -f cluster/ [--policy kube|binpack|best-fit] [--seed N] [-o table|yaml|json]\n"
+               "  dractl schedule -f cluster/ [--policy kube|dra-pack|...] [--fail-on-pending] [-o table|yaml|json]\n"
                "  dractl schedule --live [--kubeconfig FILE] [--context NAME] [-f new-pods.yaml]\n"
                "\n"
                "-o table (default): one line per pending pod: POD, NODE (or <pending>) and the devices\n"
                "per pod claim (claim: driver/pool/device,...) or kube-scheduler's reason, then a summary.\n"
                "-o yaml|json: a List of the changed objects (claims with status.allocation and\n"
-               "reservedFor, generated claims, pods with spec.nodeName), loadable by every command.\n"
-               "Exit 0 even if pods stay pending; 1 for input errors.",
+               "reservedFor, generated claims, pods with spec.nodeName) and of the pods left pending,\n"
+               "with the PodScheduled=False condition kube-scheduler writes (reason Unschedulable, its\n"
+               "message); loadable by every command.\n"
+               "Exit 0 even if pods stay pending (6 with --fail-on-pending: a CI gate); 1 for input errors.",
                "dractl schedule"};
   ScheduleFlags flags;
   app.add_option("-f,--filename", flags.files,
@@ -151,6 +200,7 @@ int RunSchedule(std::span<const std::string_view> args) {
   app.add_option("-o,--output", flags.output, "table, yaml or json")
       ->check(CLI::IsMember({"table", "yaml", "json"}))
       ->capture_default_str();
+  app.add_flag("--fail-on-pending", flags.fail_on_pending, "exit 6 when any pod stays pending (after printing)");
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
   return Run(flags);
 }

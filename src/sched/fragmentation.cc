@@ -4,14 +4,14 @@
 // per device (class and request selectors, taints, the capacity it would
 // consume) is computed once and kept in a table per distinct request.
 //
-// Layout:
-//   devs_[d]        node, unit, multi (consumable capacity), allocated
-//                   (exclusive), caps_[cap_begin, +cap_count) in the device's
-//                   capacity order, uses_[use_begin, +use_count) (counter
+// Layout (members of DeviceModel::Impl):
+//   devs[d]         node, unit, multi (consumable capacity), allocated
+//                   (exclusive), caps[cap_begin, +cap_count) in the device's
+//                   capacity order, uses[use_begin, +use_count) (counter
 //                   index, amount)
-//   units_[u]       node, counter set or single device, relevant, free milli
-//   ctr_total_/ctr_left_[c]  one entry per counter of every counter set
-//   tables_[t]      one per distinct ShapeRequest: per device state
+//   units[u]        node, counter set or single device, relevant, free milli
+//   ctr_total/ctr_left[c]  one entry per counter of every counter set
+//   tables[t]       one per distinct ShapeRequest: per device state
 //                   (-1 unknown, 0 no, 1 yes) and need[cap] (what it
 //                   consumes of each capacity of a multi device)
 // The hypothetical placements of Score and Choose change these arrays and
@@ -119,7 +119,6 @@ struct DeviceModel::Impl {
     double value;
   };
 
-  const WorkloadProfile* profile = nullptr;
   alloc::SelectorEvaluator* selectors = nullptr;
   alloc::Features features;
   std::vector<Dev> devs;
@@ -129,7 +128,6 @@ struct DeviceModel::Impl {
   std::vector<Unit> units;
   std::vector<Node> nodes;
   std::unordered_map<std::string, uint32_t> dev_by_id;
-  std::vector<const api::DeviceClass*> classes;  // by name order: FindClass
   std::map<std::string, const api::DeviceClass*, std::less<>> class_by_name;
   std::map<std::string, std::vector<int8_t>, std::less<>> expr_verdicts;  // per device
   std::vector<Table> tables;
@@ -137,7 +135,7 @@ struct DeviceModel::Impl {
   std::vector<TypicalShape> typical;
   std::unordered_map<std::string, uint32_t> demand_keys;
   std::vector<Undo> log;
-  // Marks for ServedFree (per unit).
+  // Marks of ServeAlternative and ComputeFrag (per unit).
   std::vector<uint32_t> unit_mark, unit_req_mark;
   uint32_t mark = 0, req_mark = 0;
 
@@ -566,7 +564,6 @@ std::unique_ptr<DeviceModel> DeviceModel::New(const Snapshot& snapshot, const Wo
                                               alloc::SelectorEvaluator* selectors, const alloc::Features& features) {
   auto impl = std::make_unique<Impl>();
   Impl& m = *impl;
-  m.profile = profile;
   m.selectors = selectors;
   m.features = features;
   for (const api::DeviceClass& c : snapshot.classes) m.class_by_name.emplace(c.metadata.name, &c);

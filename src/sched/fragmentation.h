@@ -89,9 +89,11 @@ struct PodDemand {
 class DeviceModel {
  public:
   // The devices of `snapshot`'s slices published for its nodes (by
-  // spec.nodeName), with what its allocated claims take and what its bound
-  // pods request. `profile` and `selectors` are borrowed for the model's life;
-  // a selector that fails on a device counts as not matching it.
+  // spec.nodeName; the newest generation of complete pools), with what its
+  // allocated claims take and what its bound pods request. `profile` is read
+  // here only; `selectors` and the snapshot's slices and classes are
+  // borrowed for the model's life and must not change. A selector that fails
+  // on a device counts as not matching it.
   static std::unique_ptr<DeviceModel> New(const Snapshot& snapshot, const WorkloadProfile* profile,
                                           alloc::SelectorEvaluator* selectors, const alloc::Features& features);
   ~DeviceModel();

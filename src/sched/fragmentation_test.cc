@@ -279,6 +279,8 @@ TEST_F(FragmentationTest, PartitionsShareTheirGpusCounters) {
   EXPECT_EQ(m.Score(0, demand, Packing::kFgd), 51);
   EXPECT_THAT(m.Choose(0, demand, Packing::kFgd).entries[0].devices,
               ::testing::ElementsAre("gpu.example.com/n1/1g-5"));
+  // --device-choice best-fit: partitions are left to the allocator's order.
+  EXPECT_TRUE(m.Choose(0, demand, Packing::kFgd, /*leave_partitions=*/true).empty());
   // Released again, one by one: 3 of 7 left (428), then all back (1000).
   m.ReleaseAllocation(Allocation("1g-0"));
   EXPECT_EQ(m.FreeMilli(0), 428);

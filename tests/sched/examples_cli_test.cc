@@ -202,6 +202,33 @@ TEST(ExamplesCliTest, PackingExampleDraPackPlacesEveryPod) {
   }
 }
 
+// Issue #32 item 9: schedule as a CI gate. kube leaves the three training
+// pods pending: exit 6 with --fail-on-pending, and in -o yaml each pending
+// pod carries kube-scheduler's condition; dra-pack places all: exit 0.
+TEST(ExamplesCliTest, FailOnPendingAndThePodScheduledCondition) {
+  CommandResult r = RunCommand(kBin + " schedule --fail-on-pending -f " + ShellQuote(kPacking));
+  EXPECT_EQ(r.exit_code, 6) << r.output;
+  EXPECT_TRUE(Contains(r.output, "8 placed, 3 pending")) << r.output;
+  r = RunCommand(kBin + " schedule --fail-on-pending --policy dra-pack -f " + ShellQuote(kPacking));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  r = RunCommand(kBin + " schedule -o yaml -f " + ShellQuote(kPacking) + " 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string condition =
+      "  status:\n    conditions:\n    - type: PodScheduled\n      status: \"False\"\n      reason: Unschedulable\n"
+      "      message: \"0/4 nodes are available: 4 cannot allocate all claims.\"\n";
+  size_t n = 0;
+  for (size_t at = r.output.find(condition); at != std::string::npos; at = r.output.find(condition, at + 1)) ++n;
+  EXPECT_EQ(n, 3u) << r.output;
+  // The output loads and validates.
+  const std::string out = ::testing::TempDir() + "/packing-scheduled.yaml";
+  std::FILE* f = std::fopen(out.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs(r.output.c_str(), f);
+  std::fclose(f);
+  r = RunCommand(kBin + " validate -f " + ShellQuote(out));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
 TEST(ExamplesCliTest, PackingExampleProfileFromAFile) {
   // A profile of the inference Deployment alone: every GPU serves it, nothing
   // keeps whole nodes free, and the note names the file.

@@ -141,10 +141,15 @@ TEST(ExplainCliTest, PodGroupMemberIsLeftAlone) {
   const std::string line = s.output.substr(pod, s.output.find('\n', pod) - pod);
   EXPECT_TRUE(Contains(line, "<pending>")) << line;
   EXPECT_TRUE(Contains(line, "pod group \"train-job\"")) << line;
-  // -o yaml lists the changed objects only: the pod is not among them.
+  // -o yaml lists the pod with the condition a scheduler writes on a pod it
+  // leaves pending (issue #32 item 9), the reason in the message.
   CommandResult y = RunCommand(kBin + " schedule --workloads ignore -o yaml" + files);
   ASSERT_EQ(y.exit_code, 0) << y.output;
-  EXPECT_FALSE(Contains(y.output, "worker-0")) << y.output;
+  const size_t listed = y.output.find("    name: worker-0\n");
+  ASSERT_NE(listed, std::string::npos) << y.output;
+  const std::string rest = y.output.substr(listed);
+  EXPECT_TRUE(Contains(rest, "    - type: PodScheduled\n      status: \"False\"\n      reason: Unschedulable\n"
+                             "      message: \"the pod belongs to pod group \\\"train-job\\\"")) << rest;
 }
 
 TEST(ExplainCliTest, HelpUsageAndInputErrors) {
