@@ -89,6 +89,18 @@ manifest::Node ToJson(const sched::PodExplanation& e) {
     n.Add("plugin", Str(c.plugin));
     n.Add("cause", Str(std::string(sched::CauseKindName(c.kind))));
     n.Add("reasons", Strings(c.reasons));
+    if (!c.shortages.empty()) {
+      manifest::Node shortages = manifest::Node::Sequence();
+      for (const sched::ResourceShortage& r : c.shortages) {
+        manifest::Node m = manifest::Node::Mapping();
+        m.Add("resource", Str(r.resource));
+        m.Add("requested", Str(r.requested));
+        m.Add("free", Str(r.free));
+        m.Add("allocatable", Str(r.allocatable));
+        shortages.Push(std::move(m));
+      }
+      n.Add("shortages", std::move(shortages));
+    }
     if (!c.claim.empty()) {
       n.Add("claim", Str(c.claim));
       n.Add("request", Str(c.request));
@@ -96,6 +108,7 @@ manifest::Node ToJson(const sched::PodExplanation& e) {
       n.Add("allMode", manifest::Node::Bool(c.all_mode));
       n.Add("wanted", Int(c.wanted));
       n.Add("devices", Int(c.devices));
+      n.Add("classMatching", Int(c.class_matching));
       n.Add("matching", Int(c.matching));
       n.Add("inUse", Int(c.in_use));
       n.Add("usable", Int(c.usable));

@@ -19,8 +19,10 @@
 #include "alloc/allocator.h"
 #include "alloc/cel_selector.h"
 #include "alloc/pools.h"
+#include "quantity/quantity.h"
 #include "sched/extended.h"
 #include "sched/fragmentation.h"
+#include "sched/node_filters.h"
 #include "sched/pod_claims.h"
 #include "sched/resources.h"
 
@@ -165,13 +167,24 @@ std::string RenderNodeCause(const NodeCause& c) {
     case CauseKind::kClaimNotAvailable:
     case CauseKind::kInvalidPools:
       fmt::format_to(it, FMT_COMPILE("{}: {}"), c.plugin, fmt::join(c.reasons, "; "));
+      for (size_t i = 0; i < c.shortages.size(); ++i) {
+        const ResourceShortage& r = c.shortages[i];
+        fmt::format_to(it, FMT_COMPILE("{}{}: requested {}, free {} of {}"), i == 0 ? " (" : "; ", r.resource,
+                       r.requested, r.free, r.allocatable);
+      }
+      if (!c.shortages.empty()) out.push_back(')');
       return fmt::to_string(out);
     default:
       break;
   }
   fmt::format_to(it, FMT_COMPILE("claim {} request {}: "), c.claim, c.request);
+  // Devices the request's own selectors turn down are counted apart: "0
+  // match" would blame the class.
   if (c.all_mode) {
     fmt::format_to(it, FMT_COMPILE("all {} matching class {} wanted"), c.matching, c.device_class);
+  } else if (c.class_matching != c.matching) {
+    fmt::format_to(it, FMT_COMPILE("{} wanted, {} match class {}, {} of them pass the request's selectors"), c.wanted,
+                   c.class_matching, c.device_class, c.matching);
   } else {
     fmt::format_to(it, FMT_COMPILE("{} wanted, {} match class {}"), c.wanted, c.matching, c.device_class);
   }
@@ -242,6 +255,39 @@ struct SummaryKey {
            device_class == o.device_class && claim == o.claim && request == o.request && constraint == o.constraint;
   }
 };
+
+// A resource amount as the API writes it: cpu in cores or millicores,
+// memory and storage in binary units, counts as they are.
+std::string ResourceText(std::string_view resource, int64_t amount) {
+  if (resource == "cpu") return quantity::Quantity::FromMilli(amount).String();
+  if (resource == "memory" || resource == "ephemeral-storage" || resource.starts_with("hugepages-")) {
+    return quantity::Quantity::FromInt(amount, quantity::Format::kBinarySI).String();
+  }
+  return fmt::format("{}", amount);
+}
+
+// The numbers behind NodeResourcesFit's texts ("Insufficient cpu", "Too
+// many pods", "Insufficient <resource>") on a node.
+std::vector<ResourceShortage> Shortages(const std::vector<std::string>& reasons, const Resources& pod,
+                                        const Resources& used, const Resources& allocatable) {
+  std::vector<ResourceShortage> out;
+  for (const std::string& reason : reasons) {
+    std::string resource;
+    if (reason == kReasonTooManyPods) {
+      resource = "pods";
+    } else if (reason.starts_with("Insufficient ")) {
+      resource = reason.substr(13);
+    } else {
+      continue;
+    }
+    const int64_t a = allocatable.Get(resource);
+    out.push_back(ResourceShortage{.resource = resource,
+                                   .requested = ResourceText(resource, resource == "pods" ? 1 : pod.Get(resource)),
+                                   .free = ResourceText(resource, a - used.Get(resource)),
+                                   .allocatable = ResourceText(resource, a)});
+  }
+  return out;
+}
 
 // The summary texts of a cause ("have fewer than 2 free devices matching class X").
 std::vector<std::string> SummaryTexts(const SummaryKey& c) {
@@ -422,6 +468,9 @@ void Explainer::ExplainDevices(const api::Node& node, const alloc::Reason& reaso
     c->devices = reason.usable + reason.class_selector + reason.request_selector + reason.node_selection +
                  reason.binding_conditions + reason.capacity + reason.counters + reason.taint + reason.constraint;
     c->matching = reason.usable + reason.capacity + reason.counters + reason.taint;
+    // The allocator counts a device by the first check that refuses it: the
+    // class's selectors, then the request's.
+    c->class_matching = c->matching + reason.request_selector;
     c->in_use = 0;
     c->wanted = spec->all ? c->matching : spec->count;
     c->usable = reason.usable;
@@ -439,10 +488,9 @@ void Explainer::ExplainDevices(const api::Node& node, const alloc::Reason& reaso
   c->devices = static_cast<int64_t>(devices.size());
   std::map<std::string, std::vector<std::string>> holders;
   for (const NodeDevice& d : devices) {
-    if (cls == nullptr || !Passes(eval_, cls->spec.selectors, *d.device, d.driver) ||
-        !Passes(eval_, *spec->selectors, *d.device, d.driver)) {
-      continue;
-    }
+    if (cls == nullptr || !Passes(eval_, cls->spec.selectors, *d.device, d.driver)) continue;
+    ++c->class_matching;
+    if (!Passes(eval_, *spec->selectors, *d.device, d.driver)) continue;
     ++c->matching;
     if (state.devices.count(d.id) > 0) {
       ++c->in_use;
@@ -738,6 +786,7 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
   bool allocator_built = false;
 
   std::set<std::pair<std::string, std::string>> failing;  // (claim, request)
+  std::optional<std::map<std::string, Resources, std::less<>>> usage;  // node name -> bound pods' requests
   ex.nodes.reserve(outcome.rejections.size());
   for (const NodeRejection& rej : outcome.rejections) {
     NodeCause c{.node = rej.node, .plugin = rej.plugin, .reasons = rej.reasons};
@@ -745,6 +794,23 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
     const std::string first = rej.reasons.empty() ? "" : rej.reasons[0];
     if (!dra) {
       c.kind = CauseKind::kNodeFilter;
+      if (rej.plugin == "NodeResourcesFit") {
+        if (!usage) {
+          // What the pods bound now request, per node (once per pod explained).
+          usage.emplace();
+          for (const api::Pod& p : s_.pods) {
+            if (p.spec.node_name.empty() || p.status.phase == api::PodPhase::kSucceeded ||
+                p.status.phase == api::PodPhase::kFailed) {
+              continue;
+            }
+            (*usage)[p.spec.node_name].Add(PodRequests(p));
+          }
+        }
+        if (std::optional<size_t> node_idx = node_index_.Find(rej.node)) {
+          c.shortages =
+              Shortages(rej.reasons, requests, (*usage)[rej.node], NodeAllocatable(s_.nodes[*node_idx]));
+        }
+      }
     } else if (first == "resourceclaim not available on the node") {
       c.kind = CauseKind::kClaimNotAvailable;
     } else if (first != "cannot allocate all claims") {

@@ -55,11 +55,22 @@ struct DeviceHolder {
   std::vector<std::string> devices{};
 };
 
+// One resource NodeResourcesFit found short on a node, in the units of a
+// Quantity ("96", "500m", "64Gi"; pods as a count).
+struct ResourceShortage {
+  std::string resource{};   // "cpu", "memory", "pods", "nvidia.com/gpu", ...
+  std::string requested{};  // by the pod (pods: 1)
+  std::string free{};       // allocatable minus the requests of the node's pods
+  std::string allocatable{};
+};
+
 struct NodeCause {
   std::string node{};
   std::string plugin{};
   CauseKind kind = CauseKind::kNodeFilter;
   std::vector<std::string> reasons{};  // kube-scheduler's texts for this node
+  // NodeResourcesFit: the numbers behind "Insufficient cpu" and co.
+  std::vector<ResourceShortage> shortages{};
   // DynamicResources (kinds after kInvalidPools): the request that failed.
   std::string claim{};     // "namespace/name"
   std::string request{};   // "req" or "req/sub"
@@ -67,7 +78,8 @@ struct NodeCause {
   bool all_mode = false;   // allocationMode All: wanted = every matching device
   int64_t wanted = 0;
   int64_t devices = 0;     // devices of the node's usable pools
-  int64_t matching = 0;    // pass the class and request selectors
+  int64_t class_matching = 0;  // pass the class's selectors
+  int64_t matching = 0;    // of those, pass the request's selectors too
   int64_t in_use = 0;      // of `matching`: allocated to other claims
   int64_t usable = 0;      // of `matching`: free and passing taints, counters, capacity
   int64_t tainted = 0;

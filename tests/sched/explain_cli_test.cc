@@ -34,7 +34,10 @@ TEST(ExplainCliTest, HugeIsBlockedByTaintsAndCpu) {
   EXPECT_TRUE(Contains(r.output,
                        "0/4 nodes: 3 node(s) had untolerated taint {nvidia.com/gpu: present}; 1 Insufficient cpu"))
       << r.output;
-  EXPECT_TRUE(Contains(r.output, "node cpu-01: NodeResourcesFit: Insufficient cpu")) << r.output;
+  // The numbers behind the text (issue #32 item 4): web (1 cpu, high
+  // priority) was placed on cpu-01 first, so 15 of its 16 cpus are free.
+  EXPECT_TRUE(Contains(r.output, "node cpu-01: NodeResourcesFit: Insufficient cpu (cpu: requested 200, free 15 of 16)"))
+      << r.output;
   EXPECT_TRUE(Contains(r.output, "node l40s-rdma-03: TaintToleration: node(s) had untolerated taint")) << r.output;
   EXPECT_FALSE(Contains(r.output, "nearest misses")) << r.output;
 }
@@ -114,6 +117,11 @@ TEST(ExplainCliTest, SelectorMatchingNothingIsLocated) {
   EXPECT_TRUE(Contains(r.output, "selector matches no device in the cluster: " + extra.string() + ":12:")) << r.output;
   EXPECT_TRUE(Contains(r.output, "device.attributes[\"gpu.nvidia.com\"].productName values: ")) << r.output;
   EXPECT_TRUE(Contains(r.output, "\"NVIDIA L40S\" (4)")) << r.output;
+  // The L40S node's four GPUs are in the class; the request's selector
+  // turns them down (issue #32 item 6).
+  EXPECT_TRUE(Contains(r.output, "node l40s-rdma-03: claim default/big-gpu request gpu: 1 wanted, 4 match class "
+                                 "gpu.nvidia.com, 0 of them pass the request's selectors"))
+      << r.output;
 }
 
 // A pod of a pod group, as `kubectl get -o yaml` prints it from a cluster with
