@@ -121,11 +121,22 @@ class CrossValidator {
       } else if (pc.resource_claim_template_name) {
         auto it = templates_.find({ns, *pc.resource_claim_template_name});
         if (it == templates_.end()) {
+          // Templates are namespaced: one of the same name elsewhere does
+          // not serve this pod. Name where they are.
+          std::vector<std::string> elsewhere;
+          for (const auto& [key, claim] : templates_) {
+            if (key.second == *pc.resource_claim_template_name) elsewhere.push_back(Quote(key.first));
+          }
+          std::string detail = "no ResourceClaimTemplate of this name in namespace " + Quote(ns) +
+                               " is among the objects given";
+          if (!elsewhere.empty()) {
+            detail += std::string("; namespace") + (elsewhere.size() == 1 ? " " : "s ");
+            for (size_t k = 0; k < elsewhere.size(); ++k) detail += (k ? ", " : "") + elsewhere[k];
+            detail += elsewhere.size() == 1 ? " has one" : " have one";
+          }
           Warn(index, FieldErrorType::kNotFound,
                claims_path.Index(i).Child("resourceClaimTemplateName"),
-               Quote(*pc.resource_claim_template_name),
-               "no ResourceClaimTemplate of this name in namespace " + Quote(ns) +
-                   " is among the objects given");
+               Quote(*pc.resource_claim_template_name), detail);
         } else {
           target = it->second;
         }

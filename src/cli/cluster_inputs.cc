@@ -69,20 +69,6 @@ std::vector<std::pair<size_t, size_t>> ExpandWorkloads(manifest::LoadResult* loa
   return from_workload;
 }
 
-// A problem of a pod made from a workload is a problem of the workload's pod
-// template: "Deployment ml/vllm: spec.template.spec.tolerations[0]: ...", at
-// the template's line, said once however many pods the workload makes.
-manifest::LoadMessage WorkloadTemplateMessage(const manifest::LoadedWorkload& w, const api::FieldError& e) {
-  std::string field = e.field;
-  if (field.starts_with("spec") || field.starts_with("metadata")) field = "spec.template." + field;
-  manifest::Mark mark = w.mark;
-  if (w.tree) mark = manifest::FindFieldMark(*w.tree, field);
-  api::FieldError copy = e;
-  copy.field.clear();
-  return {.severity = e.severity, .file = w.file ? *w.file : "", .mark = mark,
-          .object = sched::WorkloadDisplayName(w.workload), .field = field, .message = copy.ToString()};
-}
-
 // What a cluster cannot hold, which `validate` only warns about because it
 // also reads unrelated files: two objects of one kind, namespace and name
 // (which is the real one?) is an error; a bound pod whose node is not in the
@@ -158,6 +144,20 @@ int LoadLive(const ClusterInputOptions& options, const manifest::LoadOptions& lo
 }
 
 }  // namespace
+
+// A problem of a pod made from a workload is a problem of the workload's pod
+// template: "Deployment ml/vllm: spec.template.spec.tolerations[0]: ...", at
+// the template's line, said once however many pods the workload makes.
+manifest::LoadMessage WorkloadTemplateMessage(const manifest::LoadedWorkload& w, const api::FieldError& e) {
+  std::string field = e.field;
+  if (field.starts_with("spec") || field.starts_with("metadata")) field = "spec.template." + field;
+  manifest::Mark mark = w.mark;
+  if (w.tree) mark = manifest::FindFieldMark(*w.tree, field);
+  api::FieldError copy = e;
+  copy.field.clear();
+  return {.severity = e.severity, .file = w.file ? *w.file : "", .mark = mark,
+          .object = sched::WorkloadDisplayName(w.workload), .field = field, .message = copy.ToString()};
+}
 
 int LoadCluster(const std::vector<std::string>& files, const api::FeatureGates& gates,
                 const ClusterInputOptions& options, manifest::LoadResult* loaded) {

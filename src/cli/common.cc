@@ -70,9 +70,11 @@ void PrintMessages(const manifest::LoadResult& result) {
 }
 
 std::string DescribeLoad(const manifest::LoadResult& result) {
-  std::string out = fmt::format("{} object{} from {} file{}", result.objects.size(),
-                                result.objects.size() == 1 ? "" : "s", result.files,
-                                result.files == 1 ? "" : "s");
+  std::string out = fmt::format("{} object{}", result.objects.size(), result.objects.size() == 1 ? "" : "s");
+  if (!result.workloads.empty()) {
+    out += fmt::format(" and {} workload{}", result.workloads.size(), result.workloads.size() == 1 ? "" : "s");
+  }
+  out += fmt::format(" from {} file{}", result.files, result.files == 1 ? "" : "s");
   if (!result.skipped_kinds.empty()) {
     out += fmt::format(" ({} skipped:", result.skipped_count());
     bool first = true;

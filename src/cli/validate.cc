@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,7 @@
 #include "cel/cost.h"
 #include "cel/parser.h"
 #include "cli/commands.h"
+#include "cli/cluster_inputs.h"
 #include "cli/common.h"
 #include "fmt/format.h"
 #include "manifest/emit.h"
@@ -178,7 +180,8 @@ manifest::Node MessageToJson(const manifest::LoadMessage& m) {
 int RunValidate(std::span<const std::string_view> args) {
   CLI::App app{
       "Checks DeviceClasses, ResourceSlices, ResourceClaims, ResourceClaimTemplates,\n"
-      "DeviceTaintRules, Nodes and Pods as the API server would (names, required and\n"
+      "DeviceTaintRules, Nodes and Pods, and the pod templates of Deployments, ReplicaSets,\n"
+      "StatefulSets, DaemonSets and Jobs, as the API server would (names, required and\n"
       "one-of fields, limits, feature-gated fields, CEL selectors compiled with their\n"
       "result type and estimated cost), and across objects (missing classes and\n"
       "templates, inconsistent pools) as warnings.\n"
@@ -191,7 +194,7 @@ int RunValidate(std::span<const std::string_view> args) {
   std::string version = "1.37";
   std::string output = "text";
   app.add_option("-f,--filename", files, "file, directory or - (stdin); repeatable")->required();
-  app.add_flag("--strict", strict, "unknown fields in resource.k8s.io objects are errors");
+  app.add_flag("--strict", strict, "unknown fields are errors (in every object and workload pod template)");
   app.add_option("--kubernetes-version", version, "feature-gate defaults of this release (1.34-1.37)")
       ->capture_default_str();
   app.add_option("--feature-gates", gates_flag, "gate overrides, e.g. DRAListTypeAttributes=true,DRADeviceTaints=false");
@@ -202,14 +205,38 @@ int RunValidate(std::span<const std::string_view> args) {
   if (!gates) return kExitUsageError;
 
   manifest::LoadResult result;
-  LoadInputs(files, {.strict = strict, .keep_trees = true}, &result);
+  LoadInputs(files, {.strict = strict, .keep_trees = true, .keep_workloads = true}, &result);
 
   // Defaulting happens before validation on the API server, too.
   std::vector<api::Object> objects;
-  objects.reserve(result.objects.size());
+  objects.reserve(result.objects.size() + result.workloads.size());
   for (manifest::LoadedObject& loaded : result.objects) {
     api::SetDefaults(loaded.object, "1970-01-01T00:00:00Z");
     objects.push_back(loaded.object);
+  }
+  // A workload's pod template is checked as the pod its controller would
+  // create (the API server validates it the same way, as a PodTemplateSpec),
+  // across objects too; problems are reported once, at the template's fields.
+  const size_t num_objects = objects.size();
+  std::set<std::string> said;
+  auto add_workload_message = [&](size_t w, const api::FieldError& e) {
+    manifest::LoadMessage m = WorkloadTemplateMessage(result.workloads[w], e);
+    if (said.insert(m.ToString()).second) result.messages.push_back(std::move(m));
+  };
+  for (size_t w = 0; w < result.workloads.size(); ++w) {
+    const api::Workload& workload = result.workloads[w].workload;
+    api::Pod pod;
+    pod.metadata = workload.template_.metadata;
+    pod.metadata.namespace_ = workload.metadata.namespace_;
+    pod.metadata.name = workload.metadata.name + "-template";
+    pod.spec = workload.template_.spec;
+    api::Object o(std::move(pod));
+    api::SetDefaults(o, "1970-01-01T00:00:00Z");
+    for (const api::FieldError& e : api::Validate(o, *gates)) {
+      if (e.field.starts_with("metadata.name")) continue;  // the controller names its pods
+      add_workload_message(w, e);
+    }
+    objects.push_back(std::move(o));
   }
   SelectorCompiler selectors(*gates);
   for (size_t i = 0; i < result.objects.size(); ++i) {
@@ -221,8 +248,10 @@ int RunValidate(std::span<const std::string_view> args) {
     }
   }
   for (const api::ObjectFieldError& e : api::ValidateCrossObject(objects)) {
-    if (e.object_index < result.objects.size()) {
+    if (e.object_index < num_objects) {
       result.messages.push_back(ToMessage(result.objects[e.object_index], e.error));
+    } else if (e.object_index - num_objects < result.workloads.size() && !e.error.field.starts_with("metadata.name")) {
+      add_workload_message(e.object_index - num_objects, e.error);
     }
   }
   // Stable order: by file, then position.
@@ -238,6 +267,7 @@ int RunValidate(std::span<const std::string_view> args) {
   if (output == "json") {
     manifest::Node root = manifest::Node::Mapping();
     root.Add("objects", manifest::Node::Int(static_cast<int64_t>(result.objects.size())));
+    root.Add("workloads", manifest::Node::Int(static_cast<int64_t>(result.workloads.size())));
     root.Add("files", manifest::Node::Int(static_cast<int64_t>(result.files)));
     manifest::Node skipped = manifest::Node::Mapping();
     for (const auto& [kind, count] : result.skipped_kinds) {

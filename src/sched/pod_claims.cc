@@ -3,6 +3,7 @@
 // (Name, IsForPod); the scheduler's foreachPodResourceClaim.
 #include "sched/pod_claims.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #include <fmt/format.h>
@@ -154,6 +155,29 @@ std::optional<std::string> PodGroupName(const api::Pod& pod) {
   const manifest::Node* name = (*docs)[0].root.is_mapping() ? (*docs)[0].root.Find("podGroupName") : nullptr;
   if (name == nullptr || name->kind != manifest::NodeKind::kString) return std::string();
   return name->text;
+}
+
+std::string MissingTemplates(const Snapshot& snapshot, const api::Pod& pod) {
+  std::vector<std::string> parts;
+  for (const api::PodResourceClaim& entry : pod.spec.resource_claims) {
+    if (!entry.resource_claim_template_name) continue;
+    const std::string& name = *entry.resource_claim_template_name;
+    if (snapshot.FindTemplate(pod.metadata.namespace_, name) != nullptr) continue;
+    std::vector<std::string> elsewhere;
+    for (const api::ResourceClaimTemplate& t : snapshot.templates) {
+      if (t.metadata.name == name &&
+          std::find(elsewhere.begin(), elsewhere.end(), t.metadata.namespace_) == elsewhere.end()) {
+        elsewhere.push_back(t.metadata.namespace_);
+      }
+    }
+    std::string part = fmt::format("no ResourceClaimTemplate \"{}\" in namespace \"{}\"", name, pod.metadata.namespace_);
+    if (!elsewhere.empty()) {
+      part += fmt::format("; namespace{} \"{}\" {} one", elsewhere.size() == 1 ? "" : "s",
+                          fmt::join(elsewhere, "\", \""), elsewhere.size() == 1 ? "has" : "have");
+    }
+    parts.push_back(std::move(part));
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
 }
 
 }  // namespace dra::sched

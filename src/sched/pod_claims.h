@@ -71,6 +71,12 @@ struct PodClaimRef {
 // the pod, no source set.
 StatusOr<std::vector<PodClaimRef>> ResolvePodClaims(const Snapshot& snapshot, const api::Pod& pod);
 
+// Why the controller made no claim for the pod's template entries, when the
+// reason is a template missing from the pod's namespace: `no
+// ResourceClaimTemplate "t" in namespace "ml"; namespace "default" has one`
+// (entries joined by "; "); "" when every template exists.
+std::string MissingTemplates(const Snapshot& snapshot, const api::Pod& pod);
+
 // The pod group a pod belongs to (pod.spec.schedulingGroup, gate
 // GenericWorkload; the API server drops the field while the gate is off):
 // nullopt if the field is unset or null, else podGroupName ("" if the group

@@ -405,7 +405,13 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
     return Fail(std::move(out), PodOutcome::Kind::kUnschedulable, std::move(*why));
   }
   StatusOr<std::vector<PodClaimRef>> refs = ResolvePodClaims(s_, pod);
-  if (!refs.ok()) return Fail(std::move(out), PodOutcome::Kind::kUnschedulable, refs.status().message());
+  if (!refs.ok()) {
+    std::string message(refs.status().message());
+    // Upstream's text, and why the claim was never made when a template is
+    // missing from the pod's namespace (the controller waits for it).
+    if (std::string missing = MissingTemplates(s_, pod); !missing.empty()) message += ": " + missing;
+    return Fail(std::move(out), PodOutcome::Kind::kUnschedulable, std::move(message));
+  }
 
   // PreFilter.
   const size_t num_nodes = s_.nodes.size();

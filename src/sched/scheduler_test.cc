@@ -336,7 +336,26 @@ TEST_F(SchedulerTest, MissingClassIsAPreFilterRejection) {
   AddPod("q").spec.resource_claims.push_back({.name = "gpu", .resource_claim_template_name = "missing"});
   ScheduleResult r = Run();
   EXPECT_EQ(r.pods[0].message, "0/1 nodes are available: request gpu: device class nope does not exist.");
-  EXPECT_EQ(r.pods[1].message, "pod \"default/q\": ResourceClaim not created yet");
+  // Upstream's text, then why the claim was never made (issue #32 item 2).
+  EXPECT_EQ(r.pods[1].message,
+            "pod \"default/q\": ResourceClaim not created yet: no ResourceClaimTemplate \"missing\" in namespace "
+            "\"default\"");
+}
+
+// A template of that name in other namespaces is named.
+TEST_F(SchedulerTest, MissingTemplateNamesTheNamespacesThatHaveIt) {
+  AddNode("n1");
+  AddTemplate("one-gpu");  // in default
+  AddTemplate("one-gpu");
+  snap_.templates.back().metadata.namespace_ = "team-b";
+  api::Pod& p = AddPod("p");
+  p.metadata.namespace_ = "ml";
+  p.spec.resource_claims.push_back({.name = "gpu", .resource_claim_template_name = "one-gpu"});
+  ScheduleResult r = Run();
+  ASSERT_EQ(r.pods.size(), 1u);
+  EXPECT_EQ(r.pods[0].message,
+            "pod \"ml/p\": ResourceClaim not created yet: no ResourceClaimTemplate \"one-gpu\" in namespace \"ml\"; "
+            "namespaces \"default\", \"team-b\" have one");
 }
 
 TEST_F(SchedulerTest, SeedBreaksTiesDeterministically) {
