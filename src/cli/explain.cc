@@ -181,6 +181,60 @@ manifest::Node ToJson(const sched::PodExplanation& e) {
   return root;
 }
 
+// A ReplicaSet that a Deployment of the input made ("<deployment>-<hash>")
+// is named by the Deployment.
+std::string OwnerDisplay(const std::string& owner, const manifest::LoadResult& loaded) {
+  constexpr std::string_view kRs = "ReplicaSet ";
+  if (!owner.starts_with(kRs)) return owner;
+  const std::string key = owner.substr(kRs.size());  // "ns/name"
+  for (const manifest::LoadedWorkload& w : loaded.workloads) {
+    if (w.workload.kind != api::WorkloadKind::kDeployment) continue;
+    const std::string prefix = w.workload.metadata.namespace_ + "/" + w.workload.metadata.name + "-";
+    if (key.starts_with(prefix) && key.find('-', prefix.size()) == std::string::npos) {
+      return "Deployment " + w.workload.metadata.namespace_ + "/" + w.workload.metadata.name;
+    }
+  }
+  return owner;
+}
+
+std::string ToText(const sched::PodExplanation& e);
+
+// Pods of one controller with the same verdict (kube-scheduler's message)
+// are told once: "3 pods of Deployment ml/trainer (ml/a, ml/b, ml/c): ...",
+// then the first one's causes (the others differ only in claim names).
+std::string GroupedText(const std::vector<sched::PodExplanation>& all, const manifest::LoadResult& loaded) {
+  // The message with the pod's own name taken out ("pod \"ns/x\": ...").
+  auto verdict = [](const sched::PodExplanation& e) {
+    std::string m = e.message;
+    for (size_t at = m.find(e.pod); at != std::string::npos; at = m.find(e.pod, at + 1)) m.replace(at, e.pod.size(), "\x01");
+    return m;
+  };
+  std::string out;
+  std::vector<bool> done(all.size(), false);
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (done[i]) continue;
+    const sched::PodExplanation& e = all[i];
+    std::vector<std::string> same{e.pod};
+    if (!e.owner.empty() && e.kind != sched::PodOutcome::Kind::kPlaced && !e.bound) {
+      for (size_t j = i + 1; j < all.size(); ++j) {
+        const sched::PodExplanation& o = all[j];
+        if (!done[j] && o.owner == e.owner && o.kind == e.kind && !o.bound && verdict(o) == verdict(e)) {
+          same.push_back(o.pod);
+          done[j] = true;
+        }
+      }
+    }
+    std::string text = ToText(e);
+    if (same.size() > 1) {
+      const size_t head = fmt::format("pod {}: ", e.pod).size();
+      text = fmt::format("{} pods of {} ({}): ", same.size(), OwnerDisplay(e.owner, loaded), fmt::join(same, ", ")) +
+             text.substr(head);
+    }
+    out += text;
+  }
+  return out;
+}
+
 std::string ToText(const sched::PodExplanation& e) {
   if (e.kind == sched::PodOutcome::Kind::kPlaced) {
     return e.bound ? fmt::format("pod {}: not pending: bound to node {}\n", e.pod, e.node)
@@ -264,7 +318,7 @@ int Run(const ExplainFlags& flags) {
     root.Add("pods", std::move(items));
     text = manifest::EmitJson(root, 2);
   } else {
-    for (const sched::PodExplanation& e : *result) text += ToText(e);
+    text = GroupedText(*result, loaded);
     if (result->empty()) text = "no pending pod stays pending\n";
   }
   std::fwrite(text.data(), 1, text.size(), stdout);

@@ -748,6 +748,9 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
                     .kind = outcome.kind,
                     .message = outcome.message,
                     .num_nodes = static_cast<int64_t>(s_.nodes.size())};
+  for (const api::OwnerReference& ref : pod.metadata.owner_references) {
+    if (ref.controller.value_or(false)) ex.owner = fmt::format("{} {}/{}", ref.kind, pod.metadata.namespace_, ref.name);
+  }
   if (outcome.rejections.empty()) {
     if (!outcome.message.empty()) ex.summary.push_back({ex.num_nodes, outcome.message});
     return ex;

@@ -137,6 +137,9 @@ struct UnmatchedSelector {
 
 struct PodExplanation {
   std::string pod{};  // "namespace/name"
+  // The pod's controller: "ReplicaSet ml/trainer-6bc56db7c8", "Job ml/train";
+  // "" without one. Replicas with the same verdict are told once.
+  std::string owner{};
   // kPlaced: the pod was bound before (`bound`) or would be placed now.
   PodOutcome::Kind kind = PodOutcome::Kind::kUnschedulable;
   bool bound = false;

@@ -229,6 +229,41 @@ TEST(ExamplesCliTest, FailOnPendingAndThePodScheduledCondition) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
+// Issue #32 item 7: replicas with the same verdict are explained once. The
+// Job's three training pods fail alike; so do the two replicas of a
+// Deployment asking for 16 GPUs (its ReplicaSet is named by the Deployment).
+TEST(ExamplesCliTest, ReplicasWithTheSameVerdictAreExplainedOnce) {
+  const std::string dir = ::testing::TempDir() + "/replicas";
+  std::system(("mkdir -p " + ShellQuote(dir)).c_str());
+  const std::string huge = dir + "/huge.yaml";
+  std::FILE* f = std::fopen(huge.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs(
+      "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {namespace: ml, name: sixteen}\n"
+      "spec:\n  spec:\n    devices:\n      requests:\n      - name: gpus\n"
+      "        exactly: {deviceClassName: gpu.nvidia.com, count: 16}\n"
+      "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {namespace: ml, name: huge}\nspec:\n  replicas: 2\n"
+      "  selector: {matchLabels: {app: huge}}\n  template:\n    metadata: {labels: {app: huge}}\n    spec:\n"
+      "      resourceClaims: [{name: gpus, resourceClaimTemplateName: sixteen}]\n"
+      "      containers: [{name: c, image: x, resources: {claims: [{name: gpus}]}}]\n",
+      f);
+  std::fclose(f);
+  CommandResult r =
+      RunCommand(kBin + " explain --all-pending -f " + ShellQuote(kPacking) + " -f " + ShellQuote(huge) + " 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(CountLines(r.output, "3 pods of Job ml/train (ml/train-"), 1) << r.output;
+  EXPECT_EQ(CountLines(r.output, "2 pods of Deployment ml/huge (ml/huge-"), 1) << r.output;
+  EXPECT_EQ(CountLines(r.output, "pod ml/train-"), 0) << r.output;
+  // -o json still lists every pod.
+  r = RunCommand(kBin + " explain --all-pending -o json -f " + ShellQuote(kPacking) + " -f " + ShellQuote(huge) +
+                 " 2>/dev/null");
+  size_t pods = 0;
+  for (size_t at = r.output.find("\"pod\": \"ml/"); at != std::string::npos; at = r.output.find("\"pod\": \"ml/", at + 1)) {
+    ++pods;
+  }
+  EXPECT_EQ(pods, 5u) << r.output;
+}
+
 TEST(ExamplesCliTest, PackingExampleProfileFromAFile) {
   // A profile of the inference Deployment alone: every GPU serves it, nothing
   // keeps whole nodes free, and the note names the file.
