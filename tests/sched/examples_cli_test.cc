@@ -156,6 +156,19 @@ namespace {
 
 const std::string kPacking = std::string(DRA_SOURCE_DIR) + "/examples/packing";
 
+// Writes `text` to DIR/NAME under the test's temporary folder; returns the path.
+std::string WriteTemp(const std::string& dir, const std::string& name, const std::string& text) {
+  const std::string folder = ::testing::TempDir() + "/" + dir;
+  std::system(("mkdir -p " + ShellQuote(folder)).c_str());
+  const std::string path = folder + "/" + name;
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f != nullptr) {
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+  }
+  return path;
+}
+
 // examples/packing (issue #23): 8 one-GPU inference pods, then 3 eight-GPU
 // training pods, on 4 nodes of 8 GPUs. Worked out by hand (see
 // sched/scheduler_test.cc, PackingExampleTest): kube-scheduler's spreading
@@ -220,11 +233,7 @@ TEST(ExamplesCliTest, FailOnPendingAndThePodScheduledCondition) {
   for (size_t at = r.output.find(condition); at != std::string::npos; at = r.output.find(condition, at + 1)) ++n;
   EXPECT_EQ(n, 3u) << r.output;
   // The output loads and validates.
-  const std::string out = ::testing::TempDir() + "/packing-scheduled.yaml";
-  std::FILE* f = std::fopen(out.c_str(), "w");
-  ASSERT_NE(f, nullptr);
-  std::fputs(r.output.c_str(), f);
-  std::fclose(f);
+  const std::string out = WriteTemp("packing-scheduled", "out.yaml", r.output);
   r = RunCommand(kBin + " validate -f " + ShellQuote(out));
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }
@@ -233,21 +242,15 @@ TEST(ExamplesCliTest, FailOnPendingAndThePodScheduledCondition) {
 // Job's three training pods fail alike; so do the two replicas of a
 // Deployment asking for 16 GPUs (its ReplicaSet is named by the Deployment).
 TEST(ExamplesCliTest, ReplicasWithTheSameVerdictAreExplainedOnce) {
-  const std::string dir = ::testing::TempDir() + "/replicas";
-  std::system(("mkdir -p " + ShellQuote(dir)).c_str());
-  const std::string huge = dir + "/huge.yaml";
-  std::FILE* f = std::fopen(huge.c_str(), "w");
-  ASSERT_NE(f, nullptr);
-  std::fputs(
+  const std::string huge = WriteTemp(
+      "replicas", "huge.yaml",
       "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {namespace: ml, name: sixteen}\n"
       "spec:\n  spec:\n    devices:\n      requests:\n      - name: gpus\n"
       "        exactly: {deviceClassName: gpu.nvidia.com, count: 16}\n"
       "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {namespace: ml, name: huge}\nspec:\n  replicas: 2\n"
       "  selector: {matchLabels: {app: huge}}\n  template:\n    metadata: {labels: {app: huge}}\n    spec:\n"
       "      resourceClaims: [{name: gpus, resourceClaimTemplateName: sixteen}]\n"
-      "      containers: [{name: c, image: x, resources: {claims: [{name: gpus}]}}]\n",
-      f);
-  std::fclose(f);
+      "      containers: [{name: c, image: x, resources: {claims: [{name: gpus}]}}]\n");
   CommandResult r =
       RunCommand(kBin + " explain --all-pending -f " + ShellQuote(kPacking) + " -f " + ShellQuote(huge) + " 2>/dev/null");
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -267,18 +270,12 @@ TEST(ExamplesCliTest, ReplicasWithTheSameVerdictAreExplainedOnce) {
 TEST(ExamplesCliTest, PackingExampleProfileFromAFile) {
   // A profile of the inference Deployment alone: every GPU serves it, nothing
   // keeps whole nodes free, and the note names the file.
-  const std::string dir = ::testing::TempDir() + "/packing-profile";
-  std::system(("mkdir -p " + ShellQuote(dir)).c_str());
-  const std::string profile = dir + "/profile.yaml";
-  std::FILE* f = std::fopen(profile.c_str(), "w");
-  ASSERT_NE(f, nullptr);
-  std::fputs(
+  const std::string profile = WriteTemp(
+      "packing-profile", "profile.yaml",
       "apiVersion: v1\nkind: Pod\nmetadata: {namespace: ml, name: sample}\nspec:\n"
       "  resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]\n"
       "  containers:\n  - name: c\n    image: x\n    resources:\n      requests: {cpu: \"4\"}\n"
-      "      claims: [{name: gpu}]\n",
-      f);
-  std::fclose(f);
+      "      claims: [{name: gpu}]\n");
   CommandResult r = RunCommand(kBin + " schedule --policy dra-pack --workload-profile " + ShellQuote(profile) +
                                " -f " + ShellQuote(kPacking));
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -286,9 +283,8 @@ TEST(ExamplesCliTest, PackingExampleProfileFromAFile) {
                                      ": 1 pod, 1 shape, 1 typical covering 100.0%"))
       << r.output;
   // A profile file with an error is an input error with file:line.
-  f = std::fopen(profile.c_str(), "w");
-  std::fputs("apiVersion: v1\nkind: Pod\nmetadata: {namespace: ml, name: sample}\nspec:\n  containers: 3\n", f);
-  std::fclose(f);
+  WriteTemp("packing-profile", "profile.yaml",
+            "apiVersion: v1\nkind: Pod\nmetadata: {namespace: ml, name: sample}\nspec:\n  containers: 3\n");
   r = RunCommand(kBin + " schedule --policy dra-pack --workload-profile " + ShellQuote(profile) + " -f " +
                  ShellQuote(kPacking));
   EXPECT_EQ(r.exit_code, 1) << r.output;
