@@ -133,6 +133,7 @@ manifest::Node ToJson(const sched::PodExplanation& e) {
     summary.Push(std::move(n));
   }
   root.Add("summary", std::move(summary));
+  if (!e.never_fits.empty()) root.Add("neverFits", Str(e.never_fits));
   manifest::Node misses = manifest::Node::Sequence();
   for (const sched::NearMiss& m : e.near_misses) {
     manifest::Node n = manifest::Node::Mapping();
@@ -243,6 +244,7 @@ std::string ToText(const sched::PodExplanation& e) {
   if (e.bound) return fmt::format("pod {}: not pending: {}\n", e.pod, e.message);
   std::string out = fmt::format("pod {}: {}: {}\n", e.pod, e.kind == sched::PodOutcome::Kind::kError ? "error" : "pending",
                                 e.message);
+  if (!e.never_fits.empty()) out += fmt::format("it can never fit: {}\n", e.never_fits);
   if (e.nodes.empty()) return out;
   std::vector<std::string> parts;
   for (const sched::CauseSummary& s : e.summary) parts.push_back(fmt::format("{} {}", s.nodes, s.text));

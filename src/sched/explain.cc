@@ -868,6 +868,28 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
   std::stable_sort(ex.summary.begin(), ex.summary.end(),
                    [](const CauseSummary& a, const CauseSummary& b) { return a.nodes > b.nodes; });
 
+  // A request no node could ever serve: the same request failed on every
+  // node, and it wants more devices than the best node has, free or not.
+  if (!ex.nodes.empty() && ex.nodes.size() == s_.nodes.size() && !ex.nodes[0].all_mode) {
+    const NodeCause& first = ex.nodes[0];
+    const NodeCause* largest = nullptr;
+    bool same = true, filtered = false;
+    for (const NodeCause& c : ex.nodes) {
+      if (c.claim.empty() || c.claim != first.claim || c.request != first.request || c.all_mode) {
+        same = false;
+        break;
+      }
+      if (largest == nullptr || c.matching > largest->matching) largest = &c;
+      filtered = filtered || c.class_matching != c.matching;
+    }
+    if (same && largest != nullptr && largest->matching < first.wanted) {
+      ex.never_fits = fmt::format("no node has more than {} device{} matching class {}{} (largest: {}, {}); the "
+                                  "request asks for {}",
+                                  largest->matching, largest->matching == 1 ? "" : "s", first.device_class,
+                                  filtered ? " and the request's selectors" : "", largest->node, largest->matching,
+                                  first.wanted);
+    }
+  }
   for (const auto& [claim, request] : failing) FindUnmatched(pod, refs, claim, request, &ex);
   ScoreNearMisses(pod, to_allocate, &ex);
   return ex;

@@ -148,6 +148,11 @@ struct PodExplanation {
   int64_t num_nodes = 0;
   std::vector<NodeCause> nodes{};  // per rejected node, in node order
   std::vector<CauseSummary> summary{};
+  // Set when every node was turned down by DynamicResources for the same
+  // request and no node has as many matching devices as it asks, even all
+  // free: "no node has more than 8 devices matching class X (largest: node-a,
+  // 8); the request asks for 16".
+  std::string never_fits{};
   std::vector<NearMiss> near_misses{};
   std::vector<UnmatchedSelector> unmatched{};
 };

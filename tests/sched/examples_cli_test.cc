@@ -30,6 +30,7 @@ namespace {
 
 const std::string kBin = DRACTL_BIN;
 const std::string kExample = std::string(DRA_SOURCE_DIR) + "/examples/cluster";
+const std::string kPacking = std::string(DRA_SOURCE_DIR) + "/examples/packing";
 
 bool Contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
@@ -100,6 +101,19 @@ TEST(ExamplesCliTest, SchedulePlacesTheExampleCluster) {
   EXPECT_TRUE(Contains(t, "15 placed, 2 pending")) << t;
 }
 
+// Issue #32 item 5: the 16-GPU pod can never fit: the largest H100/H200
+// nodes have 8 GPUs each (cannot-fit.yaml); the first in node order is named.
+TEST(ExamplesCliTest, ExplainSaysWhenARequestCanNeverFit) {
+  CommandResult r = RunCommand(kBin + " explain -f " + ShellQuote(kExample) + " ml-training/llama-405b-fp16 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "it can never fit: no node has more than 8 devices matching class h100-or-newer "
+                                 "(largest: dgx-h100-01, 8); the request asks for 16\n"))
+      << r.output;
+  // A pod that waits for devices in use gets no such line.
+  r = RunCommand(kBin + " explain --all-pending -f " + ShellQuote(kPacking) + " 2>/dev/null");
+  EXPECT_FALSE(Contains(r.output, "can never fit")) << r.output;
+}
+
 TEST(ExamplesCliTest, SharedClaimIsAllocatedOnceForBothPods) {
   CommandResult r = RunCommand(kBin + " schedule -o yaml -f " + ShellQuote(kExample) + " 2>/dev/null");
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -153,8 +167,6 @@ TEST(ExamplesCliTest, RunningDeploymentIsNotDuplicated) {
 
 namespace dra::testing {
 namespace {
-
-const std::string kPacking = std::string(DRA_SOURCE_DIR) + "/examples/packing";
 
 // Writes `text` to DIR/NAME under the test's temporary folder; returns the path.
 std::string WriteTemp(const std::string& dir, const std::string& name, const std::string& text) {
