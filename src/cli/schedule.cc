@@ -78,17 +78,34 @@ void PrintTable(const sched::ScheduleResult& result) {
     node_w = std::max(node_w, p.kind == sched::PodOutcome::Kind::kPlaced ? p.node.size() : size_t{9});
   }
   std::string out = fmt::format("{:<{}}  {:<{}}  {}\n", "POD", pod_w, "NODE", node_w, "DEVICES / REASON");
-  size_t placed = 0;
+  size_t placed = 0, errors = 0;
+  constexpr size_t kErrorPreview = 80;
   for (const sched::PodOutcome& p : result.pods) {
     if (p.kind == sched::PodOutcome::Kind::kPlaced) {
       ++placed;
       out += fmt::format("{:<{}}  {:<{}}  {}\n", p.pod, pod_w, p.node, node_w, DevicesText(p));
+    } else if (p.kind == sched::PodOutcome::Kind::kError) {
+      // One line per pod: an error (a selector failing at run time, say)
+      // is named here and printed whole below the table.
+      ++errors;
+      std::string_view first = std::string_view(p.message).substr(0, p.message.find('\n'));
+      out += fmt::format("{:<{}}  {:<{}}  error ({} below): {}{}\n", p.pod, pod_w, "<pending>", node_w, errors,
+                         first.substr(0, kErrorPreview), first.size() > kErrorPreview ? "..." : "");
     } else {
-      out += fmt::format("{:<{}}  {:<{}}  {}{}\n", p.pod, pod_w, "<pending>", node_w,
-                         p.kind == sched::PodOutcome::Kind::kError ? "error: " : "", p.message);
+      out += fmt::format("{:<{}}  {:<{}}  {}\n", p.pod, pod_w, "<pending>", node_w, p.message);
     }
   }
-  out += fmt::format("{} placed, {} pending\n", placed, result.pods.size() - placed);
+  out += fmt::format("{} placed, {} pending{}\n", placed, result.pods.size() - placed,
+                     errors > 0 ? fmt::format(" ({} with errors)", errors) : "");
+  size_t n = 0;
+  for (const sched::PodOutcome& p : result.pods) {
+    if (p.kind != sched::PodOutcome::Kind::kError) continue;
+    std::string message = p.message;
+    for (size_t at = message.find('\n'); at != std::string::npos; at = message.find('\n', at + 1)) {
+      message.insert(at + 1, "    ");
+    }
+    out += fmt::format("error {}: {}: {}\n", ++n, p.pod, message);
+  }
   std::fwrite(out.data(), 1, out.size(), stdout);
 }
 
