@@ -111,7 +111,7 @@ void ExpectEnginesAgree(const std::string& pods_file, size_t nodes, size_t pods)
   StatusOr<OpenbExperiment> e = OpenbExperiment::Prepare(t.nodes, t.pods);
   ASSERT_TRUE(e.ok()) << e.status().message();
   for (Policy p : {Policy::kBestFit, Policy::kFgd, Policy::kDraPack}) {
-    for (uint64_t seed : {42, 43}) {
+    for (uint64_t seed : {uint64_t{42}, uint64_t{43}}) {
       StatusOr<RunLog> native =
           e->Run(RunOptions{.policy = p, .seed = seed, .check = AllocatorCheck::kNone, .engine = Engine::kNative});
       StatusOr<RunLog> dra = e->Run(RunOptions{.policy = p, .seed = seed, .engine = Engine::kDra});
