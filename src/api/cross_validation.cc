@@ -5,6 +5,8 @@
 // or counter-set names make the pool invalid).
 #include "api/cross_validation.h"
 
+#include "base/suggest.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -95,8 +97,10 @@ class CrossValidator {
 
   void ClassReference(size_t index, const std::string& name, const FieldPath& path) {
     if (name.empty() || classes_.count(name) > 0) return;
+    const std::vector<std::string> known(classes_.begin(), classes_.end());
     Warn(index, FieldErrorType::kNotFound, path, Quote(name),
-         "no DeviceClass of this name is among the objects given; the request cannot be allocated");
+         "no DeviceClass of this name is among the objects given; the request cannot be allocated" +
+             DidYouMean(Suggest(name, known)));
   }
 
   // Finding 2.
@@ -133,6 +137,12 @@ class CrossValidator {
             detail += std::string("; namespace") + (elsewhere.size() == 1 ? " " : "s ");
             for (size_t k = 0; k < elsewhere.size(); ++k) detail += (k ? ", " : "") + elsewhere[k];
             detail += elsewhere.size() == 1 ? " has one" : " have one";
+          } else {
+            std::vector<std::string> here;
+            for (const auto& [key, claim] : templates_) {
+              if (key.first == ns) here.push_back(key.second);
+            }
+            detail += DidYouMean(Suggest(*pc.resource_claim_template_name, here));
           }
           Warn(index, FieldErrorType::kNotFound,
                claims_path.Index(i).Child("resourceClaimTemplateName"),

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/suggest.h"
 #include "base/version.h"
 #include "cli/commands.h"
 #include "cli/common.h"
@@ -86,8 +87,10 @@ int Main(int argc, char** argv) {
   for (const Command& c : kCommands) {
     if (c.name == command) return c.run(args);
   }
-  std::fprintf(stderr, "dractl: unknown command \"%.*s\"\nRun 'dractl --help' for usage.\n",
-               static_cast<int>(command.size()), command.data());
+  std::vector<std::string> names;
+  for (const Command& c : kCommands) names.emplace_back(c.name);
+  std::fprintf(stderr, "dractl: unknown command \"%.*s\"%s\nRun 'dractl --help' for usage.\n",
+               static_cast<int>(command.size()), command.data(), dra::DidYouMean(dra::Suggest(command, names)).c_str());
   return dra::cli::kExitUsageError;
 }
 

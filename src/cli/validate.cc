@@ -39,6 +39,7 @@
 #include "cli/cluster_inputs.h"
 #include "cli/common.h"
 #include "fmt/format.h"
+#include "re2/re2.h"
 #include "manifest/emit.h"
 
 namespace dra::cli {
@@ -47,6 +48,18 @@ namespace {
 
 // Compiles CEL selectors in the NewExpressions environment of one release and
 // gate set. Each distinct expression is compiled once.
+// device.capacity.memory / device.attributes.model: both maps are keyed by
+// the driver's domain first, so the name is taken as a domain and the
+// overloads do not match. Says how to write it.
+std::string DomainHint(std::string_view expression) {
+  static const RE2 kDotAccess(R"(device\.(capacity|attributes)\.([A-Za-z_][A-Za-z0-9_]*))");
+  std::string map, name;
+  if (!RE2::PartialMatch(expression, kDotAccess, &map, &name)) return "";
+  return fmt::format("\nhint: device.{0} is keyed by the driver's domain first: write device.{0}[\"<driver>\"].{1} "
+                     "(e.g. device.{0}[\"gpu.nvidia.com\"].{1})",
+                     map, name);
+}
+
 class SelectorCompiler {
  public:
   explicit SelectorCompiler(const api::FeatureGates& gates) : gates_(gates) {
@@ -140,7 +153,7 @@ class SelectorCompiler {
     const cel::CheckResult checked = cel::Check(*parsed->expr, env_);
     if (!checked.ok()) {
       return Problem{api::FieldErrorType::kInvalid,
-                     "compilation failed: " + cel::FormatIssues(expression, checked.issues)};
+                     "compilation failed: " + cel::FormatIssues(expression, checked.issues) + DomainHint(expression)};
     }
     if (std::optional<std::string> e =
             cel::SelectorResultTypeError(checked.result_type(), options_)) {

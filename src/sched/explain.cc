@@ -19,6 +19,7 @@
 #include "alloc/allocator.h"
 #include "alloc/cel_selector.h"
 #include "alloc/pools.h"
+#include "base/suggest.h"
 #include "quantity/quantity.h"
 #include "sched/extended.h"
 #include "sched/fragmentation.h"
@@ -920,7 +921,12 @@ StatusOr<std::vector<PodExplanation>> Explain(Snapshot* snapshot, const ExplainO
     for (size_t i = 0; i < s.pods.size(); ++i) {
       if (HasObjectKey(s.pods[i].metadata, name)) found = i;
     }
-    if (!found) return NotFoundError(fmt::format("pod {} not found", name));
+    if (!found) {
+      // A name close to the pods', or a workload's name: its pods.
+      std::vector<std::string> keys;
+      for (const api::Pod& p : s.pods) keys.push_back(ObjectKey(p.metadata));
+      return NotFoundError(fmt::format("pod {} not found{}", name, DidYouMean(Suggest(name, keys, 5))));
+    }
     if (IsPending(s.pods[*found])) {
       targets.insert(*found);
       continue;
