@@ -379,7 +379,7 @@ int RunAllocate(std::span<const std::string_view> args) {
                "      Nodes from the files; devices of other allocated claims count as in use.\n"
                "      Exit code 4 (and the reason on stderr) if the claims do not fit the node.\n"
                "  dractl allocate --scenario FILE\n"
-               "      runs one allocator conformance scenario (shared/conformance/FORMAT.md) and\n"
+               "      runs one allocator conformance scenario (dractl's conformance-scenario YAML) and\n"
                "      prints the outcome as YAML: allocations, unsatisfiable: true, or error.",
                "dractl allocate"};
   std::string scenario_path;

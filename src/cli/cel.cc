@@ -606,7 +606,7 @@ int RunCel(std::span<const std::string_view> args) {
   app.require_subcommand(1);
   CLI::App* run = app.add_subcommand(
       "run",
-      "Evaluates the conformance vectors of FILE.jsonl (shared/conformance/FORMAT.md) and prints\n"
+      "Evaluates the conformance vectors of FILE.jsonl (dractl's CEL vector format) and prints\n"
       "one JSON object a line: {\"name\": ..., \"value\": <typed value>} or {\"name\": ..., "
       "\"error\": ...}.");
   std::string file;

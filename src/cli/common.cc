@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 
 #include "fmt/format.h"
 #include "manifest/emit.h"
@@ -23,10 +24,58 @@ Status WriteTextFile(const std::string& path, std::string_view text) {
   return Status(StatusCode::kInvalidArgument, fmt::format("cannot write {}: {}", path, std::strerror(err)));
 }
 
+namespace {
+
+// Help without the parser's type labels (TEXT, UINT, FLOAT:POSITIVE): a
+// placeholder a reader understands (FILE, N, VALUE), then the default.
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_option_opts(const CLI::Option* opt) const override {
+    std::string out;
+    if (!opt->get_option_text().empty()) return " " + opt->get_option_text();
+    if (opt->get_type_size() != 0 && !opt->get_type_name().empty()) {
+      out += " " + Placeholder(opt);
+      if (opt->get_expected_max() == CLI::detail::expected_max_vector_size) out += " ...";
+      if (!opt->get_default_str().empty()) out += " (default " + opt->get_default_str() + ")";
+      if (opt->get_required()) out += " (required)";
+    }
+    return out;
+  }
+
+ private:
+  static std::string Placeholder(const CLI::Option* opt) {
+    const std::string type = opt->get_type_name();
+    for (const std::string& name : opt->get_lnames()) {
+      for (const char* file : {"filename", "workload-profile", "kubeconfig", "csv", "report", "out", "nodes", "pods",
+                               "workload", "expected", "scenario"}) {
+        if (name == file && type.rfind("TEXT", 0) == 0) return "FILE";
+      }
+    }
+    if (type.rfind("INT", 0) == 0 || type.rfind("UINT", 0) == 0 || type.rfind("FLOAT", 0) == 0) return "N";
+    return "VALUE";
+  }
+};
+
+void UseHelpFormatter(CLI::App& app, const std::shared_ptr<CLI::Formatter>& formatter) {
+  app.formatter(formatter);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) UseHelpFormatter(*sub, formatter);
+}
+
+}  // namespace
+
 int ParseArgs(CLI::App& app, std::span<const std::string_view> args) {
+  UseHelpFormatter(app, std::make_shared<HelpFormatter>());
   std::vector<std::string> reversed;
   reversed.reserve(args.size());
-  for (auto it = args.rbegin(); it != args.rend(); ++it) reversed.emplace_back(*it);
+  for (auto it = args.rbegin(); it != args.rend(); ++it) {
+    // "-f=FILE" as kubectl takes it: the value after the '='.
+    if (it->size() > 3 && (*it)[0] == '-' && (*it)[1] != '-' && (*it)[2] == '=') {
+      reversed.emplace_back(it->substr(3));
+      reversed.emplace_back(it->substr(0, 2));
+      continue;
+    }
+    reversed.emplace_back(*it);
+  }
   try {
     app.parse(reversed);
   } catch (const CLI::CallForHelp& e) {

@@ -44,7 +44,7 @@ document; 1,000,000 pods from workloads per input; CEL selectors 10,240 bytes,
 estimated cost 1,000,000 (validate), runtime cost 1,000,000 per evaluation, nesting
 250 levels; allocator search 50,000,000 steps per node (--max-steps).
 
-Run 'dractl <command> --help' for a command's flags; 'dractl --version' for the version.
+Run 'dractl <command> --help' (or 'dractl help <command>') for a command's flags; 'dractl --version' for the version.
 )";
 
 struct Command {
@@ -74,7 +74,7 @@ int Main(int argc, char** argv) {
     return dra::cli::kExitUsageError;
   }
   std::string_view command = argv[1];
-  if (command == "--help" || command == "-h" || command == "help") {
+  if (command == "--help" || command == "-h" || (command == "help" && argc == 2)) {
     std::fputs(kUsage, stdout);
     return dra::cli::kExitOk;
   }
@@ -84,6 +84,12 @@ int Main(int argc, char** argv) {
   }
   std::vector<std::string_view> args;
   for (int i = 2; i < argc; ++i) args.emplace_back(argv[i]);
+  // `dractl help CMD ...` is `dractl CMD ... --help`.
+  if (command == "help") {
+    command = args[0];
+    args.erase(args.begin());
+    args.emplace_back("--help");
+  }
   for (const Command& c : kCommands) {
     if (c.name == command) return c.run(args);
   }

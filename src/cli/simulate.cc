@@ -261,7 +261,7 @@ int RunSimulate(std::span<const std::string_view> args) {
   }
   CLI::App app{"Replays a trace through the scheduler and reports GPU allocation and fragmentation.\n"
                "  dractl simulate openb --nodes NODES.csv --pods PODS.csv --policy P --seed S[,S...]\n"
-               "runs the FGD paper's protocol (shared/spec/fgd-reproduction.md): GPU nodes only, pods\n"
+               "runs the FGD paper's protocol (Weng et al., USENIX ATC'23): GPU nodes only, pods\n"
                "shuffled per seed and tuned to 130% of GPU capacity, one at a time, dropped on failure;\n"
                "every placement checked by the DRA allocator on the imported objects. Policies: random,\n"
                "dotprod, gpuclustering, gpupacking, bestfit, fgd (the paper's six), and dra-pack (ours:\n"

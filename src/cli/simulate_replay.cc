@@ -58,7 +58,7 @@ int RunSimulateReplay(std::span<const std::string_view> args) {
                "with -o json or --csv, a time series every --interval seconds: GPU and CPU allocation %,\n"
                "running and pending pods, fragmentation (% of GPU capacity, the FGD metric).\n"
                "  dractl simulate replay --nodes NODES.csv --pods PODS.csv [--policy P] [--seed S]\n"
-               "Both CSVs in the openb format (shared/traces/alibaba-openb); every node takes part.",
+               "Both CSVs in the openb format (Alibaba clusterdata's openb CSVs); every node takes part.",
                "dractl simulate replay"};
   std::string nodes_csv, pods_csv, policy_text = "fgd", output = "text", csv;
   uint64_t seed = 42;

@@ -54,6 +54,28 @@ TEST(CliTest, EverySubcommandHasHelpAndRejectsBadFlags) {
   }
 }
 
+// Issue #32 item 11: `dractl help CMD`, `-f=FILE` as kubectl takes it, and
+// help texts a user can read: no parser type labels, no paths into the
+// source tree.
+TEST(CliTest, HelpReadsAsAUsersHelp) {
+  CommandResult via_help = RunCommand(kBin + " help schedule");
+  CommandResult via_flag = RunCommand(kBin + " schedule --help");
+  EXPECT_EQ(via_help.exit_code, 0);
+  EXPECT_EQ(via_help.output, via_flag.output);
+  for (const char* cmd : {"validate", "summary", "convert", "cel run", "eval", "allocate", "schedule", "explain",
+                          "import", "simulate", "simulate replay", "simulate cluster", "gen", "gen cluster",
+                          "gen mig-pods", "discover", "serve"}) {
+    CommandResult help = RunCommand(kBin + " " + cmd + " --help");
+    EXPECT_EQ(help.exit_code, 0) << cmd;
+    for (const char* label : {" TEXT", " UINT", " INT", " FLOAT", ":POSITIVE", ":NONNEGATIVE", "src/", "shared/"}) {
+      EXPECT_FALSE(Contains(help.output, label)) << cmd << ": " << label << "\n" << help.output;
+    }
+  }
+  CommandResult short_eq = RunCommand(kBin + " validate -f=" + kSource + "/examples/packing");
+  EXPECT_EQ(short_eq.exit_code, 0) << short_eq.output;
+  EXPECT_TRUE(Contains(short_eq.output, "11 objects and 2 workloads from 2 files")) << short_eq.output;
+}
+
 TEST(CliTest, ValidateAcceptsEverySharedFixture) {
   // nvidia/node-mixed-nic.yaml's dra.cpu slice publishes pcieRoot as a list
   // attribute, which needs the alpha gate DRAListTypeAttributes.
