@@ -198,18 +198,7 @@ int RunOnManifests(const ManifestFlags& flags) {
   LoadInputs(flags.files, {.keep_trees = true}, &loaded);
   // The API server defaults and validates every object before the scheduler
   // sees it; an invalid object here would make the answer meaningless.
-  for (manifest::LoadedObject& o : loaded.objects) {
-    api::SetDefaults(o.object, "1970-01-01T00:00:00Z");
-    for (const api::FieldError& e : api::Validate(o.object, *gates)) {
-      if (e.severity == api::Severity::kError) loaded.messages.push_back(ToMessage(o, e));
-    }
-  }
-  PrintMessages(loaded);
-  if (loaded.error_count() > 0) {
-    std::fprintf(stderr, "dractl allocate: %zu input error%s (see above)\n", loaded.error_count(),
-                 loaded.error_count() == 1 ? "" : "s");
-    return kExitInputError;
-  }
+  if (int rc = DefaultAndValidate(&loaded, *gates, "dractl allocate"); rc >= 0) return rc;
 
   std::vector<const api::DeviceClass*> classes;
   std::vector<const api::ResourceSlice*> raw_slices;

@@ -185,8 +185,8 @@ int LoadCluster(const std::vector<std::string>& files, const api::FeatureGates& 
   for (size_t i = 0; i < loaded->objects.size(); ++i) {
     manifest::LoadedObject& o = loaded->objects[i];
     api::SetDefaults(o.object, "1970-01-01T00:00:00Z");
+    // Errors and the API server's warnings (a gated field it would drop).
     for (const api::FieldError& e : api::Validate(o.object, gates)) {
-      if (e.severity != api::Severity::kError) continue;
       auto w = workload_of.find(i);
       if (w == workload_of.end()) {
         loaded->messages.push_back(ToMessage(o, e));

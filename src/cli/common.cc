@@ -7,6 +7,8 @@
 #include <cstring>
 #include <memory>
 
+#include "api/defaults.h"
+#include "api/validation.h"
 #include "fmt/format.h"
 #include "manifest/emit.h"
 
@@ -165,6 +167,24 @@ std::optional<api::FeatureGates> GatesFromFlags(std::string_view command, const 
     }
   }
   return *std::move(gates);
+}
+
+void AddGateFlags(CLI::App& app, GateFlags* flags) {
+  app.add_option("--kubernetes-version", flags->version, "feature-gate defaults of this release (1.34-1.37)")
+      ->capture_default_str();
+  app.add_option("--feature-gates", flags->gates, "gate overrides, e.g. DRAConsumableCapacity=true");
+}
+
+int DefaultAndValidate(manifest::LoadResult* result, const api::FeatureGates& gates, std::string_view command) {
+  for (manifest::LoadedObject& o : result->objects) {
+    api::SetDefaults(o.object, "1970-01-01T00:00:00Z");
+    for (const api::FieldError& e : api::Validate(o.object, gates)) result->messages.push_back(ToMessage(o, e));
+  }
+  PrintMessages(*result);
+  if (result->error_count() == 0) return -1;
+  std::fprintf(stderr, "%.*s: %zu input error%s (see above)\n", static_cast<int>(command.size()), command.data(),
+               result->error_count(), result->error_count() == 1 ? "" : "s");
+  return kExitInputError;
 }
 
 void PrintDocuments(std::vector<manifest::Node> roots, std::string_view format) {

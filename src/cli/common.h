@@ -63,4 +63,19 @@ manifest::LoadMessage ToMessage(const manifest::LoadedObject& loaded, const api:
 std::optional<api::FeatureGates> GatesFromFlags(std::string_view command, const std::string& version,
                                                 const std::string& overrides);
 
+// --kubernetes-version and --feature-gates, the same on every command that
+// reads manifests.
+struct GateFlags {
+  std::string version = "1.37";
+  std::string gates;
+};
+void AddGateFlags(CLI::App& app, GateFlags* flags);
+
+// What the API server does to every loaded object before anyone sees it:
+// defaults, then validation with `gates`. Errors and warnings (a gated field
+// the server would drop, naming the gate) join result->messages; all
+// messages are printed. Returns -1 when there is no error, else
+// kExitInputError ("COMMAND: N input errors (see above)" printed).
+int DefaultAndValidate(manifest::LoadResult* result, const api::FeatureGates& gates, std::string_view command);
+
 }  // namespace dra::cli

@@ -23,12 +23,20 @@ int RunConvert(std::span<const std::string_view> args) {
   app.add_option("-f,--filename", files, "file, directory or - (stdin); repeatable")->required();
   app.add_option("-o,--output", output, "yaml or json")->check(CLI::IsMember({"yaml", "json"}))->capture_default_str();
   app.add_flag("--defaults", defaults, "apply API-server defaulting first");
+  GateFlags gate_flags;
+  AddGateFlags(app, &gate_flags);
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
+  std::optional<api::FeatureGates> gates = GatesFromFlags("dractl convert", gate_flags.version, gate_flags.gates);
+  if (!gates) return kExitUsageError;
 
   manifest::LoadResult result;
-  LoadInputs(files, {}, &result);
-  PrintMessages(result);
-  if (result.error_count() > 0) return kExitInputError;
+  LoadInputs(files, {.keep_trees = true}, &result);
+  {
+    // Validated as the API server would (on defaulted copies: the output
+    // keeps the objects as written unless --defaults).
+    manifest::LoadResult checked = result;
+    if (int rc = DefaultAndValidate(&checked, *gates, "dractl convert"); rc >= 0) return rc;
+  }
   std::vector<manifest::Node> roots;
   for (manifest::LoadedObject& loaded : result.objects) {
     if (defaults) api::SetDefaults(loaded.object, "1970-01-01T00:00:00Z");

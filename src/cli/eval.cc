@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "alloc/features.h"
 #include "api/object.h"
 #include "cel/dra_env.h"
 #include "cli/commands.h"
@@ -157,7 +158,11 @@ int RunEval(std::span<const std::string_view> args) {
       ->check(CLI::IsMember({"table", "wide", "yaml", "json"}))
       ->capture_default_str();
   app.add_flag("-a,--all", all, "table output: list the devices that do not match too");
+  GateFlags gate_flags;
+  AddGateFlags(app, &gate_flags);
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
+  std::optional<api::FeatureGates> gates = GatesFromFlags("dractl eval", gate_flags.version, gate_flags.gates);
+  if (!gates) return kExitUsageError;
   if (expression.empty() && class_name.empty()) {
     std::fprintf(stderr,
                  "dractl eval: error: give a selector expression, --class NAME, or both\n"
@@ -166,15 +171,16 @@ int RunEval(std::span<const std::string_view> args) {
   }
 
   manifest::LoadResult loaded;
-  LoadInputs(files, {.keep_trees = !class_name.empty()}, &loaded);
-  PrintMessages(loaded);
-  if (loaded.error_count() > 0) {
-    std::fprintf(stderr, "dractl eval: %zu input error%s (see above)\n", loaded.error_count(),
-                 loaded.error_count() == 1 ? "" : "s");
-    return kExitInputError;
-  }
+  LoadInputs(files, {.keep_trees = true}, &loaded);
+  if (int rc = DefaultAndValidate(&loaded, *gates, "dractl eval"); rc >= 0) return rc;
 
-  StatusOr<std::unique_ptr<cel::DraEnvironment>> env = cel::DraEnvironment::New({});
+  // The scheduler's environment (alloc/cel_selector.h) with the gates given.
+  const alloc::Features features = alloc::Features::FromGates(*gates);
+  StatusOr<std::unique_ptr<cel::DraEnvironment>> env =
+      cel::DraEnvironment::New({.minor = 37,
+                                .new_expressions = false,
+                                .consumable_capacity = features.consumable_capacity,
+                                .list_type_attributes = features.list_type_attributes});
   if (!env.ok()) {
     std::fprintf(stderr, "dractl eval: internal error: %s\n", env.status().message().c_str());
     return kExitInternalError;

@@ -40,13 +40,18 @@ int RunSummary(std::span<const std::string_view> args) {
                "dractl summary"};
   std::vector<std::string> files;
   std::string output = "text";
+  GateFlags gate_flags;
   app.add_option("-f,--filename", files, "file, directory or - (stdin); repeatable")->required();
   app.add_option("-o,--output", output, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  AddGateFlags(app, &gate_flags);
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
+  std::optional<api::FeatureGates> gates = GatesFromFlags("dractl summary", gate_flags.version, gate_flags.gates);
+  if (!gates) return kExitUsageError;
 
   manifest::LoadResult result;
-  LoadInputs(files, {}, &result);
-  PrintMessages(result);
+  LoadInputs(files, {.keep_trees = true}, &result);
+  // As the API server would take them: an object it refuses is not summed.
+  if (int rc = DefaultAndValidate(&result, *gates, "dractl summary"); rc >= 0) return rc;
 
   std::set<std::string> node_objects;
   std::set<std::string> slice_nodes;

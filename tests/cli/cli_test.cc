@@ -144,6 +144,23 @@ TEST(CliTest, SummaryCountsTheExampleCluster) {
   EXPECT_TRUE(Contains(r.output, "Pods:     6 (0 bound, 6 pending)")) << r.output;
 }
 
+// Issue #32 item 12: every command that reads manifests takes them as the API
+// server would under --kubernetes-version / --feature-gates: a list-type
+// attribute with DRAListTypeAttributes off is refused by all alike, and
+// the message names the gate.
+TEST(CliTest, EveryCommandHandlesFeatureGatesAlike) {
+  const std::string fixture = kShared + "/fixtures/nvidia/node-mixed-nic.yaml";
+  for (const std::string cmd : {"validate", "summary", "convert", "eval true", "schedule"}) {
+    CommandResult off = RunCommand(kBin + " " + cmd + " -f " + fixture);
+    EXPECT_EQ(off.exit_code, 1) << cmd << ": " << off.output;
+    EXPECT_TRUE(Contains(off.output, "requires feature gate DRAListTypeAttributes, which is disabled: the API server "
+                                     "drops this field (enable with --feature-gates DRAListTypeAttributes=true)"))
+        << cmd << ": " << off.output;
+    CommandResult on = RunCommand(kBin + " " + cmd + " --feature-gates DRAListTypeAttributes=true -f " + fixture);
+    EXPECT_EQ(on.exit_code, 0) << cmd << ": " << on.output;
+  }
+}
+
 TEST(CliTest, ConvertRoundTripsFixturesThroughYamlAndJson) {
   fs::path dir = fs::temp_directory_path() / ("dractl-conv-" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -151,9 +168,12 @@ TEST(CliTest, ConvertRoundTripsFixturesThroughYamlAndJson) {
     std::string first = (dir / (std::string("a.") + fmt)).string();
     std::string second = (dir / (std::string("b.") + fmt)).string();
     // Braces keep stderr (the load summary) out of the files.
-    CommandResult a = RunCommand("{ " + kBin + " convert -f " + kShared + "/fixtures -o " + fmt + " > " + first + "; }");
+    // The fixtures use list-type attributes (gate DRAListTypeAttributes).
+    const std::string gates = " --feature-gates DRAListTypeAttributes=true";
+    CommandResult a =
+        RunCommand("{ " + kBin + " convert" + gates + " -f " + kShared + "/fixtures -o " + fmt + " > " + first + "; }");
     ASSERT_EQ(a.exit_code, 0) << a.output;
-    CommandResult b = RunCommand("{ " + kBin + " convert -f " + first + " -o " + fmt + " > " + second + "; }");
+    CommandResult b = RunCommand("{ " + kBin + " convert" + gates + " -f " + first + " -o " + fmt + " > " + second + "; }");
     ASSERT_EQ(b.exit_code, 0) << b.output;
     CommandResult diff = RunCommand("cmp " + first + " " + second);
     EXPECT_EQ(diff.exit_code, 0) << fmt << ": second conversion differs from the first";
@@ -173,7 +193,9 @@ namespace {
 // that the header of fixtures/claims/vllm-high-memory-gpu.yaml lists (taints
 // play no part in CEL, so hgx-h200-07 gpu-3 is included).
 TEST(CliTest, EvalHighMemoryGpuClassSelectsTheFortyGibibyteGpus) {
-  CommandResult r = RunCommand(kBin + " eval --class high-memory-gpu -f " + kShared + "/fixtures");
+  CommandResult r =
+      RunCommand(kBin + " eval --class high-memory-gpu --feature-gates DRAListTypeAttributes=true -f " + kShared +
+                 "/fixtures");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::set<std::string> got;
   std::istringstream lines(r.output);
