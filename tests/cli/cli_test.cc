@@ -140,8 +140,19 @@ TEST(CliTest, SummaryCountsTheExampleCluster) {
   EXPECT_TRUE(Contains(r.output, "Devices:  220 in 9 pools of 3 drivers")) << r.output;
   EXPECT_TRUE(Contains(r.output, "NVIDIA H100 80GB HBM3")) << r.output;
   EXPECT_TRUE(Contains(r.output, "Nodes:    7 (7 Node objects, 7 named by ResourceSlices)")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "Claims:   2 (0 allocated, 2 pending); 9 templates")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "Pods:     6 (0 bound, 6 pending)")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "Claims:   2 (0 allocated, 2 pending); 9 templates; 0 device taint rules")) << r.output;
+  // Issue #32 item 14, worked out from node-a100-40gb-mig.yaml's header: on
+  // ip-10-0-42-17 GPUs 0-5 are split by counter sets (25 placements each) and
+  // GPUs 6-7 are whole; on ip-10-0-42-88 all 8 GPUs carry 4 static MIG
+  // devices each (parentUUID). Memory: 6 counter sets of 40192Mi, 2 whole
+  // GPUs of 40Gi, 32 static MIG devices = 639488Mi = 624.5Gi (summed apart
+  // with a script over the YAML). The workloads: vLLM 2 replicas, notebooks
+  // 7, two Jobs of 1 pod.
+  EXPECT_TRUE(Contains(r.output, "NVIDIA A100-SXM4-40GB      2     14         182    624.5Gi          0      2"))
+      << r.output;
+  EXPECT_TRUE(Contains(r.output,
+                       "Pods:     6 (0 bound, 6 pending); 4 workloads (2 Deployments, 2 Jobs) would create 11 pods"))
+      << r.output;
 }
 
 // Issue #32 item 12: every command that reads manifests takes them as the API
