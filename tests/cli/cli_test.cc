@@ -76,6 +76,38 @@ TEST(CliTest, HelpReadsAsAUsersHelp) {
   EXPECT_TRUE(Contains(short_eq.output, "11 objects and 2 workloads from 2 files")) << short_eq.output;
 }
 
+// Issue #32 item 13: the README's recipes on the bundled examples run as
+// written. Each line of the sh block after "<!-- readme-test -->" is run
+// from the source tree with `dractl` being this build's binary; a line whose
+// comment says "exit N" must exit N, the others 0.
+TEST(CliTest, ReadmeRecipesRunAsWritten) {
+  std::ifstream in(kSource + "/README.md");
+  ASSERT_TRUE(in.good());
+  std::string line;
+  bool marked = false, in_block = false;
+  int run = 0;
+  while (std::getline(in, line)) {
+    if (line == "<!-- readme-test -->") marked = true;
+    if (!marked) continue;
+    if (line.rfind("```", 0) == 0) {
+      if (in_block) break;
+      in_block = true;
+      continue;
+    }
+    if (!in_block || line.empty()) continue;
+    ASSERT_EQ(line.rfind("dractl ", 0), 0u) << line;
+    int want = 0;
+    if (size_t exit_at = line.find("# "); exit_at != std::string::npos) {
+      const std::string comment = line.substr(exit_at);
+      if (size_t e = comment.find("exit "); e != std::string::npos) want = std::stoi(comment.substr(e + 5));
+    }
+    CommandResult r = RunCommand("cd " + kSource + " && " + kBin + line.substr(6));
+    EXPECT_EQ(r.exit_code, want) << line << "\n" << r.output;
+    ++run;
+  }
+  EXPECT_GE(run, 5);
+}
+
 TEST(CliTest, ValidateAcceptsEverySharedFixture) {
   // nvidia/node-mixed-nic.yaml's dra.cpu slice publishes pcieRoot as a list
   // attribute, which needs the alpha gate DRAListTypeAttributes.
