@@ -313,12 +313,12 @@ int Run(const ExplainFlags& flags) {
     for (sched::UnmatchedSelector& u : e.unmatched) u.location = Locate(loaded, u.object_kind, u.object, u.field_path);
   }
   std::string text;
-  if (flags.output == "json") {
+  if (flags.output == "json" || flags.output == "yaml") {
     manifest::Node items = manifest::Node::Sequence();
     for (const sched::PodExplanation& e : *result) items.Push(ToJson(e));
     manifest::Node root = manifest::Node::Mapping();
     root.Add("pods", std::move(items));
-    text = manifest::EmitJson(root, 2);
+    text = flags.output == "json" ? manifest::EmitJson(root, 2) : manifest::EmitYaml(root);
   } else {
     text = GroupedText(*result, loaded);
     if (result->empty()) text = "no pending pod stays pending\n";
@@ -339,7 +339,7 @@ int RunExplain(std::span<const std::string_view> args) {
                "allocator) and selectors that match no device in the cluster, with file:line and the\n"
                "values the attributes they read actually have.\n"
                "\n"
-               "  dractl explain -f cluster/ NAMESPACE/POD [-o text|json]\n"
+               "  dractl explain -f cluster/ NAMESPACE/POD [-o text|yaml|json]\n"
                "  dractl explain -f cluster/ --all-pending\n"
                "  dractl explain --live [--kubeconfig FILE] [--context NAME] NAMESPACE/POD\n"
                "\n"
@@ -354,8 +354,8 @@ int RunExplain(std::span<const std::string_view> args) {
   app.add_option("pod", flags.pod, "the pod: namespace/name (or name in namespace default)");
   app.add_flag("--all-pending", flags.all_pending, "explain every pending pod that stays pending");
   AddClusterFlags(app, flags.cluster);
-  app.add_option("-o,--output", flags.output, "text or json")
-      ->check(CLI::IsMember({"text", "json"}))
+  app.add_option("-o,--output", flags.output, "text, yaml or json (the same fields)")
+      ->check(CLI::IsMember({"text", "yaml", "json"}))
       ->capture_default_str();
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
   return Run(flags);

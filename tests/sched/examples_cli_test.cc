@@ -109,6 +109,11 @@ TEST(ExamplesCliTest, ExplainSaysWhenARequestCanNeverFit) {
   EXPECT_TRUE(Contains(r.output, "it can never fit: no node has more than 8 devices matching class h100-or-newer "
                                  "(largest: dgx-h100-01, 8); the request asks for 16\n"))
       << r.output;
+  // -o yaml: the fields of -o json (issue #32 item 11).
+  r = RunCommand(kBin + " explain -o yaml -f " + ShellQuote(kExample) + " ml-training/llama-405b-fp16 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "pods:\n- pod: ml-training/llama-405b-fp16\n")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "neverFits: \"no node has more than 8 devices matching class h100-or-newer")) << r.output;
   // A pod that waits for devices in use gets no such line.
   r = RunCommand(kBin + " explain --all-pending -f " + ShellQuote(kPacking) + " 2>/dev/null");
   EXPECT_FALSE(Contains(r.output, "can never fit")) << r.output;
