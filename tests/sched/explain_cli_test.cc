@@ -166,7 +166,7 @@ TEST(ExplainCliTest, HelpUsageAndInputErrors) {
   EXPECT_TRUE(Contains(help.output, "--all-pending")) << help.output;
   EXPECT_EQ(RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData)).exit_code, 2);
   EXPECT_EQ(RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " web --all-pending").exit_code, 2);
-  EXPECT_EQ(RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " web -o yaml").exit_code, 2);
+  EXPECT_EQ(RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " web -o xml").exit_code, 2);
   EXPECT_EQ(RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " default/nope").exit_code, 1);
 }
 
