@@ -52,6 +52,9 @@ struct ReportInput {
   std::vector<uint64_t> seeds;
   std::string command_line;  // shown verbatim (escaped)
   std::vector<ReportPolicy> policies;
+  int64_t gpus = 0;       // GPUs of the cluster: the headline counts points as GPUs (0: no headline)
+  std::string generated;  // "dractl 0.1.0, 2026-12-03" in the footer; empty: none (the page stays
+                          // the same bytes for the same runs)
 };
 
 // The page, as UTF-8. Never fails: a column without values is left out of

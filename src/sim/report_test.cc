@@ -333,3 +333,42 @@ TEST(ReportTest, AllTextIsAtLeast12px) {
 
 }  // namespace
 }  // namespace dra::sim
+
+namespace dra::sim {
+namespace {
+
+// Issue #32 item 15, worked by hand from Synthetic(): at 130% arrived odd
+// averages 90.00, alpha 85.50, alpha's published runs 85.50. With 6,212 GPUs:
+// 90% is 5,590.8 GPUs busy; +4.50 points is 279.5 GPUs.
+TEST(ReportTest, HeadlineCountsPointsAsGpus) {
+  ReportInput in = Synthetic();
+  in.gpus = 6212;
+  in.generated = "dractl 0.1.0 on 2026-12-03";
+  const std::string html = RenderReport(in);
+  EXPECT_THAT(html, HasSubstr(std::string("<b>") + kOddNameEscaped +
+                              "</b> keeps 90.00% of the 6212 GPUs allocated when the workload offered is 130% of them "
+                              "(about 5591 GPUs busy); +4.50 points = about 280 more GPUs than alpha; +4.50 points = "
+                              "about 280 more GPUs than the best published result (alpha)."));
+  EXPECT_THAT(html, HasSubstr("<small>Made by dractl 0.1.0 on 2026-12-03.</small>"));
+  EXPECT_THAT(html, HasSubstr("<b>Fragmentation</b> is the part of the idle GPU capacity"));
+  EXPECT_THAT(html, Not(HasSubstr("shared/")));
+  // Without a GPU count, no headline; without `generated`, no footer.
+  EXPECT_THAT(RenderReport(Synthetic()), Not(HasSubstr("class=\"headline\"")));
+  EXPECT_THAT(RenderReport(Synthetic()), Not(HasSubstr("Made by")));
+}
+
+// One seed has no spread: the tables show the value alone, not "± 0.00".
+TEST(ReportTest, OneSeedShowsNoSpread) {
+  ReportInput in = Synthetic();
+  in.seeds = {42};
+  for (ReportPolicy& p : in.policies) p.runs.resize(1);
+  const std::string html = RenderReport(in);
+  EXPECT_THAT(html, HasSubstr("<td>80.00</td>"));  // alpha at 100%, run 1
+  // Our single run has no spread to print; the published column (two runs)
+  // keeps its own "mean ± sd" and is not checked here.
+  EXPECT_THAT(html, Not(HasSubstr("<td>80.00 ±")));
+  EXPECT_THAT(html, HasSubstr("(one seed: no spread)"));
+}
+
+}  // namespace
+}  // namespace dra::sim
