@@ -5,8 +5,6 @@
 // or counter-set names make the pool invalid).
 #include "api/cross_validation.h"
 
-#include "base/suggest.h"
-
 #include <algorithm>
 #include <map>
 #include <set>
@@ -15,6 +13,8 @@
 #include <tuple>
 #include <utility>
 #include <vector>
+
+#include "base/suggest.h"
 
 namespace dra::api {
 namespace {

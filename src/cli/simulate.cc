@@ -429,16 +429,17 @@ int RunSimulate(std::span<const std::string_view> args) {
   }
 
   if (!report.empty()) {
-    sim::ReportInput in{.trace = trace, .seeds = *seeds, .command_line = CommandLine(args), .policies = {}, .gpus = 0, .generated = {}};
-    in.gpus = experiment->cluster().gpu_capacity() / 1000;
-    {
-      std::time_t now = std::time(nullptr);
-      std::tm tm{};
-      gmtime_r(&now, &tm);
-      char date[16];
-      std::strftime(date, sizeof date, "%Y-%m-%d", &tm);
-      in.generated = fmt::format("dractl {} on {}", DRACTL_VERSION, date);
-    }
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char date[16];
+    std::strftime(date, sizeof date, "%Y-%m-%d", &tm);
+    sim::ReportInput in{.trace = trace,
+                        .seeds = *seeds,
+                        .command_line = CommandLine(args),
+                        .policies = {},
+                        .gpus = experiment->cluster().gpu_capacity() / 1000,
+                        .generated = fmt::format("dractl {} on {}", DRACTL_VERSION, date)};
     for (size_t pi = 0; pi < policy_list.size(); ++pi) {
       sim::ReportPolicy rp{.name = std::string(sim::PolicyName(policy_list[pi])),
                            .runs = {},

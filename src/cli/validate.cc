@@ -39,15 +39,12 @@
 #include "cli/cluster_inputs.h"
 #include "cli/common.h"
 #include "fmt/format.h"
-#include "re2/re2.h"
 #include "manifest/emit.h"
+#include "re2/re2.h"
 
 namespace dra::cli {
 namespace {
 
-
-// Compiles CEL selectors in the NewExpressions environment of one release and
-// gate set. Each distinct expression is compiled once.
 // device.capacity.memory / device.attributes.model: both maps are keyed by
 // the driver's domain first, so the name is taken as a domain and the
 // overloads do not match. Says how to write it.
@@ -60,6 +57,8 @@ std::string DomainHint(std::string_view expression) {
                      map, name);
 }
 
+// Compiles CEL selectors in the NewExpressions environment of one release and
+// gate set. Each distinct expression is compiled once.
 class SelectorCompiler {
  public:
   explicit SelectorCompiler(const api::FeatureGates& gates) : gates_(gates) {

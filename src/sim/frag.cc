@@ -3,13 +3,12 @@
 // so it works on the raw arrays and sums in the list order the metric needs.
 #include "sim/frag.h"
 
-#include "sched/fragmentation.h"
-#include "sched/profile.h"
-
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <tuple>
+
+#include "sched/profile.h"
 
 namespace dra::sim {
 
@@ -67,6 +66,5 @@ double NodeFrag(const TypicalPods& typical, int64_t cpu_free, const int32_t* gpu
   }
   return f;
 }
-
 
 }  // namespace dra::sim
