@@ -149,6 +149,10 @@ Axis YAxisFor(const std::vector<Series>& series, bool from_zero) {
     lo = 0;
     hi = 100;
   }
+  // Every metric is a percentage: a band of ±1 sd does not stretch the axis
+  // past 0 or 100.
+  lo = std::max(lo, 0.0);
+  hi = std::min(hi, 100.0);
   if (hi - lo < 1e-6) {
     lo -= 1;
     hi += 1;
@@ -158,6 +162,8 @@ Axis YAxisFor(const std::vector<Series>& series, bool from_zero) {
   a.lo = std::floor(lo / a.step + 1e-9) * a.step;
   a.hi = std::ceil(hi / a.step - 1e-9) * a.step;
   if (a.hi - a.lo < a.step) a.hi = a.lo + a.step;
+  if (a.lo < 0) a.lo = 0;
+  if (a.hi > 100) a.hi = 100;
   a.pixel_lo = kBottom;
   a.pixel_hi = kTop;
   return a;
@@ -236,9 +242,11 @@ std::string RenderPlot(const ReportInput& input, const PlotDef& plot) {
     if (input.policies[pi].runs.size() < 2 || ser.ours.empty()) continue;
     any_band = true;
     std::vector<std::pair<double, double>> band;
-    for (const auto& [col, m] : ser.ours) band.emplace_back(x.Map(col), y.Map(m.mean + m.sd));
+    // Clipped to the axis (a percentage stays within 0..100).
+    auto clip = [&y](double v) { return std::clamp(v, y.lo, y.hi); };
+    for (const auto& [col, m] : ser.ours) band.emplace_back(x.Map(col), y.Map(clip(m.mean + m.sd)));
     for (auto it = ser.ours.rbegin(); it != ser.ours.rend(); ++it) {
-      band.emplace_back(x.Map(it->first), y.Map(it->second.mean - it->second.sd));
+      band.emplace_back(x.Map(it->first), y.Map(clip(it->second.mean - it->second.sd)));
     }
     s += fmt::format(
         "<polygon class=\"band\" data-policy=\"{}\" fill=\"{}\" fill-opacity=\"0.18\" stroke=\"none\" "

@@ -121,7 +121,8 @@ std::string SvgOf(const std::string& html, const std::string& id) {
 // nullopt when there is no such element.
 std::optional<std::vector<std::pair<double, double>>> Points(const std::string& svg, const std::string& cls,
                                                              const std::string& policy) {
-  size_t start = svg.find("<polyline class=\"" + cls + "\" data-policy=\"" + policy + "\"");
+  // <polyline> for lines, <polygon> for bands.
+  size_t start = svg.find(" class=\"" + cls + "\" data-policy=\"" + policy + "\"");
   if (start == std::string::npos) return std::nullopt;
   size_t end = svg.find('>', start);
   size_t p = svg.find("points=\"", start);
@@ -331,12 +332,6 @@ TEST(ReportTest, AllTextIsAtLeast12px) {
   }
 }
 
-}  // namespace
-}  // namespace dra::sim
-
-namespace dra::sim {
-namespace {
-
 // Issue #32 item 15, worked by hand from Synthetic(): at 130% arrived odd
 // averages 90.00, alpha 85.50, alpha's published runs 85.50. With 6,212 GPUs:
 // 90% is 5,590.8 GPUs busy; +4.50 points is 279.5 GPUs.
@@ -368,6 +363,42 @@ TEST(ReportTest, OneSeedShowsNoSpread) {
   // keeps its own "mean ± sd" and is not checked here.
   EXPECT_THAT(html, Not(HasSubstr("<td>80.00 ±")));
   EXPECT_THAT(html, HasSubstr("(one seed: no spread)"));
+}
+
+// The plot frame in SVG units (report.cc's kTop and kBottom).
+constexpr double kFrameTop = 30, kFrameBottom = 340;
+
+// Percentages: a run at 100% with a spread of ±1 sd above it, or one at 0
+// with the band below it, keeps the y axis within 0..100 (no tick 105 or
+// -5) and the band inside the frame.
+TEST(ReportTest, AxesStayWithinPercentRange) {
+  ReportInput in = Synthetic();
+  // alpha at 130%: 99 and 100 (mean 99.5, sd 0.71); frag_ratio at 0: 0 and 3.
+  in.policies[0].runs[0].allocation[130] = 99;
+  in.policies[0].runs[1].allocation[130] = 100;
+  in.policies[0].runs[0].frag_ratio[0] = 0;
+  in.policies[0].runs[1].frag_ratio[0] = 3;
+  in.policies[0].runs[0].frag_ratio[100] = 0;
+  in.policies[0].runs[1].frag_ratio[100] = 3;
+  const std::string html = RenderReport(in);
+  for (const char* id : {"allocation", "allocation-zoom", "frag-ratio"}) {
+    const std::string svg = SvgOf(html, id);
+    // The y tick labels (right-aligned left of the frame).
+    const std::string tick = "text-anchor=\"end\">";
+    size_t ticks = 0;
+    for (size_t at = svg.find(tick); at != std::string::npos; at = svg.find(tick, at + 1), ++ticks) {
+      const double v = std::atof(svg.c_str() + at + tick.size());
+      EXPECT_GE(v, 0) << id;
+      EXPECT_LE(v, 100) << id;
+    }
+    EXPECT_GE(ticks, 3u) << id;
+    std::optional<std::vector<std::pair<double, double>>> band = Points(svg, "band", "alpha");
+    ASSERT_TRUE(band.has_value()) << id;
+    for (const auto& [px, py] : *band) {
+      EXPECT_GE(py, kFrameTop - 0.05) << id;
+      EXPECT_LE(py, kFrameBottom + 0.05) << id;
+    }
+  }
 }
 
 }  // namespace
