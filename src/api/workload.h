@@ -21,16 +21,22 @@
 
 namespace dra::api {
 
-enum class WorkloadKind { kDeployment, kReplicaSet, kStatefulSet, kDaemonSet, kJob };
+enum class WorkloadKind { kDeployment, kReplicaSet, kStatefulSet, kDaemonSet, kJob, kCronJob };
 template <>
 struct EnumTraits<WorkloadKind> {
-  static constexpr std::array<std::string_view, 5> kNames = {"Deployment", "ReplicaSet", "StatefulSet",
-                                                             "DaemonSet", "Job"};
+  static constexpr std::array<std::string_view, 6> kNames = {"Deployment", "ReplicaSet", "StatefulSet",
+                                                             "DaemonSet", "Job", "CronJob"};
 };
 
-// "apps/v1" for all kinds but Job ("batch/v1").
+// "apps/v1" for all kinds but Job and CronJob ("batch/v1").
 inline std::string_view WorkloadApiVersion(WorkloadKind kind) {
-  return kind == WorkloadKind::kJob ? "batch/v1" : "apps/v1";
+  return kind == WorkloadKind::kJob || kind == WorkloadKind::kCronJob ? "batch/v1" : "apps/v1";
+}
+
+// Where the pod template sits in the object: "spec.template", or
+// "spec.jobTemplate.spec.template" in a CronJob.
+inline std::string_view PodTemplatePath(WorkloadKind kind) {
+  return kind == WorkloadKind::kCronJob ? "spec.jobTemplate.spec.template" : "spec.template";
 }
 
 // core/v1 PodTemplateSpec.
@@ -43,12 +49,15 @@ struct PodTemplateSpec {
 
 // One workload object. Fields a kind does not have stay unset.
 //
-//   field        Deployment  ReplicaSet  StatefulSet  DaemonSet  Job
+//   field        Deployment  ReplicaSet  StatefulSet  DaemonSet  Job  CronJob
 //   replicas         x           x           x
-//   parallelism                                                   x
-//   completions                                                   x
-//   suspend                                                       x
-//   completion_mode                                               x  ("Indexed" or "NonIndexed")
+//   parallelism                                                   x    x (of its jobTemplate)
+//   completions                                                   x    x (of its jobTemplate)
+//   suspend                                                       x    x (the CronJob's)
+//   completion_mode                                               x    x (of its jobTemplate)
+//   schedule                                                            x
+// A CronJob's template_ is its jobTemplate's pod template; it makes Jobs on
+// its schedule, so no pods now (sched/workloads.h).
 struct Workload {
   WorkloadKind kind = WorkloadKind::kDeployment;
   ObjectMeta metadata{};
@@ -57,6 +66,7 @@ struct Workload {
   std::optional<int32_t> completions{};  // unset: as many as parallelism
   bool suspend = false;
   std::string completion_mode{};  // empty: NonIndexed
+  std::string schedule{};         // CronJob: spec.schedule
   PodTemplateSpec template_{};
   RawFields spec_extra{};  // selector, strategy, serviceName, ordinals, backoffLimit, ...
   RawJson status_raw{};    // the whole status, verbatim; empty = absent

@@ -39,16 +39,23 @@ std::vector<std::string> Suggest(std::string_view word, std::span<const std::str
   const size_t max_distance = std::max<size_t>(1, word.size() / 4);
   const std::string lower = ToLower(word);
   std::vector<std::pair<size_t, size_t>> found;  // (distance, index)
+  std::vector<std::pair<size_t, size_t>> containing;  // (max_distance, index): by containment only
   for (size_t i = 0; i < candidates.size(); ++i) {
     const std::string& c = candidates[i];
     if (c == word) continue;
-    size_t d = EditDistance(word, c);
-    if (d > max_distance && word.size() >= 4) {
+    const size_t d = EditDistance(word, c);
+    if (d <= max_distance) {
+      found.emplace_back(d, i);
+    } else if (word.size() >= 4) {
       const std::string lc = ToLower(c);
-      if (lc.find(lower) != std::string::npos || lower.find(lc) != std::string::npos) d = max_distance;
+      if (lc.find(lower) != std::string::npos || lower.find(lc) != std::string::npos) {
+        containing.emplace_back(max_distance, i);
+      }
     }
-    if (d <= max_distance) found.emplace_back(d, i);
   }
+  // Containment only when nothing is close: "imagePulPolicy" finds
+  // "imagePullPolicy", not also "image".
+  if (found.empty()) found = std::move(containing);
   std::stable_sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   std::vector<std::string> out;
   for (const auto& [d, i] : found) {

@@ -5,8 +5,9 @@
 // substitute, swap two neighbours; each 1) after lower-casing. A candidate
 // counts when its distance is at most max(1, word length / 4) (so "schedul"
 // finds "schedule", "gpu.nvidia.co" finds "gpu.nvidia.com", but "a" finds
-// nothing in "b"), or when one of the two contains the other and the word
-// has at least 4 characters ("trainer" finds "ml/trainer-7d9f").
+// nothing in "b"), or, when no candidate is that close, when one of the two
+// contains the other and the word has at least 4 characters ("trainer"
+// finds "ml/trainer-7d9f").
 #pragma once
 
 #include <span>

@@ -26,6 +26,10 @@ TEST(SuggestTest, ClosestWithinAQuarterOfTheLength) {
   // Containment: a Deployment name finds its pods.
   const std::vector<std::string> pods = {"ml/trainer-7d9f-abcde", "ml/trainer-7d9f-fghij", "ml/other"};
   EXPECT_THAT(Suggest("ml/trainer", pods), ::testing::ElementsAre("ml/trainer-7d9f-abcde", "ml/trainer-7d9f-fghij"));
+  // ... but only when nothing is close by edits: "image" is inside
+  // "imagePulPolicy", one edit from "imagePullPolicy".
+  const std::vector<std::string> fields = {"name", "image", "imagePullPolicy", "command"};
+  EXPECT_THAT(Suggest("imagePulPolicy", fields), ::testing::ElementsAre("imagePullPolicy"));
   EXPECT_EQ(DidYouMean({"a"}), "; did you mean \"a\"?");
   EXPECT_EQ(DidYouMean({"a", "b", "c"}), "; did you mean \"a\", \"b\" or \"c\"?");
   EXPECT_EQ(DidYouMean({}), "");

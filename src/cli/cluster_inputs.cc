@@ -145,20 +145,6 @@ int LoadLive(const ClusterInputOptions& options, const manifest::LoadOptions& lo
 
 }  // namespace
 
-// A problem of a pod made from a workload is a problem of the workload's pod
-// template: "Deployment ml/vllm: spec.template.spec.tolerations[0]: ...", at
-// the template's line, said once however many pods the workload makes.
-manifest::LoadMessage WorkloadTemplateMessage(const manifest::LoadedWorkload& w, const api::FieldError& e) {
-  std::string field = e.field;
-  if (field.starts_with("spec") || field.starts_with("metadata")) field = "spec.template." + field;
-  manifest::Mark mark = w.mark;
-  if (w.tree) mark = manifest::FindFieldMark(*w.tree, field);
-  api::FieldError copy = e;
-  copy.field.clear();
-  return {.severity = e.severity, .file = w.file ? *w.file : "", .mark = mark,
-          .object = sched::WorkloadDisplayName(w.workload), .field = field, .message = copy.ToString()};
-}
-
 int LoadCluster(const std::vector<std::string>& files, const api::FeatureGates& gates,
                 const ClusterInputOptions& options, manifest::LoadResult* loaded) {
   const manifest::LoadOptions load_options{.keep_trees = true, .keep_workloads = options.expand_workloads};
@@ -193,6 +179,17 @@ int LoadCluster(const std::vector<std::string>& files, const api::FeatureGates& 
         continue;
       }
       manifest::LoadMessage m = WorkloadTemplateMessage(loaded->workloads[w->second], e);
+      if (said.insert(m.ToString()).second) loaded->messages.push_back(std::move(m));
+    }
+  }
+  // A workload that makes no pods now (a CronJob, 0 replicas) is checked
+  // all the same: the API server would refuse it on apply.
+  std::set<size_t> expanded;
+  for (const auto& [object, workload] : from_workload) expanded.insert(workload);
+  for (size_t w = 0; w < loaded->workloads.size(); ++w) {
+    if (expanded.contains(w)) continue;
+    for (const api::FieldError& e : ValidateWorkloadTemplate(loaded->workloads[w].workload, gates).errors) {
+      manifest::LoadMessage m = WorkloadTemplateMessage(loaded->workloads[w], e);
       if (said.insert(m.ToString()).second) loaded->messages.push_back(std::move(m));
     }
   }

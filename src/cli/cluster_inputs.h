@@ -38,11 +38,6 @@ struct ClusterInputOptions {
 int LoadCluster(const std::vector<std::string>& files, const api::FeatureGates& gates,
                 const ClusterInputOptions& options, manifest::LoadResult* loaded);
 
-// A problem of a pod made from a workload is a problem of the workload's pod
-// template: "Deployment ml/vllm: spec.template.spec.tolerations[0]: ...", at
-// the template's line.
-manifest::LoadMessage WorkloadTemplateMessage(const manifest::LoadedWorkload& w, const api::FieldError& e);
-
 // The flags `schedule` and `explain` share, so that explain replays the same
 // queue schedule runs.
 struct ClusterFlags {

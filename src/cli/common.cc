@@ -11,6 +11,7 @@
 #include "api/validation.h"
 #include "fmt/format.h"
 #include "manifest/emit.h"
+#include "sched/workloads.h"
 
 namespace dra::cli {
 
@@ -63,10 +64,20 @@ void UseHelpFormatter(CLI::App& app, const std::shared_ptr<CLI::Formatter>& form
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) UseHelpFormatter(*sub, formatter);
 }
 
+// --skip-unknown of the command being run (ParseArgs adds it to every
+// command that reads -f); LoadInputs reads it.
+bool g_skip_unknown = false;
+
 }  // namespace
 
 int ParseArgs(CLI::App& app, std::span<const std::string_view> args) {
   UseHelpFormatter(app, std::make_shared<HelpFormatter>());
+  g_skip_unknown = false;
+  if (app.get_option_no_throw("--filename") != nullptr && app.get_option_no_throw("--skip-unknown") == nullptr) {
+    app.add_flag("--skip-unknown", g_skip_unknown,
+                 "-f folders that hold more than manifests (values.yaml, Chart.yaml, Helm templates): skip, with a "
+                 "warning each, documents that are not Kubernetes objects and templates that do not parse");
+  }
   std::vector<std::string> reversed;
   reversed.reserve(args.size());
   for (auto it = args.rbegin(); it != args.rend(); ++it) {
@@ -110,7 +121,9 @@ CLI::Validator NonNegativeInteger() {
 
 void LoadInputs(const std::vector<std::string>& paths, const manifest::LoadOptions& options,
                 manifest::LoadResult* result) {
-  manifest::Loader loader(options);
+  manifest::LoadOptions with_flags = options;
+  with_flags.skip_unknown = options.skip_unknown || g_skip_unknown;
+  manifest::Loader loader(with_flags);
   for (const std::string& path : paths) loader.LoadPath(path, result);
 }
 
@@ -130,7 +143,8 @@ std::string DescribeLoad(const manifest::LoadResult& result) {
     out += fmt::format(" ({} skipped:", result.skipped_count());
     bool first = true;
     for (const auto& [kind, count] : result.skipped_kinds) {
-      out += fmt::format("{} {} {}", first ? "" : ",", count, kind);
+      out += fmt::format("{} {} {}{}", first ? "" : ",", count, kind,
+                         kind == manifest::kNotObjects && count != 1 ? "s" : "");
       first = false;
     }
     out += ")";
@@ -175,10 +189,45 @@ void AddGateFlags(CLI::App& app, GateFlags* flags) {
   app.add_option("--feature-gates", flags->gates, "gate overrides, e.g. DRAConsumableCapacity=true");
 }
 
+// A problem of a pod made from a workload is a problem of the workload's pod
+// template: "Deployment ml/vllm: spec.template.spec.tolerations[0]: ...", at
+// the template's line, said once however many pods the workload makes.
+manifest::LoadMessage WorkloadTemplateMessage(const manifest::LoadedWorkload& w, const api::FieldError& e) {
+  std::string field = e.field;
+  if (field.starts_with("spec") || field.starts_with("metadata")) {
+    field = std::string(api::PodTemplatePath(w.workload.kind)) + "." + field;
+  }
+  manifest::Mark mark = w.mark;
+  if (w.tree) mark = manifest::FindFieldMark(*w.tree, field);
+  api::FieldError copy = e;
+  copy.field.clear();
+  return {.severity = e.severity, .file = w.file ? *w.file : "", .mark = mark,
+          .object = sched::WorkloadDisplayName(w.workload), .field = field, .message = copy.ToString()};
+}
+
+TemplatePod ValidateWorkloadTemplate(const api::Workload& workload, const api::FeatureGates& gates) {
+  api::Pod pod;
+  pod.metadata = workload.template_.metadata;
+  pod.metadata.namespace_ = workload.metadata.namespace_;
+  pod.metadata.name = workload.metadata.name + "-template";
+  pod.spec = workload.template_.spec;
+  TemplatePod out{.pod = api::Object(std::move(pod)), .errors = {}};
+  api::SetDefaults(out.pod, "1970-01-01T00:00:00Z");
+  for (api::FieldError& e : api::Validate(out.pod, gates)) {
+    if (!e.field.starts_with("metadata.name")) out.errors.push_back(std::move(e));
+  }
+  return out;
+}
+
 int DefaultAndValidate(manifest::LoadResult* result, const api::FeatureGates& gates, std::string_view command) {
   for (manifest::LoadedObject& o : result->objects) {
     api::SetDefaults(o.object, "1970-01-01T00:00:00Z");
     for (const api::FieldError& e : api::Validate(o.object, gates)) result->messages.push_back(ToMessage(o, e));
+  }
+  for (const manifest::LoadedWorkload& w : result->workloads) {
+    for (const api::FieldError& e : ValidateWorkloadTemplate(w.workload, gates).errors) {
+      result->messages.push_back(WorkloadTemplateMessage(w, e));
+    }
   }
   PrintMessages(*result);
   if (result->error_count() == 0) return -1;

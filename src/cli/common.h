@@ -71,10 +71,25 @@ struct GateFlags {
 };
 void AddGateFlags(CLI::App& app, GateFlags* flags);
 
+// A problem of a pod made from a workload is a problem of the workload's pod
+// template: "Deployment ml/vllm: spec.template.spec.tolerations[0]: ...", at
+// the template's line.
+manifest::LoadMessage WorkloadTemplateMessage(const manifest::LoadedWorkload& w, const api::FieldError& e);
+
+// A workload's pod template as the pod its controller would create (named
+// "<workload>-template", defaulted), and what the API server's validation
+// says of it (it validates the template as a PodTemplateSpec; problems with
+// the pod's own name are left out: the controller names its pods).
+struct TemplatePod {
+  api::Object pod;
+  std::vector<api::FieldError> errors;
+};
+TemplatePod ValidateWorkloadTemplate(const api::Workload& workload, const api::FeatureGates& gates);
+
 // What the API server does to every loaded object before anyone sees it:
-// defaults, then validation with `gates`. Errors and warnings (a gated field
-// the server would drop, naming the gate) join result->messages; all
-// messages are printed. Returns -1 when there is no error, else
+// defaults, then validation with `gates`; workloads' pod templates too.
+// Errors and warnings (a gated field the server would drop, naming the gate)
+// join result->messages; all messages are printed. Returns -1 when there is no error, else
 // kExitInputError ("COMMAND: N input errors (see above)" printed).
 int DefaultAndValidate(manifest::LoadResult* result, const api::FeatureGates& gates, std::string_view command);
 

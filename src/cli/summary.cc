@@ -169,6 +169,8 @@ int RunSummary(std::span<const std::string_view> args) {
       case api::WorkloadKind::kDaemonSet:
         workload_pods += std::max(node_objects.size(), slice_nodes.size());
         break;
+      case api::WorkloadKind::kCronJob:
+        break;  // Jobs on its schedule, not now
       default:
         workload_pods += static_cast<size_t>(std::max(0, wl.replicas.value_or(1)));
     }

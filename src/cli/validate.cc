@@ -193,7 +193,7 @@ int RunValidate(std::span<const std::string_view> args) {
   CLI::App app{
       "Checks DeviceClasses, ResourceSlices, ResourceClaims, ResourceClaimTemplates,\n"
       "DeviceTaintRules, Nodes and Pods, and the pod templates of Deployments, ReplicaSets,\n"
-      "StatefulSets, DaemonSets and Jobs, as the API server would (names, required and\n"
+      "StatefulSets, DaemonSets, Jobs and CronJobs, as the API server would (names, required and\n"
       "one-of fields, limits, feature-gated fields, CEL selectors compiled with their\n"
       "result type and estimated cost), and across objects (missing classes and\n"
       "templates, inconsistent pools) as warnings.\n"
@@ -236,19 +236,9 @@ int RunValidate(std::span<const std::string_view> args) {
     if (said.insert(m.ToString()).second) result.messages.push_back(std::move(m));
   };
   for (size_t w = 0; w < result.workloads.size(); ++w) {
-    const api::Workload& workload = result.workloads[w].workload;
-    api::Pod pod;
-    pod.metadata = workload.template_.metadata;
-    pod.metadata.namespace_ = workload.metadata.namespace_;
-    pod.metadata.name = workload.metadata.name + "-template";
-    pod.spec = workload.template_.spec;
-    api::Object o(std::move(pod));
-    api::SetDefaults(o, "1970-01-01T00:00:00Z");
-    for (const api::FieldError& e : api::Validate(o, *gates)) {
-      if (e.field.starts_with("metadata.name")) continue;  // the controller names its pods
-      add_workload_message(w, e);
-    }
-    objects.push_back(std::move(o));
+    TemplatePod t = ValidateWorkloadTemplate(result.workloads[w].workload, *gates);
+    for (const api::FieldError& e : t.errors) add_workload_message(w, e);
+    objects.push_back(std::move(t.pod));
   }
   SelectorCompiler selectors(*gates);
   for (size_t i = 0; i < result.objects.size(); ++i) {

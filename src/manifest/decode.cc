@@ -4,7 +4,9 @@
 #include <span>
 #include <string_view>
 #include <utility>
+#include <vector>
 
+#include "base/suggest.h"
 #include "manifest/internal/core_fields.h"
 #include "manifest/internal/raw_json.h"
 #include "quantity/quantity.h"
@@ -140,9 +142,20 @@ class Decoder {
     Error(n.mark, path,
           "expected " + std::string(expected) + ", got " + std::string(NodeKindName(n.kind)));
   }
-  void UnknownField(Mark mark, const Path& path) {
+  // `known`: the fields of the object holding it, for "did you mean".
+  void UnknownField(Mark mark, const Path& path, std::span<const std::string_view> known) {
+    const std::string name = LastSegment(path.String());
+    const std::vector<std::string> candidates(known.begin(), known.end());
     Report(options_.strict ? api::Severity::kError : api::Severity::kWarning, mark, path,
-           "unknown field " + Quote(LastSegment(path.String())));
+           "unknown field " + Quote(name) + DidYouMean(Suggest(name, candidates)));
+  }
+  // A field name test of DRA_FIELD; while `collecting_names_`, the names
+  // tested are kept: a field callback asked again about a key it does not
+  // know lists every field it knows, and decodes nothing.
+  bool FieldIs(std::string_view key, std::string_view name) {
+    if (key == name) return true;
+    if (collecting_names_) names_.push_back(name);
+    return false;
   }
   void NullError(const Node& n, const Path& path) {
     Error(n.mark, path, "Required value: must not be null");
@@ -170,7 +183,11 @@ class Decoder {
       const std::string& key = n.keys[i].first;
       Path field_path = path.Child(key);
       if (!field(std::string_view(key), n.items[i], field_path)) {
-        UnknownField(n.keys[i].second, field_path);
+        collecting_names_ = true;
+        names_.clear();
+        field(std::string_view(key), n.items[i], field_path);
+        collecting_names_ = false;
+        UnknownField(n.keys[i].second, field_path, names_);
       }
     }
   }
@@ -185,7 +202,7 @@ class Decoder {
       const std::string& key = n.keys[i].first;
       Path field_path = path.Child(key);
       if (field(std::string_view(key), n.items[i], field_path)) continue;
-      if (!internal::IsListed(known, key)) UnknownField(n.keys[i].second, field_path);
+      if (!internal::IsListed(known, key)) UnknownField(n.keys[i].second, field_path, known);
       api::RawJson json;
       if (Raw(n.items[i], field_path, &json)) extra->Append(key, std::move(json));
     }
@@ -418,7 +435,7 @@ class Decoder {
   // meta/v1
 
 #define DRA_FIELD(json_name, ...) \
-  if (key == json_name) {         \
+  if (FieldIs(key, json_name)) {  \
     __VA_ARGS__;                  \
     return true;                  \
   }
@@ -1161,6 +1178,34 @@ class Decoder {
                  return false;
                });
   }
+  // batch/v1 CronJobSpec: the schedule, suspend, and the jobTemplate's Job
+  // spec (its pod template, parallelism, completions, completion mode).
+  void DecodeCronJobSpec(const Node& n, const Path& path, api::Workload* w) {
+    static constexpr std::string_view kCronJobSpecFields[] = {
+        "schedule", "timeZone", "startingDeadlineSeconds", "concurrencyPolicy", "suspend",
+        "successfulJobsHistoryLimit", "failedJobsHistoryLimit", "jobTemplate"};
+    CoreStruct(n, path, kCronJobSpecFields, &w->spec_extra, [&](std::string_view key, const Node& v, const Path& p) {
+      DRA_FIELD("schedule", String(v, p, &w->schedule));
+      DRA_FIELD("suspend", Bool(v, p, &w->suspend));
+      DRA_FIELD("jobTemplate", Struct(v, p, [&](std::string_view jkey, const Node& jv, const Path& jp) {
+                  if (jkey == "metadata") {
+                    api::ObjectMeta meta;
+                    Decode(jv, jp, &meta);
+                    return true;
+                  }
+                  if (jkey != "spec") return false;
+                  api::Workload job;
+                  job.kind = api::WorkloadKind::kJob;
+                  DecodeWorkloadSpec(jv, jp, &job);
+                  w->template_ = std::move(job.template_);
+                  w->parallelism = job.parallelism;
+                  w->completions = job.completions;
+                  w->completion_mode = std::move(job.completion_mode);
+                  return true;
+                }));
+      return false;
+    });
+  }
   api::Workload TopWorkload(const Node& root, api::WorkloadKind kind) {
     api::Workload w;
     w.kind = kind;
@@ -1168,7 +1213,8 @@ class Decoder {
     Struct(root, root_path, [&](std::string_view key, const Node& v, const Path& p) {
       if (key == "apiVersion" || key == "kind") return true;
       DRA_FIELD("metadata", Decode(v, p, &w.metadata));
-      DRA_FIELD("spec", DecodeWorkloadSpec(v, p, &w));
+      DRA_FIELD("spec", kind == api::WorkloadKind::kCronJob ? DecodeCronJobSpec(v, p, &w)
+                                                             : DecodeWorkloadSpec(v, p, &w));
       DRA_FIELD("status", Raw(v, p, &w.status_raw));
       return false;
     });
@@ -1182,6 +1228,8 @@ class Decoder {
   std::vector<Diagnostic>* diagnostics_;
   size_t error_count_ = 0;
   Diagnostic first_error_;
+  bool collecting_names_ = false;
+  std::vector<std::string_view> names_;  // FieldIs's, while collecting
 };
 
 // Which apiVersions each kind is read from; the boolean marks v1beta1 shapes.

@@ -70,8 +70,9 @@ StatusOr<api::Object> DecodeObject(const Node& root, const DecodeOptions& option
                                    std::vector<Diagnostic>* diagnostics);
 
 // Decodes an apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet or batch/v1
-// Job (api/workload.h) with the same rules as DecodeObject: the pod template
-// as a Pod, unmodelled spec fields kept in Workload::spec_extra, status raw.
+// Job or CronJob (api/workload.h) with the same rules as DecodeObject: the pod
+// template as a Pod, unmodelled spec fields kept in Workload::spec_extra,
+// status raw.
 // kNotFound (nothing added to `*diagnostics`) for any other kind or version.
 StatusOr<api::Workload> DecodeWorkload(const Node& root, const DecodeOptions& options,
                                        std::vector<Diagnostic>* diagnostics);

@@ -109,6 +109,47 @@ spec:
   EXPECT_EQ(diagnostics[0].mark.line, 6u);
 }
 
+// A CronJob: its schedule, suspend, and its jobTemplate's Job spec (pod
+// template, parallelism, completions, completion mode); problems inside it
+// at their full path.
+TEST(DecodeTest, ReadsCronJob) {
+  std::vector<Diagnostic> diagnostics;
+  StatusOr<api::Workload> w = DecodeWorkload(Yaml(R"(
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly, namespace: ml}
+spec:
+  schedule: "0 2 * * *"
+  suspend: true
+  concurrencyPolicy: Forbid
+  jobTemplate:
+    metadata: {labels: {team: a}}
+    spec:
+      parallelism: 3
+      completions: 6
+      completionMode: Indexed
+      backoffLimit: 2
+      template:
+        metadata: {labels: {app: train}}
+        spec: {restartPolicy: Never, containers: [{name: c, image: x, imagePullPolcy: Always}]}
+)"),
+                                             DecodeOptions{}, &diagnostics);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->kind, api::WorkloadKind::kCronJob);
+  EXPECT_EQ(w->schedule, "0 2 * * *");
+  EXPECT_TRUE(w->suspend);
+  EXPECT_EQ(w->parallelism, 3);
+  EXPECT_EQ(w->completions, 6);
+  EXPECT_EQ(w->completion_mode, "Indexed");
+  ASSERT_EQ(w->template_.spec.containers.size(), 1u);
+  EXPECT_EQ(w->template_.spec.containers[0].name, "c");
+  EXPECT_EQ(w->template_.metadata.labels.find("app") != nullptr, true);
+  ASSERT_EQ(diagnostics.size(), 1u);
+  EXPECT_EQ(diagnostics[0].field, "spec.jobTemplate.spec.template.spec.containers[0].imagePullPolcy");
+  EXPECT_EQ(diagnostics[0].message, "unknown field \"imagePullPolcy\"; did you mean \"imagePullPolicy\"?");
+  EXPECT_EQ(diagnostics[0].mark.line, 18u);  // the template spec line (line 1 is empty)
+}
+
 TEST(DecodeTest, DeviceWithoutRareFieldsAllocatesNoBox) {
   auto slice = DecodeAs<api::ResourceSlice>(R"(
 apiVersion: resource.k8s.io/v1
@@ -482,6 +523,31 @@ extra: true
   EXPECT_THAT(strict.object.status().message(), HasSubstr("unknown field \"cost\""));
 }
 
+// "Did you mean": the fields of the object that holds the misspelt one, the
+// closest first; asking the object's field list for them decodes nothing
+// twice (the selector keeps one expression).
+TEST(DecodeTest, UnknownFieldsSuggestTheirNeighbours) {
+  Decoded d = Decode(R"(
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: c}
+spec:
+  selectors: [{cel: {expresion: "true"}}, {cel: {expression: "false"}}]
+  confg: []
+)");
+  ASSERT_TRUE(d.object.ok()) << d.object.status().ToString();
+  ASSERT_EQ(d.diagnostics.size(), 2u);
+  EXPECT_EQ(d.diagnostics[0].field, "spec.selectors[0].cel.expresion");
+  EXPECT_EQ(d.diagnostics[0].message, "unknown field \"expresion\"; did you mean \"expression\"?");
+  EXPECT_EQ(d.diagnostics[1].message, "unknown field \"confg\"; did you mean \"config\"?");
+  const auto& cls = std::get<api::DeviceClass>(*d.object);
+  ASSERT_EQ(cls.spec.selectors.size(), 2u);
+  EXPECT_FALSE(cls.spec.selectors[0].cel.has_value() && !cls.spec.selectors[0].cel->expression.empty());
+  ASSERT_TRUE(cls.spec.selectors[1].cel.has_value());
+  EXPECT_EQ(cls.spec.selectors[1].cel->expression, "false");
+  EXPECT_TRUE(cls.spec.config.empty());
+}
+
 TEST(DecodeTest, CoreObjectsKeepUnmodelledFields) {
   Decoded d = Decode(R"(
 apiVersion: v1
@@ -521,7 +587,7 @@ status:
   ASSERT_TRUE(d.object.ok()) << d.object.status().ToString();
   ASSERT_EQ(d.diagnostics.size(), 1u);
   EXPECT_EQ(d.diagnostics[0].severity, api::Severity::kWarning);
-  EXPECT_EQ(d.diagnostics[0].message, "unknown field \"imagePulPolicy\"");
+  EXPECT_EQ(d.diagnostics[0].message, "unknown field \"imagePulPolicy\"; did you mean \"imagePullPolicy\"?");
   const auto& pod = std::get<api::Pod>(*d.object);
   EXPECT_EQ(*pod.metadata.extra.find("selfLink"), "\"/api/v1/x\"");
   EXPECT_EQ(*pod.metadata.extra.find("managedFields"), R"([{"manager":"kubectl","operation":"Apply"}])");
@@ -658,7 +724,7 @@ spec: {podCIDR: 10.0.0.0/24, unschedulabel: true}
   Decoded lax = Decode(yaml);
   ASSERT_TRUE(lax.object.ok());
   ASSERT_EQ(lax.diagnostics.size(), 1u);
-  EXPECT_EQ(lax.diagnostics[0].message, "unknown field \"unschedulabel\"");
+  EXPECT_EQ(lax.diagnostics[0].message, "unknown field \"unschedulabel\"; did you mean \"unschedulable\"?");
   Decoded strict = Decode(yaml, /*strict=*/true);
   EXPECT_EQ(strict.object.status().code(), StatusCode::kInvalidArgument);
   ASSERT_EQ(strict.diagnostics.size(), 1u);  // podCIDR is a real field: no complaint

@@ -235,6 +235,11 @@ void Loader::LoadText(std::string_view text, const std::string& file_name, LoadR
   StatusOr<std::vector<Document>> docs = json ? ParseJson(text, file_name) : ParseYaml(text, file_name);
   if (!docs.ok()) {
     LoadMessage m = MessageFromParseError(docs.status(), file_name);
+    if (options_.skip_unknown && text.find("{{") != std::string_view::npos) {
+      m.severity = api::Severity::kWarning;
+      m.message = "skipped (--skip-unknown): a template (it holds \"{{\"), not a manifest: " + m.message;
+      ++out->skipped_kinds[std::string(kNotObjects)];
+    }
     out->messages.push_back(std::move(m));
     return;
   }
@@ -248,10 +253,12 @@ void Loader::LoadDocument(Node root, const std::shared_ptr<const std::string>& f
                           LoadResult* out) const {
   if (root.is_null()) return;  // empty document, as kubectl skips them
   if (!root.is_mapping()) {
-    out->messages.push_back({.severity = api::Severity::kError, .file = *file,
-                             .mark = root.mark.line ? root.mark : mark, .object = "", .field = "",
-                             .message = fmt::format("document is a {}, not a Kubernetes object",
+    out->messages.push_back({.severity = options_.skip_unknown ? api::Severity::kWarning : api::Severity::kError,
+                             .file = *file, .mark = root.mark.line ? root.mark : mark, .object = "", .field = "",
+                             .message = fmt::format("{}document is a {}, not a Kubernetes object",
+                                                    options_.skip_unknown ? "skipped (--skip-unknown): " : "",
                                                     NodeKindName(root.kind))});
+    if (options_.skip_unknown) ++out->skipped_kinds[std::string(kNotObjects)];
     return;
   }
   std::string kind = ScalarText(root.Find("kind"));
@@ -310,6 +317,14 @@ void Loader::DecodeOne(Node root, const std::shared_ptr<const std::string>& file
   const Node* kind_node = root.Find("kind");
   const Node* api_node = root.Find("apiVersion");
   std::string name = TreeDisplayName(root);
+  if (options_.skip_unknown && (kind_node == nullptr || api_node == nullptr)) {
+    out->messages.push_back({.severity = api::Severity::kWarning, .file = *file, .mark = root.mark, .object = name,
+                             .field = "",
+                             .message = fmt::format("skipped (--skip-unknown): not a Kubernetes object (no {})",
+                                                    kind_node == nullptr ? "kind" : "apiVersion")});
+    ++out->skipped_kinds[std::string(kNotObjects)];
+    return;
+  }
   if (kind_node == nullptr || kind_node->kind != NodeKind::kString || kind_node->text.empty()) {
     out->messages.push_back({.severity = api::Severity::kError, .file = *file,
                              .mark = kind_node ? kind_node->mark : root.mark, .object = name, .field = "kind",

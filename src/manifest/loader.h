@@ -30,9 +30,16 @@ struct LoadOptions {
   // messages about a field path can be pointed at a line (see FindFieldMark).
   bool keep_trees = false;
   // Keep apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet and batch/v1
-  // Job in LoadResult::workloads (for `schedule`, which expands them into
-  // pods) instead of skipping them.
+  // Job and CronJob in LoadResult::workloads (for `schedule`, which expands
+  // them into pods, and `validate`, which checks their pod templates)
+  // instead of skipping them.
   bool keep_workloads = false;
+  // For folders that hold more than manifests (a GitOps repository's
+  // values.yaml, Helm templates): a document that is not a Kubernetes object
+  // (no kind or apiVersion, not a mapping) and a file that does not parse
+  // but holds a template ("{{") are skipped with a warning each, instead of
+  // being errors. Objects of kinds we do not model are skipped either way.
+  bool skip_unknown = false;
   // Drop metadata.managedFields (as `kubectl get` hides them and
   // kube-scheduler's informers discard them): for objects read from an API
   // server.
@@ -66,6 +73,10 @@ struct LoadMessage {
   // are left out; "warning: " precedes warnings).
   std::string ToString() const;
 };
+
+// LoadResult::skipped_kinds' key for what LoadOptions::skip_unknown skipped
+// (a noun, as the kinds are: "2 non-Kubernetes document(s)" to print).
+inline constexpr std::string_view kNotObjects = "non-Kubernetes document";
 
 struct LoadResult {
   std::vector<LoadedObject> objects;

@@ -212,7 +212,7 @@ ExpandedWorkloads ExpandWorkloads(std::span<const api::Workload> workloads, std:
         int32_t parallelism = w.parallelism.value_or(1);
         wanted = w.completions ? std::min(parallelism, *w.completions) : parallelism;
       }
-    } else if (w.kind != WorkloadKind::kDaemonSet) {
+    } else if (w.kind != WorkloadKind::kDaemonSet && w.kind != WorkloadKind::kCronJob) {
       wanted = w.replicas.value_or(1);
     }
     if (static_cast<int64_t>(out.pods.size()) + wanted > kMaxWorkloadPods) {
@@ -274,6 +274,9 @@ ExpandedWorkloads ExpandWorkloads(std::span<const api::Workload> workloads, std:
         }
         break;
       }
+      case WorkloadKind::kCronJob:
+        // Its Jobs start on its schedule, not now.
+        break;
       case WorkloadKind::kDaemonSet: {
         api::Pod probe;
         probe.spec = w.template_.spec;
@@ -296,7 +299,9 @@ ExpandedWorkloads ExpandWorkloads(std::span<const api::Workload> workloads, std:
       out.notes.push_back(fmt::format("{}: no pods ({})", WorkloadDisplayName(w),
                                       w.kind == WorkloadKind::kDaemonSet ? "no Node passes its nodeName, nodeSelector, affinity and taints"
                                       : w.kind == WorkloadKind::kJob     ? "suspended or parallelism 0"
-                                                                         : "0 replicas"));
+                                      : w.kind == WorkloadKind::kCronJob
+                                          ? fmt::format("a CronJob starts Jobs on its schedule \"{}\", not now", w.schedule)
+                                          : "0 replicas"));
     }
   }
   return out;

@@ -18,6 +18,8 @@
 //                nodeName, nodeSelector/affinity metadata.name In [node] as the controller
 //                and NoSchedule/NoExecute taints sets (daemon/util)
 //                with the DaemonSet's default tolerations
+//   CronJob      none: it starts Jobs on its schedule, not now (a note says
+//                so; `validate` still checks its jobTemplate's pod template)
 //
 // Determinism. Upstream the 5 characters are random and the pod-template-hash
 // is FNV-32a of the whole template. Here the 5 characters come from FNV-1a 64

@@ -230,6 +230,19 @@ TEST(WorkloadsTest, DaemonSetWithoutNodesMakesNoPods) {
   EXPECT_EQ(e.notes[0], "DaemonSet ml/agent: no pods (no Node passes its nodeName, nodeSelector, affinity and taints)");
 }
 
+// A CronJob starts its Jobs on its schedule: nothing now, whatever its
+// jobTemplate's parallelism, and a note that says why.
+TEST(WorkloadsTest, CronJobMakesNoPodsNow) {
+  api::Workload cj = MakeWorkload(api::WorkloadKind::kCronJob, "nightly");
+  cj.schedule = "0 2 * * *";
+  cj.parallelism = 4;
+  api::Node node = MakeNode("n1");
+  ExpandedWorkloads e = ExpandWorkloads(std::vector{cj}, {}, std::vector{node});
+  EXPECT_TRUE(e.pods.empty());
+  ASSERT_EQ(e.notes.size(), 1u);
+  EXPECT_EQ(e.notes[0], "CronJob ml/nightly: no pods (a CronJob starts Jobs on its schedule \"0 2 * * *\", not now)");
+}
+
 api::Pod OwnedPod(std::string name, std::string owner_kind, std::string owner_name) {
   api::Pod p;
   p.metadata.namespace_ = "ml";
