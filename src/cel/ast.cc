@@ -262,4 +262,53 @@ std::string DebugString(const Expr& expr, bool with_ids) {
   return printer.Take();
 }
 
+namespace {
+
+// E is Expr or const Expr; one walk serves both overloads.
+template <typename E, typename F>
+void ForEachChildImpl(E& e, const F& fn) {
+  switch (e.kind()) {
+    case ExprKind::kSelect:
+      fn(*e.template As<SelectExpr>().operand);
+      break;
+    case ExprKind::kCall: {
+      auto& call = e.template As<CallExpr>();
+      if (call.has_target()) fn(*call.target);
+      for (auto& arg : call.args) fn(arg);
+      break;
+    }
+    case ExprKind::kList:
+      for (auto& elem : e.template As<ListExpr>().elements) fn(elem);
+      break;
+    case ExprKind::kMap:
+      for (auto& entry : e.template As<MapExpr>().entries) {
+        fn(*entry.key);
+        fn(*entry.value);
+      }
+      break;
+    case ExprKind::kStruct:
+      for (auto& f : e.template As<StructExpr>().fields) fn(*f.value);
+      break;
+    case ExprKind::kComprehension: {
+      auto& c = e.template As<ComprehensionExpr>();
+      fn(*c.iter_range);
+      fn(*c.accu_init);
+      fn(*c.loop_condition);
+      fn(*c.loop_step);
+      fn(*c.result);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+}  // namespace
+
+void ForEachChild(const Expr& e, const std::function<void(const Expr&)>& fn) {
+  ForEachChildImpl(e, fn);
+}
+
+void ForEachChild(Expr& e, const std::function<void(Expr&)>& fn) { ForEachChildImpl(e, fn); }
+
 }  // namespace dra::cel

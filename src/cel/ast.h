@@ -44,6 +44,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -354,5 +355,11 @@ std::string DebugString(const Expr& expr, bool with_ids = false);
 
 // Renders a constant in CEL source syntax (strings and bytes quoted and escaped).
 std::string ConstantToString(const Constant& constant);
+
+// Calls `fn` on each direct child of `e` (a call's target, then its
+// arguments; list elements; map keys and values; struct field values; a
+// comprehension's range, init, condition, step and result).
+void ForEachChild(const Expr& e, const std::function<void(const Expr&)>& fn);
+void ForEachChild(Expr& e, const std::function<void(Expr&)>& fn);
 
 }  // namespace dra::cel

@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "cel/lib/format.h"
+#include "cel/lib/time_literal.h"
 #include "cel/operators.h"
 
 namespace dra::cel {
@@ -399,6 +400,7 @@ class Checker {
     if (env_.options().homogeneous_aggregate_literals) ValidateHomogeneous(parsed_.expr, false);
     if (env_.options().validate_regex_literals) ValidateRegexLiterals(parsed_.expr);
     if (env_.options().validate_format_calls) ValidateFormatCalls(parsed_.expr);
+    if (env_.options().validate_time_literals) ValidateTimeLiterals(parsed_.expr);
   }
 
  private:
@@ -972,6 +974,26 @@ class Checker {
     ForEachChild(e, [&](const Expr& child) { ValidateRegexLiterals(child); });
   }
 
+  // cel-go's duration and timestamp literal validators: argument 0 of every
+  // call named "duration" or "timestamp", when a constant, must convert.
+  void ValidateTimeLiterals(const Expr& e) {
+    if (e.Is<CallExpr>()) {
+      const CallExpr& call = e.call();
+      const bool duration = call.function == "duration", timestamp = call.function == "timestamp";
+      if ((duration || timestamp) && !call.args.empty() && call.args[0].Is<Constant>()) {
+        const Constant& c = call.args[0].constant();
+        bool ok = true;
+        if (c.kind() == Constant::Kind::kString) {
+          ok = duration ? lib::IsGoDuration(c.string_value()) : lib::IsCelTimestamp(c.string_value());
+        } else if (c.kind() == Constant::Kind::kInt && timestamp) {
+          ok = lib::IsCelTimestampSeconds(c.int_value());
+        }
+        if (!ok) Report(call.args[0].id(), duration ? "invalid duration argument" : "invalid timestamp argument");
+      }
+    }
+    ForEachChild(e, [&](const Expr& child) { ValidateTimeLiterals(child); });
+  }
+
   lib::FormatArgType FormatArgTypeOf(const Expr& e) const {
     lib::FormatArgType t;
     t.type_name = GetType(e).name();
@@ -1025,41 +1047,6 @@ class Checker {
       }
     }
     ForEachChild(e, [&](const Expr& child) { ValidateFormatCalls(child); });
-  }
-
-  static void ForEachChild(const Expr& e, const std::function<void(const Expr&)>& fn) {
-    switch (e.kind()) {
-      case ExprKind::kSelect:
-        fn(*e.select().operand);
-        break;
-      case ExprKind::kCall:
-        if (e.call().has_target()) fn(*e.call().target);
-        for (const Expr& arg : e.call().args) fn(arg);
-        break;
-      case ExprKind::kList:
-        for (const Expr& elem : e.list().elements) fn(elem);
-        break;
-      case ExprKind::kMap:
-        for (const MapEntry& entry : e.map().entries) {
-          fn(*entry.key);
-          fn(*entry.value);
-        }
-        break;
-      case ExprKind::kStruct:
-        for (const StructField& f : e.struct_expr().fields) fn(*f.value);
-        break;
-      case ExprKind::kComprehension: {
-        const ComprehensionExpr& c = e.comprehension();
-        fn(*c.iter_range);
-        fn(*c.accu_init);
-        fn(*c.loop_condition);
-        fn(*c.loop_step);
-        fn(*c.result);
-        break;
-      }
-      default:
-        break;
-    }
   }
 
   const ParsedExpr& parsed_;

@@ -71,6 +71,10 @@ struct CheckerOptions {
   // ext.Strings' check of `'<constant>'.format([<literal list>])` with the
   // legacy formatter's rules (lib/format.h CheckFormatCall).
   bool validate_format_calls = false;
+  // cel-go's ValidateDurationLiterals and ValidateTimestampLiterals: a
+  // constant argument of duration() / timestamp() must convert ("invalid
+  // duration argument"; lib/time_literal.h).
+  bool validate_time_literals = false;
   // Most issues reported; cel-go's default.
   int error_limit = 100;
 };

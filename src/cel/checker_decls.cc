@@ -482,6 +482,7 @@ CheckerEnv KubernetesCheckerEnv(const KubernetesEnvOptions& o) {
   env.options().homogeneous_aggregate_literals = true;
   env.options().validate_regex_literals = true;
   env.options().validate_format_calls = true;
+  env.options().validate_time_literals = true;  // from 1.29 (apiserver environment/base.go)
   if (o.declare_device) {
     const Type attribute = DraAttributeType(o);
     std::vector<StructFieldDecl> fields = {

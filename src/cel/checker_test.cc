@@ -335,8 +335,23 @@ TEST(CheckerKubernetesTest, ValidatesConstantArguments) {
             std::string::npos);
   EXPECT_NE(CheckIn("'%s'.format(['a', 'b'])", env).issues.find("too many arguments"),
             std::string::npos);
+  // Duration and timestamp literals, as tools/oracle (upstream's compiler)
+  // reports them: at the argument, column 10 and 11 here.
+  EXPECT_EQ(CheckIn("duration('1x') > duration('1s')", env).issues,
+            "ERROR: <input>:1:10: invalid duration argument\n"
+            " | duration('1x') > duration('1s')\n"
+            " | .........^");
+  EXPECT_EQ(CheckIn("timestamp('bad') > timestamp(0)", env).issues,
+            "ERROR: <input>:1:11: invalid timestamp argument\n"
+            " | timestamp('bad') > timestamp(0)\n"
+            " | ..........^");
+  EXPECT_NE(CheckIn("timestamp(253402300800) > timestamp(0)", env).issues.find("invalid timestamp argument"),
+            std::string::npos);
+  EXPECT_EQ(CheckIn("duration('1h30m') > duration('0s')", env).issues, "");
+  EXPECT_EQ(CheckIn("timestamp('2020-02-29T00:00:00Z') > timestamp(0)", env).issues, "");
   // The standard profile has none of these validators.
   EXPECT_EQ(CheckIn("'a'.matches('[')", StandardCheckerEnv()).issues, "");
+  EXPECT_EQ(CheckIn("duration('1x') > duration('1s')", StandardCheckerEnv()).issues, "");
 }
 
 TEST(CheckerKubernetesTest, SelectorResultType) {

@@ -288,42 +288,6 @@ class Parser final : public MacroExprFactory {
     return count;
   }
 
-  // Calls fn on each child Expr of `e` (E is Expr or const Expr).
-  template <typename E, typename F>
-  static void ForEachChild(E& e, F&& fn) {
-    switch (e.kind()) {
-      case ExprKind::kSelect: fn(*e.template As<SelectExpr>().operand); break;
-      case ExprKind::kCall: {
-        auto& c = e.template As<CallExpr>();
-        if (c.has_target()) fn(*c.target);
-        for (auto& arg : c.args) fn(arg);
-        break;
-      }
-      case ExprKind::kList:
-        for (auto& element : e.template As<ListExpr>().elements) fn(element);
-        break;
-      case ExprKind::kStruct:
-        for (auto& f : e.template As<StructExpr>().fields) fn(*f.value);
-        break;
-      case ExprKind::kMap:
-        for (auto& entry : e.template As<MapExpr>().entries) {
-          fn(*entry.key);
-          fn(*entry.value);
-        }
-        break;
-      case ExprKind::kComprehension: {
-        auto& c = e.template As<ComprehensionExpr>();
-        fn(*c.iter_range);
-        fn(*c.accu_init);
-        fn(*c.loop_condition);
-        fn(*c.loop_step);
-        fn(*c.result);
-        break;
-      }
-      default: break;
-    }
-  }
-
   // ---- node builders -------------------------------------------------------
 
   static Expr MakeCall(int64_t id, std::string_view function, std::vector<Expr> args) {

@@ -31,9 +31,11 @@
 #include "api/defaults.h"
 #include "api/features.h"
 #include "api/validation.h"
+#include "cel/ast.h"
 #include "cel/checker.h"
 #include "cel/checker_decls.h"
 #include "cel/cost.h"
+#include "cel/dra_env.h"
 #include "cel/parser.h"
 #include "cli/commands.h"
 #include "cli/cluster_inputs.h"
@@ -95,6 +97,7 @@ class SelectorCompiler {
   struct Problem {
     api::FieldErrorType type;
     std::string detail;
+    api::Severity severity = api::Severity::kError;
   };
 
   void Claim(const api::DeviceClaim& claim, const api::FieldPath& path) {
@@ -123,46 +126,101 @@ class SelectorCompiler {
       if (!selectors[i].cel) continue;
       const std::string& expression = selectors[i].cel->expression;
       if (expression.empty() || expression.size() > api::kCELSelectorExpressionMaxLength) continue;
-      const std::optional<Problem>& problem = Compile(expression);
-      if (!problem) continue;
-      api::FieldError e;
-      e.type = problem->type;
-      e.field = path.Index(i).Child("cel").Child("expression").String();
-      if (problem->type == api::FieldErrorType::kInvalid) e.bad_value = api::GoQuote(expression);
-      e.detail = problem->detail;
-      errors_.push_back(std::move(e));
+      for (const Problem& problem : Compile(expression)) {
+        api::FieldError e;
+        e.type = problem.type;
+        e.severity = problem.severity;
+        e.field = path.Index(i).Child("cel").Child("expression").String();
+        if (problem.type == api::FieldErrorType::kInvalid) e.bad_value = api::GoQuote(expression);
+        e.detail = problem.detail;
+        errors_.push_back(std::move(e));
+      }
     }
   }
 
-  const std::optional<Problem>& Compile(const std::string& expression) {
+  const std::vector<Problem>& Compile(const std::string& expression) {
     auto it = cache_.find(expression);
     if (it != cache_.end()) return it->second;
     return cache_.emplace(expression, CompileUncached(expression)).first->second;
   }
 
-  std::optional<Problem> CompileUncached(std::string_view expression) const {
+  std::vector<Problem> CompileUncached(std::string_view expression) {
     StatusOr<cel::ParseResult> parsed = cel::Parse(expression, parse_options_);
     if (!parsed.ok()) {
-      return Problem{api::FieldErrorType::kInternal, parsed.status().message()};
+      return {Problem{api::FieldErrorType::kInternal, parsed.status().message()}};
     }
     if (!parsed->issues.empty()) {
-      return Problem{api::FieldErrorType::kInvalid,
-                     "compilation failed: " + cel::FormatIssues(expression, parsed->issues)};
+      return {Problem{api::FieldErrorType::kInvalid,
+                      "compilation failed: " + cel::FormatIssues(expression, parsed->issues)}};
     }
     const cel::CheckResult checked = cel::Check(*parsed->expr, env_);
     if (!checked.ok()) {
-      return Problem{api::FieldErrorType::kInvalid,
-                     "compilation failed: " + cel::FormatIssues(expression, checked.issues) + DomainHint(expression)};
+      return {Problem{api::FieldErrorType::kInvalid,
+                      "compilation failed: " + cel::FormatIssues(expression, checked.issues) + DomainHint(expression)}};
     }
     if (std::optional<std::string> e =
             cel::SelectorResultTypeError(checked.result_type(), options_)) {
-      return Problem{api::FieldErrorType::kInvalid, *std::move(e)};
+      return {Problem{api::FieldErrorType::kInvalid, *std::move(e)}};
     }
     const cel::CostEstimate cost =
         cel::EstimateCost(*parsed->expr, checked, cel::KubernetesCostOptions(*estimator_));
     if (cost.max > cel::kCelSelectorExpressionMaxCost) {
-      return Problem{api::FieldErrorType::kForbidden, "too complex, exceeds cost limit"};
+      return {Problem{api::FieldErrorType::kForbidden, "too complex, exceeds cost limit"}};
     }
+    std::vector<Problem> warnings;
+    FailingLiteralCalls(*parsed->expr, parsed->expr->expr, &warnings);
+    return warnings;
+  }
+
+  // The API server accepts `quantity('40GiB')`, `semver('v1')`, `ip(...)`,
+  // `cidr(...)` and `url(...)` with constant arguments that cannot convert
+  // (only duration, timestamp and regex literals are checked when compiling;
+  // tools/oracle shows which), but every evaluation that reaches such a call
+  // fails at scheduling time. A warning per call, with the run-time error.
+  void FailingLiteralCalls(const cel::ParsedExpr& parsed, const cel::Expr& e, std::vector<Problem>* out) {
+    if (e.Is<cel::CallExpr>()) {
+      const cel::CallExpr& call = e.call();
+      static constexpr std::string_view kConversions[] = {"quantity", "semver", "ip", "cidr", "url"};
+      const bool conversion = !call.has_target() && !call.args.empty() &&
+                              std::find(std::begin(kConversions), std::end(kConversions), call.function) !=
+                                  std::end(kConversions);
+      if (conversion && std::all_of(call.args.begin(), call.args.end(),
+                                    [](const cel::Expr& a) { return a.Is<cel::Constant>(); })) {
+        // The call alone, in CEL syntax (constants quoted as CEL writes them).
+        const std::string text = cel::DebugString(e);
+        if (std::optional<std::string> error = EvaluationError(text)) {
+          std::string where;
+          if (std::optional<cel::SourcePosition> pos = parsed.source_info.GetPosition(call.args[0].id())) {
+            where = fmt::format(" at <input>:{}:{}", pos->line, pos->column);
+          }
+          out->push_back(Problem{api::FieldErrorType::kInvalid,
+                                 fmt::format("{}{} fails whenever it is evaluated: {}; the API server accepts the "
+                                             "selector, kube-scheduler's evaluation of it fails",
+                                             text, where, *error),
+                                 api::Severity::kWarning});
+        }
+      }
+    }
+    cel::ForEachChild(e, [&](const cel::Expr& child) { FailingLiteralCalls(parsed, child, out); });
+  }
+
+  // The error of evaluating a constant expression in the scheduler's
+  // environment; std::nullopt when it has a value.
+  std::optional<std::string> EvaluationError(const std::string& text) {
+    if (!runtime_) {
+      StatusOr<std::unique_ptr<cel::DraEnvironment>> env = cel::DraEnvironment::New(
+          {.minor = options_.minor,
+           .new_expressions = false,
+           .consumable_capacity = options_.consumable_capacity,
+           .list_type_attributes = options_.list_type_attributes});
+      if (!env.ok()) return std::nullopt;
+      runtime_ = *std::move(env);
+    }
+    std::shared_ptr<const cel::CompiledSelector> compiled = runtime_->CompileExpression(text);
+    if (!compiled->ok()) return std::nullopt;  // not this check's business
+    StatusOr<cel::Value> value = runtime_->Evaluate(*compiled, nullptr, "", scratch_);
+    if (!value.ok()) return std::string(value.status().message());
+    if (value->is_error()) return std::string(value->error_message());
     return std::nullopt;
   }
 
@@ -171,7 +229,9 @@ class SelectorCompiler {
   cel::CheckerEnv env_;
   cel::ParseOptions parse_options_;
   std::unique_ptr<cel::CostEstimator> estimator_;
-  std::map<std::string, std::optional<Problem>, std::less<>> cache_;
+  std::map<std::string, std::vector<Problem>, std::less<>> cache_;
+  std::unique_ptr<cel::DraEnvironment> runtime_;  // made on first use
+  cel::EvalScratch scratch_;
   api::FieldErrors errors_;
 };
 
