@@ -45,7 +45,7 @@ struct Model {
   const char* memory;
 };
 
-// The GPU models of shared/fixtures (productName, architecture, CUDA compute
+// The GPU models of testdata/fixtures (productName, architecture, CUDA compute
 // capability, memory), spread evenly over the devices.
 constexpr Model kModels[] = {
     {"NVIDIA H100 80GB HBM3", "Hopper", "9.0.0", "81559Mi"},
@@ -57,7 +57,7 @@ constexpr Model kModels[] = {
 };
 
 // A full GPU with the attribute set of the NVIDIA driver
-// (shared/fixtures/nvidia/node-dgx-h100.yaml): 15 attributes, 1 capacity.
+// (testdata/fixtures/nvidia/node-dgx-h100.yaml): 15 attributes, 1 capacity.
 api::Device MakeGpu(int index) {
   const Model& m = kModels[static_cast<size_t>(index) % std::size(kModels)];
   api::Device d;

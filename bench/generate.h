@@ -1,7 +1,7 @@
 // Synthetic cluster dumps for benchmarks: `kubectl get resourceslices -o json`
 // (or -o yaml) of `nodes` DGX-H100-like nodes with `gpus` GPUs each, carrying
 // the attribute set the NVIDIA DRA driver publishes (see
-// shared/fixtures/nvidia/node-dgx-h100.yaml). Deterministic.
+// testdata/fixtures/nvidia/node-dgx-h100.yaml). Deterministic.
 #pragma once
 
 #include <string>

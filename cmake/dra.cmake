@@ -17,7 +17,7 @@ function(dra_add_test src)
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main GTest::gmock)
   target_compile_definitions(${name} PRIVATE
     DRA_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-    DRA_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared")
+    DRA_TESTDATA_DIR="${PROJECT_SOURCE_DIR}/testdata")
   add_test(NAME ${name} COMMAND ${name})
   if(ARG_LABELS)
     set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")

@@ -4,23 +4,23 @@
 cel (fuzz/cel_fuzz.cc): one file per distinct expression: the profile byte that fuzz/cel_fuzz.cc reads
 first, then the expression. Sources:
 
-  - every vector of shared/conformance/cel/*.jsonl (FORMAT.md section 2): the
+  - every vector of testdata/conformance/cel/*.jsonl (FORMAT.md section 2): the
     cel-spec files in the standard profile (byte ' ', or 0xa0 = unchecked
     for the vectors with "check": false), the k8s-* and dra-* files in the
     Kubernetes profile of release 1.37 with the vector's `env` and
     `features`;
   - every CEL selector (`cel.expression`) of the YAML/JSON objects under
-    shared/fixtures, in the Kubernetes profile (StoredExpressions, 1.37);
+    testdata/fixtures, in the Kubernetes profile (StoredExpressions, 1.37);
   - the inputs of REGRESSIONS below, which found bugs.
 
 load (fuzz/load_fuzz.cc): the option byte 0x03 (release 1.37 defaults), then
-one file as a user would give it: each YAML/JSON file of shared/fixtures,
+one file as a user would give it: each YAML/JSON file of testdata/fixtures,
 examples/ and tests/bad_inputs/ that fits in LOAD_MAX_LEN bytes; a bigger one
 is cut into groups of whole documents that fit. The bad inputs also come with
 byte 0x07 (strict decoding) and fixtures with 0x0b (defaulting on).
 
 quantity (fuzz/quantity_fuzz.cc): pairs "A\0B" of the quantities written in
-shared/fixtures and examples (capacity, counters, allocatable) and of
+testdata/fixtures and examples (capacity, counters, allocatable) and of
 QUANTITY_EDGES / SEMVER_EDGES below, each paired with its neighbour in the
 list.
 
@@ -32,7 +32,7 @@ File names are the SHA-1 of the content (as libFuzzer names corpus files), so
 the output is deterministic and a rerun changes nothing. Files of a corpus
 directory that the sources no longer produce are removed.
 
-Usage: fuzz/make_corpus.py [--shared DIR] [--target cel|load|quantity|alloc]...
+Usage: fuzz/make_corpus.py [--testdata DIR] [--target cel|load|quantity|alloc]...
 """
 import argparse
 import hashlib
@@ -86,8 +86,8 @@ def kubernetes_byte(new_expressions=False, consumable_capacity=False, list_type_
     return 0x40 | (key << 1) | 1
 
 
-def vector_inputs(shared):
-    for path in sorted((shared / "conformance" / "cel").glob("*.jsonl")):
+def vector_inputs(testdata):
+    for path in sorted((testdata / "conformance" / "cel").glob("*.jsonl")):
         kubernetes = path.name.startswith(("k8s-", "dra-"))
         with open(path, encoding="utf-8") as f:
             for line in f:
@@ -119,8 +119,8 @@ def selectors(node):
             yield from selectors(value)
 
 
-def fixture_inputs(shared):
-    root = shared / "fixtures"
+def fixture_inputs(testdata):
+    root = testdata / "fixtures"
     paths = sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
     for path in paths:
         with open(path, encoding="utf-8") as f:
@@ -133,9 +133,9 @@ def fixture_inputs(shared):
                 yield kubernetes_byte(), expr
 
 
-def cel_inputs(shared):
+def cel_inputs(testdata):
     inputs = []
-    sources = list(vector_inputs(shared)) + list(fixture_inputs(shared)) + REGRESSIONS
+    sources = list(vector_inputs(testdata)) + list(fixture_inputs(testdata)) + REGRESSIONS
     for profile, expr in sources:
         data = bytes([profile]) + expr.encode("utf-8")
         if len(data) <= MAX_LEN:
@@ -143,9 +143,9 @@ def cel_inputs(shared):
     return inputs
 
 
-def manifest_files(shared):
+def manifest_files(testdata):
     """(kind, path) of every YAML/JSON file the load seeds come from."""
-    for path in sorted((shared / "fixtures").rglob("*")):
+    for path in sorted((testdata / "fixtures").rglob("*")):
         if path.suffix in (".yaml", ".yml", ".json"):
             yield "fixture", path
     for path in sorted((REPO / "examples").rglob("*")):
@@ -174,9 +174,9 @@ def chunks(data, limit):
     return out
 
 
-def load_inputs(shared):
+def load_inputs(testdata):
     inputs = []
-    for kind, path in manifest_files(shared):
+    for kind, path in manifest_files(testdata):
         for chunk in chunks(path.read_bytes(), LOAD_MAX_LEN - 1):
             inputs.append(b"\x03" + chunk)
             inputs.append((b"\x07" if kind == "bad" else b"\x0b") + chunk)
@@ -199,9 +199,9 @@ def quantities(node):
             yield from quantities(item)
 
 
-def quantity_inputs(shared):
+def quantity_inputs(testdata):
     values = list(QUANTITY_EDGES)
-    for kind, path in manifest_files(shared):
+    for kind, path in manifest_files(testdata):
         if kind != "fixture" or path.suffix == ".json":
             continue
         try:
@@ -220,7 +220,7 @@ def quantity_inputs(shared):
     return inputs
 
 
-def alloc_inputs(_shared):
+def alloc_inputs(_testdata):
     inputs, state = [], b"dractl alloc_fuzz seeds"
     for i in range(ALLOC_SEEDS):
         data = b""
@@ -251,12 +251,12 @@ def write_corpus(out, inputs):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", type=pathlib.Path, default=REPO.parent / "shared")
+    parser.add_argument("--testdata", type=pathlib.Path, default=REPO / "testdata")
     parser.add_argument("--target", action="append", choices=sorted(TARGETS),
                         help="corpus to regenerate (repeatable; default: all)")
     args = parser.parse_args()
     for target in args.target or sorted(TARGETS):
-        write_corpus(REPO / "fuzz" / "corpus" / target, TARGETS[target](args.shared))
+        write_corpus(REPO / "fuzz" / "corpus" / target, TARGETS[target](args.testdata))
 
 
 if __name__ == "__main__":

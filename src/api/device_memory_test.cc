@@ -1,6 +1,6 @@
 // Measures the heap cost of devices as the benchmark loads them: 5,000 nodes
 // with 8 GPUs each, every GPU published with the attribute set of the NVIDIA
-// driver (shared/fixtures/nvidia/node-dgx-h100.yaml). Target: < 1 KiB per
+// driver (testdata/fixtures/nvidia/node-dgx-h100.yaml). Target: < 1 KiB per
 // device, slice and pool overhead included.
 //
 // Counts bytes through a replaced global operator new, so this test is its own

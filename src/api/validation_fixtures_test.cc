@@ -1,4 +1,4 @@
-// Every object of shared/fixtures, loaded with the manifest loader and
+// Every object of testdata/fixtures, loaded with the manifest loader and
 // defaulted as the API server would, must pass api::Validate with the gates
 // of every release that can express it, and with all gates on. Warnings are
 // allowed but listed, so a change in them shows in the test log.
@@ -30,7 +30,7 @@ FeatureGates AllOn() {
 manifest::LoadResult LoadFixtures() {
   manifest::LoadResult result;
   manifest::Loader loader(manifest::LoadOptions{});
-  loader.LoadPath(std::string(DRA_SHARED_DIR) + "/fixtures", &result);
+  loader.LoadPath(std::string(DRA_TESTDATA_DIR) + "/fixtures", &result);
   return result;
 }
 
@@ -39,7 +39,7 @@ TEST(ValidationFixturesTest, EveryFixtureObjectIsValid) {
   for (const manifest::LoadMessage& m : loaded.messages) {
     if (m.severity == Severity::kError) ADD_FAILURE() << "loader: " << m.ToString();
   }
-  ASSERT_GT(loaded.objects.size(), 20u) << "fixtures not found under " << DRA_SHARED_DIR;
+  ASSERT_GT(loaded.objects.size(), 20u) << "fixtures not found under " << DRA_TESTDATA_DIR;
 
   FeatureGates gates = AllOn();
   size_t warnings = 0;

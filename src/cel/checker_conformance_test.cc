@@ -1,5 +1,5 @@
 // Runs the checker (and, where upstream gives one, the cost estimator) over
-// every vector of shared/conformance/cel/*.jsonl whose `check` is not false.
+// every vector of testdata/conformance/cel/*.jsonl whose `check` is not false.
 //
 //   - cel-spec files (standard profile): every checked vector type-checks,
 //     error vectors included (cel-spec's eval_error tests pass the checker);
@@ -172,7 +172,7 @@ class CheckerConformance {
 };
 
 TEST(CheckerConformanceTest, EveryCheckedVector) {
-  const fs::path dir = fs::path(DRA_SHARED_DIR) / "conformance" / "cel";
+  const fs::path dir = fs::path(DRA_TESTDATA_DIR) / "conformance" / "cel";
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() == ".jsonl") files.push_back(entry.path());

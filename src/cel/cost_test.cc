@@ -37,7 +37,7 @@ struct Case {
 };
 
 // Upstream's estimates (dynamic-resource-allocation cel/compile_test.go, as
-// the max_cost fields of shared/conformance/cel/dra-compile.jsonl give them)
+// the max_cost fields of testdata/conformance/cel/dra-compile.jsonl give them)
 // and hand-computed ones following cel-go's rules.
 TEST(CostTest, MatchesUpstreamEstimates) {
   const Case cases[] = {

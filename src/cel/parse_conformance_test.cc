@@ -1,4 +1,4 @@
-// Parses the `expr` of every vector in shared/conformance/cel/*.jsonl.
+// Parses the `expr` of every vector in testdata/conformance/cel/*.jsonl.
 //
 // Every vector that expects a value must parse without issues. Vectors that
 // expect an error may fail to parse only when their error is a syntax error;
@@ -133,7 +133,7 @@ void CheckInvariants(const ParsedExpr& parsed, const std::string& name) {
 // Reads every vector. `storage` keeps the parsed documents, which the
 // returned vectors point into (Vector::value).
 std::vector<Vector> LoadVectors(std::vector<manifest::Document>& storage) {
-  const fs::path dir = fs::path(DRA_SHARED_DIR) / "conformance" / "cel";
+  const fs::path dir = fs::path(DRA_TESTDATA_DIR) / "conformance" / "cel";
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() == ".jsonl") files.push_back(entry.path());

@@ -1,4 +1,4 @@
-// Running one allocator conformance scenario (shared/conformance/FORMAT.md §1)
+// Running one allocator conformance scenario (testdata/conformance/FORMAT.md §1)
 // and printing its outcome (§3). Used by `dractl allocate --scenario` and by
 // tests/conformance/allocator_conformance_test.cc.
 #pragma once

@@ -1,5 +1,5 @@
 // dractl cel run FILE.jsonl [--profile standard|kubernetes]: evaluates CEL
-// conformance vectors (shared/conformance/FORMAT.md §2) and prints one JSON
+// conformance vectors (testdata/conformance/FORMAT.md §2) and prints one JSON
 // object a line, in input order (§3):
 //
 //   {"name": "...", "value": <typed value>}   or   {"name": "...", "error": "..."}

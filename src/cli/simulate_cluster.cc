@@ -61,7 +61,7 @@ std::string Json(const sched::TimelineResult& r, const ClusterFlags& flags) {
   return out;
 }
 
-// An openb pod list (shared/traces/alibaba-openb) as workload: each pod as
+// An openb pod list (testdata/traces/alibaba-openb) as workload: each pod as
 // `dractl import openb` makes it, with creation_time/deletion_time (seconds
 // from the trace start) as times from the epoch: it runs for their
 // difference once placed, as in `dractl simulate replay`.

@@ -3,7 +3,7 @@
 // enough for `dractl schedule`: gpu.nvidia.com (with extendedResourceName
 // nvidia.com/gpu), mig.nvidia.com and vfio.gpu.nvidia.com for the NVIDIA
 // chart's GPU resources; tpu.google.com; and, for dractl's own generic pool,
-// pci.dractl.io. Selector texts are those of shared/fixtures (from the charts).
+// pci.dractl.io. Selector texts are those of testdata/fixtures (from the charts).
 #pragma once
 
 #include <vector>

@@ -35,7 +35,7 @@ constexpr std::array<uint32_t, 3> kNonTpuGoogleDevices = {0x001f, 0x0042, 0xabcd
 // bytes from Go's math/rand seeded with a 31-multiplier hash of the node name;
 // reproducing it needs Go's generator tables, so we publish a documented
 // deterministic substitute instead: UUIDv5(this namespace, "<node>/tpu").
-// The namespace and name are those shared/fixtures/gen_dra_fixtures.py uses,
+// The namespace and name are those testdata/fixtures/gen_dra_fixtures.py uses,
 // so replaying the fixture node reproduces the fixture's uuid. Nothing may key
 // on the value.
 constexpr std::array<uint8_t, 16> kDractlUuidNamespace = {

@@ -102,7 +102,7 @@ StatusOr<std::vector<api::Device>> Discover(FakeFs& fs, Diagnostics& diag,
 TEST(TpuTest, VfioV5eHostMatchesFixture) {
   manifest::LoadResult loaded;
   manifest::Loader(manifest::LoadOptions{})
-      .LoadPath(std::string(DRA_SHARED_DIR) + "/fixtures/tpu/node-tpu-v5e.yaml", &loaded);
+      .LoadPath(std::string(DRA_TESTDATA_DIR) + "/fixtures/tpu/node-tpu-v5e.yaml", &loaded);
   ASSERT_EQ(loaded.error_count(), 0u);
   ASSERT_EQ(loaded.objects.size(), 1u);
   const auto* slice = std::get_if<api::ResourceSlice>(&loaded.objects[0].object);

@@ -793,7 +793,7 @@ void DecodeClean(const Node& root, const std::string& where, bool allow_not_foun
 }
 
 TEST(DecodeFixturesTest, EverySharedFixtureDecodesAndRoundTrips) {
-  std::filesystem::path root = std::filesystem::path(DRA_SHARED_DIR) / "fixtures";
+  std::filesystem::path root = std::filesystem::path(DRA_TESTDATA_DIR) / "fixtures";
   ASSERT_TRUE(std::filesystem::exists(root)) << root;
   std::map<std::string, int> kinds;
   int files = 0;
@@ -818,7 +818,7 @@ TEST(DecodeFixturesTest, EverySharedFixtureDecodesAndRoundTrips) {
 }
 
 TEST(DecodeFixturesTest, EveryConformanceObjectDecodesAndRoundTrips) {
-  std::filesystem::path root = std::filesystem::path(DRA_SHARED_DIR) / "conformance" / "allocator";
+  std::filesystem::path root = std::filesystem::path(DRA_TESTDATA_DIR) / "conformance" / "allocator";
   ASSERT_TRUE(std::filesystem::exists(root)) << root;
   std::map<std::string, int> kinds;
   int files = 0;

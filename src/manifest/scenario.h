@@ -1,4 +1,4 @@
-// Allocator conformance scenarios (shared/conformance/FORMAT.md §1): one call
+// Allocator conformance scenarios (testdata/conformance/FORMAT.md §1): one call
 // of the allocator for one node, with the objects it sees, the devices and
 // capacity already in use, the claims to allocate and the expected outcome.
 //

@@ -105,7 +105,7 @@ TEST(ScenarioTest, UnreadableFileSaysWhy) {
 // them; here we only check that the format is understood completely).
 TEST(ScenarioTest, ReadsEverySharedAllocatorVector) {
   size_t count = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(DRA_SHARED_DIR) + "/conformance/allocator")) {
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(DRA_TESTDATA_DIR) + "/conformance/allocator")) {
     if (entry.path().extension() != ".yaml") continue;
     auto s = LoadScenarioFile(entry.path().string());
     EXPECT_TRUE(s.ok()) << s.status().ToString();

@@ -1,4 +1,4 @@
-// The authors' published results (shared/traces/alibaba-openb/expected): per
+// The authors' published results (testdata/traces/alibaba-openb/expected): per
 // run (trace, policy, seed) the columns 0..130 of allocation, fragmentation
 // amount and fragmentation ratio (spec fgd-reproduction.md §6.3).
 #pragma once

@@ -1,4 +1,4 @@
-// The Alibaba openb trace files (shared/traces/alibaba-openb): the GPU node
+// The Alibaba openb trace files (testdata/traces/alibaba-openb): the GPU node
 // list and the pod lists, read from CSV into plain rows, as the FGD authors'
 // input preparation reads them (spec/fgd-reproduction.md §1).
 //

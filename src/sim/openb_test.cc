@@ -124,7 +124,7 @@ TEST(OpenbTest, BadNodeRows) {
 
 TEST(OpenbTest, ReadsTheSharedTraces) {
   StatusOr<std::vector<OpenbNode>> nodes =
-      ReadOpenbNodes(DRA_SHARED_DIR "/traces/alibaba-openb/openb_node_list_gpu_node.csv");
+      ReadOpenbNodes(DRA_TESTDATA_DIR "/traces/alibaba-openb/openb_node_list_gpu_node.csv");
   ASSERT_TRUE(nodes.ok()) << nodes.status().message();
   EXPECT_EQ(nodes->size(), 1213u);
   int64_t gpus = 0, cpu = 0;
@@ -134,7 +134,7 @@ TEST(OpenbTest, ReadsTheSharedTraces) {
   }
   EXPECT_EQ(gpus, 6212);           // spec §1.1
   EXPECT_EQ(cpu, 107'018'000);
-  StatusOr<std::vector<OpenbPod>> pods = ReadOpenbPods(DRA_SHARED_DIR "/traces/alibaba-openb/openb_pod_list_default.csv");
+  StatusOr<std::vector<OpenbPod>> pods = ReadOpenbPods(DRA_TESTDATA_DIR "/traces/alibaba-openb/openb_pod_list_default.csv");
   ASSERT_TRUE(pods.ok()) << pods.status().message();
   EXPECT_EQ(pods->size(), 8152u);  // spec §1.2
   int64_t total = 0;

@@ -178,7 +178,7 @@ TEST(ReplayTest, RejectsBadInput) {
 // still pending, nothing runs past the trace, samples are in time order and
 // never show more than the capacity.
 TEST(ReplayTest, DefaultTraceBookkeeping) {
-  const std::string dir = std::string(DRA_SHARED_DIR) + "/traces/alibaba-openb";
+  const std::string dir = std::string(DRA_TESTDATA_DIR) + "/traces/alibaba-openb";
   StatusOr<std::vector<OpenbNode>> nodes = ReadOpenbNodes(dir + "/openb_node_list_gpu_node.csv");
   StatusOr<std::vector<OpenbPod>> pods = ReadOpenbPods(dir + "/openb_pod_list_default.csv");
   ASSERT_TRUE(nodes.ok() && pods.ok());

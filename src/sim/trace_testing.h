@@ -10,7 +10,7 @@
 
 namespace dra::sim::testing {
 
-inline constexpr char kTraces[] = DRA_SHARED_DIR "/traces/alibaba-openb";
+inline constexpr char kTraces[] = DRA_TESTDATA_DIR "/traces/alibaba-openb";
 
 struct Trace {
   std::vector<OpenbNode> nodes;

@@ -16,7 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string kBin = DRACTL_BIN;
-const std::string kShared = DRA_SHARED_DIR;
+const std::string kShared = DRA_TESTDATA_DIR;
 const std::string kSource = DRA_SOURCE_DIR;
 
 bool Contains(const std::string& haystack, const std::string& needle) {

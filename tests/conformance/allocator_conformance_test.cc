@@ -1,4 +1,4 @@
-// Runs every allocator scenario of shared/conformance/allocator (and our own
+// Runs every allocator scenario of testdata/conformance/allocator (and our own
 // in tests/conformance/allocator, if present) through cli::RunScenario with
 // the production CEL selector evaluator, and compares with the scenario's
 // `expect:` as FORMAT.md §1 says: results within a claim as a multiset,
@@ -12,7 +12,7 @@
 // fail, one a line: `name<TAB>reason`. An unlisted failure fails the test; a
 // listed scenario that passes is reported (remove it from the list).
 //
-// Scenarios come from shared/conformance/allocator, tests/conformance/allocator
+// Scenarios come from testdata/conformance/allocator, tests/conformance/allocator
 // (our own) and tests/regressions (reproducers of differences from upstream
 // found by tools/difftest, expecting upstream's outcome).
 //
@@ -122,7 +122,7 @@ std::string Compare(const manifest::Scenario& s, const ScenarioOutcome& got) {
 // The scenario files to run; `corrections` counts the shared scenarios
 // replaced by a file of tests/conformance/corrections.
 std::vector<fs::path> ScenarioFiles(int& corrections) {
-  const fs::path shared = fs::path(DRA_SHARED_DIR) / "conformance/allocator";
+  const fs::path shared = fs::path(DRA_TESTDATA_DIR) / "conformance/allocator";
   const fs::path corrected = fs::path(DRA_SOURCE_DIR) / "tests/conformance/corrections";
   std::vector<fs::path> files;
   corrections = 0;
@@ -148,7 +148,7 @@ TEST(AllocatorConformanceTest, EveryScenario) {
   std::map<std::string, std::string> known = ReadKnownFailures();
   int corrections = 0;
   std::vector<fs::path> files = ScenarioFiles(corrections);
-  ASSERT_FALSE(files.empty()) << "no scenarios under " << DRA_SHARED_DIR;
+  ASSERT_FALSE(files.empty()) << "no scenarios under " << DRA_TESTDATA_DIR;
   int passed = 0, known_failed = 0;
   for (const fs::path& file : files) {
     StatusOr<manifest::Scenario> scenario = manifest::LoadScenarioFile(file.string());

@@ -1,4 +1,4 @@
-// Runs every vector of shared/conformance/cel/*.jsonl through
+// Runs every vector of testdata/conformance/cel/*.jsonl through
 // `dractl cel run FILE --profile P` (standard for the cel-spec files,
 // kubernetes for k8s-* and dra-*) and compares each result with the vector's
 // expectation (FORMAT.md §2): typed values must match exactly (int, uint and
@@ -166,7 +166,7 @@ KnownFailures LoadKnownFailures() {
 }
 
 TEST(CelConformanceTest, EveryVector) {
-  const fs::path dir = fs::path(DRA_SHARED_DIR) / "conformance" / "cel";
+  const fs::path dir = fs::path(DRA_TESTDATA_DIR) / "conformance" / "cel";
   ASSERT_TRUE(fs::is_directory(dir)) << dir;
   const fs::path corrected = fs::path(DRA_SOURCE_DIR) / "tests/conformance/corrections";
   std::vector<fs::path> files;

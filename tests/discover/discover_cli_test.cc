@@ -407,7 +407,7 @@ TEST(DiscoverCli, OutputFeedsValidateAndSchedule) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   CommandResult v = RunCommand(kBin + " validate -f " + ShellQuote(out));
   EXPECT_EQ(v.exit_code, 0) << v.output;
-  std::string claims = std::string(DRA_SHARED_DIR) + "/fixtures/claims/vllm-high-memory-gpu.yaml";
+  std::string claims = std::string(DRA_TESTDATA_DIR) + "/fixtures/claims/vllm-high-memory-gpu.yaml";
   CommandResult s = RunCommand(kBin + " schedule -f " + ShellQuote(out) + " -f " + ShellQuote(claims));
   EXPECT_EQ(s.exit_code, 0) << s.output;
   EXPECT_TRUE(Contains(s.output, "hgx-h200-07")) << s.output;

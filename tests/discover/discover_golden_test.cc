@@ -1,6 +1,6 @@
 // Golden tests of `dractl discover`: every recording listed in
 // tests/discover/recordings/CASES is replayed through the real binary, and the
-// slices it prints must equal the fixture node's slices in shared/fixtures
+// slices it prints must equal the fixture node's slices in testdata/fixtures
 // (slice-name suffixes and taint timeAdded aside, which the API server
 // assigns). The recordings are inputs written from the fixture nodes'
 // identities and hardware tables (make_recordings.py), never from dractl's
@@ -132,7 +132,7 @@ void ExpectMatchesFixture(const Case& c, const std::string& args, const std::str
   std::string errors;
   std::vector<api::ResourceSlice> got = Slices(ReadFile(out.string()), out.string(), c, &errors);
   EXPECT_EQ(errors, "") << "dractl's output does not load cleanly";
-  std::string fixture_path = std::string(DRA_SHARED_DIR) + "/fixtures/" + c.fixture;
+  std::string fixture_path = std::string(DRA_TESTDATA_DIR) + "/fixtures/" + c.fixture;
   std::string fixture_errors;
   std::vector<api::ResourceSlice> want = Slices(ReadFile(fixture_path), fixture_path, c,
                                                 &fixture_errors);

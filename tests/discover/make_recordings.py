@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write the NVML/sysfs recordings the `dractl discover --replay` golden tests
 replay (tests/discover/recordings/*.json), one per fixture node of
-shared/fixtures (spec/discovery.md §5.4).
+testdata/fixtures (spec/discovery.md §5.4).
 
     python3 tests/discover/make_recordings.py            # (re)write recordings
     python3 tests/discover/make_recordings.py --check    # self-check only
@@ -47,7 +47,7 @@ import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-DEFAULT_FIXTURES = os.path.normpath(os.path.join(REPO, "..", "shared", "fixtures"))
+DEFAULT_FIXTURES = os.path.join(REPO, "testdata", "fixtures")
 RECORDINGS = os.path.join(HERE, "recordings")
 
 NVIDIA = "gpu.nvidia.com"
@@ -1241,7 +1241,7 @@ def run_check(fixtures, texts):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--fixtures", default=DEFAULT_FIXTURES,
-                    help="shared/fixtures directory (default: %(default)s)")
+                    help="testdata/fixtures directory (default: %(default)s)")
     ap.add_argument("--check", action="store_true",
                     help="check the committed recordings against the fixtures and against "
                          "what this script would write; write nothing")

@@ -1,5 +1,5 @@
 // End-to-end tests of `dractl schedule` on tests/sched/data: the A100 MIG
-// nodes and the GPU+NIC node of shared/fixtures plus hand-written Nodes and
+// nodes and the GPU+NIC node of testdata/fixtures plus hand-written Nodes and
 // Pods (see data/nodes.yaml and data/pods.yaml for the reasoning behind each
 // expected placement), and a cross-check against `dractl allocate`. The data's
 // mig-1g5gb.yaml holds the `notebooks` Deployment, which pods.yaml stands in
@@ -350,7 +350,7 @@ TEST(ScheduleCliTest, BestFitDeviceChoiceKeepsMigPlacementsOpen) {
 // Extended resources backed by DRA on tests/sched/extended/cluster.yaml (its
 // header works each outcome out), with the shared NVIDIA fixtures.
 TEST(ScheduleCliTest, ExtendedResourcesBackedByDra) {
-  const std::string fixtures = std::string(DRA_SHARED_DIR) + "/fixtures/nvidia/";
+  const std::string fixtures = std::string(DRA_TESTDATA_DIR) + "/fixtures/nvidia/";
   const std::string inputs = " -f " + ShellQuote(fixtures + "node-l4.yaml") + " -f " +
                              ShellQuote(fixtures + "deviceclasses.yaml") + " -f " +
                              ShellQuote(std::string(DRA_SOURCE_DIR) + "/tests/sched/extended/cluster.yaml");

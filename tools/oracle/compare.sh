@@ -4,11 +4,10 @@
 #
 #   tools/oracle/compare.sh [--against expect] [--order] [-v] [PATH...]
 #
-# Default paths: shared/conformance/allocator, tests/conformance/allocator and
-# shared/conformance/cel; files of tests/conformance/corrections replace
-# same-named shared files, as the C++ conformance tests do.
-# DRACTL (default build/release/src/cli/dractl) names the dractl binary;
-# SHARED (default /work/shared, else ../shared) the shared folder.
+# Default paths: testdata/conformance/allocator, tests/conformance/allocator and
+# testdata/conformance/cel; files of tests/conformance/corrections replace
+# same-named files, as the C++ conformance tests do.
+# DRACTL (default build/release/src/cli/dractl) names the dractl binary.
 # Prints one line (plus indented detail) per mismatch, then
 # `N compared, M mismatches`; exits 0 iff M == 0.
 set -euo pipefail
@@ -17,12 +16,6 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 cd "$root"
 
-shared="${SHARED:-}"
-if [[ -z "$shared" ]]; then
-  for s in /work/shared "$root/../shared" "$root/shared"; do
-    if [[ -d "$s/conformance" ]]; then shared="$s"; break; fi
-  done
-fi
 dractl="${DRACTL:-$root/build/release/src/cli/dractl}"
 oracle="${ORACLE:-$root/build/oracle-go/oracle}"
 
@@ -43,11 +36,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 if [[ ${#paths[@]} -eq 0 ]]; then
-  if [[ -z "$shared" ]]; then
-    echo "compare.sh: shared folder not found; set SHARED" >&2
-    exit 2
-  fi
-  paths=("$shared/conformance/allocator" "$root/tests/conformance/allocator" "$shared/conformance/cel")
+  paths=("$root/testdata/conformance/allocator" "$root/tests/conformance/allocator" "$root/testdata/conformance/cel")
 fi
 
 exec "$oracle" compare --dractl "$dractl" --corrections "$root/tests/conformance/corrections" \

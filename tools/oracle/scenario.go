@@ -1,6 +1,6 @@
 package main
 
-// Reading an allocator conformance scenario (shared/conformance/FORMAT.md §1)
+// Reading an allocator conformance scenario (testdata/conformance/FORMAT.md §1)
 // into upstream's API types.
 
 import (
