@@ -366,10 +366,10 @@ struct Checker {
     return true;
   }
 
-  // The devices an All (sub)request takes (allocator.md §4 step 3.6): every
-  // device matching the selectors, in use or tainted or not (then it does not
-  // fit at all), except, with DRAConsumableCapacity, those whose capacity is
-  // below the request. An incomplete pool makes All an error, so it never
+  // The devices an All (sub)request takes (src/alloc/README.md §4 step 3.6):
+  // every device matching the selectors, in use or tainted or not (then it
+  // does not fit at all), except, with DRAConsumableCapacity, those whose
+  // capacity is below the request. An incomplete pool makes All an error, so it never
   // gets here.
   int MatchingForAll(const Sub& s) const {
     int matching = 0;
@@ -436,7 +436,7 @@ struct Checker {
         auto it = per_request.find(q.name);
         if (it == per_request.end()) {
           // Only an All (sub)request that matches no device is satisfied by
-          // none (allocator.md §4 step 3.6: numDevices may be 0).
+          // none (src/alloc/README.md §4 step 3.6: an All set may be empty).
           bool empty_all = false;
           for (const Sub& s : q.subs) empty_all = empty_all || (s.all && MatchingForAll(s) == 0);
           if (!empty_all) Fail(claim.name + ": request " + q.name + " got no device");

@@ -1,5 +1,5 @@
 // Devices already in use by claims that are not being allocated now
-// (allocator.md §1.1, upstream's AllocatedState).
+// (src/alloc/README.md §1.1, upstream's AllocatedState).
 //
 //   devices             "driver/pool/device" of every exclusive, non-admin result
 //   shared_device_ids   "driver/pool/device/shareID" of every shared result

@@ -1,5 +1,5 @@
-// The search behind Allocator::Allocate: preparation (allocator.md §4), the
-// depth-first search over device slots (§5), taking and undoing devices
+// The search behind Allocator::Allocate: preparation (src/alloc/README.md §4),
+// the depth-first search over device slots (§5), taking and undoing devices
 // (§5.3) and shared counters (§8), and the caches that make repeated calls
 // on one Allocator cheap.
 //
@@ -638,7 +638,7 @@ class Search {
   std::vector<std::pair<int, int>> takers_;          // (candidate, claim), in take order
   std::vector<std::optional<CapacityAmounts>> allocating_capacity_;  // per candidate (consumable capacity)
   // Counters consumed in this call, per pool (driver and pool name: upstream
-  // 1.37 keys them by pool ID; allocator.md §8's "pool name only" is older).
+  // 1.37 keys them by pool ID; keying by pool name only is older, quirk Q9).
   std::vector<CounterSets> consumed_by_pool_;
   // Best fit: whether this call orders devices, their sizes (DeviceSizer,
   // built on first use) and the published counters per pool.
@@ -1158,8 +1158,8 @@ TakeResult Search::Take(int claim_idx, int request_idx, int entry_idx, int candi
     counters_added = true;
   }
   // From here on every refusal rolls back what this call changed, in
-  // reverse order (upstream 1.37 rollbackDevice; allocator.md §5.3 describes
-  // the older leaks).
+  // reverse order (upstream 1.37 rollbackDevice; README.md §5.3 and quirk Q9
+  // describe the older leaks).
   if (f_->device_taints && !TaintsAllow(device, *entry.tolerations)) {
     if (counters_added) GiveBackCounters(candidate);
     return TakeResult::kTaint;

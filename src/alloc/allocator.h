@@ -1,5 +1,5 @@
 // The structured-parameters allocator: the front door of alloc/
-// (allocator.md, semantics of upstream's master "incubating" allocator, with
+// (src/alloc/README.md: semantics of upstream's "incubating" allocator, with
 // "experimental" list semantics when DRAListTypeAttributes is on, §15).
 //
 // Flow of one Allocate(node, claims) call:

@@ -35,7 +35,7 @@ bool UseMilli(const api::CapacityRequestPolicyRange& range, bool fractional) {
   return true;
 }
 
-// Whether `consumed` violates `policy` (§9 step 2, "policy check").
+// Whether `consumed` violates `policy` (src/alloc/README.md §9 step 2, "policy check").
 bool ViolatesPolicy(const api::CapacityRequestPolicy& policy, const Quantity& consumed, bool fractional) {
   if (policy.valid_range) {
     const api::CapacityRequestPolicyRange& range = *policy.valid_range;

@@ -1,5 +1,5 @@
-// Consumable capacity (allocator.md §9) and taint toleration (§10): the
-// per-device checks that do not depend on the search order.
+// Consumable capacity (src/alloc/README.md §9) and taint toleration (§10):
+// the per-device checks that do not depend on the search order.
 #pragma once
 
 #include <optional>

@@ -1,13 +1,14 @@
-// Claim constraints (allocator.md §7): matchAttribute (scalar mode, or the
-// experimental list mode with DRAListTypeAttributes) and distinctAttribute,
+// Claim constraints (src/alloc/README.md §7): matchAttribute (scalar mode, or
+// the experimental list mode with DRAListTypeAttributes) and distinctAttribute,
 // as upstream v0.37.2 (Kubernetes 1.37) decides:
 //   - distinctAttribute: every device added must differ from every device
 //     added before it (list mode: pairwise disjoint sets);
 //   - list-mode matchAttribute: the intersection narrows with each device and
 //     is restored when the device is removed (a stack).
-// allocator.md §16.7 and §16.8 describe older behaviour (the value keyed by
-// request name; the intersection kept on removal) that upstream fixed before
-// 1.37 (tools/oracle shows it; tests/conformance/allocator/quirk-07-*, -08-*).
+// Quirks Q7 and Q8 of src/alloc/README.md record the older behaviour (the
+// value keyed by request name; the intersection kept on removal) that upstream
+// fixed before 1.37 (tools/oracle shows it; quirk-07-* and quirk-08-* in
+// tests/conformance/allocator).
 // A constraint is stateful per Allocate call; Add and Remove are called LIFO.
 #pragma once
 

@@ -1,5 +1,5 @@
-// The allocator's feature set (allocator.md §2): which DRA features are on,
-// derived from the scheduler's feature gates.
+// The allocator's feature set (src/alloc/README.md §2): which DRA features are
+// on, derived from the scheduler's feature gates.
 #pragma once
 
 #include "api/features.h"

@@ -162,7 +162,7 @@ StatusOr<bool> SliceTargetsNode(const api::ResourceSlice& slice, const api::Node
 }
 
 StatusOr<std::vector<Pool>> GatherPools(const SliceIndex& index, const api::Node& node, const Features& features) {
-  // 1. Relevant slices per pool, newest generation only (allocator.md §3.1).
+  // 1. Relevant slices per pool, newest generation only (src/alloc/README.md §3.1).
   struct Collected {
     int64_t generation = 0;
     std::vector<const api::ResourceSlice*> slices;
@@ -193,7 +193,7 @@ StatusOr<std::vector<Pool>> GatherPools(const SliceIndex& index, const api::Node
     pool.generation = c.generation;
     const int64_t announced = c.slices.front()->spec.pool.resource_slice_count;
 
-    // 2. Completeness and obsolescence (§3.2), against every slice of the pool.
+    // 2. Completeness and obsolescence (README.md §3.2), against every slice of the pool.
     std::vector<const api::ResourceSlice*> same_generation;
     bool obsolete = false;
     for (const api::ResourceSlice* s : index.OfPool(pool.driver, pool.name)) {
@@ -209,7 +209,7 @@ StatusOr<std::vector<Pool>> GatherPools(const SliceIndex& index, const api::Node
       }
     }
 
-    // 3. Build the pool (§3.3): slices by name; counter-set slices apart;
+    // 3. Build the pool (README.md §3.3): slices by name; counter-set slices apart;
     // generation-G slices that do not target the node kept for accounting.
     std::sort(c.slices.begin(), c.slices.end(),
               [](const api::ResourceSlice* a, const api::ResourceSlice* b) { return a->metadata.name < b->metadata.name; });
@@ -295,7 +295,7 @@ StatusOr<std::vector<Pool>> GatherPools(const SliceIndex& index, const api::Node
     pools.push_back(std::move(pool));
   }
 
-  // 4. Search order (§3.4): driver, pool name; binding-condition pools last.
+  // 4. Search order (README.md §3.4): driver, pool name; binding-condition pools last.
   // (stable_sort allocates a buffer even for one element.)
   if (pools.size() > 1) {
     std::stable_sort(pools.begin(), pools.end(), [](const Pool& a, const Pool& b) {

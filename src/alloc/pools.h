@@ -1,5 +1,5 @@
-// Gathering the resource pools a node can use (allocator.md §3), the first
-// step of every Allocate(node, claims) call.
+// Gathering the resource pools a node can use (src/alloc/README.md §3), the
+// first step of every Allocate(node, claims) call.
 //
 //   SliceIndex   built once per snapshot: slices grouped by node name, the
 //                slices without a node name, and every slice per pool (for the
@@ -12,8 +12,10 @@
 //                search order (driver, pool name; pools with binding
 //                conditions last).
 //
-// Semantics are upstream's master "incubating"/"experimental" allocator, the
-// project's reference (allocator.md §15).
+// Semantics are upstream's "incubating"/"experimental" allocator, the
+// project's reference (src/alloc/README.md §15; upstream GatherPools in
+// k8s.io/dynamic-resource-allocation/structured/internal/incubating/
+// pools_incubating.go).
 //
 // Lifetimes: the index and the pools hold pointers into the slices given to
 // SliceIndex, which must outlive them. Both are immutable after construction

@@ -1,5 +1,5 @@
 // Building a claim's AllocationResult once the search found devices
-// (allocator.md §11): the node selector and the configuration list.
+// (src/alloc/README.md §11): the node selector and the configuration list.
 #pragma once
 
 #include <optional>
@@ -36,7 +36,7 @@ struct AllocatedRequest {
   const api::DeviceClass* device_class = nullptr;
 };
 
-// devices.config for the claim (§11.2, master): class configs first (one
+// devices.config for the claim (§11.2, as 1.37): class configs first (one
 // entry per class config, naming every request using the class), then the
 // claim configs that match an allocated request; entries covering every
 // request get `requests` cleared.

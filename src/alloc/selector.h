@@ -1,6 +1,7 @@
 // The allocator's view of CEL: one call that evaluates a device selector
-// expression on one device (allocator.md §6). The production implementation
-// (alloc/cel_selector.h) sits on cel/dra_env.h; tests use small doubles.
+// expression on one device (src/alloc/README.md §6). The production
+// implementation (alloc/cel_selector.h) sits on cel/dra_env.h; tests use small
+// doubles.
 //
 // Error channels, which the allocator turns into the §6.5 messages:
 //   kInvalidArgument  the expression does not compile ("CEL compile error")

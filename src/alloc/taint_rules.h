@@ -1,7 +1,8 @@
-// DeviceTaintRules (dra-api.md §4.7): the scheduler adds each rule's taint to
-// every device its selector matches before allocating, exactly as if the
-// driver had published it (upstream's slice tracker does this; the allocator
-// itself only sees device taints, allocator.md §1.1 item 4).
+// DeviceTaintRules (src/api/README.md §4.7): the scheduler adds each rule's
+// taint to every device its selector matches before allocating, exactly as if
+// the driver had published it (upstream's slice tracker does this,
+// k8s.io/dynamic-resource-allocation/resourceslice/tracker/tracker.go; the
+// allocator itself only sees device taints, src/alloc/README.md §1.1 item 4).
 #pragma once
 
 #include <span>

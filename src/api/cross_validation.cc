@@ -1,8 +1,8 @@
 // Cross-object checks. One pass indexes the set (classes, claims, templates,
 // slices by pool); a second pass walks each object and looks things up. The
 // pool rules mirror what the allocator does with the slices it is given
-// (allocator.md: only the newest generation of a pool counts; duplicate device
-// or counter-set names make the pool invalid).
+// (src/alloc/README.md §3: only the newest generation of a pool counts;
+// duplicate device or counter-set names make the pool invalid).
 #include "api/cross_validation.h"
 
 #include <algorithm>

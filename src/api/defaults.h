@@ -1,4 +1,5 @@
-// Server-side defaulting of DRA objects (dra-api.md §5.8), for objects written
+// Server-side defaulting of DRA objects (src/api/README.md §3; upstream
+// k8s.io/kubernetes/pkg/apis/resource/v1/defaults.go), for objects written
 // by hand that lack what the API server would have filled in. The allocator
 // treats an empty allocationMode as an error, so apply these before allocating.
 //

@@ -1,5 +1,5 @@
-// Gate table of dra-api.md §11. Maturity decides the default: alpha off, beta
-// on unless the table says otherwise (DRADeviceTaintRules and
+// Gate table of src/api/README.md §8. Maturity decides the default: alpha
+// off, beta on unless the table says otherwise (DRADeviceTaintRules and
 // DRAWorkloadResourceClaims are beta but off by default), GA on.
 #include "api/features.h"
 

@@ -1,5 +1,6 @@
-// The Kubernetes feature gates that shape DRA (dra-api.md §11), with their
-// maturity and default in each release we know (1.34 to 1.37).
+// The Kubernetes feature gates that shape DRA (src/api/README.md §8), with
+// their maturity and default in each release we know (1.34 to 1.37), as
+// k8s.io/kubernetes/pkg/features/kube_features.go declares them.
 //
 // A FeatureGates value answers `enabled(Gate)`. It is made in one of three ways:
 //   * Defaults() / Defaults("1.36"): what a cluster of that release runs with.

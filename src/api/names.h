@@ -1,4 +1,5 @@
-// Format checks for the names and strings of the Kubernetes API (dra-api.md §2).
+// Format checks for the names and strings of the Kubernetes API
+// (src/api/README.md §2).
 //
 // Every Is*() function returns the list of problems with its argument as human
 // messages; an empty list means valid. The messages are phrased in the manner

@@ -7,7 +7,7 @@
 // A selector that upstream cannot parse (unknown operator, values where none
 // are allowed or none where some are required, Gt/Lt with a non-integer, an
 // unsupported field) is an error, not a non-match: the DRA allocator turns it
-// into a fatal error for the slice (allocator.md §3.1).
+// into a fatal error for the slice (src/alloc/README.md §3.1).
 #pragma once
 
 #include <string_view>

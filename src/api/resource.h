@@ -1,6 +1,7 @@
 // resource.k8s.io/v1 (DRA) objects: DeviceClass, ResourceSlice, ResourceClaim,
 // ResourceClaimTemplate and DeviceTaintRule, with every field of
-// shared/spec/dra-api.md including the gated 1.34-1.37 ones.
+// k8s.io/api/resource/v1/types.go including the gated 1.34-1.37 ones
+// (src/api/README.md §1).
 //
 // Conventions: see api/meta.h. Every field is modelled, so an unknown field in
 // a DRA object is a user error (manifest/decode.h warns about it).
@@ -286,8 +287,8 @@ struct CounterSet {
 struct DeviceCounterConsumption {
   std::string counter_set{};
   CounterMap counters{};
-  // [1.37] gate DRADeviceCompatibilityGroups; opaque group names (field name as
-  // assumed by dra-api.md §11).
+  // [1.37] gate DRADeviceCompatibilityGroups; opaque group names (field
+  // `compatibilityGroups` of k8s.io/api/resource/v1/types.go, v0.37.2).
   std::vector<std::string> compatibility_groups{};
 
   friend bool operator==(const DeviceCounterConsumption&, const DeviceCounterConsumption&) =

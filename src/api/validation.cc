@@ -1789,7 +1789,7 @@ class Validator {
         FullyQualifiedName(*constraint.distinct_attribute, path.Child("distinctAttribute"));
       }
     } else if (gates_.enabled(Gate::kDRAConsumableCapacity)) {
-      // Upstream's text, misleading as it is (dra-api.md §5.6).
+      // Upstream's text, misleading as it is (src/api/README.md §5.3).
       Required(path,
                "exactly one of \"matchAttribute\" or \"distinctAttribute\" is required, but "
                "multiple fields are set");

@@ -1,6 +1,6 @@
 // Validation of API objects as the Kubernetes API server validates them on
 // create (pkg/apis/resource/validation, and the DRA parts of
-// pkg/apis/core/validation), per shared/spec/dra-api.md.
+// pkg/apis/core/validation), as src/api/README.md summarises.
 //
 // Each function returns every problem it finds as FieldErrors whose paths,
 // types and texts follow the API server's field.Error
@@ -26,7 +26,7 @@
 // empty allocationMode or toleration operator is reported, as the server
 // would report it if defaulting were skipped.
 //
-// Release differences (dra-api.md §12) follow gates.version(): with 1.34
+// Release differences (src/api/README.md §9) follow gates.version(): with 1.34
 // gates a device may have at most 4 taints, the 64-device limit does not
 // apply, a slice may carry devices and sharedCounters together, and taint
 // effect None is not known. Gates without a version (AllOff, FromList) use the
@@ -46,7 +46,7 @@
 
 namespace dra::api {
 
-// Limits of dra-api.md §10 (1.36+ values unless the name says otherwise).
+// Limits of src/api/README.md §6 (1.36+ values unless the name says otherwise).
 inline constexpr size_t kResourceSliceMaxDevices = 128;
 inline constexpr size_t kResourceSliceMaxDevicesWithAdvancedFeatures = 64;
 inline constexpr size_t kResourceSliceMaxCounterSets = 8;

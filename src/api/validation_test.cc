@@ -1380,7 +1380,7 @@ TEST(ValidationTest, PerDeviceNodeSelectionRules) {
 }
 
 // ---------------------------------------------------------------------------
-// ResourceSlice: capacity request policies (§4.4)
+// ResourceSlice: capacity request policies (src/api/README.md §4.4)
 
 TEST(ValidationTest, RequestPolicyRules) {
   using C = Case<ResourceSlice>;

@@ -26,9 +26,10 @@
 // checker types a comprehension's accumulator and iteration variables in
 // nested scopes, so `[1, 2].map(x, x + 1)` is list(int).
 //
-// Issues come back inside the result (STYLE.md §2); render them with
-// FormatIssues(source, result.issues). As in cel-go, the validators run only
-// when the check itself found no issue.
+// Issues come back inside the result, since a type error is an expected
+// answer about the expression (a failed Status would mean a broken input or
+// invariant); render them with FormatIssues(source, result.issues). As in
+// cel-go, the validators run only when the check itself found no issue.
 #pragma once
 
 #include <cstdint>

@@ -10,7 +10,7 @@
 // FunctionRegistry of library.h and the Kubernetes libraries); this file only
 // tells the checker what type-checks.
 //
-// Environments (shared/spec/cel-environment.md §1-§4):
+// Environments (src/cel/README.md §1-§4):
 //   StandardCheckerEnv()      cel-spec conformance: standard library, strings
 //                             v3, lists, sets, optional, two-variable
 //                             comprehensions; heterogeneous literals allowed.
@@ -56,7 +56,7 @@ void DeclareLibraries(CheckerEnv& env, const CheckerLibraries& libraries);
 // The cel-spec conformance profile (no variables).
 CheckerEnv StandardCheckerEnv();
 
-// The two Kubernetes environments (§1).
+// The two Kubernetes environments (src/cel/README.md §1).
 enum class ExpressionEnv : uint8_t {
   kNewExpressions,     // API validation of new or changed expressions
   kStoredExpressions,  // stored expressions; what kube-scheduler uses
@@ -74,14 +74,14 @@ struct KubernetesEnvOptions {
   bool declare_device = true;
 };
 
-// The static type of DRA attribute values (§4): `any`, or `dyn` where list
-// attributes are known to the environment.
+// The static type of DRA attribute values (src/cel/README.md §4): `any`, or
+// `dyn` where list attributes are known to the environment.
 Type DraAttributeType(const KubernetesEnvOptions& options);
 
-// Whether `device.allowMultipleAllocations` is declared (§4).
+// Whether `device.allowMultipleAllocations` is declared (src/cel/README.md §4).
 bool DraDeclaresAllowMultipleAllocations(const KubernetesEnvOptions& options);
 
-// The libraries of a Kubernetes environment (§3).
+// The libraries of a Kubernetes environment (src/cel/README.md §3).
 CheckerLibraries KubernetesLibraries(const KubernetesEnvOptions& options);
 
 // The parser options that go with the environment: the sortBy macro comes with

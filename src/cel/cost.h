@@ -13,9 +13,9 @@
 //
 // Kubernetes rejects a new DRA selector whose max exceeds
 // kCelSelectorExpressionMaxCost ("Forbidden: too complex, exceeds cost
-// limit"); shared/spec/cel-environment.md §5 lists the sizes the DRA
-// estimator assumes for the `device` variable. Examples (upstream max_cost):
-// `device.driver == "dra.example.com"` 4,
+// limit"); src/cel/README.md §5 lists the sizes the DRA estimator
+// (sizeEstimator in cel/compile.go) assumes for the `device` variable.
+// Examples (upstream max_cost): `device.driver == "dra.example.com"` 4,
 // `device.attributes.exists_one(x, x == "dra.example.com")` 164.
 #pragma once
 

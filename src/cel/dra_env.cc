@@ -570,7 +570,7 @@ StatusOr<std::unique_ptr<DraEnvironment>> DraEnvironment::New(const DraEnvOption
   k.includes = options.includes();
   // 1.37 registers the lists library's includes() (upstream v0.37.2:
   // library.IncludesOption), which has no length limit; the 48-element limit
-  // is the 1.36 DRA function's (cel-environment.md §3).
+  // is the 1.36 DRA function's (src/cel/README.md §3).
   k.includes_max_list_length = k.includes && options.minor <= 36 ? 48 : 0;
   DRA_ASSIGN_OR_RETURN(std::shared_ptr<FunctionRegistry> registry, NewKubernetesRegistry(k));
   env->registry_ = std::move(registry);

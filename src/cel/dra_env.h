@@ -1,8 +1,10 @@
 // The CEL environment of DRA device selectors: the `device` variable on top of
 // the Kubernetes libraries (k8s_lib.h), as kube-scheduler and kube-apiserver
 // of Kubernetes 1.34-1.37 compile and evaluate
-// `DeviceClass.spec.selectors[].cel.expression` and the request selectors
-// (shared/spec/cel-environment.md, the authority for everything here).
+// `DeviceClass.spec.selectors[].cel.expression` and the request selectors.
+// src/cel/README.md §1-§7 describe that environment; upstream it is
+// newCompiler, CompileCELExpression and DeviceMatches in
+// k8s.io/dynamic-resource-allocation cel/compile.go.
 //
 // This is the only file of cel/ that knows about devices.
 //
@@ -10,7 +12,8 @@
 //     Compile(expression)     -> shared CompiledSelector (cached by string)
 //     Matches(selector, device, driver, scratch) -> bool | error Status
 //
-// The `device` variable (spec §4), an object of type kubernetes.DRADevice:
+// The `device` variable (src/cel/README.md §4), an object of type
+// kubernetes.DRADevice:
 //
 //   device.driver                    string: the driver of the slice
 //   device.attributes[domain][id]    the attribute `<domain>/<id>`, or `<id>`
@@ -74,13 +77,14 @@ inline constexpr std::string_view kNoSuchKeyHint =
     ". consider using CEL optional chaining (.? followed by orValue()) or guarding the check "
     "with has() for optional fields";
 
-// Which environment, of which release, with which gates (spec §1, §3, §4).
+// Which environment, of which release, with which gates (src/cel/README.md
+// §1, §3, §4).
 struct DraEnvOptions {
   // Kubernetes minor release, 34 to 37.
   int minor = 37;
   // NewExpressions (API validation of new or changed selectors, feature
   // gates honoured) instead of StoredExpressions (kube-scheduler; gates
-  // ignored where the spec says so).
+  // ignored, src/cel/README.md §1).
   bool new_expressions = false;
   // Feature gates DRAConsumableCapacity and DRAListTypeAttributes.
   bool consumable_capacity = false;
@@ -89,7 +93,7 @@ struct DraEnvOptions {
   // std::nullopt = none.
   std::optional<uint64_t> cost_limit = kKubernetesCostLimit;
 
-  // Derived facts (spec §3, §4):
+  // Derived facts (src/cel/README.md §3, §4):
   // `device.allowMultipleAllocations` is declared.
   bool allow_multiple_allocations_declared() const {
     return !new_expressions || consumable_capacity;
@@ -182,8 +186,8 @@ class DraEnvironment {
   std::shared_ptr<const CompiledSelector> CompileExpression(std::string_view expression) const;
 
   // Evaluates `selector` on `device`, a device of a ResourceSlice of
-  // `driver` (spec §1, §4). `driver` and `device` must stay valid during the
-  // call. Results:
+  // `driver` (src/cel/README.md §1, §4). `driver` and `device` must stay
+  // valid during the call. Results:
   //   true / false
   //   kInvalidArgument     the selector does not compile (selector.error())
   //   kFailedPrecondition  a CEL runtime error ("no such key: memory", with
@@ -195,8 +199,8 @@ class DraEnvironment {
   //   kResourceExhausted   the cost limit was exceeded ("operation cancelled:
   //                        actual cost limit exceeded")
   // The allocator words these as "CEL compile error" / "CEL runtime error"
-  // (spec §1). Does not allocate for common selectors once `scratch` is warm.
-  // Thread-safe with one scratch per thread.
+  // (src/cel/README.md §1). Does not allocate for common selectors once
+  // `scratch` is warm. Thread-safe with one scratch per thread.
   StatusOr<bool> Matches(const CompiledSelector& selector, const api::Device& device,
                          std::string_view driver, EvalScratch& scratch,
                          DeviceCheck check = DeviceCheck::kCheck) const;

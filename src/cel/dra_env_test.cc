@@ -228,7 +228,7 @@ TEST(DraEnvTest, ReleasesAndGates) {
       {.name = "any_range", .expr = "device.attributes['gpu.example.com'].ids.exists(i, i == 2)",
        // cel-go's checker formats the type as 'any' (as Kubernetes prints it
        // for other map(string, any) variables, e.g. JWT claims), although
-       // cel-environment.md §4 says 'google.protobuf.Any'.
+       // the type is google.protobuf.Any (src/cel/README.md §4).
        .want_error = "expression of type 'any' cannot be range of a comprehension",
        .want_code = StatusCode::kInvalidArgument},
       {.name = "no_includes", .expr = "device.attributes['gpu.example.com'].name.includes('fish')",

@@ -1,8 +1,9 @@
 // Compile problems of a CEL expression, and their cel-go style rendering.
 //
 // Parsing (and, later, checking) reports problems as a list of issues inside an
-// OK result rather than as a failed Status (STYLE.md §2): a syntax error is an
-// answer about the expression, not a failure of the engine.
+// OK result rather than as a failed Status: a syntax error is an expected
+// answer about the expression, not a failure of the engine. A failed Status
+// is kept for a broken input or a broken invariant.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,7 @@
 // The Kubernetes CEL libraries: bindings of quantity/quantity.h and cel/lib/
 // to CEL functions, with the runtime costs of k8s.io/apiserver's
-// library.CostEstimator.CallCost (shared/spec/cel-environment.md §5).
+// library.CostEstimator.CallCost (pkg/cel/library/cost.go; summarised in
+// src/cel/README.md §5).
 //
 // Overload ids are upstream's, so messages and debugging output name the
 // same overloads as kube-apiserver.

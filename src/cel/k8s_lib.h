@@ -1,7 +1,7 @@
 // The Kubernetes CEL libraries (k8s.io/apiserver pkg/cel/library) as the DRA
-// selector environment of Kubernetes 1.34-1.37 has them
-// (shared/spec/cel-environment.md §3, §5, §6). Plain CEL: nothing here knows
-// about devices; dra_env.h adds the `device` variable on top.
+// selector environment of Kubernetes 1.34-1.37 has them (src/cel/README.md
+// §3, §5, §6). Plain CEL: nothing here knows about devices; dra_env.h adds
+// the `device` variable on top.
 //
 //   library              functions                                        CEL types
 //   -------------------  -----------------------------------------------  ---------------------
@@ -38,13 +38,13 @@
 // Equality of two values of a custom type compares them (quantities by
 // value, semvers by precedence); against a value of another type it is the
 // error "no such overload", as upstream, so `semverAttr == "1.2.3"` fails
-// while `"1.2.3" == semverAttr` is false (spec §6).
+// while `"1.2.3" == semverAttr` is false (src/cel/README.md §6).
 //
 // Known differences from upstream, all in corners:
 //   1. Quantity arithmetic is exact up to 38 significant digits
 //      (quantity.h); beyond that add/sub return an error instead of a
 //      result. Upstream release-1.34..1.36 also mutate the receiver of add/sub
-//      for such quantities (spec: fixed in 1.37); we never do.
+//      for such quantities (fixed upstream on the 1.37 line); we never do.
 //   2. sum() picks its zero from the first element (int, uint or double)
 //      because there is no static type to pick the overload by; an empty list
 //      sums to the int 0 whatever its declared element type.
@@ -177,7 +177,8 @@ std::string QuantityParseErrorText(std::string_view text, const Status& status);
 
 // --- Environment ----------------------------------------------------------------
 
-// Which Kubernetes environment the libraries are built for (spec §1, §3).
+// Which Kubernetes environment the libraries are built for
+// (src/cel/README.md §1, §3).
 struct KubernetesLibraryOptions {
   // The Kubernetes minor release of the component, 34 to 37.
   int minor = 37;
@@ -204,7 +205,7 @@ struct KubernetesLibraryOptions {
   // for StoredExpressions, minor-1 for NewExpressions.
   int library_minor() const { return new_expressions ? minor - 1 : minor; }
   // ext.Lists v3 (slice, flatten, sort, sortBy, ...): from 1.34 on, so not in
-  // the NewExpressions of 1.34 (spec §3).
+  // the NewExpressions of 1.34 (src/cel/README.md §3).
   bool ext_lists() const { return library_minor() >= 34; }
 };
 

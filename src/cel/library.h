@@ -1,5 +1,5 @@
 // The function libraries: cel-spec's standard definitions and the cel-go
-// extensions Kubernetes enables (shared/spec/cel-environment.md §2-§3).
+// extensions Kubernetes enables (src/cel/README.md §2-§3).
 //
 // Each Register* adds its overloads to a FunctionRegistry (see
 // function_registry.h for the conventions). NewRegistry builds the registry

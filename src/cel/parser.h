@@ -25,11 +25,13 @@
 // let, loop, package, namespace, return, var, void, while) may be field and
 // method names but not variables or global functions.
 //
-// Errors: problems in the source come back as issues in an OK ParseResult
-// (STYLE.md §2). Parsing stops at the first syntax error ("Syntax error: ..."
-// messages in ANTLR's words); other problems (an int literal out of range, a
-// reserved identifier, a malformed macro call) are collected and parsing goes
-// on, up to error_reporting_limit issues.
+// Errors: problems in the source come back as issues in an OK ParseResult,
+// because a syntax error is an expected answer about the expression; a
+// failed Status would mean a broken input or invariant. Parsing stops at the
+// first syntax error ("Syntax error: ..." messages in ANTLR's words); other
+// problems (an int literal out of range, a reserved identifier, a malformed
+// macro call) are collected and parsing goes on, up to error_reporting_limit
+// issues.
 //
 // Limits, so hostile input cannot exhaust time or stack:
 //   - sources longer than expression_size_code_point_limit code points are

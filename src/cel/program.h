@@ -15,7 +15,8 @@
 // literals. Evaluation then walks the planned nodes without looking up a
 // single name.
 //
-// The three channels (STYLE.md §2):
+// The three channels (expected outcomes such as compile problems and CEL
+// errors come back inside the result, not as a failed Status):
 //   - compile problems (an undeclared identifier, an invalid constant regular
 //     expression) come back as issues in an OK PlanResult;
 //   - CEL runtime errors (division by zero, no such key, no matching
@@ -24,12 +25,12 @@
 //     because it exceeded its cost limit (or its allocation budget):
 //     kResourceExhausted, "operation cancelled: actual cost limit exceeded".
 //
-// Cost follows cel-go's runtime CostTracker as Kubernetes configures it
-// (shared/spec/cel-environment.md §5): constants 0, identifiers, field
-// selections and index operations 1 each, has() 0, list/map literals 10/30,
-// calls 1 unless the overload has a size-dependent cost (string equality,
-// `in` on a list, matches, contains, ...); &&, || and ?: cost nothing
-// themselves. Comprehensions pay for every loop condition and step they
+// Cost follows cel-go's runtime CostTracker (interpreter/runtimecost.go) as
+// Kubernetes configures it (src/cel/README.md §5): constants 0, identifiers,
+// field selections and index operations 1 each, has() 0, list/map literals
+// 10/30, calls 1 unless the overload has a size-dependent cost (string
+// equality, `in` on a list, matches, contains, ...); &&, || and ?: cost
+// nothing themselves. Comprehensions pay for every loop condition and step they
 // evaluate, so a cost bomb stops at the limit.
 #pragma once
 

@@ -1,6 +1,6 @@
 // dractl cel run FILE.jsonl [--profile standard|kubernetes]: evaluates CEL
 // conformance vectors (testdata/conformance/FORMAT.md §2) and prints one JSON
-// object a line, in input order (§3):
+// object a line, in input order (FORMAT.md §3):
 //
 //   {"name": "...", "value": <typed value>}   or   {"name": "...", "error": "..."}
 //

@@ -23,5 +23,20 @@ int RunSimulateCluster(std::span<const std::string_view> args);
 int RunGen(std::span<const std::string_view> args);
 int RunDiscover(std::span<const std::string_view> args);
 int RunServe(std::span<const std::string_view> args);
+// `dractl completion bash|zsh|fish` and `dractl man DIR` (completion.cc).
+int RunCompletion(std::span<const std::string_view> args);
+int RunMan(std::span<const std::string_view> args);
+
+// The subcommands, in the order `dractl --help` lists them.
+struct CommandEntry {
+  std::string_view name;
+  std::string_view summary;  // one line for `dractl --help`
+  int (*run)(std::span<const std::string_view> args);
+};
+std::span<const CommandEntry> Commands();
+
+// The paragraphs of `dractl --help` after the command list: inputs, exit
+// codes, limits (also the man page's).
+extern const char* const kUsageNotes;
 
 }  // namespace dra::cli

@@ -68,7 +68,52 @@ void UseHelpFormatter(CLI::App& app, const std::shared_ptr<CLI::Formatter>& form
 // command that reads -f); LoadInputs reads it.
 bool g_skip_unknown = false;
 
+std::vector<AppInfo>* g_describe_sink = nullptr;
+
+// The values of a CLI::IsMember check, from the type name CLI11 composes
+// ("TEXT:{text,yaml,json}").
+std::vector<std::string> Choices(const std::string& type_name) {
+  const size_t open = type_name.find(":{");
+  if (open == std::string::npos || type_name.back() != '}') return {};
+  std::vector<std::string> out;
+  std::string_view list(type_name);
+  list = list.substr(open + 2, list.size() - open - 3);
+  while (!list.empty()) {
+    const size_t comma = list.find(',');
+    out.emplace_back(list.substr(0, comma));
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+AppInfo Describe(const CLI::App& app, const std::string& path) {
+  AppInfo info{.path = path, .description = app.get_description(), .options = {}, .subcommands = {}};
+  for (const CLI::Option* opt : app.get_options()) {
+    OptionInfo o;
+    for (const std::string& s : opt->get_snames()) o.names.push_back("-" + s);
+    for (const std::string& l : opt->get_lnames()) o.names.push_back("--" + l);
+    if (o.names.empty()) o.positional = opt->get_name();
+    o.takes_value = opt->get_type_size() != 0 && !opt->get_type_name().empty();  // as the help shows it
+    o.choices = Choices(opt->get_type_name());
+    if (o.takes_value) {
+      std::string opts = HelpFormatter().make_option_opts(opt);
+      o.placeholder = opts.empty() ? "" : opts.substr(1, opts.find(' ', 1) - 1);
+      o.file = o.placeholder == "FILE";
+    }
+    o.description = opt->get_description();
+    o.default_value = opt->get_default_str();
+    info.options.push_back(std::move(o));
+  }
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    info.subcommands.push_back(Describe(*sub, path + " " + sub->get_name()));
+  }
+  return info;
+}
+
 }  // namespace
+
+void SetDescribeSink(std::vector<AppInfo>* sink) { g_describe_sink = sink; }
 
 int ParseArgs(CLI::App& app, std::span<const std::string_view> args) {
   UseHelpFormatter(app, std::make_shared<HelpFormatter>());
@@ -77,6 +122,10 @@ int ParseArgs(CLI::App& app, std::span<const std::string_view> args) {
     app.add_flag("--skip-unknown", g_skip_unknown,
                  "-f folders that hold more than manifests (values.yaml, Chart.yaml, Helm templates): skip, with a "
                  "warning each, documents that are not Kubernetes objects and templates that do not parse");
+  }
+  if (g_describe_sink != nullptr) {
+    g_describe_sink->push_back(Describe(app, app.get_name()));
+    return kExitOk;
   }
   std::vector<std::string> reversed;
   reversed.reserve(args.size());

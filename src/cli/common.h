@@ -30,6 +30,28 @@ inline constexpr int kExitPending = 6;        // schedule --fail-on-pending: som
 // (0 after --help, kExitUsageError after a usage error, which it prints).
 int ParseArgs(CLI::App& app, std::span<const std::string_view> args);
 
+// What a command's parser accepts, for shell completion and man pages
+// (completion.cc): ParseArgs fills it instead of parsing while a sink is set.
+struct OptionInfo {
+  std::vector<std::string> names;  // "-f", "--filename"; empty for a positional
+  std::string positional;          // the positional's name ("pod")
+  bool takes_value = false;
+  bool file = false;                // the value is a path
+  std::vector<std::string> choices; // the values CLI::IsMember allows
+  std::string placeholder;          // FILE, N, VALUE
+  std::string description;
+  std::string default_value;
+};
+struct AppInfo {
+  std::string path;  // "dractl simulate replay"
+  std::string description;
+  std::vector<OptionInfo> options;
+  std::vector<AppInfo> subcommands;
+};
+// While `sink` is not null, ParseArgs appends the description of each app it
+// is given to it and returns kExitOk without parsing or running anything.
+void SetDescribeSink(std::vector<AppInfo>* sink);
+
 // Writes `text` to `path` (created or truncated). On failure: "cannot write
 // PATH: <strerror>", the file possibly cut short.
 Status WriteTextFile(const std::string& path, std::string_view text);

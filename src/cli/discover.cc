@@ -1,6 +1,6 @@
 // dractl discover: the ResourceSlices the official DRA drivers would publish
 // on this node, read from NVML (dlopen), sysfs and /dev, or replayed from a
-// recording (discover/discover.h, spec/discovery.md).
+// recording (discover/discover.h; the contract is src/discover/README.md).
 #include <cstdio>
 #include <cstdlib>
 #include <string>

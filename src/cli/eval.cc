@@ -9,8 +9,9 @@
 //
 // For each device of every ResourceSlice read: the selectors in order, the
 // first false or error deciding (later selectors are not evaluated, so
-// their errors do not show), as the allocator does (spec §1). Every device of
-// every slice is evaluated; pools, generations and taints play no part.
+// their errors do not show), as the allocator does (src/alloc/README.md
+// §5.2). Every device of every slice is evaluated; pools, generations and
+// taints play no part.
 //
 // Output: a table of the matching devices and of those whose evaluation
 // failed (--all adds the others):

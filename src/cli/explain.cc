@@ -27,6 +27,7 @@ struct ExplainFlags {
   ClusterFlags cluster;
   std::vector<std::string> files;
   std::string pod;
+  std::string namespace_;  // -n: for a POD given without one
   bool all_pending = false;
   std::string output = "text";
 };
@@ -276,6 +277,17 @@ int Run(const ExplainFlags& flags) {
     std::fprintf(stderr, "dractl explain: give either a POD (namespace/name) or --all-pending\n");
     return kExitUsageError;
   }
+  std::string pod = flags.pod;
+  if (!pod.empty()) {
+    const size_t slash = pod.find('/');
+    if (slash == std::string::npos) {
+      pod = (flags.namespace_.empty() ? "default" : flags.namespace_) + "/" + pod;
+    } else if (!flags.namespace_.empty() && pod.substr(0, slash) != flags.namespace_) {
+      std::fprintf(stderr, "dractl explain: the pod %s is not in namespace %s (-n); give one of them\n", pod.c_str(),
+                   flags.namespace_.c_str());
+      return kExitUsageError;
+    }
+  }
   std::optional<ClusterInputOptions> inputs = InputOptions("dractl explain", flags.files, flags.cluster);
   if (!inputs) return kExitUsageError;
   manifest::LoadResult loaded;
@@ -286,7 +298,7 @@ int Run(const ExplainFlags& flags) {
   for (const manifest::LoadedObject& o : loaded.objects) objects.push_back(&o.object);
   sched::Snapshot snapshot = sched::NewSnapshot(objects, *gates);
   std::vector<std::string> pods;
-  if (!flags.pod.empty()) pods.push_back(flags.pod.find('/') == std::string::npos ? "default/" + flags.pod : flags.pod);
+  if (!pod.empty()) pods.push_back(pod);
   std::optional<sched::WorkloadProfile> profile;
   if (int rc = PrepareProfile(flags.cluster, *gates, snapshot, sched::PendingQueue(snapshot), "pending pods",
                               "dractl explain", &profile);
@@ -351,7 +363,8 @@ int RunExplain(std::span<const std::string_view> args) {
                  "file, directory or - (stdin); repeatable; with --live, added to the cluster read from the API "
                  "server")
       ->allow_extra_args(false);  // one path per -f, so POD may follow
-  app.add_option("pod", flags.pod, "the pod: namespace/name (or name in namespace default)");
+  app.add_option("pod", flags.pod, "the pod: namespace/name, or name (in the namespace of -n, else default)");
+  app.add_option("-n,--namespace", flags.namespace_, "the namespace of a POD given without one (default: default)");
   app.add_flag("--all-pending", flags.all_pending, "explain every pending pod that stays pending");
   AddClusterFlags(app, flags.cluster);
   app.add_option("-o,--output", flags.output, "text, yaml or json (the same fields)")

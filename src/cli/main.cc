@@ -1,7 +1,13 @@
 // dractl: dispatches to one subcommand; each lives in its own file.
+// Installed also as kubectl-dra (a link to the same binary), a kubectl plugin:
+// `kubectl dra CMD` is `dractl CMD`, reading the cluster of kubectl's
+// kubeconfig and context when no -f is given.
+#include <algorithm>
 #include <cstdio>
+#include <initializer_list>
 #include <exception>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -12,70 +18,74 @@
 
 namespace {
 
-constexpr const char* kUsage = R"(dractl - Kubernetes Dynamic Resource Allocation engine
+// `dractl --help`: the command list comes from the table in commands.cc.
+std::string Usage() {
+  std::string out = "dractl - Kubernetes Dynamic Resource Allocation engine\n\nUsage: dractl <command> [flags]\n\nCommands:\n";
+  for (const dra::cli::CommandEntry& c : dra::cli::Commands()) {
+    out += "  " + std::string(c.name) + std::string(c.name.size() < 12 ? 12 - c.name.size() : 1, ' ') +
+           std::string(c.summary) + "\n";
+  }
+  out += "\n";
+  out += dra::cli::kUsageNotes;
+  out += "\nRun 'dractl <command> --help' (or 'dractl help <command>') for a command's flags; 'dractl --version' "
+         "for the version.\n";
+  return out;
+}
 
-Usage: dractl <command> [flags]
+constexpr const char* kPluginUsage = R"(kubectl dra - Kubernetes Dynamic Resource Allocation engine, as a kubectl plugin
 
-Commands:
-  validate   check objects as the API server would (plus cross-object checks)
-  summary    what a cluster dump holds: nodes, devices per model, classes, claims
-  convert    re-print objects as YAML or JSON (normalised, defaulted on request)
-  cel        evaluate CEL expressions: `cel run FILE.jsonl` runs conformance vectors
-  eval       which devices a CEL selector or a DeviceClass selects
-  allocate   allocate claims on a node as kube-scheduler would, and say why not
-  schedule   place pending pods on nodes (filters, DRA allocation, scoring)
-  explain    why a pending pod does not schedule: causes per node, near misses
-  import     convert a trace into DRA objects: `import openb --nodes CSV --pods CSV`
-  simulate   replay a trace (the FGD paper's openb experiment) with a policy
-  gen        generate synthetic clusters and pods (scheduler_perf shapes)
-  discover   the ResourceSlices the DRA drivers would publish on this node (NVML, sysfs)
-  serve      schedule live: a secondary scheduler for pods with schedulerName dractl
+Usage: kubectl dra <command> [flags]
 
-Inputs (-f) are files, directories (recursive: .yaml .yml .json) or - (stdin),
-exactly as `kubectl get ... -o yaml|json` prints them (List objects included).
+The commands and flags are those of dractl (below). schedule, explain and
+simulate cluster read the cluster of kubectl's configuration ($KUBECONFIG or
+~/.kube/config, --kubeconfig FILE, --context NAME) unless -f alone gives files:
 
-Exit codes: 0 ok; 1 the input has errors; 2 usage error; 3 internal error (a bug:
-please report it with the input); 4 allocate: the claims do not fit the node;
-5 discover: partial output (something was skipped, named on stderr); 6 schedule
---fail-on-pending: some pod stays pending.
-Limits (each a clear error when exceeded): input 1 GiB per file; 10,000,000
-documents per input; nesting 512 levels; YAML alias expansion 1,000,000 nodes per
-document; 1,000,000 pods from workloads per input; CEL selectors 10,240 bytes,
-estimated cost 1,000,000 (validate), runtime cost 1,000,000 per evaluation, nesting
-250 levels; allocator search 50,000,000 steps per node (--max-steps).
+  kubectl dra explain -n ml trainer-0
+  kubectl dra schedule --context staging -f new-pods.yaml   (the cluster plus new pods)
+  kubectl dra explain -f dump.yaml ml/trainer-0             (a dump only)
+  kubectl dra validate -f manifests/
 
-Run 'dractl <command> --help' (or 'dractl help <command>') for a command's flags; 'dractl --version' for the version.
 )";
 
-struct Command {
-  std::string_view name;
-  int (*run)(std::span<const std::string_view>);
-};
+// The binary's name without its directory.
+std::string_view BaseName(const char* argv0) {
+  std::string_view name = argv0 == nullptr ? "" : argv0;
+  if (size_t slash = name.rfind('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
+  return name;
+}
 
-constexpr Command kCommands[] = {
-    {"validate", dra::cli::RunValidate},
-    {"summary", dra::cli::RunSummary},
-    {"convert", dra::cli::RunConvert},
-    {"cel", dra::cli::RunCel},
-    {"eval", dra::cli::RunEval},
-    {"allocate", dra::cli::RunAllocate},
-    {"schedule", dra::cli::RunSchedule},
-    {"explain", dra::cli::RunExplain},
-    {"import", dra::cli::RunImport},
-    {"simulate", dra::cli::RunSimulate},
-    {"gen", dra::cli::RunGen},
-    {"discover", dra::cli::RunDiscover},
-    {"serve", dra::cli::RunServe},
-};
+// kubectl-dra: the commands that read a cluster read the live one unless the
+// arguments give only files (-f without --context); --context alone means the
+// API server, as it does for kubectl.
+void AddPluginDefaults(std::string_view command, std::vector<std::string_view>& args) {
+  const bool cluster_command =
+      command == "schedule" || command == "explain" || (command == "simulate" && !args.empty() && args[0] == "cluster");
+  if (!cluster_command) return;
+  const auto given = [&](std::initializer_list<std::string_view> flags) {
+    return std::any_of(args.begin(), args.end(), [&](std::string_view a) {
+      for (std::string_view flag : flags) {
+        if (a == flag || (a.size() > flag.size() && a.starts_with(flag) && a[flag.size()] == '=')) return true;
+        if (flag == "-f" && a.size() > 2 && a.starts_with("-f")) return true;  // -fFILE
+      }
+      return false;
+    });
+  };
+  if (given({"--live", "--kubeconfig", "-h", "--help"})) return;
+  if (given({"-f", "--filename"}) && !given({"--context"})) return;
+  args.emplace_back("--live");
+}
 
 int Main(int argc, char** argv) {
+  const bool plugin = BaseName(argc > 0 ? argv[0] : nullptr) == "kubectl-dra";
   if (argc < 2) {
-    std::fputs(kUsage, stderr);
+    if (plugin) std::fputs(kPluginUsage, stderr);
+    std::fputs(Usage().c_str(), stderr);
     return dra::cli::kExitUsageError;
   }
   std::string_view command = argv[1];
   if (command == "--help" || command == "-h" || (command == "help" && argc == 2)) {
-    std::fputs(kUsage, stdout);
+    if (plugin) std::fputs(kPluginUsage, stdout);
+    std::fputs(Usage().c_str(), stdout);
     return dra::cli::kExitOk;
   }
   if (command == "--version" || command == "version") {
@@ -90,11 +100,12 @@ int Main(int argc, char** argv) {
     args.erase(args.begin());
     args.emplace_back("--help");
   }
-  for (const Command& c : kCommands) {
+  if (plugin) AddPluginDefaults(command, args);
+  for (const dra::cli::CommandEntry& c : dra::cli::Commands()) {
     if (c.name == command) return c.run(args);
   }
   std::vector<std::string> names;
-  for (const Command& c : kCommands) names.emplace_back(c.name);
+  for (const dra::cli::CommandEntry& c : dra::cli::Commands()) names.emplace_back(c.name);
   std::fprintf(stderr, "dractl: unknown command \"%.*s\"%s\nRun 'dractl --help' for usage.\n",
                static_cast<int>(command.size()), command.data(), dra::DidYouMean(dra::Suggest(command, names)).c_str());
   return dra::cli::kExitUsageError;

@@ -1,8 +1,8 @@
-// dractl simulate openb: the FGD paper's experiment (spec
-// fgd-reproduction.md) on the native model, every placement checked by the
-// DRA allocator; per run and over seeds the GPU allocation, fragmentation
-// amount and ratio at 100% and 130% arrived; --report writes them as an HTML
-// page with plots (sim/report.h). See src/sim/README.md.
+// dractl simulate openb: the FGD paper's experiment (docs/fgd.md) on the
+// native model, every placement checked by the DRA allocator; per run and
+// over seeds the GPU allocation, fragmentation amount and ratio at 100% and
+// 130% arrived; --report writes them as an HTML page with plots
+// (sim/report.h). See src/sim/README.md.
 #include <unistd.h>
 
 #include <atomic>
@@ -113,8 +113,8 @@ std::optional<sim::MeanSd> PublishedAt(const std::vector<sim::PublishedRun>* run
 }
 
 // The reproduction tolerance, as scripts/reproduce-fgd judges: on the default
-// trace ±0.5 for GpuClustering and GpuPacking (larger per-seed spread, spec
-// §7.9), else ±0.3; ±0.5 on the other traces.
+// trace ±0.5 for GpuClustering and GpuPacking (larger per-seed spread,
+// docs/fgd.md §7.9), else ±0.3; ±0.5 on the other traces.
 double Tolerance(const std::string& trace, sim::Policy p) {
   if (trace != "default") return 0.5;
   return p == sim::Policy::kGpuClustering || p == sim::Policy::kGpuPacking ? 0.5 : 0.3;

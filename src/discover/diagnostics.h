@@ -1,5 +1,5 @@
 // What discover says on stderr besides its output: skipped devices, missing
-// attributes and why. A warning marks the run partial (exit 2, spec §0); a
+// attributes and why. A warning marks the run partial (exit 5, README.md §0); a
 // note does not.
 #pragma once
 

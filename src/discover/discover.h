@@ -1,6 +1,6 @@
 // dractl discover: the ResourceSlices the official DRA drivers would publish
-// on this node (spec/discovery.md). Front door of src/discover; see README.md
-// for the flow:
+// on this node. Front door of src/discover; see README.md for the flow and
+// for the contract (which NVML call or host file backs each published value):
 //   backends (real NVML via dlopen + the host's files, or a recording; either
 //   optionally recorded) -> per driver: gather -> (health) -> build devices
 //   -> pools of slices -> API limits checked.

@@ -1,5 +1,5 @@
 // NVML health events -> device taints, as the NVIDIA plugin's health monitor
-// (gate NVMLDeviceHealthCheck) writes them (spec/discovery.md §3): register
+// (gate NVMLDeviceHealthCheck) writes them (README.md §3): register
 // every GPU for XID (and ECC) events, wait, and turn what arrives into
 // gpu.nvidia.com/{xid,gpu-lost,unmonitored} taints.
 #pragma once
@@ -35,7 +35,7 @@ struct HealthOptions {
 DeviceTaints WatchHealth(nvml::Api& nvml, const NvidiaHost& host, const HealthOptions& options,
                          Diagnostics& diag);
 
-// --xid-log (an extension, not plugin behaviour, spec §3.2): kernel-log lines
+// --xid-log (an extension, not plugin behaviour, README §3.2): kernel-log lines
 // "NVRM: Xid (PCI:0000:18:00): 95, pid=..., ..." as dmesg / journalctl -k
 // print them, applied with the same key and effect rules to the full GPU on
 // that bus, so a snapshot can carry XIDs from before discover ran. Later

@@ -1,5 +1,5 @@
 // How the NVIDIA plugin turns NVML's raw answers into attribute values
-// (spec/discovery.md §1.4, §1.5.2): semver coercion, CUDA versions, bus IDs,
+// (README.md §1.4, §1.5.2): semver coercion, CUDA versions, bus IDs,
 // enum names, MIG profile names, canonical device-name parts.
 #pragma once
 
@@ -26,7 +26,7 @@ std::string CudaDriverVersionString(int version);
 // kInvalidArgument (quoting it) when the result is not dddd:bb:dd.f.
 StatusOr<std::string> NormalizeBusId(std::string_view nvml_bus_id);
 
-// Enum tables of go-nvlib (§1.4.6). nullopt for a value the table lacks.
+// Enum tables of go-nvlib (README §1.4.6). nullopt for a value the table lacks.
 std::optional<std::string_view> ArchitectureName(unsigned int arch);
 std::optional<std::string_view> BrandName(int brand);
 std::optional<std::string_view> AddressingModeName(unsigned int mode);
@@ -44,7 +44,7 @@ std::optional<GiProfileShape> GiProfileShapeOf(unsigned int gi_profile_index);
 // index order, without 0x7 (1_SLICE_REV1, dropped by the plugin).
 std::string_view CiProfileIndicesFor(int slices);  // e.g. "\x04\x08" for 7
 
-// The memory part of a MIG profile name (§1.5.2): the fraction of
+// The memory part of a MIG profile name (README §1.5.2): the fraction of
 // `total_bytes` rounded up to eighths, times ceil(total / GiB), rounded half
 // away from zero. H200 (143771 MiB): 71168 MiB -> 71. -1 for a memory size of
 // 2^40 MiB or more (not a real answer).

@@ -50,7 +50,7 @@ std::string CString(const char* buffer, size_t size) {
   return std::string(buffer, strnlen(buffer, size));
 }
 
-// GPU instance profiles and their placements (§1.5.2, §1.5.3). Leaves
+// GPU instance profiles and their placements (README §1.5.2, §1.5.3). Leaves
 // gpu.mig_data false (with a warning) when they cannot be had.
 Status GatherMigProfiles(nvml::Api& nvml, nvml::Device device, GpuInfo& gpu,
                          const NvidiaOptions& options, Diagnostics& diag) {
@@ -143,7 +143,7 @@ Status GatherMigProfiles(nvml::Api& nvml, nvml::Device device, GpuInfo& gpu,
   return OkStatus();
 }
 
-// The MIG devices that exist on a MIG-enabled GPU (§1.5.4).
+// The MIG devices that exist on a MIG-enabled GPU (README §1.5.4).
 Status GatherStaticMig(nvml::Api& nvml, nvml::Device device, GpuInfo& gpu,
                        const NvidiaOptions& options, Diagnostics& diag) {
   std::string where = fmt::format("GPU {} ({})", gpu.index, gpu.bus_id);
@@ -261,7 +261,8 @@ Status GatherStaticMig(nvml::Api& nvml, nvml::Device device, GpuInfo& gpu,
   return OkStatus();
 }
 
-// One GPU (§1.2, §1.3, §1.5). nullopt: the GPU is skipped (already reported).
+// One GPU (README §1.2, §1.3, §1.5). nullopt: the GPU is skipped (already
+// reported).
 StatusOr<std::optional<GpuInfo>> GatherGpu(nvml::Api& nvml, HostFs& fs, unsigned int index,
                                             const NvidiaOptions& options, Diagnostics& diag) {
   GpuInfo gpu;
@@ -513,7 +514,8 @@ std::string CounterSetName(const GpuInfo& gpu) {
   return fmt::format("gpu-{}-counter-set", gpu.minor);
 }
 
-// --consumable-shares (drivers.md §2.6) on a device with a memory capacity.
+// --consumable-shares (README §1.8; the plugin's consumable_shares.go) on a
+// device with a memory capacity.
 Status ApplyShares(const NvidiaOptions& options, api::Device& device) {
   if (options.consumable_shares.empty()) return OkStatus();
   device.allow_multiple_allocations = true;
@@ -591,7 +593,8 @@ api::Device MigBase(const NvidiaHost& host, const GpuInfo& gpu, const MigProfile
   return d;
 }
 
-// The MIG devices that exist (§1.5.4): uuid and memorySlice<K> capacities.
+// The MIG devices that exist (README §1.5.4): uuid and memorySlice<K>
+// capacities.
 void AppendStaticMig(const NvidiaHost& host, const GpuInfo& gpu, const NvidiaOptions& options,
                      const DeviceTaints& taints, std::vector<api::Device>& out) {
   for (const StaticMigDevice& mig : gpu.mig_devices) {
@@ -699,7 +702,8 @@ StatusOr<std::vector<SliceContent>> BuildNvidiaSlices(const NvidiaHost& host,
     return std::vector<SliceContent>{std::move(slice)};
   }
 
-  // DynamicMIG (§1.6, §1.7): per GPU its devices and, with MIG data, a counter set.
+  // DynamicMIG (README §1.6, §1.7): per GPU its devices and, with MIG data, a
+  // counter set.
   std::vector<SliceContent> per_gpu;
   for (const GpuInfo& gpu : host.gpus) {
     SliceContent content;

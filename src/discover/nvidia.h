@@ -1,11 +1,11 @@
 // gpu.nvidia.com: what the NVIDIA DRA kubelet plugin would publish on this
-// node (spec/discovery.md §1). Two steps:
+// node (README.md §1). Two steps:
 //   GatherNvidia  NVML + sysfs -> NvidiaHost, a plain description of every
 //                 GPU, its MIG profiles and static MIG devices (every NVML
 //                 call happens here, in the order the plugin makes them);
 //   BuildNvidiaSlices  NvidiaHost (+ health taints) -> the pool's slices.
 // Whatever the plugin treats as fatal is, here, a warning that omits the
-// attribute or skips the GPU (Diagnostics::Warn -> exit 2), unless
+// attribute or skips the GPU (Diagnostics::Warn -> exit 5), unless
 // options.strict, which turns it into an error as the plugin would refuse to
 // start.
 #pragma once
@@ -99,7 +99,7 @@ StatusOr<NvidiaHost> GatherNvidia(nvml::Api& nvml, HostFs& fs, const NvidiaOptio
 using DeviceKey = std::tuple<std::string, unsigned int, unsigned int>;
 using DeviceTaints = std::map<DeviceKey, std::vector<api::DeviceTaint>>;
 
-// The pool's slices' contents in publishing order (§1.7). Devices that the
+// The pool's slices' contents in publishing order (README §1.7). Devices that the
 // health monitor tainted carry `taints`.
 StatusOr<std::vector<SliceContent>> BuildNvidiaSlices(const NvidiaHost& host,
                                                       const NvidiaOptions& options,

@@ -1,8 +1,8 @@
 // Generic PCI fallback: every function of an interesting class that no
-// driver module claimed, in the shape §4.3 fixes. Names follow the SR-IOV
-// driver's convention (BDF with ':' and '.' -> '-'); IDs are formatted as the
-// NVIDIA plugin's VFIO devices format theirs ("0x%04x"), so selectors written
-// for one read naturally on the other.
+// driver module claimed, in the shape README.md §4.3 fixes. Names follow the
+// SR-IOV driver's convention (BDF with ':' and '.' -> '-'); IDs are formatted
+// as the NVIDIA plugin's VFIO devices format theirs ("0x%04x"), so selectors
+// written for one read naturally on the other.
 #include "discover/pci.h"
 
 #include <algorithm>
@@ -14,7 +14,7 @@
 namespace dra::discover {
 namespace {
 
-// §4.3 classes: base 0x03 display, 0x12 processing accelerator, 0x02
+// README §4.3 classes: base 0x03 display, 0x12 processing accelerator, 0x02
 // network; and 0x0b40 co-processor. Bridges (0x0604xx PCI bridge, 0x0680xx
 // "other bridge", which NVSwitches report) never qualify; the check is kept
 // explicit so widening the base classes cannot let them in.

@@ -1,4 +1,4 @@
-// Generic PCI fallback (spec/discovery.md §4.3, [our design]): accelerator,
+// Generic PCI fallback (README.md §4.3, a dractl design): accelerator,
 // display and network functions that no driver module claims, published as
 // `pci.dractl.io` devices so a cluster snapshot still shows them. Read through
 // HostFs (sysfs.h).

@@ -1,6 +1,6 @@
-// Slices of one pool as the kubelet-plugin helper publishes them (§1.7):
-// names, pool generation and count, node name, and the API limits checked
-// before anything is printed.
+// Slices of one pool as the kubelet-plugin helper publishes them
+// (README.md §1.7): names, pool generation and count, node name, and the API
+// limits checked before anything is printed.
 #pragma once
 
 #include <string_view>
@@ -36,8 +36,9 @@ std::vector<api::ResourceSlice> MakePool(std::string_view driver, std::string_vi
                                          const PoolOptions& options);
 
 // Every slice validated as the API server of `kubernetes_version` ("1.34";
-// "" = the newest) would, with the gates drivers use turned on (limits of
-// §1.7 included); kInvalidArgument listing the problems, naming the slice.
+// "" = the newest) would, with the gates drivers use turned on (the limits of
+// README §1.7 included); kInvalidArgument listing the problems, naming the
+// slice.
 Status CheckSlices(const std::vector<api::ResourceSlice>& slices,
                    std::string_view kubernetes_version = "");
 

@@ -1,4 +1,4 @@
-// PCI facts from sysfs (spec/discovery.md §1.4.3, §1.4.4, §4.1), read through
+// PCI facts from sysfs (README.md §1.4.3, §1.4.4, §4.1), read through
 // HostFs so tests and replays use recorded trees.
 #pragma once
 
@@ -31,7 +31,7 @@ StatusOr<std::string> PcieRootFromLink(std::string_view link, std::string_view b
 // kNotFound if unreadable, kInvalidArgument if not an integer.
 StatusOr<std::optional<int64_t>> NumaNode(HostFs& fs, std::string_view bdf);
 
-// A PCI function as sysfs describes it (§4.1). Missing files leave fields
+// A PCI function as sysfs describes it (README §4.1). Missing files leave fields
 // empty / zero; `error` says what could not be read.
 struct PciFunction {
   std::string bdf;            // "0000:18:00.0"

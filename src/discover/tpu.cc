@@ -10,8 +10,8 @@
 //      `index` is a chip's position among all chips found, so a chip dropped
 //      for a missing device node leaves a gap rather than renumbering the rest.
 //   2. `chipCount` counts every chip found, dropped ones included. Our reading
-//      of §3.3: the plugin probes the chips once at start-up, and its health
-//      checker later only hides a chip whose device file vanished.
+//      of README §3.3: the plugin probes the chips once at start-up, and its
+//      health checker later only hides a chip whose device file vanished.
 //   3. Every chip carries the same `uuid` (the plugin seeds it from the node
 //      name alone).
 #include "discover/tpu.h"
@@ -27,8 +27,8 @@ namespace dra::discover {
 namespace {
 
 constexpr uint32_t kGoogleVendorId = 0x1ae0;
-// Google functions that are not TPUs (§4.2): 0x001f NVMe, 0x0042 gVNIC, and
-// 0xabcd, which the plugin's list excludes as well.
+// Google functions that are not TPUs (README §4.2): 0x001f NVMe, 0x0042 gVNIC,
+// and 0xabcd, which the plugin's list excludes as well.
 constexpr std::array<uint32_t, 3> kNonTpuGoogleDevices = {0x001f, 0x0042, 0xabcd};
 
 // dractl's namespace for name-based UUIDs. The plugin's uuid is "tpu-" plus 16
@@ -111,7 +111,7 @@ bool IsTpuFunction(const PciFunction& f) {
              kNonTpuGoogleDevices.end();
 }
 
-// Generation from the PCI IDs (§4.2); "" when the IDs are not known.
+// Generation from the PCI IDs (README §4.2); "" when the IDs are not known.
 std::string GenerationFromIds(const PciFunction& f) {
   switch (f.device) {
     case 0x0027:
@@ -504,8 +504,8 @@ StatusOr<std::vector<api::Device>> DiscoverTpu(HostFs& fs, const TpuOptions& opt
   std::vector<api::Device> devices;
   for (size_t chip_idx = 0; chip_idx < chips.size(); ++chip_idx) {
     const Chip& chip = chips[chip_idx];
-    // §3.3: the plugin's health checker stats each chip's device file and
-    // republishes the slice without a chip whose file is gone (no taint).
+    // README §3.3: the plugin's health checker stats each chip's device file
+    // and republishes the slice without a chip whose file is gone (no taint).
     if (!fs.Exists(chip.dev_path)) {
       diag.Warn(fmt::format("tpu: chip {}: device node {} is missing; not published", chip.name,
                             chip.dev_path));

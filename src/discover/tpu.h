@@ -1,6 +1,6 @@
-// Google TPU discovery (spec/discovery.md §4.2, §3.3; drivers.md §3): the
-// devices kubernetes-sigs/dra-driver-google-tpu publishes as `tpu.google.com`,
-// derived from /dev, sysfs and the tpu-env file, all read through HostFs.
+// Google TPU discovery (README.md §4.2, §3.3): the devices
+// kubernetes-sigs/dra-driver-google-tpu publishes as `tpu.google.com`, derived
+// from /dev, sysfs and the tpu-env file, all read through HostFs.
 //
 // Flow: find the chips (accel nodes, else VFIO groups holding a Google TPU
 // function) -> name the accelerator (flag, else tpu-env) -> one api::Device per
@@ -25,7 +25,8 @@ inline constexpr std::string_view kTpuDriverName = "tpu.google.com";
 
 struct TpuOptions {
   // --tpu-accelerator: the accelerator label value ("tpu-v5-lite-podslice").
-  // A tpu-env style type ("v5litepod-8") is mapped as §4.2 maps the file's.
+  // A tpu-env style type ("v5litepod-8") is mapped as README §4.2 maps the
+  // file's.
   // When set, the tpu-env file is not read (the first source that names an
   // accelerator wins, as in the plugin's getTPUNodeLabels).
   std::string accelerator;

@@ -1,6 +1,8 @@
-// The live scheduler's view of the cluster (../shared/spec/live-scheduler.md
-// §1.3): the objects the reflectors delivered, with an assume layer for the
-// objects dractl itself wrote (kept until the watch delivers a newer version).
+// The live scheduler's view of the cluster (src/kube/README.md §1.3): the
+// objects the reflectors delivered, with an assume layer for the objects
+// dractl itself wrote (kept until the watch delivers a newer version), as
+// kube-scheduler's assume cache does it
+// (k8s.io/kubernetes/pkg/scheduler/util/assumecache/assume_cache.go).
 //
 // Not thread-safe: one thread (the scheduling loop) owns it; reflector
 // threads hand their batches over through a queue (serve.cc).

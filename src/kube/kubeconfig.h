@@ -1,5 +1,5 @@
 // Where the API server is and who we are to it: kubeconfig files and the
-// in-cluster service-account configuration (../shared/spec/live-scheduler.md §7.2).
+// in-cluster service-account configuration (src/kube/README.md §7.2).
 //
 // A kubeconfig is read as kubectl reads it: `current-context` (or the context
 // asked for) names a cluster and a user; files named by the cluster and user

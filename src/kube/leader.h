@@ -1,9 +1,10 @@
 // Leader election with a coordination.k8s.io/v1 Lease, as client-go's
-// leaderelection does it (../shared/spec/live-scheduler.md §6): only the
-// holder schedules; others wait and take over once the holder has not renewed
-// for the lease duration, judged by the time *this* process last saw the
-// lease change (never by comparing clocks). Updates carry the observed
-// resourceVersion, so two candidates cannot both win.
+// k8s.io/client-go/tools/leaderelection/leaderelection.go does it
+// (src/kube/README.md §6): only the holder schedules; others wait and take
+// over once the holder has not renewed for the lease duration, judged by the
+// time *this* process last saw the lease change (never by comparing clocks).
+// Updates carry the observed resourceVersion, so two candidates cannot both
+// win.
 #pragma once
 
 #include <atomic>

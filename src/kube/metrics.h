@@ -1,6 +1,7 @@
 // The metrics `dractl serve` exposes on /metrics, in the Prometheus text
 // format, under kube-scheduler's names where one applies
-// (../shared/spec/live-scheduler.md §8; label profile = the scheduler name).
+// (k8s.io/kubernetes/pkg/scheduler/metrics/metrics.go; the list:
+// src/kube/README.md §8; label profile = the scheduler name).
 // Thread-safe.
 #pragma once
 

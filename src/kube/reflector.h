@@ -1,9 +1,10 @@
 // List-then-watch of one collection, as client-go's reflector does it
-// (../shared/spec/live-scheduler.md §1.2): list (paged), deliver the complete
-// set, watch from the list's resourceVersion with bookmarks, re-watch from the
-// last version seen when a watch ends, re-list when the version has expired
-// (410), and back off (0.5 s doubling to 30 s) after errors. Runs until the
-// client is cancelled.
+// (Reflector.ListAndWatch in k8s.io/client-go/tools/cache/reflector.go;
+// src/kube/README.md §1.2): list (paged), deliver the complete set, watch
+// from the list's resourceVersion with bookmarks, re-watch from the last
+// version seen when a watch ends, re-list when the version has expired (410),
+// and back off (0.5 s doubling to 30 s) after errors. Runs until the client is
+// cancelled.
 #pragma once
 
 #include <atomic>

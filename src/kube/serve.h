@@ -1,24 +1,28 @@
-// `dractl serve`: a secondary scheduler on a real API server
-// (../shared/spec/live-scheduler.md). Pods with spec.schedulerName == the
-// scheduler name get their claims allocated and are bound, as kube-scheduler's
-// DynamicResources plugin would do it.
+// `dractl serve`: a secondary scheduler on a real API server (what it does
+// with the API server: src/kube/README.md). Pods with spec.schedulerName ==
+// the scheduler name get their claims allocated and are bound, as
+// kube-scheduler's DynamicResources plugin would do it.
 //
 // Threads: one reflector per collection (reflector.h) feeds a queue; one
-// scheduling thread owns the cache (cache.h), plans and writes. Because the
-// only writer plans on the cache that already holds every write it made (the
-// assume layer), and writes one placement at a time, no two pods in flight can
-// get one device (spec §4.1) — there is no in-flight state to get wrong.
+// scheduling thread owns the cache (cache.h) and plans. Because that thread
+// alone plans, counting every placement of a round before the next, on a cache
+// that already holds every write dractl made (the assume layer), no two pods
+// get one device (src/kube/README.md §4.1) — there is no in-flight state to
+// get wrong.
 //
 // A planning round: snapshot of the cache (bound pods + our pending pods; pods
 // of other schedulers that are pending are left out), sched::Schedule on it
-// (queue order: priority, creation time), then for each placed pod in order the
-// API writes of spec §3.4-3.5 — finalizer (update), allocation + reservedFor
-// (status update with the resourceVersion, retried on 409 with a fresh GET),
-// binding — and for each pod that does not fit PodScheduled=False with the
-// "0/N nodes are available: ..." message and a FailedScheduling event (only
-// when the message changed). When a write fails, the claims already reserved
-// for that pod are unreserved (spec §3.6) and the rest of the round is dropped:
-// the next round plans on fresh state. Rounds run whenever the cache changes.
+// (queue order: priority, creation time), then for each placed pod the API
+// writes of src/kube/README.md §3.2-3.3 — finalizer (update), allocation +
+// reservedFor (status update with the resourceVersion, retried on 409 with a
+// fresh GET), binding; the pods of a round touch different claims, so their
+// writes run on workers at once, and the answers are assumed into the cache
+// on the scheduling thread afterwards. For each pod that does not fit:
+// PodScheduled=False with the "0/N nodes are available: ..." message and a
+// FailedScheduling event (only when the message changed). When a write fails,
+// the claims already reserved for that pod are unreserved
+// (src/kube/README.md §3.5) and the next round plans it again on fresh state.
+// Rounds run whenever the cache changes.
 #pragma once
 
 #include <atomic>
@@ -63,8 +67,8 @@ struct ServeOptions {
   double profile_window_seconds = 3600;
   double profile_half_life_seconds = 600;
   // Create claims from templates and record them in the pod status, as the
-  // resource-claim controller does (spec §2.4), for clusters without
-  // kube-controller-manager. Off: pods wait for the controller.
+  // resource-claim controller does (src/kube/README.md §2.1), for clusters
+  // without kube-controller-manager. Off: pods wait for the controller.
   bool manage_claims = false;
   // Identity in events (reportingInstance) and logs.
   std::string instance = "dractl";
@@ -74,7 +78,7 @@ struct ServeOptions {
   std::chrono::seconds binding_timeout{600};
   // Tests only: wait this long between planning a pod and writing its claims
   // (after --manage-claims created them), announcing it in the log, so that a
-  // test can write to the API server in between (spec §9.4-9.6).
+  // test can write to the API server in between (src/kube/README.md §9.4-9.6).
   std::chrono::milliseconds write_delay{0};
   // One line per decision and per problem; must be thread-safe.
   std::function<void(std::string_view)> log;
@@ -125,10 +129,11 @@ class Server {
   };
 
   // A pod whose claims are written and whose allocated devices have binding
-  // conditions (spec §3.4, scheduler-plugin.md PreBind): bound once the
-  // drivers report every condition True in the claims' status.devices; a
-  // failure condition or the timeout deallocates its claims instead, and the
-  // pod is planned again.
+  // conditions (src/kube/README.md §3.4; upstream: DynamicResources.PreBind in
+  // k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go):
+  // bound once the drivers report every condition True in the claims'
+  // status.devices; a failure condition or the timeout deallocates its claims
+  // instead, and the pod is planned again.
   struct BindingWait {
     api::Pod pod;
     std::string node;

@@ -780,7 +780,7 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
     own.insert(ObjectKey(s_.claims[ref.claim].metadata));
     if (!s_.claims[ref.claim].status.allocation) to_allocate.push_back(&s_.claims[ref.claim]);
   }
-  // Extended resources backed by DRA (§6): the node's special claim joins
+  // Extended resources backed by DRA (README.md §6): the node's special claim joins
   // the claims to allocate, as in the scheduler's Filter.
   const ExtendedResourceClasses extended_classes(s_.classes, s_.gates.enabled(api::Gate::kDRAExtendedResource));
   const Resources requests = PodRequests(pod);

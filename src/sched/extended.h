@@ -1,4 +1,4 @@
-// Extended resources backed by DRA (scheduler-plugin.md §6, gate
+// Extended resources backed by DRA (README.md §6, gate
 // DRAExtendedResource: beta in 1.36, GA in 1.37). A pod that asks for
 // `nvidia.com/gpu: 2` on a node whose allocatable does not list
 // nvidia.com/gpu gets its devices from the DeviceClass that names

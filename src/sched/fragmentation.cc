@@ -15,7 +15,7 @@
 //                   (-1 unknown, 0 no, 1 yes) and need[cap] (what it
 //                   consumes of each capacity of a multi device)
 // The hypothetical placements of Score and Choose change these arrays and
-// undo the changes from a log (STYLE §4: every Add has its Remove).
+// undo the changes from a log (every Add has its Remove).
 #include "sched/fragmentation.h"
 
 #include <algorithm>

@@ -19,8 +19,8 @@
 // and matching the class of some typical request count; the rest is not
 // capacity the workload wants.
 //
-// Fragmentation of node n against typical shape m (spec fgd-reproduction.md
-// §5.1, generalised):
+// Fragmentation of node n against typical shape m (docs/fgd.md §5.1,
+// generalised):
 //   m asks for no devices, or the node lacks m's cpu, memory or a pod slot,
 //   or some request of m cannot be served            -> G (every free unit)
 //   otherwise                                         -> the free units that
@@ -61,7 +61,7 @@
 
 namespace dra::sched {
 
-// --- The arithmetic of FGD (spec fgd-reproduction.md §4.6), shared by both engines.
+// --- The arithmetic of FGD (docs/fgd.md §4.6), shared by both engines.
 
 // 1 / (1 + e^-x).
 double Sigmoid(double x);
@@ -113,7 +113,7 @@ class DeviceModel {
   int64_t FreeMilli(size_t node) const;
   double Frag(size_t node);
   double Pack(size_t node);
-  // Sum of F over nodes, and the typical-weighted free milli (§5.1's idle).
+  // Sum of F over nodes, and the typical-weighted free milli (docs/fgd.md §5.1's idle).
   double FragTotal();
   double IdleTotal();
   double rho() const { return rho_; }

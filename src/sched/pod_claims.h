@@ -1,4 +1,4 @@
-// Which ResourceClaims a pod uses (scheduler-plugin.md §2): the
+// Which ResourceClaims a pod uses (README.md §2): the
 // resource-claim controller's part (creating claims from templates, §2.2) and
 // the scheduler's part (resolving pod.spec.resourceClaims, §2.1).
 //

@@ -6,7 +6,7 @@
 //   kube     kube-scheduler's default scoring, limited to what dractl models:
 //            NodeResourcesFit (LeastAllocated, cpu and memory, weight 1 each)
 //            + NodeResourcesBalancedAllocation (cpu, memory)
-//            + DynamicResources (prioritized-list score, scheduler-plugin.md §4.6),
+//            + DynamicResources (prioritized-list score, README.md §4.6),
 //            each plugin weight 1, each 0-100.
 //   binpack  MostAllocated over cpu, memory and devices (equal weights; the
 //            device term only on nodes with devices): fills nodes first.
@@ -61,7 +61,7 @@ struct PodFit {
   Resources requests{};            // PodRequests(pod)
   Resources non_zero_requests{};   // PodRequests(pod, non_zero)
   int64_t devices_taken = 0;     // devices of the node the pod's new allocations take
-  // DynamicResources' raw score on this node (§4.6) and the highest raw score
+  // DynamicResources' raw score on this node (README.md §4.6) and the highest raw score
   // over all feasible nodes for this pod (for NormalizeScore).
   int64_t dra_raw_score = 0;
   int64_t dra_max_raw_score = 0;

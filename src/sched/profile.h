@@ -1,7 +1,6 @@
 // The target workload of the packing policies (fgd, dra-pack): the "typical
-// pods" against which a node's fragmentation is measured (spec
-// fgd-reproduction.md §5.2, generalised from openb's (cpu, milli, count,
-// gpu_spec) to DRA claims).
+// pods" against which a node's fragmentation is measured (docs/fgd.md §5.2,
+// generalised from openb's (cpu, milli, count, gpu_spec) to DRA claims).
 //
 // A pod's shape is its cpu and memory requests plus the device requests of
 // the claims it would allocate, as the allocator reads them (class,

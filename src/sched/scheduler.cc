@@ -1,6 +1,7 @@
 // One scheduling cycle per pending pod, mirroring kube-scheduler's framework
 // (schedule_one.go: findNodesThatFitPod, prioritizeNodes, selectHost) with
-// the DynamicResources plugin of scheduler-plugin.md §4. Nodes are filtered
+// the DynamicResources plugin (README.md §4; upstream's dynamicresources.go;
+// the bare § numbers below point into the same README). Nodes are filtered
 // one by one in name order, starting where the previous pod stopped, until
 // NumFeasibleNodesToFind nodes fit (upstream filters in parallel, so which
 // nodes it finds first can vary; here the order is fixed).

@@ -1,6 +1,7 @@
 // The front door of sched/: places pending pods on nodes one at a time, as
 // kube-scheduler would, with the DRA allocator (alloc/allocator.h) deciding
-// devices. See README.md for what is modelled and what is not.
+// devices. See README.md for what is modelled and what is not; § numbers
+// below point into its "What kube-scheduler does (reference)".
 //
 // Flow of Schedule(snapshot, options):
 //   queue        pending pods (no spec.nodeName, not finished, not being

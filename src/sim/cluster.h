@@ -1,4 +1,4 @@
-// The simulator's native resource model (spec fgd-reproduction.md §3): per
+// The simulator's native resource model (docs/fgd.md §3): per
 // node the free CPU, memory, pod slots and the free milli of each GPU; per pod
 // its shape. All integers. Policies (policies.h) and the fragmentation metric
 // (frag.h) read it; the DRA allocator checks the decisions made on it

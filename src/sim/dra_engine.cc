@@ -21,7 +21,7 @@
 namespace dra::sim {
 namespace {
 
-// The paper's BestFit (§4.5) on what the DRA scheduler sees: the node's free
+// The paper's BestFit (docs/fgd.md §4.5) on what the DRA scheduler sees: the node's free
 // cpu from NodeResourcesFit's figures, its free GPU milli and the pod's from
 // the scheduler's DeviceModel; the arithmetic is BestFitRaw's.
 class PaperBestFit : public sched::ScorePolicy {

@@ -9,7 +9,7 @@
 //            allocator on the pod's claim (made from its template);
 //   Score    fgd or dra-pack on sched's DeviceModel (sched/fragmentation.h)
 //            against the native typical pods (OpenbProfile), or the paper's
-//            BestFit (§4.5: C from NodeResourcesFit's figures, G and g from
+//            BestFit (docs/fgd.md §4.5: C from NodeResourcesFit's figures, G and g from
 //            the DeviceModel, min-max normalised);
 //   choice   the node with the highest score, ties to the lowest rank; inside
 //            it the devices the policy prefers (FGD's GPU for shared GPUs,

@@ -1,6 +1,6 @@
 // The authors' published results (testdata/traces/alibaba-openb/expected): per
 // run (trace, policy, seed) the columns 0..130 of allocation, fragmentation
-// amount and fragmentation ratio (spec fgd-reproduction.md §6.3).
+// amount and fragmentation ratio (docs/fgd.md §6.3).
 #pragma once
 
 #include <map>

@@ -1,5 +1,5 @@
-// GPU fragmentation against the workload's typical pods (spec
-// fgd-reproduction.md §5), the quantity FGD descends and the metric of §6.
+// GPU fragmentation against the workload's typical pods (docs/fgd.md §5),
+// the quantity FGD descends and the metric of §6.
 //
 // Typical pods (§5.2): the trace's pod shapes (cpu, milli per GPU, count,
 // spec string), most common first, taken until they cover >= 95% of pods,

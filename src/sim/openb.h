@@ -1,6 +1,6 @@
 // The Alibaba openb trace files (testdata/traces/alibaba-openb): the GPU node
 // list and the pod lists, read from CSV into plain rows, as the FGD authors'
-// input preparation reads them (spec/fgd-reproduction.md §1).
+// input preparation reads them (docs/fgd.md §1).
 //
 //   node list  sn, cpu_milli, memory_mib, gpu, model
 //   pod list   name, cpu_milli, memory_mib, num_gpu, gpu_milli[, gpu_spec, ...]

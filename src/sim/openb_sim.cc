@@ -1,6 +1,7 @@
-// The run protocol. The RNG is consumed in the authors' order (§7.1): one
-// value for a log argument, the shuffle, the tuning draws (including the one
-// that stops the loop), the node permutation, then the random policy's draws.
+// The run protocol (docs/fgd.md §2.3). The RNG is consumed in the authors'
+// order (§7.1): one value for a log argument, the shuffle, the tuning draws
+// (including the one that stops the loop), the node permutation, then the
+// random policy's draws.
 #include "sim/openb_sim.h"
 
 #include <algorithm>

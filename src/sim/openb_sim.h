@@ -1,4 +1,4 @@
-// The FGD paper's experiment on an openb trace (spec fgd-reproduction.md §2):
+// The FGD paper's experiment on an openb trace (docs/fgd.md §2):
 // the front door of sim/ for `dractl simulate openb`.
 //
 // Prepare (once per trace, shared read-only by the runs):

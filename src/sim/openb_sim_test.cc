@@ -22,7 +22,7 @@ TEST(OpenbSimTest, PreparesTheDefaultTraceAsTheSpecCounts) {
   EXPECT_EQ(e->cluster().nodes().size(), 1213u);
   EXPECT_EQ(e->cluster().gpu_capacity(), 6'212'000);
   EXPECT_EQ(e->trace_gpu_request(), 6'086'800);
-  // §5.2: 91 distinct shapes, 35 taken, CPU-only weight 13.60%.
+  // docs/fgd.md §5.2: 91 distinct shapes, 35 taken, CPU-only weight 13.60%.
   EXPECT_EQ(e->typical().distinct_shapes, 91);
   EXPECT_EQ(e->typical().list.size(), 35u);
   double cpu_only = 0;
@@ -55,7 +55,7 @@ TEST(OpenbSimTest, AllocatorAgreesOnEveryAttempt) {
 
 // One seed of the default trace against the authors' per-seed number
 // (expected/analysis_allo_discrete.csv, default, 06-FGD, seed 42, column
-// 130: 95.29). Our seeds are our own (spec §7.1), so the bar is the
+// 130: 95.29). Our seeds are our own (docs/fgd.md §7.1), so the bar is the
 // reproduction tolerance, ±0.3. (The allocator checks are left to the test
 // above, to keep this one fast under ASan.)
 TEST(OpenbSimTest, OneSeedWithinToleranceOfThePublishedRun) {
@@ -78,7 +78,7 @@ TEST(OpenbSimTest, OneSeedWithinToleranceOfThePublishedRun) {
   EXPECT_DOUBLE_EQ(*want, 95.29);
   ASSERT_TRUE(c.allocation[130].has_value());
   EXPECT_NEAR(*c.allocation[130], *want, 0.3);
-  // Sanity checks of §8: everything is allocated up to ~90% arrived, and the
+  // Sanity checks of docs/fgd.md §8: everything is allocated up to ~90% arrived, and the
   // tuned list ends near 130%.
   ASSERT_TRUE(c.allocation[90].has_value());
   EXPECT_NEAR(*c.allocation[90], 89.98, 0.1);

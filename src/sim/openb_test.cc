@@ -132,11 +132,11 @@ TEST(OpenbTest, ReadsTheSharedTraces) {
     gpus += n.gpus;
     cpu += n.cpu_milli;
   }
-  EXPECT_EQ(gpus, 6212);           // spec §1.1
+  EXPECT_EQ(gpus, 6212);           // docs/fgd.md §1.1
   EXPECT_EQ(cpu, 107'018'000);
   StatusOr<std::vector<OpenbPod>> pods = ReadOpenbPods(DRA_TESTDATA_DIR "/traces/alibaba-openb/openb_pod_list_default.csv");
   ASSERT_TRUE(pods.ok()) << pods.status().message();
-  EXPECT_EQ(pods->size(), 8152u);  // spec §1.2
+  EXPECT_EQ(pods->size(), 8152u);  // docs/fgd.md §1.2
   int64_t total = 0;
   for (const OpenbPod& p : *pods) total += p.total_gpu_milli();
   EXPECT_EQ(total, 6'086'800);

@@ -1,5 +1,5 @@
 // Score arithmetic of the six paper policies. Floating-point expressions are
-// written in the order the spec gives them (left to right, as Go evaluates
+// written in the order docs/fgd.md §4 gives them (left to right, as Go evaluates
 // them), because the integer truncations make the last bit matter at
 // boundaries.
 #include "sim/policies.h"

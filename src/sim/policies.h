@@ -1,4 +1,4 @@
-// The FGD paper's node scoring policies (spec fgd-reproduction.md §4), as pure
+// The FGD paper's node scoring policies (docs/fgd.md §4), as pure
 // functions of one node's state and one pod, with the authors' integer
 // truncations. Higher is better; the scheduler (scheduler.h) takes the
 // highest and breaks ties by the per-run node rank.

@@ -1,5 +1,5 @@
-// Score arithmetic on small hand-computed cases (spec fgd-reproduction.md
-// §4-§5). Every expected number is worked out by hand in the comment beside it.
+// Score arithmetic on small hand-computed cases (docs/fgd.md §4-§5). Every
+// expected number is worked out by hand in the comment beside it.
 #include "sim/policies.h"
 
 #include "gtest/gtest.h"
@@ -51,7 +51,7 @@ TEST(PoliciesTest, GpuClustering) {
   // both classes on the node, sharing pod: 50 + 1 = 51
   n.classes = share | one;
   EXPECT_EQ(GpuClusteringScore(n, Pod(1000, 200, 1)), 51);
-  // idle 2-GPU node: 25 + (25 * 6000) div 8000 = 25 + 18 = 43 (the spec's example)
+  // idle 2-GPU node: 25 + (25 * 6000) div 8000 = 25 + 18 = 43 (docs/fgd.md §4.3's example)
   EXPECT_EQ(GpuClusteringScore(MakeNode(16000, {1000, 1000}), Pod(1000, 1000, 1)), 43);
   // CPU-only pods: 0 everywhere
   EXPECT_EQ(GpuClusteringScore(n, Pod(1000, 0, 0)), 0);

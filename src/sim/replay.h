@@ -50,7 +50,7 @@ struct ReplaySample {
   double cpu_allocation = 0;  // % of CPU in use
   int64_t running = 0;
   int64_t pending = 0;
-  double frag_amount = 0;  // sum of F over nodes, % of GPU capacity (spec §5)
+  double frag_amount = 0;  // sum of F over nodes, % of GPU capacity (docs/fgd.md §5)
 };
 
 struct ReplaySummary {

@@ -2,7 +2,7 @@
 // page (inline CSS and hand-written inline SVG; no script, font, image or
 // network reference) with
 //   1. GPU allocation (% of GPU capacity) vs arrived workload (% of GPU
-//      capacity, columns 0..130 of spec fgd-reproduction.md §6.2), one line
+//      capacity, columns 0..130 of docs/fgd.md §6.2), one line
 //      per policy: the mean over seeds, a light ±1 sd band, the authors'
 //      published mean dashed beside it; the x = 100 line marked;
 //   2. the same, zoomed on arrived 75..130 (the range of the paper's Fig. 9a);

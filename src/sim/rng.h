@@ -5,8 +5,8 @@
 //
 // Why not Go's math/rand, which the authors' simulator uses: its per-seed
 // stream cannot be replayed anyway (client-go informers draw from the same
-// global source on other goroutines, racing with the node permutation; spec
-// fgd-reproduction.md §7.1), so we reproduce the seed *distribution*, and the
+// global source on other goroutines, racing with the node permutation;
+// docs/fgd.md §7.1), so we reproduce the seed *distribution*, and the
 // seeds are our own. The draw order still follows the authors' (§2.3).
 //
 // Not thread-safe; one Rng per run.

@@ -1,4 +1,4 @@
-// One scheduling cycle of the FGD simulator (spec fgd-reproduction.md §2.4)
+// One scheduling cycle of the FGD simulator (docs/fgd.md §2.4)
 // on the native model: filter every node, score the feasible ones with the
 // policy, take the highest score (ties: the lowest per-run node rank), then
 // choose the GPUs (§3.2). Keeps each node's fragmentation F (frag.h) up to

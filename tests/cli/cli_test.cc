@@ -296,8 +296,8 @@ TEST(CliTest, EvalExpressionOutputsAndExitCodes) {
 }
 
 // The expected devices below were worked out from the fixtures by hand (pools
-// by driver/name, slices by name, devices in order, allocator.md §7), not
-// taken from dractl's output.
+// by driver/name, slices by name, devices in order: src/alloc/README.md §3.4),
+// not taken from dractl's output.
 TEST(CliTest, AllocateMigClaimOnTheA100Node) {
   const std::string f = kShared + "/fixtures";
   const std::string node = "ip-10-0-42-17.us-west-2.compute.internal";

@@ -4,8 +4,8 @@
 // `expect:` as FORMAT.md §1 says: results within a claim as a multiset,
 // quantities by value, shareID "*" matching any non-empty value, empty lists
 // dropped; `error` passes on any error; `unsatisfiable` on no allocation and
-// no error. The invalid-pool sentinel (allocator.md §13) is modelled: the
-// Allocator reports reason.invalid_pools and the runner prints it as the
+// no error. The invalid-pool sentinel (src/alloc/README.md §13) is modelled:
+// the Allocator reports reason.invalid_pools and the runner prints it as the
 // error the vectors expect.
 //
 // tests/conformance/allocator_known_failures.txt lists scenarios known to

@@ -337,8 +337,9 @@ TEST(DiscoverCli, EventsThatTaintNothingAndTheLatestXidWins) {
   EXPECT_TRUE(Contains(r.output, "XID 79")) << r.output;  // named as ignored
 }
 
-// DynamicMIG on Hopper (spec §5.6): per GPU the full GPU and 25 partitions,
-// a counter set of 15 counters that the full GPU consumes entirely.
+// DynamicMIG on Hopper (src/discover/README.md §5.6): per GPU the full GPU and
+// 25 partitions, a counter set of 15 counters that the full GPU consumes
+// entirely.
 TEST(DiscoverCli, H200DynamicMigShape) {
   std::string json = Temp("h200-dyn.json");
   CommandResult r = Discover("--replay " + ShellQuote(kRecordings + "/hgx-h200-07.json") +

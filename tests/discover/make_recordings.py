@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write the NVML/sysfs recordings the `dractl discover --replay` golden tests
 replay (tests/discover/recordings/*.json), one per fixture node of
-testdata/fixtures (spec/discovery.md §5.4).
+testdata/fixtures (src/discover/README.md §5.4).
 
     python3 tests/discover/make_recordings.py            # (re)write recordings
     python3 tests/discover/make_recordings.py --check    # self-check only
@@ -20,12 +20,12 @@ Where each value comes from:
     each table says where its numbers come from and which are invented.
 
 `--check` recomputes, from each recording alone and with the rules of
-spec/discovery.md (semver coercion, CUDA int -> version, BinarySI quantity,
-bus-ID normalisation, pcieRoot from the link, numa_node, enum names, MIG
-profile names of §1.5.2 with round-half-away, DynamicMIG counters, the static
-MIG walk, health events), the slices the plugin would publish for every case
-of recordings/CASES, and compares them with the fixture (ignoring slice name
-suffixes, taint timeAdded and the attributes CASES says to drop). It never
+src/discover/README.md (semver coercion, CUDA int -> version, BinarySI
+quantity, bus-ID normalisation, pcieRoot from the link, numa_node, enum names,
+MIG profile names of its §1.5.2 with round-half-away, DynamicMIG counters, the
+static MIG walk, health events), the slices the plugin would publish for every
+case of recordings/CASES, and compares them with the fixture (ignoring slice
+name suffixes, taint timeAdded and the attributes CASES says to drop). It never
 runs or imports dractl: it is an independent model, so a wrong table entry is
 caught here rather than by the C++ golden test.
 
@@ -64,13 +64,13 @@ SUCCESS, NOT_SUPPORTED, NOT_FOUND, DRIVER_NOT_LOADED, TIMEOUT = 0, 3, 6, 9, 10
 
 # ===================================================================== tables
 #
-# GPU models. Sources: fixtures/README.md "GPU models used" (memory totals,
-# CC, architecture), spec/discovery.md §1.4.6 (enum values), §5.6 (H200 PCI
-# IDs). PCI device IDs are the public ones (also used as mig-parted device
-# filters: 0x233010DE H100-SXM5-80GB, 0x20B010DE A100-SXM4-40GB, 0x233510DE
-# H200); subsystem IDs are plausible board IDs, not verified for these
-# particular servers. `used_mib` (nvmlMemory_t.used, which dractl does not
-# publish) is invented.
+# GPU models. Sources: testdata/fixtures/README.md "GPU models used" (memory
+# totals, CC, architecture), src/discover/README.md §1.4.6 (enum values) and
+# §5.6 (H200 PCI IDs). PCI device IDs are the public ones (also used as
+# mig-parted device filters: 0x233010DE H100-SXM5-80GB, 0x20B010DE
+# A100-SXM4-40GB, 0x233510DE H200); subsystem IDs are plausible board IDs,
+# not verified for these particular servers. `used_mib` (nvmlMemory_t.used,
+# which dractl does not publish) is invented.
 MODELS = {
     "NVIDIA H200": dict(
         arch=9, cc=(9, 0), mem_bytes=143771 * 2**20, used_mib=597,
@@ -102,7 +102,8 @@ PCI_CLASS_3D = 0x030200
 EVENTS_PLAIN = 0x00F
 EVENTS_MIG = 0x10F
 
-# GPU instance profiles, keyed by GI profile INDEX (spec §1.5.2, §2.3):
+# GPU instance profiles, keyed by GI profile INDEX (src/discover/README.md
+# §1.5.2, §2.3):
 # (id, sliceCount, instanceCount, SMs, CE, DEC, ENC, JPEG, OFA, memorySizeMB
 # (MiB), placements [(start, size)]). Every other index of
 # [0, NVML_GPU_INSTANCE_PROFILE_COUNT) answers NOT_SUPPORTED.
@@ -124,9 +125,9 @@ GI_TABLES = {
         0x7: (20, 1, 1, 14, 1, 1, 0, 1, 1, 4864, P1),
         0x9: (15, 1, 4, 14, 1, 1, 0, 0, 0, 9856, P2_4),
     },
-    # spec/discovery.md §5.6 (lgip captures; 2g.35gb taken as 32.25 GiB =
-    # 33024 MiB, the low end of the range given there; placements assumed
-    # equal to H100's, [verify on H200]).
+    # src/discover/README.md §5.6 (lgip captures; 2g.35gb taken as 32.25 GiB
+    # = 33024 MiB, the low end of the range given there; placements assumed
+    # equal to H100's, to confirm on an H200).
     "H200": {
         0x0: (19, 1, 7, 16, 1, 1, 0, 1, 0, 16384, P1),
         0x1: (14, 2, 3, 32, 2, 2, 0, 2, 0, 33024, P2_3),
@@ -138,7 +139,8 @@ GI_TABLES = {
     },
     # H100 80GB HBM3: IDs, placements, SMs and engines as H200's; memory
     # sizes are the commonly quoted lgip GiB (9.75 / 19.62 / 39.50 / 79.25),
-    # chosen so that §1.5.2 with total 81559 MiB gives the README's names
+    # chosen so that src/discover/README.md §1.5.2 with total 81559 MiB gives
+    # testdata/fixtures/README.md's names
     # (1g.10gb, 1g.10gb+me, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb).
     # Not read from an H100 here.
     "H100": {
@@ -185,7 +187,8 @@ def gi_id_for(profile_id, start):
 # how the sysfs link of each GPU is built below its root (fixture roots are
 # kept; intermediate bridges are invented):
 #   switch:   pciRR/RR:01.0/(RR+1):00.0/(RR+2):DD.0/BB:00.0 (PCIe switch,
-#             DD = BB-RR-3), the spec's H200 example shape;
+#             DD = BB-RR-3), the H200 example shape of
+#             src/discover/README.md §1.4.3;
 #   rootport: pciRR/RR:0N.0/BB:00.0 with N = BB-RR (GPU right below a root port);
 #   rootbus:  pciRR/BB:DD.F (device on the root bus: VMs, p4d).
 # `virt` is nvmlDeviceGetVirtualizationMode: 0 NONE on bare metal, 1
@@ -571,8 +574,9 @@ def nvidia_recording(cfg, fixtures):
                 d["gpuInstances"] = {}
         if cfg.get("module_ids"):
             # Not in RECORDING.md's table: Fabric Manager attributes are out of
-            # scope for v1 of discover (spec §1.2); kept for a later
-            # --fabric-manager. dractl v1 never calls nvmlDeviceGetModuleId.
+            # scope for v1 of discover (src/discover/README.md §1.2); kept for
+            # a later --fabric-manager. dractl v1 never calls
+            # nvmlDeviceGetModuleId.
             d["nvmlDeviceGetModuleId"] = {"ret": SUCCESS, "moduleId": g["module"]}
         rec["devices"].append(d)
 
@@ -670,7 +674,7 @@ def build_all(fixtures):
 
 # ===================================================================== check
 #
-# An independent model of spec/discovery.md, reading only the recording.
+# An independent model of src/discover/README.md, reading only the recording.
 
 ARCH_NAMES = {2: "Kepler", 3: "Maxwell", 4: "Pascal", 5: "Volta", 6: "Turing", 7: "Ampere",
               8: "Ada Lovelace", 9: "Hopper", 10: "Blackwell", 13: "Rubin",
@@ -932,7 +936,8 @@ def static_mig_devices(g, d):
 
 
 def dynamic_mig(g, attribute_set):
-    """(counter set, devices) of a DynamicMIG-capable GPU (§1.6)."""
+    """(counter set, devices) of a DynamicMIG-capable GPU (src/discover/README.md
+    §1.6)."""
     cs = f"gpu-{g.minor}-counter-set"
     maxima, slices, devs = {}, 0, []
     for idx, info, name, placements in g.profiles:
@@ -960,7 +965,8 @@ def dynamic_mig(g, attribute_set):
 
 
 def health_taints(rec, gpus, wait_ms):
-    """§3.1/§3.2 on the recording's events; full GPUs only."""
+    """src/discover/README.md §3.1/§3.2 on the recording's events; full GPUs
+    only."""
     by_index = {g.index: g for g in gpus}
     taints = {}
     events = list(rec["events"])
@@ -1186,7 +1192,7 @@ def check_readme_profile_names(fixtures, recs):
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 6 and cells[0] in MODELS and "(" in cells[4]:
             expected[cells[0]] = sorted(re.findall(r"(\S+) \(\d+\)", cells[4]))
-    # spec/discovery.md §5.6: H200's names, verbatim.
+    # src/discover/README.md §5.6: H200's names, verbatim.
     require(expected.get("NVIDIA H200") == sorted(
         ["1g.18gb", "1g.18gb+me", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb"]),
         "README H200 row changed")

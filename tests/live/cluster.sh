@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A real etcd + kube-apiserver (v1.37.2, built by scripts/k8s-bins) on loopback,
-# for the live tests (../shared/spec/integration-cluster.md §3, §7).
+# for the live tests (tests/live/README.md §2: certificates, flags and why).
 #
 #   tests/live/cluster.sh up DIR     start; DIR gets the certificates, logs, data,
 #                                    admin.kubeconfig (system:masters) and
@@ -147,7 +147,7 @@ down() {
 
 # kube-controller-manager with only the resource-claim controller (claims from
 # templates, pod.status.resourceClaimStatuses, reservedFor pruning) and the
-# garbage collector (../shared/spec/integration-cluster.md §5).
+# garbage collector (tests/live/README.md §3).
 start_kcm() {
   dir="$(cd "$dir" && pwd)"
   if [ ! -x "$bin/kube-controller-manager" ]; then

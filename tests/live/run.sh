@@ -7,7 +7,9 @@
 # BUILD_DIR holds src/cli/dractl and tests/watch_probe (e.g. build/release).
 # Prints one "ok"/"FAIL" line per check and exits 1 if any failed. The work
 # folder (logs of every process) is kept when a check failed, or always with
-# DRA_LIVE_KEEP=1.
+# DRA_LIVE_KEEP=1. A check named "serve §9.N" or "reflector §9.N" is acceptance
+# test 9.N of src/kube/README.md §9; tests/live/README.md §4 describes the
+# four parts below and the cluster each one runs on.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(cd "${1:?usage: run.sh BUILD_DIR}" && pwd)"
@@ -157,7 +159,8 @@ fi
 
 # ---------------------------------------------------------------------------
 # Part 2: dractl serve on a fresh API server, as the user `dractl` with only
-# the ClusterRole of deploy/rbac.yaml (../shared/spec/live-scheduler.md §9).
+# the ClusterRole of deploy/rbac.yaml (the acceptance tests of
+# src/kube/README.md §9).
 # No kube-controller-manager runs, so dractl creates template claims itself
 # (--manage-claims).
 "$root/tests/live/cluster.sh" up "$work/cluster2"
@@ -192,7 +195,8 @@ wait_for() {  # seconds command...: polls until the command succeeds
 ready() { curl -sf "http://127.0.0.1:$metrics_port/readyz" | grep -q ok; }
 if wait_for 30 ready; then pass "serve: /readyz once the caches are synced"; else fail "serve: /readyz"; cat "$work/serve.log"; fi
 
-# §9.1 template claims: created, allocated, reserved, finalizer, bound, events, metrics.
+# src/kube/README.md §9.1, template claims: created, allocated, reserved,
+# finalizer, bound, events, metrics.
 node_of() { k get pod "$1" -o jsonpath='{.spec.nodeName}'; }
 bound() { [ -n "$(node_of "$1")" ]; }
 k apply -f "$root/tests/live/serve-pods.yaml" > /dev/null
@@ -219,8 +223,9 @@ else
   fail "serve §9.1: Scheduled event"
 fi
 
-# §9.2 no free device: PodScheduled=False with the kube-scheduler prefix, one
-# FailedScheduling event, then bound once a ResourceSlice adds a device.
+# src/kube/README.md §9.2, no free device: PodScheduled=False with the
+# kube-scheduler prefix, one FailedScheduling event, then bound once a
+# ResourceSlice adds a device.
 k apply -f "$root/tests/live/serve-pod-3.yaml" > /dev/null
 cond() { k get pod pod-3 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].reason}' | grep -q Unschedulable; }
 if wait_for 20 cond; then
@@ -258,7 +263,8 @@ else
   fail "serve §9.2: bound once a ResourceSlice adds a device"; tail -20 "$work/serve.log"
 fi
 
-# §9.3 two pods sharing one claim: one allocation, two reservedFor entries, one node.
+# src/kube/README.md §9.3, two pods sharing one claim: one allocation, two
+# reservedFor entries, one node.
 k apply -f "$root/tests/live/serve-shared.yaml" > /dev/null
 if wait_for 20 bound shared-a && wait_for 20 bound shared-b; then
   reserved=$(k get resourceclaim shared -o jsonpath='{range .status.reservedFor[*]}{.name}{" "}{end}')
@@ -272,10 +278,11 @@ else
   fail "serve §9.3: both pods sharing a claim are bound"; tail -20 "$work/serve.log"
 fi
 
-# Extended resources backed by DRA (scheduler-plugin.md §6): every device is
+# Extended resources backed by DRA (src/kube/README.md §2.2): every device is
 # taken, so the pod waits; a new device gets it the special claim, created by
 # dractl as kube-scheduler's PreBind does, and the pod status names it. Then
-# the pod, its device and the claim go, so the counts of §9.7 stay as they are.
+# the pod, its device and the claim go, so the counts of the stress test
+# (src/kube/README.md §9.7) stay as they are.
 cat <<EOF | k apply -f - > /dev/null
 apiVersion: v1
 kind: Pod
@@ -333,8 +340,9 @@ else
   fail "serve: extended resource backed by DRA: bound once a device appears"; tail -20 "$work/serve.log"
 fi
 
-# §9.5 (the part that needs no race): a claim allocated by someone else pins
-# the pod to the allocation's node, and dractl only reserves it.
+# src/kube/README.md §9.5 (the part that needs no race): a claim allocated by
+# someone else pins the pod to the allocation's node, and dractl only reserves
+# it.
 k apply -f "$root/tests/live/serve-preallocated.yaml" > /dev/null
 k patch resourceclaim preallocated --subresource=status --type=merge -p '{"status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.live-test.dractl.dev","pool":"node-b","device":"gpu-3"}]},"nodeSelector":{"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"In","values":["node-b"]}]}]}}}}' > /dev/null
 k apply -f "$root/tests/live/serve-preallocated-pod.yaml" > /dev/null
@@ -345,7 +353,8 @@ else
   fail "serve §9.5: a claim allocated elsewhere"; tail -20 "$work/serve.log"
 fi
 
-# §9.7 stress: many pods, few devices, no device in two claims.
+# src/kube/README.md §9.7, stress: many pods, few devices, no device in two
+# claims.
 # 60 more devices (64 in all); pod-1..3 and the shared claim hold 4.
 python3 - "$work/stress.yaml" <<'PY'
 import sys
@@ -425,9 +434,10 @@ fi
 "$root/tests/live/cluster.sh" down "$work/cluster2"
 
 # ---------------------------------------------------------------------------
-# Part 3: races (spec §9.4-9.6) and an API server restart (§9.8). dractl waits
-# 2 s between planning a pod and writing (--debug-write-delay, announced in
-# its log); the test writes to the API server in that window.
+# Part 3: races (src/kube/README.md §9.4-9.6) and an API server restart
+# (src/kube/README.md §9.8). dractl waits 2 s between planning a pod and
+# writing (--debug-write-delay, announced in its log); the test writes to the
+# API server in that window.
 "$root/tests/live/cluster.sh" up "$work/cluster3"
 admin="$work/cluster3/admin.kubeconfig"
 user="$work/cluster3/dractl.kubeconfig"
@@ -451,8 +461,9 @@ spec:
 EOF
 }
 
-# §9.4 a concurrent writer: a label added between dractl's read and its write
-# makes the write conflict (409); dractl reads again, keeps the label, succeeds.
+# src/kube/README.md §9.4, a concurrent writer: a label added between dractl's
+# read and its write makes the write conflict (409); dractl reads again, keeps
+# the label, succeeds.
 pod_yaml race-1 "resourceClaimTemplateName: one-gpu" | k apply -f - > /dev/null
 if wait_for 20 planned race-1; then
   k label resourceclaim "$(claim_of race-1)" touched-by=test > /dev/null
@@ -471,8 +482,9 @@ else
   fail "serve §9.4: race-1 bound"; tail -20 "$work/serve3.log"
 fi
 
-# §9.5 a claim allocated behind dractl's back after it planned: it aborts
-# ("allocated elsewhere"), plans again and follows the allocation to node-b.
+# src/kube/README.md §9.5, a claim allocated behind dractl's back after it
+# planned: it aborts ("allocated elsewhere"), plans again and follows the
+# allocation to node-b.
 cat <<EOF | k apply -f - > /dev/null
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
@@ -495,9 +507,9 @@ else
   fail "serve §9.5: allocated elsewhere while dractl was writing"; tail -20 "$work/serve3.log"
 fi
 
-# §9.6 the binding refused: the test binds the pod first; dractl's claim write
-# has landed, its binding gets 409, it removes only this pod from reservedFor
-# and keeps the allocation.
+# src/kube/README.md §9.6, the binding refused: the test binds the pod first;
+# dractl's claim write has landed, its binding gets 409, it removes only this
+# pod from reservedFor and keeps the allocation.
 pod_yaml race-3 "resourceClaimTemplateName: one-gpu" | k apply -f - > /dev/null
 if wait_for 20 planned race-3; then
   target=$(planned_node race-3)
@@ -520,8 +532,9 @@ else
   fail "serve §9.6: binding refused"; tail -20 "$work/serve3.log"
 fi
 
-# §9.8 the API server restarts: the reflectors reconnect (re-watching or
-# re-listing), and scheduling goes on with nothing lost or invented.
+# src/kube/README.md §9.8, the API server restarts: the reflectors reconnect
+# (re-watching or re-listing), and scheduling goes on with nothing lost or
+# invented.
 "$root/tests/live/cluster.sh" restart-apiserver "$work/cluster3"
 pod_yaml after-restart "resourceClaimTemplateName: one-gpu" | k apply -f - > /dev/null
 if wait_for 60 bound after-restart; then
@@ -537,8 +550,9 @@ else
 fi
 stop_serve
 
-# §9.10 leader election: two replicas, one Lease; only the leader binds; kill
-# it (SIGKILL: no release) and the other takes over within the lease duration.
+# src/kube/README.md §9.10, leader election: two replicas, one Lease; only the
+# leader binds; kill it (SIGKILL: no release) and the other takes over within
+# the lease duration.
 cat <<EOF | k apply -f - > /dev/null
 apiVersion: resource.k8s.io/v1
 kind: ResourceSlice
@@ -590,12 +604,13 @@ else
   fail "serve §9.10: a clean stop releases the lease"; tail -3 "$work/replica-b.log"
 fi
 
-# §9.8 forced compaction: the API server restarted without its watch cache
-# and compacting etcd every 2 s, so a watch is served by etcd and one resumed
-# from a compacted revision gets 410 Gone. The reflector's watches end after
-# 1 s (timeoutSeconds) and resume from the list's revision while ConfigMaps
-# move etcd on; once that revision is compacted, the reflector must re-list
-# (expired=1) and then still see what happens.
+# src/kube/README.md §9.8, forced compaction: the API server restarted
+# without its watch cache and compacting etcd every 2 s, so a watch is served
+# by etcd and one resumed from a compacted revision gets 410 Gone. The
+# reflector's watches end after 1 s (timeoutSeconds) and resume from the
+# list's revision while ConfigMaps move etcd on; once that revision is
+# compacted, the reflector must re-list (expired=1) and then still see what
+# happens.
 "$root/tests/live/cluster.sh" restart-apiserver "$work/cluster3" --watch-cache=false --etcd-compaction-interval=2s
 # The probe runs until told to stop (at most 90 s): on a busy machine the steps
 # below take longer than the 14 s they take on an idle one.
@@ -638,8 +653,8 @@ fi
 
 # ---------------------------------------------------------------------------
 # Part 4: with a real kube-controller-manager (resource-claim controller and
-# garbage collector), dractl serve without --manage-claims (spec §9.1 as
-# written, and devices freed when a pod goes away).
+# garbage collector), dractl serve without --manage-claims (src/kube/README.md
+# §9.1 with the real controller, and devices freed when a pod goes away).
 "$root/tests/live/cluster.sh" up "$work/cluster4"
 "$root/tests/live/cluster.sh" start-kcm "$work/cluster4"
 admin="$work/cluster4/admin.kubeconfig"
@@ -670,9 +685,10 @@ else
   fail "serve: kcm-3 bound after kcm-1 is deleted"; tail -20 "$work/serve4.log"; tail -5 "$work/cluster4/kube-controller-manager.log"
 fi
 
-# Binding conditions (spec §3.4 PreBind): claims written, allocationTimestamp
-# set, event BindingConditionsPending, no Binding until the device's status
-# says Attached=True; AttachFailed=True takes the allocation back instead.
+# Binding conditions (src/kube/README.md §3.4): claims written,
+# allocationTimestamp set, event BindingConditionsPending, no Binding until the
+# device's status says Attached=True; AttachFailed=True takes the allocation
+# back instead.
 k apply -f "$root/tests/live/serve-binding.yaml" > /dev/null
 waiting() {  # pod claim: allocated with a timestamp, reserved, pod not bound, event posted
   [ "$(k get resourceclaim "$2" -o jsonpath='{.status.reservedFor[0].name}')" = "$1" ] &&
@@ -743,8 +759,8 @@ if wait_for 40 bc2_timeout && wait_for 30 bc2_reallocated && ! bound bc-2; then
 else
   fail "serve binding conditions: timeout"; tail -10 "$work/serve4b.log"
 fi
-# Pod groups (spec §2.3): a member is left alone, with the reason on the pod
-# and in a FailedScheduling event.
+# Pod groups (src/kube/README.md §2.3): a member is left alone, with the
+# reason on the pod and in a FailedScheduling event.
 k apply -f "$root/tests/live/serve-podgroup.yaml" > /dev/null
 gang_reported() {
   k get pod gang-0 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}' |

@@ -21,7 +21,7 @@ import (
 	"k8s.io/dynamic-resource-allocation/structured"
 )
 
-// The reference variant (spec/allocator.md §15): incubating, or experimental
+// The reference variant (src/alloc/README.md §15): incubating, or experimental
 // when a feature only experimental supports (DRAListTypeAttributes) is on.
 // Stable is never used, whatever the feature set. ORACLE_ALLOCATORS (a
 // comma-separated list of variant names) overrides this, for experiments.
@@ -94,8 +94,10 @@ func (l classLister) Get(name string) (*resourceapi.DeviceClass, error) {
 }
 
 // allocatedState builds the in-use state the way kube-scheduler does
-// (spec/allocator.md §1.1): from every claim that already has an allocation,
-// plus the scenario's allocatedDevices and allocatedShares.
+// (src/alloc/README.md §1.1; upstream GatherAllocatedState in
+// k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources/dra_manager.go):
+// from every claim that already has an allocation, plus the scenario's
+// allocatedDevices and allocatedShares.
 func allocatedState(s *scenario, features structured.Features) (structured.AllocatedState, error) {
 	state := structured.AllocatedState{
 		AllocatedDevices:         sets.New[structured.DeviceID](),
@@ -195,7 +197,7 @@ func runScenarioContext(ctx context.Context, s *scenario) outcome {
 	steps := allocatorSteps(allocator)
 	if err != nil {
 		// Includes errors wrapping ErrFailedAllocationOnNode (invalid pools),
-		// which the vectors expect as `error` (allocator.md §13).
+		// which the vectors expect as `error` (src/alloc/README.md §13).
 		return outcome{Err: err.Error(), Steps: steps}
 	}
 	if results == nil {

@@ -1,5 +1,5 @@
 // nvml::Api: the NVML calls `dractl discover` makes, one virtual method per C
-// function of spec/discovery.md §2.2, named after it without the `nvml`
+// function of discover/README.md §2.2, named after it without the `nvml`
 // prefix (versioned suffixes dropped: DeviceGetCount is nvmlDeviceGetCount_v2).
 // Arguments and results are C-shaped, exactly as the C function takes them, so
 // the real backend is a pass-through and every backend answers the same way:

@@ -21,7 +21,7 @@ namespace {
 
 constexpr const char* kSoname = "libnvidia-ml.so.1";
 
-// The C signatures of spec/discovery.md §2.2, with nvmlReturn_t as int and
+// The C signatures of discover/README.md §2.2, with nvmlReturn_t as int and
 // the handle structs as our opaque pointer types (same ABI: one pointer).
 struct Symbols {
   Return (*init_with_flags)(unsigned int) = nullptr;

@@ -1,5 +1,5 @@
 // LoadNvml: the real NVML library, loaded at run time with dlopen
-// (spec/discovery.md §2.1), behind nvml::Api. Nothing from the CUDA toolkit is
+// (discover/README.md §2.1), behind nvml::Api. Nothing from the CUDA toolkit is
 // needed at build time: the C signatures are declared from types.h.
 //
 // Search order (the first that applies wins; no fallback after it fails):
@@ -20,7 +20,7 @@
 //   nvmlDeviceGetGpuInstancePossiblePlacements_v2, each else its unversioned
 //   name (as go-nvml's updateVersionedSymbols falls back).
 // A method whose symbols are all missing answers kErrorFunctionNotFound; the
-// caller decides whether that symbol was required (§2.1).
+// caller decides whether that symbol was required (README §2.1).
 //
 // The returned Api owns the library handle and dlcloses it when destroyed:
 // call Shutdown() before destroying it. NowMs is the monotonic clock.

@@ -1,6 +1,6 @@
 // The few NVML C types, constants and return codes `dractl discover` uses,
 // declared by us (no CUDA toolkit or nvml.h at build time). Layouts follow
-// NVML API version 13 as spec/discovery.md §2.3 lists them; the static_asserts
+// NVML API version 13 as discover/README.md §2.3 lists them; the static_asserts
 // pin the LP64 sizes. NVML only appends to its enums and versions structs by
 // new symbol names, so these stay valid for newer libraries.
 //

@@ -1,5 +1,6 @@
-// libfake_nvml.so: the NVML C symbols of spec/discovery.md §2.2, answered from
-// the recording named by $DRACTL_FAKE_NVML_RECORDING through nvml::ReplayApi.
+// libfake_nvml.so: the NVML C symbols of src/discover/README.md §2.2, answered
+// from the recording named by $DRACTL_FAKE_NVML_RECORDING through
+// nvml::ReplayApi.
 // Load it with `discover --nvml-lib` or nvml::LoadNvml to run the real dlopen
 // path without a GPU. It proves symbol resolution, the versioned fallbacks
 // (libfake_nvml_old.so, built with DRA_FAKE_NVML_OLD) and buffer handling; it
