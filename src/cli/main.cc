@@ -4,8 +4,8 @@
 // kubeconfig and context when no -f is given.
 #include <algorithm>
 #include <cstdio>
-#include <initializer_list>
 #include <exception>
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <string_view>

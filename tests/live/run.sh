@@ -134,6 +134,17 @@ else
   fail "explain --kubeconfig --all-pending equals explain -f of kubectl's dump"
   diff "$work/files.explain" "$work/live.explain" | head -20
 fi
+# The kubectl plugin: the real kubectl finds kubectl-dra (the link beside
+# dractl) on PATH and runs it with the user's configuration ($KUBECONFIG);
+# without -f the plugin reads that cluster.
+KUBECONFIG="$user" PATH="$build/src/cli:$PATH" "$kubectl" dra explain --all-pending \
+  > "$work/plugin.explain" 2> "$work/plugin.err" || true
+if cmp -s "$work/files.explain" "$work/plugin.explain"; then
+  pass "kubectl dra explain --all-pending (through kubectl) equals explain -f of kubectl's dump"
+else
+  fail "kubectl dra explain --all-pending (through kubectl) equals explain -f of kubectl's dump"
+  diff "$work/files.explain" "$work/plugin.explain" | head -20; cat "$work/plugin.err"
+fi
 
 # 7. --live with -f: what the cluster would do with manifests not yet applied.
 cat > "$work/extra.yaml" <<'EOF'
