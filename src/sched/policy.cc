@@ -25,7 +25,9 @@ class KubePolicy : public ScorePolicy {
  public:
   std::string_view name() const override { return "kube"; }
   int64_t Score(const NodeState& node, const api::Pod& /*pod*/, const PodFit& fit) const override {
-    return LeastAllocatedScore(node, fit) + BalancedAllocationScore(node, fit) + DraNormalizedScore(fit);
+    // Default plugin weights of 1.37 (pkg/scheduler/apis/config/v1/default_plugins.go): NodeResourcesFit 1,
+    // NodeResourcesBalancedAllocation 1, DynamicResources 2 (applyDynamicResources).
+    return LeastAllocatedScore(node, fit) + BalancedAllocationScore(node, fit) + 2 * DraNormalizedScore(fit);
   }
 };
 

@@ -106,8 +106,9 @@ TEST(PolicyTest, PoliciesByName) {
              .non_zero_requests = {.milli_cpu = 2000, .memory = 100},
              .dra_raw_score = 8,
              .dra_max_raw_score = 8};
-  // least (50 + 90) / 2 = 70, balanced 80, dra 100.
-  EXPECT_EQ((*kube)->Score(n, api::Pod{}, fit), 250);
+  // least (50 + 90) / 2 = 70, balanced 80, dra 100 at weight 2 (1.37's
+  // default_plugins.go, applyDynamicResources): 70 + 80 + 200.
+  EXPECT_EQ((*kube)->Score(n, api::Pod{}, fit), 350);
   auto binpack = NewPolicy("binpack");
   ASSERT_TRUE(binpack.ok());
   EXPECT_EQ((*binpack)->Score(n, api::Pod{}, fit), 30);  // (50 + 10) / 2
