@@ -139,7 +139,7 @@ StatusOr<std::vector<PodClaimRef>> ResolvePodClaims(const Snapshot& snapshot, co
       return FailedPreconditionError(fmt::format("resourceclaim \"{}\" is being deleted", claim_name));
     }
     if (must_check_owner && !IsControlledBy(claim, pod)) {
-      return FailedPreconditionError(fmt::format("ResourceClaim {}/{} was not created for pod {} (pod is not owner)",
+      return FailedPreconditionError(fmt::format("ResourceClaim {}/{} was not created for Pod {} (Pod is not owner)",
                                                  ns, claim_name, pod_key));
     }
     out.push_back(PodClaimRef{.pod_claim = entry.name, .claim = *idx});

@@ -122,7 +122,7 @@ TEST(PodClaimsTest, ResolveErrorsUseUpstreamMessages) {
        .want = "resourceclaim \"deleting\" is being deleted"},
       {.name = "not_owner", .entry = {.name = "gpu", .resource_claim_template_name = "t"},
        .statuses = {{.name = "gpu", .resource_claim_name = "other"}},
-       .want = "ResourceClaim ns/other was not created for pod ns/p (pod is not owner)"},
+       .want = "ResourceClaim ns/other was not created for Pod ns/p (Pod is not owner)"},
       {.name = "no_source", .entry = {.name = "gpu"},
        .want = "pod \"ns/p\", spec.resourceClaim \"gpu\": none of the supported fields are set"},
   };
