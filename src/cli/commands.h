@@ -26,6 +26,10 @@ int RunServe(std::span<const std::string_view> args);
 // `dractl completion bash|zsh|fish` and `dractl man DIR` (completion.cc).
 int RunCompletion(std::span<const std::string_view> args);
 int RunMan(std::span<const std::string_view> args);
+// kubectl's completion of the plugin: run as kubectl_complete-dra (a link to
+// dractl) with the words after `kubectl dra`, the last one being completed;
+// prints the candidates, one a line, then Cobra's ":<directive>".
+int RunPluginCompletion(std::span<const std::string_view> args);
 
 // The subcommands, in the order `dractl --help` lists them.
 struct CommandEntry {

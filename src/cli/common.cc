@@ -68,6 +68,9 @@ void UseHelpFormatter(CLI::App& app, const std::shared_ptr<CLI::Formatter>& form
 // command that reads -f); LoadInputs reads it.
 bool g_skip_unknown = false;
 
+const std::vector<InlineInput>* g_inline_inputs = nullptr;
+std::vector<manifest::LoadMessage>* g_message_sink = nullptr;
+
 std::vector<AppInfo>* g_describe_sink = nullptr;
 
 // The values of a CLI::IsMember check, from the type name CLI11 composes
@@ -173,12 +176,29 @@ void LoadInputs(const std::vector<std::string>& paths, const manifest::LoadOptio
   manifest::LoadOptions with_flags = options;
   with_flags.skip_unknown = options.skip_unknown || g_skip_unknown;
   manifest::Loader loader(with_flags);
-  for (const std::string& path : paths) loader.LoadPath(path, result);
+  for (const std::string& path : paths) {
+    const InlineInput* inline_input = nullptr;
+    if (g_inline_inputs != nullptr) {
+      for (const InlineInput& in : *g_inline_inputs) {
+        if (in.name == path) inline_input = &in;
+      }
+    }
+    if (inline_input != nullptr) {
+      ++result->files;
+      loader.LoadText(inline_input->text, inline_input->name, result);
+    } else {
+      loader.LoadPath(path, result);
+    }
+  }
 }
+
+void SetInlineInputs(const std::vector<InlineInput>* inputs) { g_inline_inputs = inputs; }
+void SetMessageSink(std::vector<manifest::LoadMessage>* sink) { g_message_sink = sink; }
 
 void PrintMessages(const manifest::LoadResult& result) {
   for (const manifest::LoadMessage& m : result.messages) {
     std::fprintf(stderr, "%s\n", m.ToString().c_str());
+    if (g_message_sink != nullptr) g_message_sink->push_back(m);
   }
 }
 

@@ -68,6 +68,19 @@ void LoadInputs(const std::vector<std::string>& paths, const manifest::LoadOptio
 // Prints each message of `result` to stderr, one a line.
 void PrintMessages(const manifest::LoadResult& result);
 
+// For callers that run commands in-process (the Python module, src/python):
+// manifests given as text instead of files. While `inputs` is set, a path
+// given to LoadInputs that equals an input's name is loaded from its text,
+// and messages name it as their file.
+struct InlineInput {
+  std::string name;  // "<input 1>"
+  std::string text;  // YAML or JSON
+};
+void SetInlineInputs(const std::vector<InlineInput>* inputs);
+// While `sink` is set, PrintMessages also appends each message it prints to
+// it (the structured form of the lines on stderr).
+void SetMessageSink(std::vector<manifest::LoadMessage>* sink);
+
 // Prints `roots` as kubectl prints several objects: YAML documents, or for
 // "json" one v1 List (keys sorted, as kubectl's JSON).
 void PrintDocuments(std::vector<manifest::Node> roots, std::string_view format);

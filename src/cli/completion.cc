@@ -298,7 +298,69 @@ std::string TopManPage(const std::vector<AppInfo>& apps) {
   return page;
 }
 
+// One line of a description: the first line, at most 60 characters.
+std::string Short(std::string text) {
+  if (size_t nl = text.find('\n'); nl != std::string::npos) text.resize(nl);
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  return text;
+}
+
+// Cobra's ShellCompDirective values (github.com/spf13/cobra completions.go),
+// which kubectl relays from a plugin's completion executable.
+constexpr int kDirectiveDefault = 0;  // the shell may complete file names
+constexpr int kDirectiveNoFileComp = 4;
+
 }  // namespace
+
+int RunPluginCompletion(std::span<const std::string_view> args) {
+  // kubectl passes the plugin's arguments; the last is the word being
+  // completed (empty for a new word).
+  const std::vector<AppInfo> apps = DescribeAll();
+  const std::string_view partial = args.empty() ? std::string_view() : args.back();
+  std::string path = "dractl";
+  std::string_view prev;
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    const std::string next = path + " " + std::string(args[i]);
+    if (std::any_of(apps.begin(), apps.end(), [&](const AppInfo& a) { return a.path == next; })) path = next;
+    prev = args[i];
+  }
+  const AppInfo* app = nullptr;
+  for (const AppInfo& a : apps) {
+    if (a.path == path) app = &a;
+  }
+  std::vector<std::string> out;  // "word" or "word\tdescription"
+  int directive = kDirectiveNoFileComp;
+  auto offer = [&](const std::string& word, const std::string& description) {
+    if (word.starts_with(partial)) out.push_back(description.empty() ? word : word + "\t" + Short(description));
+  };
+  const OptionInfo* value_of = nullptr;
+  if (app != nullptr && prev.starts_with("-")) {
+    for (const OptionInfo& o : app->options) {
+      if (o.takes_value && Named(o, prev)) value_of = &o;
+    }
+  }
+  if (value_of != nullptr) {
+    for (const std::string& c : value_of->choices) offer(c, "");
+    if (value_of->file) directive = kDirectiveDefault;
+  } else if (app == nullptr) {  // the command itself
+    for (const CommandEntry& c : Commands()) offer(std::string(c.name), std::string(c.summary));
+  } else if (partial.starts_with("-")) {
+    for (const OptionInfo& o : app->options) {
+      for (const std::string& n : o.names) offer(n, o.description);
+    }
+  } else {
+    std::map<std::string, std::string> summaries;
+    for (const AppInfo& a : apps) summaries[a.path] = a.description;
+    for (const std::string& w : ChildWords(apps, path)) offer(w, summaries[path + " " + w]);
+    for (const OptionInfo& o : app->options) {
+      if (!o.names.empty()) continue;
+      for (const std::string& c : o.choices) offer(c, "");
+    }
+  }
+  for (const std::string& line : out) std::printf("%s\n", line.c_str());
+  std::printf(":%d\n", directive);
+  return kExitOk;
+}
 
 int RunCompletion(std::span<const std::string_view> args) {
   CLI::App app{"Prints a shell completion script for dractl (and kubectl-dra): commands, flags, the values\n"

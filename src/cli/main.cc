@@ -1,7 +1,8 @@
 // dractl: dispatches to one subcommand; each lives in its own file.
 // Installed also as kubectl-dra (a link to the same binary), a kubectl plugin:
 // `kubectl dra CMD` is `dractl CMD`, reading the cluster of kubectl's
-// kubeconfig and context when no -f is given.
+// kubeconfig and context when no -f is given. As kubectl_complete-dra (another
+// link) it completes `kubectl dra ...` for kubectl (completion.cc).
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -76,6 +77,11 @@ void AddPluginDefaults(std::string_view command, std::vector<std::string_view>& 
 }
 
 int Main(int argc, char** argv) {
+  // kubectl_complete-dra: kubectl's completion of `kubectl dra ...`.
+  if (BaseName(argc > 0 ? argv[0] : nullptr) == "kubectl_complete-dra") {
+    std::vector<std::string_view> words(argv + 1, argv + argc);
+    return dra::cli::RunPluginCompletion(words);
+  }
   const bool plugin = BaseName(argc > 0 ? argv[0] : nullptr) == "kubectl-dra";
   if (argc < 2) {
     if (plugin) std::fputs(kPluginUsage, stderr);

@@ -102,6 +102,36 @@ TEST(CompletionTest, ManPagesCarryTheHelpText) {
   }
 }
 
+// kubectl_complete-dra speaks Cobra's protocol (kubectl's plugin_completion.go
+// relays it): candidates one a line, "word<TAB>description" allowed, then
+// ":<directive>" (4: no file names; 0: the shell completes files).
+std::string PluginComplete(const std::string& words) {
+  const std::string link = fs::path(kBin).parent_path().string() + "/kubectl_complete-dra";
+  CommandResult r = RunCommand(ShellQuote(link) + " " + words + " 2>&1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::string out;  // the words alone, without descriptions
+  std::istringstream lines(r.output);
+  for (std::string line; std::getline(lines, line);) out += line.substr(0, line.find('\t')) + " ";
+  if (!out.empty()) out.pop_back();
+  return out;
+}
+
+TEST(CompletionTest, KubectlPluginCompletion) {
+  EXPECT_EQ(PluginComplete("ex"), "explain :4");
+  EXPECT_EQ(PluginComplete("''"), PluginComplete(""));
+  EXPECT_EQ(PluginComplete("explain -o ''"), "text yaml json :4");
+  EXPECT_EQ(PluginComplete("explain --pol"), "--policy :4");
+  EXPECT_EQ(PluginComplete("schedule --policy d"), "dra-pack :4");
+  EXPECT_EQ(PluginComplete("simulate re"), "replay :4");
+  EXPECT_EQ(PluginComplete("gen ''"), "cluster pods mig-cluster mig-pods :4");
+  // -f takes a file: nothing offered, the shell completes file names.
+  EXPECT_EQ(PluginComplete("schedule -f ''"), ":0");
+  EXPECT_EQ(PluginComplete("schedule --seed ''"), ":4");
+  // Commands come with their summary after a tab.
+  CommandResult r = RunCommand(ShellQuote(fs::path(kBin).parent_path().string() + "/kubectl_complete-dra") + " sched");
+  EXPECT_TRUE(r.output.starts_with("schedule\t")) << r.output;
+}
+
 TEST(CompletionTest, ZshAndFishScripts) {
   const std::string zsh = Read(kShare + "/completions/_dractl");
   EXPECT_TRUE(zsh.starts_with("#compdef dractl kubectl-dra\n")) << zsh.substr(0, 80);

@@ -145,6 +145,17 @@ else
   fail "kubectl dra explain --all-pending (through kubectl) equals explain -f of kubectl's dump"
   diff "$work/files.explain" "$work/plugin.explain" | head -20; cat "$work/plugin.err"
 fi
+# kubectl's completion of the plugin: `kubectl __complete` (what its shell
+# completion scripts call) runs kubectl_complete-dra, the other link, and
+# relays its words and directive.
+KUBECONFIG="$user" PATH="$build/src/cli:$PATH" "$kubectl" __complete dra explain -o '' \
+  > "$work/plugin.complete" 2> /dev/null || true
+if [ "$(cut -f1 "$work/plugin.complete" | tr '\n' ' ')" = "text yaml json :4 " ]; then
+  pass "kubectl __complete dra explain -o (through kubectl) offers text yaml json"
+else
+  fail "kubectl __complete dra explain -o (through kubectl) offers text yaml json"
+  cat "$work/plugin.complete"
+fi
 
 # 7. --live with -f: what the cluster would do with manifests not yet applied.
 cat > "$work/extra.yaml" <<'EOF'
