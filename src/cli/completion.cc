@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -305,6 +306,37 @@ std::string Short(std::string text) {
   return text;
 }
 
+// The words kubectl prints for `query` ("get namespaces ..."), with the
+// --kubeconfig and --context given among `args`; none if kubectl fails. The
+// plugin's completion runs under kubectl, so kubectl is on PATH.
+std::vector<std::string> KubectlWords(std::span<const std::string_view> args, const std::string& query) {
+  std::string command = "kubectl";
+  for (size_t i = 0; i + 2 < args.size(); ++i) {  // the last word is the one being completed
+    if (args[i] == "--kubeconfig" || args[i] == "--context") {
+      std::string value(args[i + 1]);
+      if (value.find('\'') != std::string::npos) continue;
+      command += " " + std::string(args[i]) + " '" + value + "'";
+    }
+  }
+  command += " " + query + " 2>/dev/null";
+  std::vector<std::string> words;
+  std::FILE* p = ::popen(command.c_str(), "r");
+  if (p == nullptr) return words;
+  std::string text;
+  char buffer[4096];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, p)) > 0) text.append(buffer, n);
+  if (::pclose(p) != 0) return {};
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = text.find_first_of(" \n", start);
+    if (end != start) words.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return words;
+}
+
 // Cobra's ShellCompDirective values (github.com/spf13/cobra completions.go),
 // which kubectl relays from a plugin's completion executable.
 constexpr int kDirectiveDefault = 0;  // the shell may complete file names
@@ -342,6 +374,14 @@ int RunPluginCompletion(std::span<const std::string_view> args) {
   if (value_of != nullptr) {
     for (const std::string& c : value_of->choices) offer(c, "");
     if (value_of->file) directive = kDirectiveDefault;
+    if (Named(*value_of, "--context")) {
+      for (const std::string& w : KubectlWords(args, "config get-contexts -o name")) offer(w, "");
+    }
+    if (Named(*value_of, "--namespace")) {
+      for (const std::string& w : KubectlWords(args, "get namespaces -o 'jsonpath={.items[*].metadata.name}'")) {
+        offer(w, "");
+      }
+    }
   } else if (app == nullptr) {  // the command itself
     for (const CommandEntry& c : Commands()) offer(std::string(c.name), std::string(c.summary));
   } else if (partial.starts_with("-")) {
@@ -355,6 +395,12 @@ int RunPluginCompletion(std::span<const std::string_view> args) {
     for (const OptionInfo& o : app->options) {
       if (!o.names.empty()) continue;
       for (const std::string& c : o.choices) offer(c, "");
+      if (o.positional == "pod") {  // explain: pods as namespace/name
+        for (const std::string& w : KubectlWords(
+                 args, "get pods -A -o 'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} {end}'")) {
+          offer(w, "");
+        }
+      }
     }
   }
   for (const std::string& line : out) std::printf("%s\n", line.c_str());

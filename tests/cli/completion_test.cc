@@ -2,8 +2,11 @@
 // build installs them (build/share). The expected words are the flags and
 // values the commands define (explain's -o is text|yaml|json, gen has four
 // subcommands, import one format), run through bash's own completion
-// machinery (and fish's, where fish is installed).
+// machinery, zsh's completion system in a pseudo-terminal and fish's
+// `complete -C` (zsh and fish where installed; scripts/setup installs them),
+// and kubectl_complete-dra's Cobra protocol.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -132,6 +135,22 @@ TEST(CompletionTest, KubectlPluginCompletion) {
   EXPECT_TRUE(r.output.starts_with("schedule\t")) << r.output;
 }
 
+// What zsh's completion system offers for `line` (a TAB after it), through
+// tests/cli/zsh_complete.zsh: an interactive zsh in a pseudo-terminal with
+// _dractl on fpath, as a user's zsh loads it.
+std::string ZshComplete(const std::string& line) {
+  const std::string out = (fs::temp_directory_path() / ("dractl-zsh-" + std::to_string(::getpid()))).string();
+  CommandResult r = RunCommand("PATH=" + ShellQuote(fs::path(kBin).parent_path().string()) + ":/usr/bin:/bin zsh " +
+                               ShellQuote(std::string(DRA_SOURCE_DIR) + "/tests/cli/zsh_complete.zsh") + " " +
+                               ShellQuote(line) + " " + ShellQuote(kShare + "/completions") + " " + ShellQuote(out));
+  fs::remove(out);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::string words;
+  std::istringstream lines(r.output);
+  for (std::string w; std::getline(lines, w);) words += (words.empty() ? "" : " ") + w;
+  return words;
+}
+
 TEST(CompletionTest, ZshAndFishScripts) {
   const std::string zsh = Read(kShare + "/completions/_dractl");
   EXPECT_TRUE(zsh.starts_with("#compdef dractl kubectl-dra\n")) << zsh.substr(0, 80);
@@ -139,6 +158,10 @@ TEST(CompletionTest, ZshAndFishScripts) {
   if (RunCommand("command -v zsh").exit_code == 0) {
     CommandResult syntax = RunCommand("zsh -n " + ShellQuote(kShare + "/completions/_dractl"));
     EXPECT_EQ(syntax.exit_code, 0) << syntax.output;
+    // zsh's completion system itself, autoloading _dractl from fpath.
+    EXPECT_EQ(ZshComplete("dractl ex"), "explain");
+    EXPECT_EQ(ZshComplete("dractl explain -o "), "text yaml json");
+    EXPECT_EQ(ZshComplete("kubectl-dra schedule --policy d"), "dra-pack");
   }
   if (RunCommand("command -v fish").exit_code != 0) {
     GTEST_SKIP() << "fish is not installed: its completions are not exercised";

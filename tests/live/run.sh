@@ -156,6 +156,17 @@ else
   fail "kubectl __complete dra explain -o (through kubectl) offers text yaml json"
   cat "$work/plugin.complete"
 fi
+# explain's pod argument: the cluster's pods, as namespace/name.
+KUBECONFIG="$user" PATH="$build/src/cli:$PATH" "$kubectl" __complete dra explain '' 2> /dev/null |
+  grep -v '^:' | sort > "$work/plugin.pods" || true
+KUBECONFIG="$user" "$kubectl" get pods -A -o 'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{"\n"}{end}' |
+  sort > "$work/kubectl.pods"
+if [ -s "$work/kubectl.pods" ] && cmp -s "$work/kubectl.pods" "$work/plugin.pods"; then
+  pass "kubectl __complete dra explain '' offers the cluster's $(wc -l < "$work/kubectl.pods") pods (through kubectl)"
+else
+  fail "kubectl __complete dra explain '' offers the cluster's pods (through kubectl)"
+  diff "$work/kubectl.pods" "$work/plugin.pods" | head -10
+fi
 
 # 7. --live with -f: what the cluster would do with manifests not yet applied.
 cat > "$work/extra.yaml" <<'EOF'
