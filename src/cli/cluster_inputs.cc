@@ -221,6 +221,15 @@ std::optional<ClusterInputOptions> InputOptions(const char* command, const std::
   return options;
 }
 
+std::unique_ptr<sched::ScorePolicy> PolicyFromFlag(const char* command, const std::string& name) {
+  StatusOr<std::unique_ptr<sched::ScorePolicy>> policy = sched::NewPolicy(name);
+  if (!policy.ok()) {
+    std::fprintf(stderr, "%s: --policy: %s\n", command, policy.status().message().c_str());
+    return nullptr;
+  }
+  return std::move(*policy);
+}
+
 alloc::DeviceChoice DeviceChoiceFor(std::string_view device_choice, std::string_view policy) {
   if (device_choice == "best-fit") return alloc::DeviceChoice::kBestFit;
   if (device_choice == "first-fit") return alloc::DeviceChoice::kFirstFit;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -14,6 +15,7 @@
 #include "alloc/best_fit.h"
 #include "api/features.h"
 #include "manifest/loader.h"
+#include "sched/policy.h"
 #include "sched/profile.h"
 #include "sched/snapshot.h"
 
@@ -85,6 +87,10 @@ int LoadWorkloadProfile(const std::vector<std::string>& files, const api::Featur
 int PrepareProfile(const ClusterFlags& flags, const api::FeatureGates& gates, const sched::Snapshot& snapshot,
                    std::span<const size_t> default_pods, std::string default_source, const char* command,
                    std::optional<sched::WorkloadProfile>* profile);
+
+// The ScorePolicy --policy names; null after printing "COMMAND: --policy:
+// message" for a name NewPolicy does not know (a usage error).
+std::unique_ptr<sched::ScorePolicy> PolicyFromFlag(const char* command, const std::string& name);
 
 // --device-choice, else best-fit with --policy binpack or best-fit and
 // first-fit (upstream's) with kube, fgd and dra-pack.

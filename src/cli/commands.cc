@@ -13,6 +13,7 @@ constexpr CommandEntry kCommands[] = {
     {"allocate", "allocate claims on a node as kube-scheduler would, and say why not", RunAllocate},
     {"schedule", "place pending pods on nodes (filters, DRA allocation, scoring)", RunSchedule},
     {"explain", "why a pending pod does not schedule: causes per node, near misses", RunExplain},
+    {"plan", "which nodes of which node groups to add so that the pending pods fit", RunPlan},
     {"import", "convert a trace into DRA objects: `import openb --nodes CSV --pods CSV`", RunImport},
     {"simulate", "replay a trace (the FGD paper's openb experiment) with a policy", RunSimulate},
     {"gen", "generate synthetic clusters and pods (scheduler_perf shapes)", RunGen},

@@ -268,11 +268,8 @@ std::string ToText(const sched::PodExplanation& e) {
 int Run(const ExplainFlags& flags) {
   std::optional<api::FeatureGates> gates = GatesFromFlags("dractl explain", flags.cluster.version, flags.cluster.gates);
   if (!gates) return kExitUsageError;
-  StatusOr<std::unique_ptr<sched::ScorePolicy>> policy = sched::NewPolicy(flags.cluster.policy);
-  if (!policy.ok()) {
-    std::fprintf(stderr, "dractl explain: --policy: %s\n", policy.status().message().c_str());
-    return kExitUsageError;
-  }
+  const std::unique_ptr<sched::ScorePolicy> policy = PolicyFromFlag("dractl explain", flags.cluster.policy);
+  if (!policy) return kExitUsageError;
   if (flags.pod.empty() == !flags.all_pending) {
     std::fprintf(stderr, "dractl explain: give either a POD (namespace/name) or --all-pending\n");
     return kExitUsageError;
@@ -306,7 +303,7 @@ int Run(const ExplainFlags& flags) {
     return rc;
   }
   sched::ExplainOptions options{
-      .schedule = {.policy = policy->get(),
+      .schedule = {.policy = policy.get(),
                    .seed = flags.cluster.seed,
                    .max_steps = flags.cluster.max_steps,
                    .percentage_of_nodes_to_score = flags.cluster.percentage_of_nodes_to_score,

@@ -137,11 +137,8 @@ void PrintObjects(sched::Snapshot& snapshot, const sched::ScheduleResult& result
 int Run(const ScheduleFlags& flags) {
   std::optional<api::FeatureGates> gates = GatesFromFlags("dractl schedule", flags.cluster.version, flags.cluster.gates);
   if (!gates) return kExitUsageError;
-  StatusOr<std::unique_ptr<sched::ScorePolicy>> policy = sched::NewPolicy(flags.cluster.policy);
-  if (!policy.ok()) {
-    std::fprintf(stderr, "dractl schedule: --policy: %s\n", policy.status().message().c_str());
-    return kExitUsageError;
-  }
+  const std::unique_ptr<sched::ScorePolicy> policy = PolicyFromFlag("dractl schedule", flags.cluster.policy);
+  if (!policy) return kExitUsageError;
 
   std::optional<ClusterInputOptions> inputs = InputOptions("dractl schedule", flags.files, flags.cluster);
   if (!inputs) return kExitUsageError;
@@ -161,7 +158,7 @@ int Run(const ScheduleFlags& flags) {
       rc >= 0) {
     return rc;
   }
-  sched::ScheduleOptions options{.policy = policy->get(),
+  sched::ScheduleOptions options{.policy = policy.get(),
                                  .seed = flags.cluster.seed,
                                  .max_steps = flags.cluster.max_steps,
                                  .percentage_of_nodes_to_score = flags.cluster.percentage_of_nodes_to_score,

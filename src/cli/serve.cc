@@ -80,11 +80,8 @@ void LogLine(std::string_view line) {
 int Run(const ServeFlags& flags) {
   std::optional<api::FeatureGates> gates = GatesFromFlags("dractl serve", flags.version, flags.gates);
   if (!gates) return kExitUsageError;
-  StatusOr<std::unique_ptr<sched::ScorePolicy>> policy = sched::NewPolicy(flags.policy);
-  if (!policy.ok()) {
-    std::fprintf(stderr, "dractl serve: --policy: %s\n", policy.status().message().c_str());
-    return kExitUsageError;
-  }
+  const std::unique_ptr<sched::ScorePolicy> policy = PolicyFromFlag("dractl serve", flags.policy);
+  if (!policy) return kExitUsageError;
   StatusOr<kube::RestConfig> config = kube::ResolveConfig(flags.kubeconfig, flags.context);
   if (!config.ok()) {
     std::fprintf(stderr, "dractl serve: %s\n", config.status().message().c_str());
@@ -128,7 +125,7 @@ int Run(const ServeFlags& flags) {
 
   kube::Server server(client->get(), {.scheduler_name = flags.scheduler_name,
                                       .gates = *gates,
-                                      .policy = policy->get(),
+                                      .policy = policy.get(),
                                       .device_choice = DeviceChoiceFor(flags.device_choice, flags.policy),
                                       .seed = flags.seed,
                                       .workload_profile = profile ? &*profile : nullptr,

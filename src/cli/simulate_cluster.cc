@@ -111,11 +111,8 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
 
   std::optional<api::FeatureGates> gates = GatesFromFlags("dractl simulate cluster", flags.version, flags.gates);
   if (!gates) return kExitUsageError;
-  StatusOr<std::unique_ptr<sched::ScorePolicy>> policy = sched::NewPolicy(flags.policy);
-  if (!policy.ok()) {
-    std::fprintf(stderr, "dractl simulate cluster: --policy: %s\n", policy.status().message().c_str());
-    return kExitUsageError;
-  }
+  const std::unique_ptr<sched::ScorePolicy> policy = PolicyFromFlag("dractl simulate cluster", flags.policy);
+  if (!policy) return kExitUsageError;
   std::optional<ClusterInputOptions> inputs = InputOptions("dractl simulate cluster", files, flags);
   if (!inputs) return kExitUsageError;
   manifest::LoadResult cluster;
@@ -168,7 +165,7 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
       return rc;
     }
   }
-  sched::ScheduleOptions options{.policy = policy->get(),
+  sched::ScheduleOptions options{.policy = policy.get(),
                                  .seed = flags.seed,
                                  .max_steps = flags.max_steps,
                                  .percentage_of_nodes_to_score = flags.percentage_of_nodes_to_score,

@@ -42,26 +42,6 @@ std::string TreeDisplayName(const Node& root) {
   return out;
 }
 
-// Parses the message "file:line:col: rest" of a parser error into parts.
-LoadMessage MessageFromParseError(const Status& s, const std::string& file) {
-  LoadMessage m;
-  m.file = file;
-  std::string_view text = s.message();
-  if (text.starts_with(file) && text.size() > file.size() && text[file.size()] == ':') {
-    std::string_view rest = text.substr(file.size() + 1);
-    unsigned line = 0, col = 0;
-    int consumed = 0;
-    std::string tmp(rest);
-    if (std::sscanf(tmp.c_str(), "%u:%u: %n", &line, &col, &consumed) == 2 && consumed > 0) {
-      m.mark = Mark{line, col};
-      m.message = tmp.substr(static_cast<size_t>(consumed));
-      return m;
-    }
-  }
-  m.message = std::string(text);
-  return m;
-}
-
 bool HasManifestExtension(const fs::path& p) {
   std::string ext = p.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -425,6 +405,25 @@ Mark FindFieldMark(const Node& root, std::string_view path) {
     cur = next;
   }
   return cur->mark;
+}
+
+LoadMessage MessageFromParseError(const Status& s, const std::string& file) {
+  LoadMessage m;
+  m.file = file;
+  std::string_view text = s.message();
+  if (text.starts_with(file) && text.size() > file.size() && text[file.size()] == ':') {
+    std::string_view rest = text.substr(file.size() + 1);
+    unsigned line = 0, col = 0;
+    int consumed = 0;
+    std::string tmp(rest);
+    if (std::sscanf(tmp.c_str(), "%u:%u: %n", &line, &col, &consumed) == 2 && consumed > 0) {
+      m.mark = Mark{line, col};
+      m.message = tmp.substr(static_cast<size_t>(consumed));
+      return m;
+    }
+  }
+  m.message = std::string(text);
+  return m;
 }
 
 }  // namespace dra::manifest

@@ -19,6 +19,7 @@
 #include "api/field_path.h"
 #include "api/object.h"
 #include "api/workload.h"
+#include "base/status.h"
 #include "manifest/node.h"
 
 namespace dra::manifest {
@@ -114,6 +115,10 @@ class Loader {
 
   LoadOptions options_;
 };
+
+// A parser's error (ParseYaml/ParseJson: "file:line:col: message") as a
+// message with its parts.
+LoadMessage MessageFromParseError(const Status& status, const std::string& file);
 
 // Removes metadata.managedFields from an object's tree, if present.
 void DropManagedFields(Node* object);

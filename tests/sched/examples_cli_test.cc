@@ -311,5 +311,39 @@ TEST(ExamplesCliTest, PackingExampleProfileFromAFile) {
   EXPECT_TRUE(Contains(r.output, "--workload-profile is for --policy fgd and dra-pack")) << r.output;
 }
 
+// dractl plan on the example cluster with examples/node-groups (dgx-h100 at
+// 98.32 a node, at most 4; hgx-h200 at 112, at most 2), worked out by hand:
+// what fits is bound first (the table above), leaving two pods pending.
+//   - llama-pretrain-8xh100: its claim wants 8 GPUs of CC >= 9.0 sharing
+//     gpu.nvidia.com/productName and gpu.nvidia.com/partition8. Only the DGX
+//     H100 template's GPUs carry partition8, and one such node (224 cpu,
+//     2003Gi) holds the pod's 96 cpu and 1000Gi: one dgx-h100, 98.32.
+//   - llama-405b-fp16: 16 GPUs in one claim; no template has more than 8.
+TEST(ExamplesCliTest, PlanAddsOneDgxH100) {
+  const std::string groups = std::string(DRA_SOURCE_DIR) + "/examples/node-groups";
+  CommandResult r = RunCommand(kBin + " plan -f " + ShellQuote(kExample) + " --node-groups " + ShellQuote(groups) +
+                               " -o json 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* want : {R"("nodeGroup": "dgx-h100")", R"("count": 1)", R"("cost": 98.32)", R"("lowerBound": 98.32)",
+                           R"("pending": 2)", R"("pod": "ml-training/llama-405b-fp16")", R"("node": "dgx-h100-0")"}) {
+    EXPECT_TRUE(Contains(r.output, want)) << want << "\n" << r.output;
+  }
+  EXPECT_FALSE(Contains(r.output, "hgx-h200")) << r.output;
+  // With the H200 group alone nothing helps: both pods stay unschedulable.
+  r = RunCommand(kBin + " plan -f " + ShellQuote(kExample) + " --node-groups " + ShellQuote(groups + "/hgx-h200.yaml"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "with the plan 0 placed on new nodes, 2 unschedulable")) << r.output;
+  // A node group with maxSize below minSize is an input error at its line.
+  const std::string bad = WriteTemp("plan-groups", "bad.yaml",
+                                    "apiVersion: dractl.io/v1alpha1\nkind: NodeGroup\nmetadata: {name: g}\nspec:\n"
+                                    "  minSize: 3\n  maxSize: 2\n  price: 1\n  template:\n    node: {apiVersion: v1, "
+                                    "kind: Node, metadata: {name: t}}\n");
+  r = RunCommand(kBin + " plan -f " + ShellQuote(kExample) + " --node-groups " + ShellQuote(bad));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(Contains(r.output, bad + ":6:12: NodeGroup g: spec.maxSize: Invalid value: 2: must be greater than or "
+                                 "equal to minSize (3)"))
+      << r.output;
+}
+
 }  // namespace
 }  // namespace dra::testing

@@ -1,0 +1,238 @@
+// dractl plan: which nodes of which node groups to add so that the pending
+// pods fit (plan/plan.h), every plan checked by the scheduler of
+// `dractl schedule`.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/cluster_inputs.h"
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "manifest/emit.h"
+#include "manifest/encode.h"
+#include "plan/node_group.h"
+#include "plan/plan.h"
+#include "sched/scheduler.h"
+#include "sched/snapshot.h"
+
+namespace dra::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct PlanFlags {
+  ClusterFlags cluster{};
+  std::vector<std::string> files{};
+  std::vector<std::string> node_groups{};
+  std::string expander = "optimal";
+  double max_time = 10;
+  std::string output = "table";
+};
+
+// Reads the node-group files (a folder: its *.yaml, *.yml and *.json files, in
+// name order). Returns -1 with `groups` set, else the exit code (messages printed).
+int LoadNodeGroups(const std::vector<std::string>& paths, const api::FeatureGates& gates,
+                   std::vector<plan::NodeGroup>* groups) {
+  manifest::LoadResult messages;
+  for (const std::string& path : paths) {
+    std::vector<std::string> files;
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+      for (const fs::directory_entry& e : fs::directory_iterator(path, ec)) {
+        const std::string ext = e.path().extension().string();
+        if (e.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json")) {
+          files.push_back(e.path().string());
+        }
+      }
+      std::sort(files.begin(), files.end());
+    } else {
+      files.push_back(path);
+    }
+    for (const std::string& file : files) {
+      std::ifstream in(file, std::ios::binary);
+      if (!in) {
+        manifest::LoadMessage m;
+        m.file = file;
+        m.message = "cannot read the node-group file";
+        messages.messages.push_back(std::move(m));
+        continue;
+      }
+      std::stringstream text;
+      text << in.rdbuf();
+      plan::ParseNodeGroups(text.str(), file, gates, groups, &messages.messages);
+    }
+  }
+  PrintMessages(messages);
+  if (messages.error_count() > 0) {
+    std::fprintf(stderr, "dractl plan: %zu error%s in --node-groups (see above)\n", messages.error_count(),
+                 messages.error_count() == 1 ? "" : "s");
+    return kExitInputError;
+  }
+  if (groups->empty()) {
+    std::fprintf(stderr, "dractl plan: --node-groups: no NodeGroup in %s\n", fmt::format("{}", fmt::join(paths, ", ")).c_str());
+    return kExitInputError;
+  }
+  return -1;
+}
+
+std::string Number(double v) { return fmt::format("{:g}", v); }
+
+void PrintTable(const plan::PlanResult& r) {
+  std::string out;
+  size_t w = 10;
+  for (const plan::GroupCount& g : r.scale_up) w = std::max(w, g.group.size());
+  out += fmt::format("{:<{}}  {:>5}  {:>10}\n", "NODE GROUP", w, "ADD", "COST");
+  for (const plan::GroupCount& g : r.scale_up) out += fmt::format("{:<{}}  {:>5}  {:>10}\n", g.group, w, g.count, Number(g.cost));
+  int64_t nodes = 0;
+  for (const plan::GroupCount& g : r.scale_up) nodes += g.count;
+  out += fmt::format("{:<{}}  {:>5}  {:>10}\n", "total", w, nodes, Number(r.cost));
+  if (r.expander == plan::Expander::kOptimal) {
+    out += r.stopped_early ? fmt::format("optimal: stopped at the time limit; no plan costs less than {} (gap {})\n",
+                                         Number(r.lower_bound), Number(r.cost - r.lower_bound))
+                           : "optimal: no cheaper set of nodes places as many pods\n";
+  } else {
+    out += fmt::format("expander {}: the cluster autoscaler's choice, one group at a time\n",
+                       plan::ExpanderName(r.expander));
+  }
+  size_t on_new = 0;
+  for (const plan::Placement& p : r.placements) on_new += p.new_node ? 1 : 0;
+  out += fmt::format("{} pod{} pending on the cluster as it is; with the plan {} placed on new nodes, {} unschedulable\n",
+                     r.pending, r.pending == 1 ? "" : "s", on_new, r.unschedulable.size());
+  size_t pod_w = 3;
+  for (const plan::Placement& p : r.placements) pod_w = std::max(pod_w, p.pod.size());
+  for (const plan::Unschedulable& u : r.unschedulable) pod_w = std::max(pod_w, u.pod.size());
+  if (on_new > 0) {
+    out += fmt::format("\n{:<{}}  {}\n", "POD", pod_w, "NEW NODE");
+    for (const plan::Placement& p : r.placements) {
+      if (p.new_node) out += fmt::format("{:<{}}  {}\n", p.pod, pod_w, p.node);
+    }
+  }
+  if (!r.unschedulable.empty()) {
+    out += fmt::format("\n{:<{}}  {}\n", "UNSCHEDULABLE", pod_w, "REASON (every group at its maxSize)");
+    for (const plan::Unschedulable& u : r.unschedulable) out += fmt::format("{:<{}}  {}\n", u.pod, pod_w, u.reason);
+  }
+  std::fputs(out.c_str(), stdout);
+}
+
+manifest::Node JsonResult(const plan::PlanResult& r) {
+  using manifest::Node;
+  Node root = Node::Mapping();
+  root.Add("expander", Node::String(std::string(plan::ExpanderName(r.expander))));
+  Node scale_up = Node::Sequence();
+  for (const plan::GroupCount& g : r.scale_up) {
+    Node n = Node::Mapping();
+    n.Add("nodeGroup", Node::String(g.group));
+    n.Add("count", Node::Int(g.count));
+    n.Add("cost", Node::Number(Number(g.cost), manifest::NodeKind::kFloat));
+    scale_up.Push(std::move(n));
+  }
+  root.Add("scaleUp", std::move(scale_up));
+  root.Add("cost", Node::Number(Number(r.cost), manifest::NodeKind::kFloat));
+  if (r.lower_bound >= 0) root.Add("lowerBound", Node::Number(Number(r.lower_bound), manifest::NodeKind::kFloat));
+  root.Add("stoppedEarly", Node::Bool(r.stopped_early));
+  root.Add("pending", Node::Int(static_cast<int64_t>(r.pending)));
+  Node placements = Node::Sequence();
+  for (const plan::Placement& p : r.placements) {
+    Node n = Node::Mapping();
+    n.Add("pod", Node::String(p.pod));
+    n.Add("node", Node::String(p.node));
+    n.Add("newNode", Node::Bool(p.new_node));
+    placements.Push(std::move(n));
+  }
+  root.Add("placements", std::move(placements));
+  Node unschedulable = Node::Sequence();
+  for (const plan::Unschedulable& u : r.unschedulable) {
+    Node n = Node::Mapping();
+    n.Add("pod", Node::String(u.pod));
+    n.Add("reason", Node::String(u.reason));
+    unschedulable.Push(std::move(n));
+  }
+  root.Add("unschedulable", std::move(unschedulable));
+  root.Add("evaluations", Node::Int(static_cast<int64_t>(r.evaluations)));
+  return root;
+}
+
+int Run(const PlanFlags& flags) {
+  std::optional<api::FeatureGates> gates = GatesFromFlags("dractl plan", flags.cluster.version, flags.cluster.gates);
+  if (!gates) return kExitUsageError;
+  const std::unique_ptr<sched::ScorePolicy> policy = PolicyFromFlag("dractl plan", flags.cluster.policy);
+  if (!policy) return kExitUsageError;
+  const std::optional<plan::Expander> expander = plan::ParseExpander(flags.expander);
+  std::optional<ClusterInputOptions> inputs = InputOptions("dractl plan", flags.files, flags.cluster);
+  if (!inputs) return kExitUsageError;
+  manifest::LoadResult loaded;
+  if (int rc = LoadCluster(flags.files, *gates, *inputs, &loaded); rc >= 0) return rc;
+  std::vector<plan::NodeGroup> groups;
+  if (int rc = LoadNodeGroups(flags.node_groups, *gates, &groups); rc >= 0) return rc;
+  std::vector<const api::Object*> objects;
+  for (const manifest::LoadedObject& o : loaded.objects) objects.push_back(&o.object);
+  const sched::Snapshot snapshot = sched::NewSnapshot(objects, *gates);
+  plan::PlanOptions options{.policy = policy.get(),
+                            .seed = flags.cluster.seed,
+                            .max_steps = flags.cluster.max_steps,
+                            .device_choice = DeviceChoiceFor(flags.cluster.device_choice, flags.cluster.policy),
+                            .expander = expander.value_or(plan::Expander::kOptimal),
+                            .max_seconds = flags.max_time};
+  StatusOr<plan::PlanResult> result = plan::PlanScaleUp(snapshot, groups, options);
+  if (!result.ok()) {
+    std::fprintf(stderr, "dractl plan: internal error: %s\n", result.status().ToString().c_str());
+    return kExitInternalError;
+  }
+  if (flags.output == "table") {
+    PrintTable(*result);
+  } else if (flags.output == "json") {
+    std::string json = manifest::EmitJson(JsonResult(*result), 2);
+    if (json.empty() || json.back() != '\n') json += '\n';
+    std::fputs(json.c_str(), stdout);
+  } else {
+    std::vector<manifest::Node> docs;
+    for (const plan::NodeInstance& n : result->added) {
+      docs.push_back(manifest::EncodeObject(api::Object(n.node)));
+      for (const api::ResourceSlice& s : n.slices) docs.push_back(manifest::EncodeObject(api::Object(s)));
+    }
+    PrintDocuments(std::move(docs), "yaml");
+  }
+  std::fprintf(stderr, "dractl plan: %zu scheduler run%s\n", result->evaluations, result->evaluations == 1 ? "" : "s");
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunPlan(std::span<const std::string_view> args) {
+  CLI::App app{"Plans which nodes to add so that the pending pods fit: node groups (--node-groups, NodeGroup\n"
+               "files: a template Node with its ResourceSlices, maxSize, a price) are added to the cluster\n"
+               "and every candidate plan is scheduled as `dractl schedule` schedules (filters, DRA\n"
+               "allocation, --policy). --expander optimal (the default) finds the cheapest set of nodes, over\n"
+               "all groups together, that places as many pending pods as any plan can, or says how far\n"
+               "from a lower bound it stopped (--max-time); least-waste, price, most-pods and random decide\n"
+               "as the cluster autoscaler's expanders do, one group per loop.\n"
+               "  dractl plan -f cluster/ --node-groups groups.yaml [--expander E] [-o table|json|yaml]\n"
+               "-o yaml prints the Nodes and ResourceSlices of the nodes to add, ready for `dractl schedule`.\n"
+               "Exit 0 with a plan (pods no plan places are listed with the scheduler's reason); 1 for input\n"
+               "errors; 2 for usage errors.",
+               "dractl plan"};
+  PlanFlags flags;
+  app.add_option("-f,--filename", flags.files, "the cluster: file, directory or - (stdin); repeatable");
+  app.add_option("--node-groups", flags.node_groups, "NodeGroup files or folders; repeatable")->required();
+  app.add_option("--expander", flags.expander, "optimal, least-waste, price, most-pods or random")
+      ->check(CLI::IsMember({"optimal", "least-waste", "price", "most-pods", "random"}))
+      ->capture_default_str();
+  app.add_option("--max-time", flags.max_time, "optimal: seconds before the search stops with a lower bound")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("-o,--output", flags.output, "table, json, or yaml (the nodes to add)")
+      ->check(CLI::IsMember({"table", "json", "yaml"}))
+      ->capture_default_str();
+  AddClusterFlags(app, flags.cluster);
+  if (int rc = ParseArgs(app, args); rc >= 0) return rc;
+  return Run(flags);
+}
+
+}  // namespace dra::cli

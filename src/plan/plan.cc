@@ -1,0 +1,326 @@
+#include "plan/plan.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <queue>
+#include <set>
+#include <utility>
+
+#include "base/fnv.h"
+#include "sched/resources.h"
+#include "sched/scheduler.h"
+
+namespace dra::plan {
+
+std::optional<Expander> ParseExpander(std::string_view name) {
+  for (Expander e : {Expander::kOptimal, Expander::kLeastWaste, Expander::kPrice, Expander::kMostPods,
+                     Expander::kRandom}) {
+    if (ExpanderName(e) == name) return e;
+  }
+  return std::nullopt;
+}
+
+std::string_view ExpanderName(Expander expander) {
+  switch (expander) {
+    case Expander::kOptimal: return "optimal";
+    case Expander::kLeastWaste: return "least-waste";
+    case Expander::kPrice: return "price";
+    case Expander::kMostPods: return "most-pods";
+    case Expander::kRandom: return "random";
+  }
+  return "";
+}
+
+namespace {
+
+using Counts = std::vector<int64_t>;
+
+// One scheduler run of the cluster with `counts` nodes added per group.
+struct Evaluation {
+  size_t placed = 0;
+  double cost = 0;
+  std::vector<Placement> placements{};
+  std::vector<Unschedulable> unplaced{};
+  // Per node the pods went to: requested cpu (millicores) and memory.
+  std::map<std::string, std::pair<int64_t, int64_t>, std::less<>> requested{};
+};
+
+class Planner {
+ public:
+  Planner(const sched::Snapshot& cluster, std::span<const NodeGroup> groups, const PlanOptions& options)
+      : cluster_(cluster), groups_(groups), options_(options) {}
+
+  double Cost(const Counts& c) const {
+    double cost = 0;
+    for (size_t g = 0; g < c.size(); ++g) cost += static_cast<double>(c[g]) * groups_[g].price;
+    return cost;
+  }
+
+  // Memoized: the same counts give the same run.
+  StatusOr<const Evaluation*> Eval(const Counts& counts) {
+    if (auto it = memo_.find(counts); it != memo_.end()) return &it->second;
+    sched::Snapshot s = cluster_;
+    std::set<std::string, std::less<>> added;
+    for (size_t g = 0; g < counts.size(); ++g) {
+      for (int64_t k = 0; k < counts[g]; ++k) {
+        NodeInstance inst = Instantiate(groups_[g], static_cast<size_t>(k));
+        added.insert(inst.node.metadata.name);
+        s.nodes.push_back(std::move(inst.node));
+        for (api::ResourceSlice& slice : inst.slices) s.slices.push_back(std::move(slice));
+      }
+    }
+    sched::ScheduleOptions o{.policy = options_.policy,
+                             .seed = options_.seed,
+                             .max_steps = options_.max_steps,
+                             .device_choice = options_.device_choice};
+    StatusOr<sched::ScheduleResult> r = sched::Schedule(&s, o);
+    if (!r.ok()) return r.status();
+    ++evaluations_;
+    Evaluation e{.cost = Cost(counts)};
+    std::map<std::string, const api::Pod*, std::less<>> pods;
+    for (const api::Pod& p : s.pods) pods[p.metadata.namespace_ + "/" + p.metadata.name] = &p;
+    for (const sched::PodOutcome& o2 : r->pods) {
+      if (o2.kind != sched::PodOutcome::Kind::kPlaced) {
+        e.unplaced.push_back({o2.pod, o2.message});
+        continue;
+      }
+      ++e.placed;
+      e.placements.push_back({o2.pod, o2.node, added.contains(o2.node)});
+      if (auto it = pods.find(o2.pod); it != pods.end()) {
+        const sched::Resources req = sched::PodRequests(*it->second);
+        auto& [cpu, memory] = e.requested[o2.node];
+        cpu += req.milli_cpu;
+        memory += req.memory;
+      }
+    }
+    return &memo_.emplace(counts, std::move(e)).first->second;
+  }
+
+  // The autoscaler's waste of the nodes group g gains from `before` to
+  // `after`: per node (1 - cpu requested / allocatable) + (1 - memory
+  // requested / allocatable), summed.
+  double Waste(size_t g, const Counts& before, const Counts& after, const Evaluation& e) const {
+    const sched::Resources alloc = sched::NodeAllocatable(groups_[g].node);
+    double waste = 0;
+    for (int64_t k = before[g]; k < after[g]; ++k) {
+      const std::string name = groups_[g].name + "-" + std::to_string(k);
+      std::pair<int64_t, int64_t> used{0, 0};
+      if (auto it = e.requested.find(name); it != e.requested.end()) used = it->second;
+      if (alloc.milli_cpu > 0) waste += 1 - static_cast<double>(used.first) / static_cast<double>(alloc.milli_cpu);
+      if (alloc.memory > 0) waste += 1 - static_cast<double>(used.second) / static_cast<double>(alloc.memory);
+    }
+    return waste;
+  }
+
+  // The cluster autoscaler's loop with one expander: per loop, each group's
+  // option (its nodes added one at a time while that places more pods), one
+  // option chosen, until no option places more.
+  StatusOr<Counts> Expand(Expander expander) {
+    Counts counts(groups_.size(), 0);
+    DRA_ASSIGN_OR_RETURN(const Evaluation* current, Eval(counts));
+    for (uint64_t loop = 0;; ++loop) {
+      struct Option {
+        size_t group;
+        Counts counts;
+        const Evaluation* eval;
+        double score;
+      };
+      std::vector<Option> options;
+      for (size_t g = 0; g < groups_.size(); ++g) {
+        Counts c = counts;
+        const Evaluation* best = nullptr;
+        size_t placed = current->placed;
+        while (c[g] < groups_[g].max_size) {
+          ++c[g];
+          DRA_ASSIGN_OR_RETURN(const Evaluation* e, Eval(c));
+          if (e->placed <= placed) {
+            --c[g];
+            break;
+          }
+          placed = e->placed;
+          best = e;
+        }
+        if (best == nullptr) continue;
+        const double gain = static_cast<double>(best->placed - current->placed);
+        const double nodes = static_cast<double>(c[g] - counts[g]);
+        double score = 0;  // lower is better
+        switch (expander) {
+          case Expander::kMostPods: score = -gain; break;
+          case Expander::kLeastWaste: score = Waste(g, counts, c, *best); break;
+          case Expander::kPrice: score = nodes * groups_[g].price / gain; break;
+          case Expander::kRandom:
+            score = static_cast<double>(
+                Fnv1a64(std::to_string(options_.seed) + "/" + std::to_string(loop) + "/" + groups_[g].name));
+            break;
+          case Expander::kOptimal: break;
+        }
+        options.push_back({g, std::move(c), best, score});
+      }
+      if (options.empty()) return counts;
+      // Ties: more pods, then fewer nodes' price, then input order.
+      const Option* chosen = &*std::min_element(options.begin(), options.end(), [&](const Option& a, const Option& b) {
+        if (a.score != b.score) return a.score < b.score;
+        if (a.eval->placed != b.eval->placed) return a.eval->placed > b.eval->placed;
+        return a.eval->cost < b.eval->cost;
+      });
+      counts = chosen->counts;
+      current = chosen->eval;
+    }
+  }
+
+  // True if `a` is the better plan: more pods, then cheaper.
+  static bool Better(const Evaluation& a, const Evaluation& b) {
+    if (a.placed != b.placed) return a.placed > b.placed;
+    return a.cost < b.cost - 1e-9;
+  }
+
+  // Local moves from `counts` while they keep the pods placed and lower the price.
+  StatusOr<Counts> Improve(Counts counts, size_t target, std::chrono::steady_clock::time_point deadline) {
+    for (bool improved = true; improved && std::chrono::steady_clock::now() < deadline;) {
+      improved = false;
+      DRA_ASSIGN_OR_RETURN(const Evaluation* base, Eval(counts));
+      std::vector<Counts> moves;
+      for (size_t a = 0; a < groups_.size(); ++a) {
+        if (counts[a] == 0) continue;
+        Counts drop = counts;
+        --drop[a];
+        moves.push_back(drop);
+        for (size_t b = 0; b < groups_.size(); ++b) {
+          if (b == a || counts[b] >= groups_[b].max_size) continue;
+          Counts trade = drop;
+          ++trade[b];
+          moves.push_back(trade);
+          if (trade[a] > 0) {
+            --trade[a];
+            moves.push_back(trade);
+          }
+        }
+      }
+      for (const Counts& m : moves) {
+        if (Cost(m) >= base->cost - 1e-9) continue;
+        DRA_ASSIGN_OR_RETURN(const Evaluation* e, Eval(m));
+        if (e->placed >= target) {
+          counts = m;
+          improved = true;
+          break;
+        }
+      }
+    }
+    return counts;
+  }
+
+  // Best-first over count vectors by price, from the empty plan: the first
+  // one placing `target` pods is optimal. Stops below `incumbent_cost` or at
+  // the deadline; returns the optimum found (or nullopt) and the lower bound.
+  StatusOr<std::pair<std::optional<Counts>, double>> Search(size_t target, double incumbent_cost,
+                                                            std::chrono::steady_clock::time_point deadline,
+                                                            bool* stopped_early) {
+    using Entry = std::pair<double, Counts>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+    std::set<Counts> seen;
+    Counts zero(groups_.size(), 0);
+    queue.push({0, zero});
+    seen.insert(zero);
+    while (!queue.empty()) {
+      auto [cost, counts] = queue.top();
+      if (cost >= incumbent_cost - 1e-9) return std::pair{std::optional<Counts>(), incumbent_cost};
+      if (std::chrono::steady_clock::now() >= deadline) {
+        *stopped_early = true;
+        return std::pair{std::optional<Counts>(), cost};
+      }
+      queue.pop();
+      DRA_ASSIGN_OR_RETURN(const Evaluation* e, Eval(counts));
+      if (e->placed >= target) return std::pair{std::optional<Counts>(counts), cost};
+      for (size_t g = 0; g < groups_.size(); ++g) {
+        if (counts[g] >= groups_[g].max_size) continue;
+        Counts next = counts;
+        ++next[g];
+        if (seen.insert(next).second) queue.push({Cost(next), next});
+      }
+    }
+    return std::pair{std::optional<Counts>(), incumbent_cost};
+  }
+
+  size_t evaluations() const { return evaluations_; }
+
+ private:
+  const sched::Snapshot& cluster_;
+  std::span<const NodeGroup> groups_{};
+  const PlanOptions& options_;
+  std::map<Counts, Evaluation> memo_{};
+  size_t evaluations_ = 0;
+};
+
+}  // namespace
+
+StatusOr<PlanResult> PlanScaleUp(const sched::Snapshot& cluster, std::span<const NodeGroup> groups,
+                                 const PlanOptions& options) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(static_cast<int64_t>(options.max_seconds * 1000));
+  // The cluster as the autoscaler finds it: kube-scheduler has bound what
+  // fits (those placements stay); the pods still pending are the demand.
+  sched::Snapshot bound = cluster;
+  sched::ScheduleOptions first{.policy = options.policy,
+                               .seed = options.seed,
+                               .max_steps = options.max_steps,
+                               .device_choice = options.device_choice};
+  DRA_ASSIGN_OR_RETURN(sched::ScheduleResult as_is, sched::Schedule(&bound, first));
+  Planner planner(bound, groups, options);
+  PlanResult result{.expander = options.expander};
+  for (const sched::PodOutcome& o : as_is.pods) result.pending += o.kind == sched::PodOutcome::Kind::kPlaced ? 0 : 1;
+
+  Counts chosen;
+  if (options.expander != Expander::kOptimal) {
+    DRA_ASSIGN_OR_RETURN(chosen, planner.Expand(options.expander));
+  } else {
+    // The incumbent: the expanders' best plan.
+    DRA_ASSIGN_OR_RETURN(chosen, planner.Expand(Expander::kLeastWaste));
+    for (Expander e : {Expander::kPrice, Expander::kMostPods, Expander::kRandom}) {
+      DRA_ASSIGN_OR_RETURN(Counts c, planner.Expand(e));
+      DRA_ASSIGN_OR_RETURN(const Evaluation* a, planner.Eval(c));
+      DRA_ASSIGN_OR_RETURN(const Evaluation* b, planner.Eval(chosen));
+      if (Planner::Better(*a, *b)) chosen = c;
+    }
+    // The target: as many pods as any plan places.
+    Counts all(groups.size());
+    for (size_t g = 0; g < groups.size(); ++g) all[g] = groups[g].max_size;
+    DRA_ASSIGN_OR_RETURN(const Evaluation* full, planner.Eval(all));
+    DRA_ASSIGN_OR_RETURN(const Evaluation* incumbent, planner.Eval(chosen));
+    if (full->placed > incumbent->placed) chosen = all;
+    DRA_ASSIGN_OR_RETURN(incumbent, planner.Eval(chosen));
+    const size_t target = incumbent->placed;
+    DRA_ASSIGN_OR_RETURN(chosen, planner.Improve(chosen, target, deadline));
+    DRA_ASSIGN_OR_RETURN(incumbent, planner.Eval(chosen));
+    DRA_ASSIGN_OR_RETURN(auto found, planner.Search(target, incumbent->cost, deadline, &result.stopped_early));
+    if (found.first) chosen = *found.first;
+    result.lower_bound = found.second;
+  }
+  DRA_ASSIGN_OR_RETURN(const Evaluation* best, planner.Eval(chosen));
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (chosen[g] == 0) continue;
+    result.scale_up.push_back({groups[g].name, chosen[g], static_cast<double>(chosen[g]) * groups[g].price});
+    for (int64_t k = 0; k < chosen[g]; ++k) result.added.push_back(Instantiate(groups[g], static_cast<size_t>(k)));
+  }
+  result.cost = best->cost;
+  if (options.expander == Expander::kOptimal && !result.stopped_early) result.lower_bound = result.cost;
+  result.placements = best->placements;
+  // Pods no plan places: their reason with every group at its maxSize.
+  Counts all(groups.size());
+  for (size_t g = 0; g < groups.size(); ++g) all[g] = groups[g].max_size;
+  DRA_ASSIGN_OR_RETURN(const Evaluation* full, planner.Eval(all));
+  std::set<std::string, std::less<>> placed;
+  for (const Placement& p : best->placements) placed.insert(p.pod);
+  for (const Unschedulable& u : full->unplaced) {
+    if (!placed.contains(u.pod)) result.unschedulable.push_back(u);
+  }
+  for (const Unschedulable& u : best->unplaced) {
+    const bool listed = std::any_of(result.unschedulable.begin(), result.unschedulable.end(),
+                                    [&](const Unschedulable& x) { return x.pod == u.pod; });
+    if (!listed) result.unschedulable.push_back(u);
+  }
+  result.evaluations = planner.evaluations();
+  return result;
+}
+
+}  // namespace dra::plan

@@ -1,0 +1,90 @@
+// Capacity planning (`dractl plan`): which nodes of which node groups to add
+// so that the pending pods fit, each plan checked by the scheduler of
+// `dractl schedule` (filters, DRA allocation, the policy), not by a model.
+// The cluster is first scheduled as it is (what fits is bound there, as
+// kube-scheduler binds it before an autoscaler looks); the pods that stay
+// pending are the demand.
+//
+// Scale-up, as the cluster autoscaler decides it (--expander least-waste,
+// price, most-pods, random: one group per loop, each group's option
+// estimated by adding its nodes one at a time while that places more pods;
+// the expander picks one option), or `optimal`: the cheapest set of nodes
+// over all groups together that places as many pods as any plan can:
+//   1. an incumbent: the best of the four expanders' plans, improved by
+//      local moves (drop a node; trade one or two nodes of a group for one
+//      of a cheaper group) while the pods placed do not drop;
+//   2. best-first over the lattice of node counts in order of total price
+//      (each popped count vector is scheduled): the first that places as
+//      many pods as the target is optimal; the search ends there, at the
+//      incumbent's price (which is then optimal), or at the time limit,
+//      where the price of the cheapest unscheduled vector is a lower bound
+//      (every cheaper vector was tried and failed).
+// The target is the most pods any plan places: the expanders' best, or every
+// group at its maxSize, whichever is more.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "alloc/best_fit.h"
+#include "base/status.h"
+#include "plan/node_group.h"
+#include "sched/policy.h"
+#include "sched/snapshot.h"
+
+namespace dra::plan {
+
+enum class Expander { kOptimal, kLeastWaste, kPrice, kMostPods, kRandom };
+// "optimal", "least-waste", "price", "most-pods", "random"; nullopt for others.
+std::optional<Expander> ParseExpander(std::string_view name);
+std::string_view ExpanderName(Expander expander);
+
+struct PlanOptions {
+  const sched::ScorePolicy* policy = nullptr;  // required; borrowed
+  uint64_t seed = 0;                           // the scheduler's tie-break, and the random expander's
+  uint64_t max_steps = 0;
+  alloc::DeviceChoice device_choice = alloc::DeviceChoice::kFirstFit;
+  Expander expander = Expander::kOptimal;
+  double max_seconds = 10;  // optimal: the search's time limit
+};
+
+struct GroupCount {
+  std::string group{};
+  int64_t count = 0;
+  double cost = 0;  // count * price
+};
+
+struct Placement {
+  std::string pod{};   // "namespace/name"
+  std::string node{};
+  bool new_node = false;
+};
+
+struct Unschedulable {
+  std::string pod{};
+  std::string reason{};  // the scheduler's message with every group at its maxSize
+};
+
+struct PlanResult {
+  Expander expander = Expander::kOptimal;
+  std::vector<GroupCount> scale_up{};  // groups that get nodes, in input order
+  double cost = 0;
+  // optimal: a price no plan that places as many pods can be below; equal to
+  // cost when the plan is proven optimal. Other expanders: not set (-1).
+  double lower_bound = -1;
+  bool stopped_early = false;  // optimal: the time limit ended the search
+  size_t pending = 0;          // pods the cluster as it is leaves pending
+  std::vector<Placement> placements{};       // where the plan places those pods
+  std::vector<Unschedulable> unschedulable{};  // those no plan places
+  std::vector<NodeInstance> added{};         // the nodes to add, with their slices
+  size_t evaluations = 0;                  // scheduler runs
+};
+
+// Plans the scale-up of `cluster` (pods, claims, nodes... as `dractl
+// schedule` reads them) over `groups`.
+StatusOr<PlanResult> PlanScaleUp(const sched::Snapshot& cluster, std::span<const NodeGroup> groups,
+                                 const PlanOptions& options);
+
+}  // namespace dra::plan

@@ -1,0 +1,236 @@
+// Node-group files and the scale-up planner, on plans worked out by hand.
+#include "plan/plan.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/defaults.h"
+#include "manifest/loader.h"
+#include "plan/node_group.h"
+#include "sched/policy.h"
+#include "sched/snapshot.h"
+
+namespace dra::plan {
+namespace {
+
+// A node group of `gpus` GPUs, `cpu` cores and `memory`, at `price`.
+std::string Group(const std::string& name, int gpus, int cpu, const std::string& memory, double price,
+                  int max_size) {
+  std::string devices;
+  for (int i = 0; i < gpus; ++i) devices += "        - name: gpu-" + std::to_string(i) + "\n";
+  return "apiVersion: dractl.io/v1alpha1\n"
+         "kind: NodeGroup\n"
+         "metadata:\n"
+         "  name: " + name + "\n"
+         "spec:\n"
+         "  maxSize: " + std::to_string(max_size) + "\n"
+         "  price: " + std::to_string(price) + "\n"
+         "  template:\n"
+         "    node:\n"
+         "      apiVersion: v1\n"
+         "      kind: Node\n"
+         "      metadata: {name: template, labels: {kubernetes.io/hostname: template}}\n"
+         "      status:\n"
+         "        allocatable: {cpu: \"" + std::to_string(cpu) + "\", memory: " + memory + ", pods: \"110\"}\n"
+         "    resourceSlices:\n"
+         "    - apiVersion: resource.k8s.io/v1\n"
+         "      kind: ResourceSlice\n"
+         "      metadata: {name: template-gpus}\n"
+         "      spec:\n"
+         "        driver: gpu.example.com\n"
+         "        nodeName: template\n"
+         "        pool: {name: template, generation: 1, resourceSliceCount: 1}\n"
+         "        devices:\n" + devices;
+}
+
+// GPUs of one class; claim templates of 1, 4 and 8 GPUs; pods using them.
+std::string Pod(const std::string& name, const std::string& tmpl, int cpu, const std::string& memory, int minute) {
+  return "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name +
+         "\n  namespace: default\n  creationTimestamp: \"2026-12-01T08:" + (minute < 10 ? "0" : "") +
+         std::to_string(minute) + ":00Z\"\nspec:\n  resourceClaims:\n  - {name: gpu, resourceClaimTemplateName: " +
+         tmpl + "}\n  containers:\n  - name: main\n    image: x\n    resources:\n      requests: {cpu: \"" +
+         std::to_string(cpu) + "\", memory: " + memory + "}\n      claims: [{name: gpu}]\n---\n";
+}
+
+std::string Template(const std::string& name, int count) {
+  return "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: " + name +
+         ", namespace: default}\nspec:\n  spec:\n    devices:\n      requests:\n      - name: gpu\n        exactly: "
+         "{deviceClassName: gpu, count: " + std::to_string(count) + "}\n---\n";
+}
+
+constexpr char kClass[] =
+    "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec:\n  selectors:\n"
+    "  - cel: {expression: 'device.driver == \"gpu.example.com\"'}\n---\n";
+
+class PlanTest : public ::testing::Test {
+ protected:
+  void Load(const std::string& cluster, const std::string& groups) {
+    manifest::LoadResult loaded;
+    manifest::Loader(manifest::LoadOptions{}).LoadText(cluster, "cluster.yaml", &loaded);
+    ASSERT_EQ(loaded.error_count(), 0u) << (loaded.messages.empty() ? "" : loaded.messages[0].ToString());
+    std::vector<const api::Object*> objects;
+    for (manifest::LoadedObject& o : loaded.objects) {
+      api::SetDefaults(o.object, "2026-12-01T08:00:00Z");
+      objects.push_back(&o.object);
+    }
+    snapshot_ = sched::NewSnapshot(objects, gates_);
+    std::vector<manifest::LoadMessage> messages;
+    ParseNodeGroups(groups, "groups.yaml", gates_, &groups_, &messages);
+    ASSERT_TRUE(messages.empty()) << messages[0].ToString();
+  }
+
+  PlanResult Plan(Expander expander) {
+    auto policy = sched::NewPolicy("kube");
+    EXPECT_TRUE(policy.ok());
+    policy_ = std::move(*policy);
+    PlanOptions options{.policy = policy_.get(), .expander = expander};
+    StatusOr<PlanResult> r = PlanScaleUp(snapshot_, groups_, options);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : PlanResult{};
+  }
+
+  static std::string Counts(const PlanResult& r) {
+    std::string out;
+    for (const GroupCount& g : r.scale_up) out += (out.empty() ? "" : " ") + g.group + "=" + std::to_string(g.count);
+    return out;
+  }
+
+  api::FeatureGates gates_ = api::FeatureGates::Defaults();
+  sched::Snapshot snapshot_;
+  std::vector<NodeGroup> groups_;
+  std::unique_ptr<sched::ScorePolicy> policy_;
+};
+
+// One 4-GPU pod (8 cpu, 32Gi), then four 1-GPU pods (1 cpu, 4Gi), then one
+// 8-GPU pod. Groups: gpu1 (1 GPU, 8 cpu, 32Gi, price 1) and gpu4 (4 GPUs,
+// 32 cpu, 128Gi, price 3), at most 10 nodes each.
+//   - The 8-GPU pod fits no template: unschedulable.
+//   - The 4-GPU pod needs a gpu4 node; placed first, it fills it, so the
+//     1-GPU pods need 4 more GPUs: a second gpu4 (3) or four gpu1 (4).
+//     Every cheaper plan fails: with one gpu4 and at most two gpu1 (price
+//     < 6), two 1-GPU pods stay pending. Optimal: gpu4=2, price 6.
+//   - price (cost per pod of each group's option): gpu1's option is four
+//     nodes for four pods (1.0 a pod), gpu4's two nodes for five (1.2): gpu1
+//     first, then one gpu4 for the 4-GPU pod: gpu1=4 gpu4=1, price 7.
+//   - least-waste: gpu1's four nodes waste (1 - 1/8) + (1 - 4/32) = 1.75
+//     each, 7 in all; gpu4's two waste 1.5 (the 4-GPU pod's node) + 1.75:
+//     gpu4=2. most-pods: five pods against four: gpu4=2.
+TEST_F(PlanTest, OptimalBeatsThePriceExpanderOnAMixedQueue) {
+  std::string cluster = std::string(kClass) + Template("one", 1) + Template("four", 4) + Template("eight", 8);
+  cluster += Pod("big", "four", 8, "32Gi", 1);
+  for (int i = 0; i < 4; ++i) cluster += Pod("small-" + std::to_string(i), "one", 1, "4Gi", 2 + i);
+  cluster += Pod("huge", "eight", 1, "1Gi", 9);
+  Load(cluster, Group("gpu1", 1, 8, "32Gi", 1, 10) + "---\n" + Group("gpu4", 4, 32, "128Gi", 3, 10));
+
+  PlanResult optimal = Plan(Expander::kOptimal);
+  EXPECT_EQ(Counts(optimal), "gpu4=2");
+  EXPECT_DOUBLE_EQ(optimal.cost, 6);
+  EXPECT_DOUBLE_EQ(optimal.lower_bound, 6);
+  EXPECT_FALSE(optimal.stopped_early);
+  EXPECT_EQ(optimal.pending, 6u);
+  size_t on_new = 0;
+  for (const Placement& p : optimal.placements) on_new += p.new_node ? 1 : 0;
+  EXPECT_EQ(on_new, 5u);
+  ASSERT_EQ(optimal.unschedulable.size(), 1u);
+  EXPECT_EQ(optimal.unschedulable[0].pod, "default/huge");
+  EXPECT_NE(optimal.unschedulable[0].reason.find("cannot allocate all claims"), std::string::npos)
+      << optimal.unschedulable[0].reason;
+  ASSERT_EQ(optimal.added.size(), 2u);
+  EXPECT_EQ(optimal.added[1].node.metadata.name, "gpu4-1");
+  EXPECT_EQ(optimal.added[1].slices[0].spec.node_name, "gpu4-1");
+  EXPECT_EQ(optimal.added[1].slices[0].spec.pool.name, "gpu4-1");
+
+  PlanResult price = Plan(Expander::kPrice);
+  EXPECT_EQ(Counts(price), "gpu1=4 gpu4=1");
+  EXPECT_DOUBLE_EQ(price.cost, 7);
+  EXPECT_EQ(Counts(Plan(Expander::kLeastWaste)), "gpu4=2");
+  EXPECT_EQ(Counts(Plan(Expander::kMostPods)), "gpu4=2");
+}
+
+// maxSize binds: two 4-GPU pods and gpu4 limited to one node; gpu1 cannot
+// hold them. One pod is placed (price 3); the other is unschedulable.
+TEST_F(PlanTest, MaxSizeLimitsThePlan) {
+  std::string cluster = std::string(kClass) + Template("four", 4) + Pod("a", "four", 1, "1Gi", 1) +
+                        Pod("b", "four", 1, "1Gi", 2);
+  Load(cluster, Group("gpu1", 1, 8, "32Gi", 1, 10) + "---\n" + Group("gpu4", 4, 32, "128Gi", 3, 1));
+  PlanResult r = Plan(Expander::kOptimal);
+  EXPECT_EQ(Counts(r), "gpu4=1");
+  EXPECT_DOUBLE_EQ(r.cost, 3);
+  ASSERT_EQ(r.unschedulable.size(), 1u);
+  EXPECT_EQ(r.unschedulable[0].pod, "default/b");
+}
+
+// Nothing pending: nothing to add.
+TEST_F(PlanTest, NothingPendingAddsNothing) {
+  Load(std::string(kClass), Group("gpu1", 1, 8, "32Gi", 1, 10));
+  PlanResult r = Plan(Expander::kOptimal);
+  EXPECT_TRUE(r.scale_up.empty());
+  EXPECT_DOUBLE_EQ(r.cost, 0);
+  EXPECT_EQ(r.pending, 0u);
+}
+
+std::vector<std::string> Problems(const std::string& text) {
+  std::vector<NodeGroup> groups;
+  std::vector<manifest::LoadMessage> messages;
+  ParseNodeGroups(text, "g.yaml", api::FeatureGates::Defaults(), &groups, &messages);
+  std::vector<std::string> out;
+  for (const manifest::LoadMessage& m : messages) out.push_back(m.ToString());
+  return out;
+}
+
+TEST(NodeGroupTest, BadInputIsAnErrorAtItsLineAndField) {
+  const std::string good = Group("gpu1", 1, 8, "32Gi", 1, 10);
+  EXPECT_TRUE(Problems(good).empty());
+  // maxSize below minSize: line 6 is "  maxSize: 10"; minSize added at line 6 pushes it to 7.
+  std::string min_over_max = good;
+  min_over_max.replace(min_over_max.find("  maxSize: 10\n"), 14, "  minSize: 11\n  maxSize: 10\n");
+  EXPECT_EQ(Problems(min_over_max),
+            std::vector<std::string>{"g.yaml:7:12: NodeGroup gpu1: spec.maxSize: Invalid value: 10: must be greater "
+                                     "than or equal to minSize (11)"});
+  // No price.
+  std::string no_price = good;
+  no_price.erase(no_price.find("  price: "), no_price.find('\n', no_price.find("  price: ")) -
+                                                 no_price.find("  price: ") + 1);
+  ASSERT_EQ(Problems(no_price).size(), 1u);
+  EXPECT_NE(Problems(no_price)[0].find("g.yaml:6:3: NodeGroup gpu1: spec.price: Required value"), std::string::npos)
+      << Problems(no_price)[0];
+  // A slice on another node than the template's (line 21: "        nodeName: other").
+  std::string other_node = good;
+  other_node.replace(other_node.find("nodeName: template"), 18, "nodeName: other");
+  EXPECT_EQ(Problems(other_node),
+            std::vector<std::string>{"g.yaml:21:19: NodeGroup gpu1: spec.template.resourceSlices[0].spec.nodeName: "
+                                     "Invalid value: \"other\": must be the template node's name (\"template\")"});
+  // A slice the API server would reject: a device name that is not a DNS label.
+  std::string bad_device = good;
+  bad_device.replace(bad_device.find("gpu-0"), 5, "GPU_0");
+  const std::vector<std::string> p = Problems(bad_device);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].find("g.yaml:24:17: NodeGroup gpu1: spec.template.resourceSlices[0].spec.devices[0].name: "
+                      "Invalid value: \"GPU_0\""),
+            std::string::npos)
+      << p[0];
+  // Not a NodeGroup at all.
+  EXPECT_EQ(Problems("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n"),
+            std::vector<std::string>{
+                "g.yaml:1:1: not a NodeGroup: want apiVersion dractl.io/v1alpha1 and kind NodeGroup"});
+}
+
+TEST(NodeGroupTest, InstancesAreUniquePerNode) {
+  std::vector<NodeGroup> groups;
+  std::vector<manifest::LoadMessage> messages;
+  ParseNodeGroups(Group("a100", 2, 8, "32Gi", 1, 3), "g.yaml", api::FeatureGates::Defaults(), &groups, &messages);
+  ASSERT_EQ(groups.size(), 1u);
+  NodeInstance two = Instantiate(groups[0], 2);
+  EXPECT_EQ(two.node.metadata.name, "a100-2");
+  EXPECT_EQ(*two.node.metadata.labels.find("kubernetes.io/hostname"), "a100-2");
+  ASSERT_EQ(two.slices.size(), 1u);
+  EXPECT_EQ(two.slices[0].metadata.name, "a100-2-0");
+  EXPECT_EQ(two.slices[0].spec.pool.name, "a100-2");
+  EXPECT_EQ(two.slices[0].spec.devices.size(), 2u);
+}
+
+}  // namespace
+}  // namespace dra::plan
