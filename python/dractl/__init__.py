@@ -46,6 +46,7 @@ __all__ = [
     "eval",
     "explain",
     "load",
+    "plan",
     "run",
     "schedule",
     "simulate_cluster",
@@ -293,6 +294,36 @@ def explain(*inputs: Any, pod: str | None = None, all_pending: bool = False, **f
     return _json(_call("explain", inputs, args + ["-o", "json"], positionals=positionals))
 
 
+def plan(*inputs: Any, node_groups: Any, expander: str = "optimal", **flags: Any) -> dict:
+    """Which nodes of which node groups to add so that the pending pods fit
+    (``dractl plan -o json``): ``scaleUp`` (group and count), ``cost``,
+    ``lowerBound`` (optimal), ``placements`` and ``unschedulable`` (with the
+    scheduler's reason). ``node_groups`` is a path, NodeGroup text, a dict or
+    a list of those; ``expander`` is optimal (the cheapest set of nodes),
+    least-waste, price, most-pods or random (the cluster autoscaler's).
+    Other flags of ``dractl plan --help`` as keywords (max_time=5, policy="dra-pack")."""
+    # A list holds several groups (a dict in it is one NodeGroup).
+    groups = list(node_groups) if isinstance(node_groups, (list, tuple)) else [node_groups]
+    args = _flag_args(dict(expander=expander, **flags)) + ["-o", "json"]
+    return _json(_call_with("plan", inputs, groups, "--node-groups", args))
+
+
+def _call_with(command: str, inputs: Iterable[Any], extra: list[Any], flag: str, args: list[str]) -> Result:
+    """Runs `command` with `inputs` as -f and each of `extra` (a path, text or
+    dict, numbered on from the inputs) as the value of `flag`."""
+    inputs = list(inputs)
+    input_args, texts = _input_args(inputs + extra)
+    n = len(input_args) - 2 * len(extra)
+    argv = command.split() + input_args[:n]
+    for i in range(n, len(input_args), 2):
+        argv += [flag, input_args[i + 1]]
+    argv += args
+    result = run(*argv, inputs=dict(texts))
+    if result.exit_code != 0:
+        raise _ERRORS.get(result.exit_code, Error)(result, argv)
+    return result
+
+
 def _with_series(command: str, inputs: Iterable[Any], args: list[str], series: bool) -> tuple[Any, list[dict]]:
     if not series:
         return _json(_call(command, inputs, args + ["-o", "json"])), []
@@ -351,15 +382,5 @@ def simulate_cluster(*inputs: Any, workload: Any, policy: str = "kube", **flags:
         workloads = list(workload)
     else:
         workloads = [workload]
-    # The workloads are numbered on from the cluster's inputs.
-    input_args, texts = _input_args(list(inputs) + workloads)
-    n = len(input_args) - 2 * len(workloads)
-    args = input_args[:n]
-    for i in range(n, len(input_args), 2):
-        args += ["--workload", input_args[i + 1]]
-    args += _flag_args(dict(policy=policy, **flags)) + ["-o", "json"]
-    argv = ["simulate", "cluster", *args]
-    result = run(*argv, inputs=dict(texts))
-    if result.exit_code != 0:
-        raise _ERRORS.get(result.exit_code, Error)(result, argv)
-    return _json(result)
+    args = _flag_args(dict(policy=policy, **flags)) + ["-o", "json"]
+    return _json(_call_with("simulate cluster", inputs, workloads, "--workload", args))

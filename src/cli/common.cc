@@ -177,15 +177,9 @@ void LoadInputs(const std::vector<std::string>& paths, const manifest::LoadOptio
   with_flags.skip_unknown = options.skip_unknown || g_skip_unknown;
   manifest::Loader loader(with_flags);
   for (const std::string& path : paths) {
-    const InlineInput* inline_input = nullptr;
-    if (g_inline_inputs != nullptr) {
-      for (const InlineInput& in : *g_inline_inputs) {
-        if (in.name == path) inline_input = &in;
-      }
-    }
-    if (inline_input != nullptr) {
+    if (const std::string* text = FindInlineInput(path)) {
       ++result->files;
-      loader.LoadText(inline_input->text, inline_input->name, result);
+      loader.LoadText(*text, path, result);
     } else {
       loader.LoadPath(path, result);
     }
@@ -193,6 +187,14 @@ void LoadInputs(const std::vector<std::string>& paths, const manifest::LoadOptio
 }
 
 void SetInlineInputs(const std::vector<InlineInput>* inputs) { g_inline_inputs = inputs; }
+
+const std::string* FindInlineInput(const std::string& path) {
+  if (g_inline_inputs == nullptr) return nullptr;
+  for (const InlineInput& in : *g_inline_inputs) {
+    if (in.name == path) return &in.text;
+  }
+  return nullptr;
+}
 void SetMessageSink(std::vector<manifest::LoadMessage>* sink) { g_message_sink = sink; }
 
 void PrintMessages(const manifest::LoadResult& result) {

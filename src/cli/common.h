@@ -77,6 +77,8 @@ struct InlineInput {
   std::string text;  // YAML or JSON
 };
 void SetInlineInputs(const std::vector<InlineInput>* inputs);
+// The text of the inline input named `path`, or null (also when none are set).
+const std::string* FindInlineInput(const std::string& path);
 // While `sink` is set, PrintMessages also appends each message it prints to
 // it (the structured form of the lines on stderr).
 void SetMessageSink(std::vector<manifest::LoadMessage>* sink);

@@ -42,6 +42,10 @@ int LoadNodeGroups(const std::vector<std::string>& paths, const api::FeatureGate
                    std::vector<plan::NodeGroup>* groups) {
   manifest::LoadResult messages;
   for (const std::string& path : paths) {
+    if (const std::string* text = FindInlineInput(path)) {  // the Python module's texts
+      plan::ParseNodeGroups(*text, path, gates, groups, &messages.messages);
+      continue;
+    }
     std::vector<std::string> files;
     std::error_code ec;
     if (fs::is_directory(path, ec)) {

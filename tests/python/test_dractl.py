@@ -210,3 +210,32 @@ def test_simulate_openb_reaches_fgd_published_numbers(root):
     assert {"allocation", "frag_amount", "frag_ratio"} <= metrics
     allocation = [row for row in run["series"] if row["metric"] == "allocation"][0]
     assert allocation["0"] < allocation["100"] <= allocation["130"]
+
+
+def test_plan_adds_a_node_for_the_pod_that_is_left():
+    # The cluster's one node holds two of the three pods (two GPUs); a group of
+    # one-GPU nodes at 2.5 and one of two-GPU nodes at 4: one one-GPU node (2.5)
+    # is the cheapest plan that places the third pod.
+    def group(name, gpus, price):
+        node = copy.deepcopy(NODE)
+        node["metadata"] = {"name": "template", "labels": {"kubernetes.io/hostname": "template"}}
+        slice_ = copy.deepcopy(SLICE)
+        slice_["metadata"] = {"name": "template-gpus"}
+        slice_["spec"]["nodeName"] = "template"
+        slice_["spec"]["pool"]["name"] = "template"
+        slice_["spec"]["devices"] = slice_["spec"]["devices"][:gpus] * 1
+        return {"apiVersion": "dractl.io/v1alpha1", "kind": "NodeGroup", "metadata": {"name": name},
+                "spec": {"maxSize": 3, "price": price, "template": {"node": node, "resourceSlices": [slice_]}}}
+
+    result = dractl.plan(CLUSTER, PODS, node_groups=[group("one", 1, 2.5), group("two", 2, 4)])
+    assert result["scaleUp"] == [{"nodeGroup": "one", "count": 1, "cost": 2.5}]
+    assert result["cost"] == 2.5 and result["lowerBound"] == 2.5
+    assert result["pending"] == 1
+    assert result["placements"] == [{"pod": "default/p3", "node": "one-0", "newNode": True}]
+    assert dractl.plan(CLUSTER, PODS, node_groups=[group("one", 1, 2.5), group("two", 2, 4)],
+                       expander="most-pods")["cost"] == 2.5
+    bad = group("bad", 1, 1)
+    del bad["spec"]["price"]
+    with pytest.raises(dractl.InputError) as info:
+        dractl.plan(CLUSTER, PODS, node_groups=[bad])
+    assert [(e.file, e.field) for e in info.value.errors] == [("<input 3>", "spec.price")]
