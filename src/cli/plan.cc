@@ -3,6 +3,7 @@
 // `dractl schedule`.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -12,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "api/names.h"
 #include "cli/cluster_inputs.h"
 #include "cli/commands.h"
 #include "cli/common.h"
@@ -31,6 +33,7 @@ struct PlanFlags {
   ClusterFlags cluster{};
   std::vector<std::string> files{};
   std::vector<std::string> node_groups{};
+  std::vector<std::string> node_group_from{};  // NODE=NAME:MAX:PRICE
   std::string expander = "optimal";
   double max_time = 10;
   std::string output = "table";
@@ -82,6 +85,51 @@ int LoadNodeGroups(const std::vector<std::string>& paths, const api::FeatureGate
   if (groups->empty()) {
     std::fprintf(stderr, "dractl plan: --node-groups: no NodeGroup in %s\n", fmt::format("{}", fmt::join(paths, ", ")).c_str());
     return kExitInputError;
+  }
+  return -1;
+}
+
+// --node-group-from NODE=NAME:MAX:PRICE: an existing node of the cluster,
+// with its slices, as a group's template (as autoscalers build templates from
+// live nodes). Returns -1, else the exit code (a message printed).
+int NodeGroupsFromNodes(const std::vector<std::string>& specs, const sched::Snapshot& cluster,
+                        std::vector<plan::NodeGroup>* groups) {
+  for (const std::string& spec : specs) {
+    const size_t eq = spec.find('=');
+    const size_t c1 = spec.find(':', eq == std::string::npos ? 0 : eq);
+    const size_t c2 = c1 == std::string::npos ? c1 : spec.find(':', c1 + 1);
+    plan::NodeGroup g;
+    char* end = nullptr;
+    if (eq == std::string::npos || c2 == std::string::npos) {
+      std::fprintf(stderr, "dractl plan: --node-group-from %s: want NODE=NAME:MAX:PRICE\n", spec.c_str());
+      return kExitUsageError;
+    }
+    const std::string node = spec.substr(0, eq);
+    g.name = spec.substr(eq + 1, c1 - eq - 1);
+    const std::string max = spec.substr(c1 + 1, c2 - c1 - 1);
+    const std::string price = spec.substr(c2 + 1);
+    g.max_size = std::strtoll(max.c_str(), &end, 10);
+    const bool max_ok = !max.empty() && *end == '\0' && g.max_size >= 1;
+    g.price = std::strtod(price.c_str(), &end);
+    if (!max_ok || price.empty() || *end != '\0' || !(g.price >= 0) || !api::IsDNS1123Label(g.name).empty()) {
+      std::fprintf(stderr,
+                   "dractl plan: --node-group-from %s: want NODE=NAME:MAX:PRICE (NAME a DNS label, MAX >= 1, "
+                   "PRICE >= 0)\n",
+                   spec.c_str());
+      return kExitUsageError;
+    }
+    const auto it = std::find_if(cluster.nodes.begin(), cluster.nodes.end(),
+                                 [&](const api::Node& n) { return n.metadata.name == node; });
+    if (it == cluster.nodes.end()) {
+      std::fprintf(stderr, "dractl plan: --node-group-from %s: no node %s in the cluster\n", spec.c_str(), node.c_str());
+      return kExitInputError;
+    }
+    g.node = *it;
+    for (const api::ResourceSlice& slice : cluster.slices) {
+      if (slice.spec.node_name == node) g.slices.push_back(slice);
+    }
+    g.file = "--node-group-from";
+    groups->push_back(std::move(g));
   }
   return -1;
 }
@@ -173,11 +221,14 @@ int Run(const PlanFlags& flags) {
   if (!inputs) return kExitUsageError;
   manifest::LoadResult loaded;
   if (int rc = LoadCluster(flags.files, *gates, *inputs, &loaded); rc >= 0) return rc;
-  std::vector<plan::NodeGroup> groups;
-  if (int rc = LoadNodeGroups(flags.node_groups, *gates, &groups); rc >= 0) return rc;
   std::vector<const api::Object*> objects;
   for (const manifest::LoadedObject& o : loaded.objects) objects.push_back(&o.object);
   const sched::Snapshot snapshot = sched::NewSnapshot(objects, *gates);
+  std::vector<plan::NodeGroup> groups;
+  if (!flags.node_groups.empty()) {
+    if (int rc = LoadNodeGroups(flags.node_groups, *gates, &groups); rc >= 0) return rc;
+  }
+  if (int rc = NodeGroupsFromNodes(flags.node_group_from, snapshot, &groups); rc >= 0) return rc;
   plan::PlanOptions options{.policy = policy.get(),
                             .seed = flags.cluster.seed,
                             .max_steps = flags.cluster.max_steps,
@@ -224,7 +275,10 @@ int RunPlan(std::span<const std::string_view> args) {
                "dractl plan"};
   PlanFlags flags;
   app.add_option("-f,--filename", flags.files, "the cluster: file, directory or - (stdin); repeatable");
-  app.add_option("--node-groups", flags.node_groups, "NodeGroup files or folders; repeatable")->required();
+  app.add_option("--node-groups", flags.node_groups, "NodeGroup files or folders; repeatable");
+  app.add_option("--node-group-from", flags.node_group_from,
+                 "NODE=NAME:MAX:PRICE: a node of the cluster, with its slices, as the template of group NAME; "
+                 "repeatable");
   app.add_option("--expander", flags.expander, "optimal, least-waste, price, most-pods or random")
       ->check(CLI::IsMember({"optimal", "least-waste", "price", "most-pods", "random"}))
       ->capture_default_str();
@@ -236,6 +290,10 @@ int RunPlan(std::span<const std::string_view> args) {
       ->capture_default_str();
   AddClusterFlags(app, flags.cluster);
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
+  if (flags.node_groups.empty() && flags.node_group_from.empty()) {
+    std::fprintf(stderr, "dractl plan: no node groups: give --node-groups FILE or --node-group-from NODE=NAME:MAX:PRICE\n");
+    return kExitUsageError;
+  }
   return Run(flags);
 }
 

@@ -333,6 +333,15 @@ TEST(ExamplesCliTest, PlanAddsOneDgxH100) {
   r = RunCommand(kBin + " plan -f " + ShellQuote(kExample) + " --node-groups " + ShellQuote(groups + "/hgx-h200.yaml"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "with the plan 0 placed on new nodes, 2 unschedulable")) << r.output;
+  // The same from the cluster's own node as the template (--node-group-from).
+  r = RunCommand(kBin + " plan -f " + ShellQuote(kExample) + " --node-group-from dgx-h100-01=dgx:2:98.32 -o json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, R"("nodeGroup": "dgx")") && Contains(r.output, R"("cost": 98.32)")) << r.output;
+  r = RunCommand(kBin + " plan -f " + ShellQuote(kExample) + " --node-group-from nope=dgx:2:1");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(Contains(r.output, "no node nope in the cluster")) << r.output;
+  r = RunCommand(kBin + " plan -f " + ShellQuote(kExample) + " --node-group-from dgx-h100-01=dgx:0:1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
   // A node group with maxSize below minSize is an input error at its line.
   const std::string bad = WriteTemp("plan-groups", "bad.yaml",
                                     "apiVersion: dractl.io/v1alpha1\nkind: NodeGroup\nmetadata: {name: g}\nspec:\n"
