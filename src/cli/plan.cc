@@ -34,6 +34,8 @@ struct PlanFlags {
   std::vector<std::string> files{};
   std::vector<std::string> node_groups{};
   std::vector<std::string> node_group_from{};  // NODE=NAME:MAX:PRICE
+  bool scale_down = false;
+  double utilization_threshold = 0.5;
   std::string expander = "optimal";
   double max_time = 10;
   std::string output = "table";
@@ -173,6 +175,48 @@ void PrintTable(const plan::PlanResult& r) {
   std::fputs(out.c_str(), stdout);
 }
 
+void PrintScaleDown(const std::vector<plan::ScaleDownNode>& nodes, double threshold) {
+  std::string out = fmt::format("\nSCALE-DOWN: {} node{} below {:g}% utilization\n", nodes.size(),
+                                nodes.size() == 1 ? "" : "s", threshold * 100);
+  for (const plan::ScaleDownNode& n : nodes) {
+    out += fmt::format("{}  {:.1f}%  {}\n", n.node, n.utilization * 100,
+                       n.removable ? fmt::format("removable: {} pod{} move", n.moves.size(), n.moves.size() == 1 ? "" : "s")
+                                   : "kept: a pod would not fit elsewhere");
+    for (const plan::Placement& m : n.moves) out += fmt::format("  {} -> {}\n", m.pod, m.node);
+    for (const plan::Unschedulable& b : n.blockers) out += fmt::format("  {}: {}\n", b.pod, b.reason);
+  }
+  std::fputs(out.c_str(), stdout);
+}
+
+manifest::Node ScaleDownJson(const std::vector<plan::ScaleDownNode>& nodes) {
+  using manifest::Node;
+  Node list = Node::Sequence();
+  for (const plan::ScaleDownNode& n : nodes) {
+    Node e = Node::Mapping();
+    e.Add("node", Node::String(n.node));
+    e.Add("utilization", Node::Number(fmt::format("{:.4f}", n.utilization), manifest::NodeKind::kFloat));
+    e.Add("removable", Node::Bool(n.removable));
+    Node moves = Node::Sequence();
+    for (const plan::Placement& m : n.moves) {
+      Node x = Node::Mapping();
+      x.Add("pod", Node::String(m.pod));
+      x.Add("node", Node::String(m.node));
+      moves.Push(std::move(x));
+    }
+    e.Add("moves", std::move(moves));
+    Node blockers = Node::Sequence();
+    for (const plan::Unschedulable& b : n.blockers) {
+      Node x = Node::Mapping();
+      x.Add("pod", Node::String(b.pod));
+      x.Add("reason", Node::String(b.reason));
+      blockers.Push(std::move(x));
+    }
+    e.Add("blockers", std::move(blockers));
+    list.Push(std::move(e));
+  }
+  return list;
+}
+
 manifest::Node JsonResult(const plan::PlanResult& r) {
   using manifest::Node;
   Node root = Node::Mapping();
@@ -229,21 +273,30 @@ int Run(const PlanFlags& flags) {
     if (int rc = LoadNodeGroups(flags.node_groups, *gates, &groups); rc >= 0) return rc;
   }
   if (int rc = NodeGroupsFromNodes(flags.node_group_from, snapshot, &groups); rc >= 0) return rc;
+  const bool scale_up = !groups.empty();
   plan::PlanOptions options{.policy = policy.get(),
                             .seed = flags.cluster.seed,
                             .max_steps = flags.cluster.max_steps,
                             .device_choice = DeviceChoiceFor(flags.cluster.device_choice, flags.cluster.policy),
                             .expander = expander.value_or(plan::Expander::kOptimal),
                             .max_seconds = flags.max_time};
-  StatusOr<plan::PlanResult> result = plan::PlanScaleUp(snapshot, groups, options);
-  if (!result.ok()) {
-    std::fprintf(stderr, "dractl plan: internal error: %s\n", result.status().ToString().c_str());
-    return kExitInternalError;
+  StatusOr<plan::PlanResult> result = plan::PlanResult{};
+  if (scale_up) result = plan::PlanScaleUp(snapshot, groups, options);
+  StatusOr<std::vector<plan::ScaleDownNode>> scale_down = std::vector<plan::ScaleDownNode>{};
+  if (flags.scale_down) scale_down = plan::PlanScaleDown(snapshot, options, flags.utilization_threshold);
+  for (const Status& s : {result.status(), scale_down.status()}) {
+    if (!s.ok()) {
+      std::fprintf(stderr, "dractl plan: internal error: %s\n", s.ToString().c_str());
+      return kExitInternalError;
+    }
   }
   if (flags.output == "table") {
-    PrintTable(*result);
+    if (scale_up) PrintTable(*result);
+    if (flags.scale_down) PrintScaleDown(*scale_down, flags.utilization_threshold);
   } else if (flags.output == "json") {
-    std::string json = manifest::EmitJson(JsonResult(*result), 2);
+    manifest::Node root = scale_up ? JsonResult(*result) : manifest::Node::Mapping();
+    if (flags.scale_down) root.Add("scaleDown", ScaleDownJson(*scale_down));
+    std::string json = manifest::EmitJson(root, 2);
     if (json.empty() || json.back() != '\n') json += '\n';
     std::fputs(json.c_str(), stdout);
   } else {
@@ -254,7 +307,9 @@ int Run(const PlanFlags& flags) {
     }
     PrintDocuments(std::move(docs), "yaml");
   }
-  std::fprintf(stderr, "dractl plan: %zu scheduler run%s\n", result->evaluations, result->evaluations == 1 ? "" : "s");
+  if (scale_up) {
+    std::fprintf(stderr, "dractl plan: %zu scheduler run%s\n", result->evaluations, result->evaluations == 1 ? "" : "s");
+  }
   return kExitOk;
 }
 
@@ -270,6 +325,7 @@ int RunPlan(std::span<const std::string_view> args) {
                "as the cluster autoscaler's expanders do, one group per loop.\n"
                "  dractl plan -f cluster/ --node-groups groups.yaml [--expander E] [-o table|json|yaml]\n"
                "-o yaml prints the Nodes and ResourceSlices of the nodes to add, ready for `dractl schedule`.\n"
+               "--scale-down lists the nodes below --utilization-threshold whose pods all fit elsewhere.\n"
                "Exit 0 with a plan (pods no plan places are listed with the scheduler's reason); 1 for input\n"
                "errors; 2 for usage errors.",
                "dractl plan"};
@@ -279,6 +335,14 @@ int RunPlan(std::span<const std::string_view> args) {
   app.add_option("--node-group-from", flags.node_group_from,
                  "NODE=NAME:MAX:PRICE: a node of the cluster, with its slices, as the template of group NAME; "
                  "repeatable");
+  app.add_flag("--scale-down", flags.scale_down,
+               "also list the nodes below --utilization-threshold that can be removed: every pod on them fits "
+               "elsewhere (a drain through the scheduler and the allocator)");
+  app.add_option("--utilization-threshold", flags.utilization_threshold,
+                 "--scale-down: nodes whose utilization (the largest of cpu, memory and the share of their devices "
+                 "allocated) is below this are candidates")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   app.add_option("--expander", flags.expander, "optimal, least-waste, price, most-pods or random")
       ->check(CLI::IsMember({"optimal", "least-waste", "price", "most-pods", "random"}))
       ->capture_default_str();
@@ -290,8 +354,10 @@ int RunPlan(std::span<const std::string_view> args) {
       ->capture_default_str();
   AddClusterFlags(app, flags.cluster);
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
-  if (flags.node_groups.empty() && flags.node_group_from.empty()) {
-    std::fprintf(stderr, "dractl plan: no node groups: give --node-groups FILE or --node-group-from NODE=NAME:MAX:PRICE\n");
+  if (flags.node_groups.empty() && flags.node_group_from.empty() && !flags.scale_down) {
+    std::fprintf(stderr,
+                 "dractl plan: nothing to plan: give --node-groups FILE or --node-group-from NODE=NAME:MAX:PRICE "
+                 "(scale-up), or --scale-down\n");
     return kExitUsageError;
   }
   return Run(flags);

@@ -323,4 +323,96 @@ StatusOr<PlanResult> PlanScaleUp(const sched::Snapshot& cluster, std::span<const
   return result;
 }
 
+namespace {
+
+// The cluster autoscaler's utilization of `node`: the largest of cpu and
+// memory requested over allocatable and the share of its devices allocated.
+double Utilization(const sched::Snapshot& s, const api::Node& node) {
+  const std::string& name = node.metadata.name;
+  sched::Resources requested;
+  for (const api::Pod& pod : s.pods) {
+    if (pod.spec.node_name == name) requested.Add(sched::PodRequests(pod));
+  }
+  const sched::Resources alloc = sched::NodeAllocatable(node);
+  double u = 0;
+  if (alloc.milli_cpu > 0) u = std::max(u, static_cast<double>(requested.milli_cpu) / static_cast<double>(alloc.milli_cpu));
+  if (alloc.memory > 0) u = std::max(u, static_cast<double>(requested.memory) / static_cast<double>(alloc.memory));
+  std::set<std::string, std::less<>> devices;  // "driver/pool/device" of the node's slices
+  for (const api::ResourceSlice& slice : s.slices) {
+    if (slice.spec.node_name != name) continue;
+    for (const api::Device& d : slice.spec.devices) devices.insert(slice.spec.driver + "/" + slice.spec.pool.name + "/" + d.name);
+  }
+  if (!devices.empty()) {
+    size_t used = 0;
+    for (const api::ResourceClaim& c : s.claims) {
+      if (!c.status.allocation) continue;
+      for (const api::DeviceRequestAllocationResult& r : c.status.allocation->devices.results) {
+        used += devices.contains(r.driver + "/" + r.pool + "/" + r.device) ? 1 : 0;
+      }
+    }
+    u = std::max(u, static_cast<double>(used) / static_cast<double>(devices.size()));
+  }
+  return u;
+}
+
+}  // namespace
+
+StatusOr<std::vector<ScaleDownNode>> PlanScaleDown(const sched::Snapshot& cluster, const PlanOptions& options,
+                                                   double utilization_threshold) {
+  sched::ScheduleOptions schedule{.policy = options.policy,
+                                  .seed = options.seed,
+                                  .max_steps = options.max_steps,
+                                  .device_choice = options.device_choice};
+  sched::Snapshot bound = cluster;  // what fits is bound first, as for scale-up
+  DRA_RETURN_IF_ERROR(sched::Schedule(&bound, schedule).status());
+  std::vector<ScaleDownNode> out;
+  for (const api::Node& node : bound.nodes) {
+    const double u = Utilization(bound, node);
+    if (u >= utilization_threshold) continue;
+    const std::string& name = node.metadata.name;
+    // The drain: the node and its slices go; its pods are pending again and
+    // the claims only they use are deallocated.
+    sched::Snapshot s = bound;
+    std::erase_if(s.nodes, [&](const api::Node& n) { return n.metadata.name == name; });
+    std::erase_if(s.slices, [&](const api::ResourceSlice& sl) { return sl.spec.node_name == name; });
+    std::set<std::string, std::less<>> moved;  // "namespace/name"
+    for (api::Pod& pod : s.pods) {
+      if (pod.spec.node_name != name) continue;
+      pod.spec.node_name.clear();
+      moved.insert(pod.metadata.namespace_ + "/" + pod.metadata.name);
+    }
+    if (moved.empty()) {
+      out.push_back({.node = name, .utilization = u, .removable = true});
+      continue;
+    }
+    for (api::ResourceClaim& c : s.claims) {
+      const bool only_moved = !c.status.reserved_for.empty() &&
+                              std::all_of(c.status.reserved_for.begin(), c.status.reserved_for.end(),
+                                          [&](const api::ResourceClaimConsumerReference& r) {
+                                            return moved.contains(c.metadata.namespace_ + "/" + r.name);
+                                          });
+      if (only_moved) {
+        c.status.allocation.reset();
+        c.status.reserved_for.clear();
+      }
+    }
+    DRA_ASSIGN_OR_RETURN(sched::ScheduleResult r, sched::Schedule(&s, schedule));
+    ScaleDownNode entry{.node = name, .utilization = u};
+    for (const sched::PodOutcome& o : r.pods) {
+      if (!moved.contains(o.pod)) continue;
+      if (o.kind == sched::PodOutcome::Kind::kPlaced) {
+        entry.moves.push_back({o.pod, o.node, false});
+      } else {
+        entry.blockers.push_back({o.pod, o.message});
+      }
+    }
+    entry.removable = entry.blockers.empty();
+    out.push_back(std::move(entry));
+  }
+  std::sort(out.begin(), out.end(), [](const ScaleDownNode& a, const ScaleDownNode& b) {
+    return a.utilization != b.utilization ? a.utilization < b.utilization : a.node < b.node;
+  });
+  return out;
+}
+
 }  // namespace dra::plan

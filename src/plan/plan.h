@@ -82,6 +82,23 @@ struct PlanResult {
   size_t evaluations = 0;                  // scheduler runs
 };
 
+// Scale-down, as the cluster autoscaler decides it: a node whose utilization
+// (the largest of its cpu and memory requested over allocatable and, where it
+// has DRA devices, the share of them allocated) is below the threshold can be
+// removed when every pod on it, with its claims, fits elsewhere: the node and
+// its slices are taken away, its pods become pending, their claims are
+// deallocated, and the scheduler places them (a drain simulation). Each node
+// is judged on the cluster as it is (not after the others' removal).
+struct ScaleDownNode {
+  std::string node{};
+  double utilization = 0;  // 0..1
+  bool removable = false;
+  std::vector<Placement> moves{};            // where its pods would go
+  std::vector<Unschedulable> blockers{};     // pods that would not fit elsewhere
+};
+StatusOr<std::vector<ScaleDownNode>> PlanScaleDown(const sched::Snapshot& cluster, const PlanOptions& options,
+                                                   double utilization_threshold);
+
 // Plans the scale-up of `cluster` (pods, claims, nodes... as `dractl
 // schedule` reads them) over `groups`.
 StatusOr<PlanResult> PlanScaleUp(const sched::Snapshot& cluster, std::span<const NodeGroup> groups,

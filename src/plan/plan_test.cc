@@ -78,6 +78,7 @@ class PlanTest : public ::testing::Test {
     }
     snapshot_ = sched::NewSnapshot(objects, gates_);
     std::vector<manifest::LoadMessage> messages;
+    groups_.clear();
     ParseNodeGroups(groups, "groups.yaml", gates_, &groups_, &messages);
     ASSERT_TRUE(messages.empty()) << messages[0].ToString();
   }
@@ -170,6 +171,59 @@ TEST_F(PlanTest, NothingPendingAddsNothing) {
   EXPECT_TRUE(r.scale_up.empty());
   EXPECT_DOUBLE_EQ(r.cost, 0);
   EXPECT_EQ(r.pending, 0u);
+}
+
+// A cluster node with `gpus` GPUs (8 cpu, 32Gi).
+std::string NodeWithGpus(const std::string& name, int gpus) {
+  std::string out = "apiVersion: v1\nkind: Node\nmetadata: {name: " + name + "}\nstatus:\n  allocatable: {cpu: \"8\", "
+                    "memory: 32Gi, pods: \"110\"}\n---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+                    "metadata: {name: " + name + "-gpus}\nspec:\n  driver: gpu.example.com\n  nodeName: " + name +
+                    "\n  pool: {name: " + name + ", generation: 1, resourceSliceCount: 1}\n  devices:\n";
+  for (int i = 0; i < gpus; ++i) out += "  - name: gpu-" + std::to_string(i) + "\n";
+  return out + "---\n";
+}
+
+// Node a has 2 GPUs, node b 1; two 1-GPU pods (1 cpu, 1Gi each). Whichever
+// node the first pod goes to, LeastAllocated sends the second to the other
+// (emptier in cpu and memory), so a is at 1/2 of its GPUs and b at 1/1.
+//   - threshold 0.6: only a is a candidate (0.5; cpu 1/8, memory 1/32);
+//     drained, its pod needs a GPU and b has none free: kept, with the pod
+//     as the blocker.
+//   - Then nodes of 2 GPUs each and one pod: the node holding it is at 0.5,
+//     the other at 0. Both are candidates: the empty one is removable with
+//     nothing to move, the other moves its pod to the empty one.
+TEST_F(PlanTest, ScaleDownDrainsThroughTheScheduler) {
+  std::string cluster = std::string(kClass) + Template("one", 1) + NodeWithGpus("a", 2) + NodeWithGpus("b", 1) +
+                        Pod("p1", "one", 1, "1Gi", 1) + Pod("p2", "one", 1, "1Gi", 2);
+  Load(cluster, Group("unused", 1, 8, "32Gi", 1, 1));
+  auto policy = sched::NewPolicy("kube");
+  ASSERT_TRUE(policy.ok());
+  PlanOptions options{.policy = policy->get()};
+  StatusOr<std::vector<ScaleDownNode>> r = PlanScaleDown(snapshot_, options, 0.6);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ((*r)[0].node, "a");
+  EXPECT_DOUBLE_EQ((*r)[0].utilization, 0.5);
+  EXPECT_FALSE((*r)[0].removable);
+  ASSERT_EQ((*r)[0].blockers.size(), 1u);
+  EXPECT_NE((*r)[0].blockers[0].reason.find("cannot allocate all claims"), std::string::npos)
+      << (*r)[0].blockers[0].reason;
+
+  Load(std::string(kClass) + Template("one", 1) + NodeWithGpus("a", 2) + NodeWithGpus("b", 2) +
+           Pod("p1", "one", 1, "1Gi", 1),
+       Group("unused", 1, 8, "32Gi", 1, 1));
+  r = PlanScaleDown(snapshot_, options, 0.6);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->size(), 2u);
+  for (const ScaleDownNode& n : *r) {
+    EXPECT_TRUE(n.removable) << n.node;
+    EXPECT_TRUE(n.blockers.empty()) << n.node;
+  }
+  EXPECT_DOUBLE_EQ((*r)[0].utilization, 0);
+  EXPECT_TRUE((*r)[0].moves.empty());
+  ASSERT_EQ((*r)[1].moves.size(), 1u);
+  EXPECT_EQ((*r)[1].moves[0].pod, "default/p1");
+  EXPECT_EQ((*r)[1].moves[0].node, (*r)[0].node);
 }
 
 std::vector<std::string> Problems(const std::string& text) {
