@@ -188,6 +188,31 @@ void PrintScaleDown(const std::vector<plan::ScaleDownNode>& nodes, double thresh
   std::fputs(out.c_str(), stdout);
 }
 
+// [{"pod", "node"(, "newNode")}]
+manifest::Node PlacementsJson(const std::vector<plan::Placement>& placements, bool with_new_node) {
+  manifest::Node list = manifest::Node::Sequence();
+  for (const plan::Placement& p : placements) {
+    manifest::Node n = manifest::Node::Mapping();
+    n.Add("pod", manifest::Node::String(p.pod));
+    n.Add("node", manifest::Node::String(p.node));
+    if (with_new_node) n.Add("newNode", manifest::Node::Bool(p.new_node));
+    list.Push(std::move(n));
+  }
+  return list;
+}
+
+// [{"pod", "reason"}]
+manifest::Node UnschedulableJson(const std::vector<plan::Unschedulable>& pods) {
+  manifest::Node list = manifest::Node::Sequence();
+  for (const plan::Unschedulable& u : pods) {
+    manifest::Node n = manifest::Node::Mapping();
+    n.Add("pod", manifest::Node::String(u.pod));
+    n.Add("reason", manifest::Node::String(u.reason));
+    list.Push(std::move(n));
+  }
+  return list;
+}
+
 manifest::Node ScaleDownJson(const std::vector<plan::ScaleDownNode>& nodes) {
   using manifest::Node;
   Node list = Node::Sequence();
@@ -196,22 +221,8 @@ manifest::Node ScaleDownJson(const std::vector<plan::ScaleDownNode>& nodes) {
     e.Add("node", Node::String(n.node));
     e.Add("utilization", Node::Number(fmt::format("{:.4f}", n.utilization), manifest::NodeKind::kFloat));
     e.Add("removable", Node::Bool(n.removable));
-    Node moves = Node::Sequence();
-    for (const plan::Placement& m : n.moves) {
-      Node x = Node::Mapping();
-      x.Add("pod", Node::String(m.pod));
-      x.Add("node", Node::String(m.node));
-      moves.Push(std::move(x));
-    }
-    e.Add("moves", std::move(moves));
-    Node blockers = Node::Sequence();
-    for (const plan::Unschedulable& b : n.blockers) {
-      Node x = Node::Mapping();
-      x.Add("pod", Node::String(b.pod));
-      x.Add("reason", Node::String(b.reason));
-      blockers.Push(std::move(x));
-    }
-    e.Add("blockers", std::move(blockers));
+    e.Add("moves", PlacementsJson(n.moves, false));
+    e.Add("blockers", UnschedulableJson(n.blockers));
     list.Push(std::move(e));
   }
   return list;
@@ -234,23 +245,8 @@ manifest::Node JsonResult(const plan::PlanResult& r) {
   if (r.lower_bound >= 0) root.Add("lowerBound", Node::Number(Number(r.lower_bound), manifest::NodeKind::kFloat));
   root.Add("stoppedEarly", Node::Bool(r.stopped_early));
   root.Add("pending", Node::Int(static_cast<int64_t>(r.pending)));
-  Node placements = Node::Sequence();
-  for (const plan::Placement& p : r.placements) {
-    Node n = Node::Mapping();
-    n.Add("pod", Node::String(p.pod));
-    n.Add("node", Node::String(p.node));
-    n.Add("newNode", Node::Bool(p.new_node));
-    placements.Push(std::move(n));
-  }
-  root.Add("placements", std::move(placements));
-  Node unschedulable = Node::Sequence();
-  for (const plan::Unschedulable& u : r.unschedulable) {
-    Node n = Node::Mapping();
-    n.Add("pod", Node::String(u.pod));
-    n.Add("reason", Node::String(u.reason));
-    unschedulable.Push(std::move(n));
-  }
-  root.Add("unschedulable", std::move(unschedulable));
+  root.Add("placements", PlacementsJson(r.placements, true));
+  root.Add("unschedulable", UnschedulableJson(r.unschedulable));
   root.Add("evaluations", Node::Int(static_cast<int64_t>(r.evaluations)));
   return root;
 }
