@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "manifest/loader.h"
 #include "plan/node_group.h"
 #include "sched/policy.h"
+#include "sched/scheduler.h"
 #include "sched/snapshot.h"
 
 namespace dra::plan {
@@ -224,6 +226,71 @@ TEST_F(PlanTest, ScaleDownDrainsThroughTheScheduler) {
   ASSERT_EQ((*r)[1].moves.size(), 1u);
   EXPECT_EQ((*r)[1].moves[0].pod, "default/p1");
   EXPECT_EQ((*r)[1].moves[0].node, (*r)[0].node);
+}
+
+// A generated suite (fixed seed): 2-4 groups of 1, 2, 4 or 8 GPUs with
+// prices and maxSizes, 3-14 pending pods of 1, 2, 4 or 8 GPUs. On every case:
+// optimal places at least as many pods as each expander and, when it places
+// as many, costs no more; its lower bound is at most its cost; and the
+// closed loop: the cluster with the plan's nodes added, scheduled, places
+// exactly the pods the plan placed.
+TEST_F(PlanTest, GeneratedSuiteOptimalNeverLosesAndClosesTheLoop) {
+  uint64_t state = 20261203;
+  auto next = [&](uint64_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) % n;
+  };
+  const int sizes[] = {1, 2, 4, 8};
+  double ratio_lw = 0, ratio_price = 0;
+  int with_lw = 0, with_price = 0;
+  for (int c = 0; c < 20; ++c) {
+    std::string groups;
+    const uint64_t num_groups = 2 + next(3);
+    for (uint64_t g = 0; g < num_groups; ++g) {
+      const int gpus = sizes[next(4)];
+      const double price = static_cast<double>(gpus) * (0.6 + 0.1 * static_cast<double>(next(9)));
+      groups += Group("g" + std::to_string(g), gpus, 4 * gpus + 4, std::to_string(16 * gpus + 16) + "Gi", price,
+                      static_cast<int>(1 + next(6))) + "---\n";
+    }
+    std::string cluster = std::string(kClass) + Template("t1", 1) + Template("t2", 2) + Template("t4", 4) +
+                          Template("t8", 8);
+    const uint64_t num_pods = 3 + next(12);
+    for (uint64_t i = 0; i < num_pods; ++i) {
+      const int gpus = sizes[next(4)];
+      cluster += Pod("p" + std::to_string(i), "t" + std::to_string(gpus), static_cast<int>(1 + next(gpus * 4)),
+                     std::to_string(1 + next(8)) + "Gi", static_cast<int>(i % 60));
+    }
+    Load(cluster, groups);
+    const PlanResult optimal = Plan(Expander::kOptimal);
+    EXPECT_LE(optimal.lower_bound, optimal.cost + 1e-9) << "case " << c;
+    for (Expander e : {Expander::kLeastWaste, Expander::kPrice, Expander::kMostPods, Expander::kRandom}) {
+      const PlanResult other = Plan(e);
+      EXPECT_GE(optimal.placements.size(), other.placements.size()) << "case " << c << " " << ExpanderName(e);
+      if (optimal.placements.size() == other.placements.size()) {
+        EXPECT_LE(optimal.cost, other.cost + 1e-9) << "case " << c << " " << ExpanderName(e);
+        if (other.cost > 0 && e == Expander::kLeastWaste) ratio_lw += optimal.cost / other.cost, ++with_lw;
+        if (other.cost > 0 && e == Expander::kPrice) ratio_price += optimal.cost / other.cost, ++with_price;
+      }
+    }
+    // The closed loop.
+    sched::Snapshot s = snapshot_;
+    for (const NodeInstance& n : optimal.added) {
+      s.nodes.push_back(n.node);
+      for (const api::ResourceSlice& slice : n.slices) s.slices.push_back(slice);
+    }
+    sched::ScheduleOptions o{.policy = policy_.get()};
+    StatusOr<sched::ScheduleResult> r = sched::Schedule(&s, o);
+    ASSERT_TRUE(r.ok());
+    size_t placed = 0;
+    for (const sched::PodOutcome& p : r->pods) placed += p.kind == sched::PodOutcome::Kind::kPlaced ? 1 : 0;
+    EXPECT_EQ(placed, optimal.placements.size()) << "case " << c;
+  }
+  // For the record (bench/RESULTS.md): the mean price of optimal over the
+  // expanders' where they place as many pods.
+  if (with_lw > 0 && with_price > 0) {
+    std::printf("plan suite: optimal / least-waste %.3f (mean over %d cases), optimal / price %.3f (%d cases)\n",
+                ratio_lw / with_lw, with_lw, ratio_price / with_price, with_price);
+  }
 }
 
 std::vector<std::string> Problems(const std::string& text) {
