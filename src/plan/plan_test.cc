@@ -257,7 +257,7 @@ TEST_F(PlanTest, GeneratedSuiteOptimalNeverLosesAndClosesTheLoop) {
     const uint64_t num_pods = 3 + next(12);
     for (uint64_t i = 0; i < num_pods; ++i) {
       const int gpus = sizes[next(4)];
-      cluster += Pod("p" + std::to_string(i), "t" + std::to_string(gpus), static_cast<int>(1 + next(gpus * 4)),
+      cluster += Pod("p" + std::to_string(i), "t" + std::to_string(gpus), static_cast<int>(1 + next(static_cast<uint64_t>(gpus) * 4)),
                      std::to_string(1 + next(8)) + "Gi", static_cast<int>(i % 60));
     }
     Load(cluster, groups);
