@@ -170,7 +170,10 @@ void PrintTable(const plan::PlanResult& r) {
   }
   if (!r.unschedulable.empty()) {
     out += fmt::format("\n{:<{}}  {}\n", "UNSCHEDULABLE", pod_w, "REASON (every group at its maxSize)");
-    for (const plan::Unschedulable& u : r.unschedulable) out += fmt::format("{:<{}}  {}\n", u.pod, pod_w, u.reason);
+    for (const plan::Unschedulable& u : r.unschedulable) {
+      out += fmt::format("{:<{}}  {}\n", u.pod, pod_w, u.reason);
+      if (!u.detail.empty()) out += fmt::format("{:<{}}  {}\n", "", pod_w, u.detail);
+    }
   }
   std::fputs(out.c_str(), stdout);
 }
@@ -208,6 +211,7 @@ manifest::Node UnschedulableJson(const std::vector<plan::Unschedulable>& pods) {
     manifest::Node n = manifest::Node::Mapping();
     n.Add("pod", manifest::Node::String(u.pod));
     n.Add("reason", manifest::Node::String(u.reason));
+    if (!u.detail.empty()) n.Add("detail", manifest::Node::String(u.detail));
     list.Push(std::move(n));
   }
   return list;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "base/fnv.h"
+#include "sched/explain.h"
 #include "sched/resources.h"
 #include "sched/scheduler.h"
 
@@ -57,24 +58,33 @@ class Planner {
     return cost;
   }
 
-  // Memoized: the same counts give the same run.
-  StatusOr<const Evaluation*> Eval(const Counts& counts) {
-    if (auto it = memo_.find(counts); it != memo_.end()) return &it->second;
+  // The cluster with `counts` nodes of each group added; their names join `added`.
+  sched::Snapshot WithNodes(const Counts& counts, std::set<std::string, std::less<>>* added) const {
     sched::Snapshot s = cluster_;
-    std::set<std::string, std::less<>> added;
     for (size_t g = 0; g < counts.size(); ++g) {
       for (int64_t k = 0; k < counts[g]; ++k) {
         NodeInstance inst = Instantiate(groups_[g], static_cast<size_t>(k));
-        added.insert(inst.node.metadata.name);
+        added->insert(inst.node.metadata.name);
         s.nodes.push_back(std::move(inst.node));
         for (api::ResourceSlice& slice : inst.slices) s.slices.push_back(std::move(slice));
       }
     }
-    sched::ScheduleOptions o{.policy = options_.policy,
-                             .seed = options_.seed,
-                             .max_steps = options_.max_steps,
-                             .device_choice = options_.device_choice};
-    StatusOr<sched::ScheduleResult> r = sched::Schedule(&s, o);
+    return s;
+  }
+
+  sched::ScheduleOptions RunOptions() const {
+    return {.policy = options_.policy,
+            .seed = options_.seed,
+            .max_steps = options_.max_steps,
+            .device_choice = options_.device_choice};
+  }
+
+  // Memoized: the same counts give the same run.
+  StatusOr<const Evaluation*> Eval(const Counts& counts) {
+    if (auto it = memo_.find(counts); it != memo_.end()) return &it->second;
+    std::set<std::string, std::less<>> added;
+    sched::Snapshot s = WithNodes(counts, &added);
+    StatusOr<sched::ScheduleResult> r = sched::Schedule(&s, RunOptions());
     if (!r.ok()) return r.status();
     ++evaluations_;
     Evaluation e{.cost = Cost(counts)};
@@ -318,6 +328,29 @@ StatusOr<PlanResult> PlanScaleUp(const sched::Snapshot& cluster, std::span<const
     const bool listed = std::any_of(result.unschedulable.begin(), result.unschedulable.end(),
                                     [&](const Unschedulable& x) { return x.pod == u.pod; });
     if (!listed) result.unschedulable.push_back(u);
+  }
+  // Why: explain's analysis with every group at its maxSize.
+  if (!result.unschedulable.empty()) {
+    std::set<std::string, std::less<>> added;
+    sched::Snapshot s = planner.WithNodes(all, &added);
+    std::vector<std::string> pods;
+    for (const Unschedulable& u : result.unschedulable) pods.push_back(u.pod);
+    StatusOr<std::vector<sched::PodExplanation>> why =
+        sched::Explain(&s, sched::ExplainOptions{.schedule = planner.RunOptions()}, pods);
+    if (why.ok()) {
+      for (const sched::PodExplanation& e : *why) {
+        for (Unschedulable& u : result.unschedulable) {
+          if (u.pod != e.pod) continue;
+          if (!e.never_fits.empty()) {
+            u.detail = "it can never fit: " + e.never_fits;
+          } else {
+            for (const sched::CauseSummary& c : e.summary) {
+              u.detail += (u.detail.empty() ? "" : "; ") + std::to_string(c.nodes) + " " + c.text;
+            }
+          }
+        }
+      }
+    }
   }
   result.evaluations = planner.evaluations();
   return result;

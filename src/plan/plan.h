@@ -65,6 +65,10 @@ struct Placement {
 struct Unschedulable {
   std::string pod{};
   std::string reason{};  // the scheduler's message with every group at its maxSize
+  // Scale-up: explain's analysis there (sched/explain.h): why it can never
+  // fit ("no node has more than 8 devices matching ...; the request asks for
+  // 16"), else its causes per node; may be empty.
+  std::string detail{};
 };
 
 struct PlanResult {

@@ -329,6 +329,10 @@ TEST(ExamplesCliTest, PlanAddsOneDgxH100) {
     EXPECT_TRUE(Contains(r.output, want)) << want << "\n" << r.output;
   }
   EXPECT_FALSE(Contains(r.output, "hgx-h200")) << r.output;
+  // explain's analysis says why the 405B pod can never fit.
+  EXPECT_TRUE(Contains(r.output, "no node has more than 8 devices matching class") &&
+              Contains(r.output, "the request asks for 16"))
+      << r.output;
   // With the H200 group alone nothing helps: both pods stay unschedulable.
   r = RunCommand(kBin + " plan -f " + ShellQuote(kExample) + " --node-groups " + ShellQuote(groups + "/hgx-h200.yaml"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
