@@ -210,9 +210,17 @@ def run(command: str, *args: str, inputs: Mapping[str, str] | None = None) -> Re
 
 
 def _call(command: str, inputs: Iterable[Any], args: list[str], *, ok: Sequence[int] = (0,),
-          positionals: Sequence[str] = ()) -> Result:
-    input_args, texts = _input_args(inputs)
-    argv = command.split() + input_args + args
+          positionals: Sequence[str] = (), extra: Sequence[Any] = (), extra_flag: str = "") -> Result:
+    """Runs `command` with `inputs` as -f, each of `extra` (numbered on from
+    the inputs) as the value of `extra_flag`, then `args` and `positionals`;
+    raises the exit code's exception unless it is in `ok`."""
+    extra = list(extra)
+    input_args, texts = _input_args(list(inputs) + extra)
+    n = len(input_args) - 2 * len(extra)
+    argv = command.split() + input_args[:n]
+    for i in range(n, len(input_args), 2):
+        argv += [extra_flag, input_args[i + 1]]
+    argv += args
     if positionals:
         argv += ["--", *positionals]  # after "--": never read as a flag or another -f file
     result = run(*argv, inputs=dict(texts))
@@ -305,34 +313,7 @@ def plan(*inputs: Any, node_groups: Any, expander: str = "optimal", **flags: Any
     # A list holds several groups (a dict in it is one NodeGroup).
     groups = list(node_groups) if isinstance(node_groups, (list, tuple)) else [node_groups]
     args = _flag_args(dict(expander=expander, **flags)) + ["-o", "json"]
-    return _json(_call_with("plan", inputs, groups, "--node-groups", args))
-
-
-def _call_with(command: str, inputs: Iterable[Any], extra: list[Any], flag: str, args: list[str]) -> Result:
-    """Runs `command` with `inputs` as -f and each of `extra` (a path, text or
-    dict, numbered on from the inputs) as the value of `flag`."""
-    inputs = list(inputs)
-    input_args, texts = _input_args(inputs + extra)
-    n = len(input_args) - 2 * len(extra)
-    argv = command.split() + input_args[:n]
-    for i in range(n, len(input_args), 2):
-        argv += [flag, input_args[i + 1]]
-    argv += args
-    result = run(*argv, inputs=dict(texts))
-    if result.exit_code != 0:
-        raise _ERRORS.get(result.exit_code, Error)(result, argv)
-    return result
-
-
-def _with_series(command: str, inputs: Iterable[Any], args: list[str], series: bool) -> tuple[Any, list[dict]]:
-    if not series:
-        return _json(_call(command, inputs, args + ["-o", "json"])), []
-    with tempfile.TemporaryDirectory(prefix="dractl-") as tmp:
-        path = os.path.join(tmp, "series.csv")
-        result = _json(_call(command, inputs, args + ["-o", "json", "--csv", path]))
-        with open(path, newline="", encoding="utf-8") as f:
-            rows = [_numbers(row) for row in csv.DictReader(f)]
-    return result, rows
+    return _json(_call("plan", inputs, args, extra=groups, extra_flag="--node-groups"))
 
 
 def _numbers(row: dict[str, str]) -> dict[str, Any]:
@@ -362,7 +343,16 @@ def simulate_openb(nodes: str | os.PathLike, pods: str | os.PathLike, *, policy:
     policies = policy if isinstance(policy, str) else ",".join(policy)
     seed_text = seeds if isinstance(seeds, (int, str)) else ",".join(str(s) for s in seeds)
     args = _flag_args(dict(nodes=nodes, pods=pods, policy=policies, seed=seed_text, expected=expected, **flags))
-    results, rows = _with_series("simulate openb", (), args, series)
+    args += ["-o", "json"]
+    rows: list[dict] = []
+    if not series:
+        results = _json(_call("simulate openb", (), args))
+    else:
+        with tempfile.TemporaryDirectory(prefix="dractl-") as tmp:
+            path = os.path.join(tmp, "series.csv")
+            results = _json(_call("simulate openb", (), args + ["--csv", path]))
+            with open(path, newline="", encoding="utf-8") as f:
+                rows = [_numbers(row) for row in csv.DictReader(f)]
     if isinstance(results, dict):  # one policy: one object
         results = [results]
     if series:
@@ -383,4 +373,4 @@ def simulate_cluster(*inputs: Any, workload: Any, policy: str = "kube", **flags:
     else:
         workloads = [workload]
     args = _flag_args(dict(policy=policy, **flags)) + ["-o", "json"]
-    return _json(_call_with("simulate cluster", inputs, workloads, "--workload", args))
+    return _json(_call("simulate cluster", inputs, args, extra=workloads, extra_flag="--workload"))

@@ -4,10 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -27,8 +24,6 @@
 namespace dra::cli {
 namespace {
 
-namespace fs = std::filesystem;
-
 struct PlanFlags {
   ClusterFlags cluster{};
   std::vector<std::string> files{};
@@ -41,41 +36,20 @@ struct PlanFlags {
   std::string output = "table";
 };
 
-// Reads the node-group files (a folder: its *.yaml, *.yml and *.json files, in
-// name order). Returns -1 with `groups` set, else the exit code (messages printed).
+// Reads the node-group files (files, folders, "-") as -f reads manifests;
+// the Python module's in-memory texts too. Returns -1 with `groups` set, else
+// the exit code (messages printed).
 int LoadNodeGroups(const std::vector<std::string>& paths, const api::FeatureGates& gates,
                    std::vector<plan::NodeGroup>* groups) {
   manifest::LoadResult messages;
+  const auto parse = [&](std::string_view text, const std::string& file) {
+    plan::ParseNodeGroups(text, file, gates, groups, &messages.messages);
+  };
   for (const std::string& path : paths) {
-    if (const std::string* text = FindInlineInput(path)) {  // the Python module's texts
-      plan::ParseNodeGroups(*text, path, gates, groups, &messages.messages);
-      continue;
-    }
-    std::vector<std::string> files;
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) {
-      for (const fs::directory_entry& e : fs::directory_iterator(path, ec)) {
-        const std::string ext = e.path().extension().string();
-        if (e.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json")) {
-          files.push_back(e.path().string());
-        }
-      }
-      std::sort(files.begin(), files.end());
+    if (const std::string* text = FindInlineInput(path)) {
+      parse(*text, path);
     } else {
-      files.push_back(path);
-    }
-    for (const std::string& file : files) {
-      std::ifstream in(file, std::ios::binary);
-      if (!in) {
-        manifest::LoadMessage m;
-        m.file = file;
-        m.message = "cannot read the node-group file";
-        messages.messages.push_back(std::move(m));
-        continue;
-      }
-      std::stringstream text;
-      text << in.rdbuf();
-      plan::ParseNodeGroups(text.str(), file, gates, groups, &messages.messages);
+      manifest::ReadManifestTexts(path, &messages.messages, parse);
     }
   }
   PrintMessages(messages);

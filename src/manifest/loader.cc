@@ -99,83 +99,14 @@ std::string ObjectDisplayName(const api::Object& object) {
   return out;
 }
 
-void Loader::LoadPath(const std::string& path, LoadResult* out) const {
-  if (path == "-") {
-    std::string text;
-    char buf[1 << 16];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) {
-      text.append(buf, n);
-      if (text.size() > kMaxInputBytes) {
-        out->messages.push_back({.severity = api::Severity::kError, .file = "<stdin>", .mark = {},
-                                 .object = "", .field = "",
-                                 .message = fmt::format("input is over the limit of {} bytes", kMaxInputBytes)});
-        return;
-      }
-    }
-    ++out->files;
-    LoadText(text, "<stdin>", out);
-    return;
-  }
-  std::error_code ec;
-  fs::file_status st = fs::status(path, ec);
-  if (ec && ec != std::errc::no_such_file_or_directory) {
-    // A link loop (ELOOP), a path through a file (ENOTDIR), no permission.
-    out->messages.push_back({.severity = api::Severity::kError, .file = path, .mark = {}, .object = "",
-                             .field = "", .message = "cannot open: " + ec.message()});
-    return;
-  }
-  if (ec || !fs::exists(st)) {
-    out->messages.push_back({.severity = api::Severity::kError, .file = path, .mark = {}, .object = "",
-                             .field = "", .message = "no such file or directory"});
-    return;
-  }
-  if (!fs::is_directory(st)) {
-    LoadFile(path, out);
-    return;
-  }
-  std::vector<std::string> files;
-  fs::recursive_directory_iterator it(path, fs::directory_options::none, ec);
-  if (ec) {
-    out->messages.push_back({.severity = api::Severity::kError, .file = path, .mark = {}, .object = "",
-                             .field = "", .message = "cannot read directory: " + ec.message()});
-    return;
-  }
-  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) {
-      out->messages.push_back({.severity = api::Severity::kError, .file = path, .mark = {}, .object = "",
-                               .field = "", .message = "cannot read directory: " + ec.message()});
-      ec.clear();
-      break;
-    }
-    std::error_code type_ec;
-    if (it->is_symlink(type_ec)) {
-      // Links to directories are not followed (no loops); say so. A link that
-      // cannot be resolved (a loop, a dangling target) is reported by LoadFile.
-      fs::file_status target = fs::status(it->path(), type_ec);
-      if (!type_ec && fs::is_directory(target)) {
-        out->messages.push_back({.severity = api::Severity::kWarning, .file = it->path().string(), .mark = {},
-                                 .object = "", .field = "",
-                                 .message = "symbolic link to a directory, not followed"});
-        continue;
-      }
-      if (type_ec && HasManifestExtension(it->path())) {
-        files.push_back(it->path().string());
-        continue;
-      }
-    }
-    if (it->is_regular_file(type_ec) && HasManifestExtension(it->path())) {
-      files.push_back(it->path().string());
-    }
-  }
-  std::sort(files.begin(), files.end());
-  for (const std::string& f : files) LoadFile(f, out);
-}
+namespace {
 
-void Loader::LoadFile(const std::string& path, LoadResult* out) const {
+// A file's text handed to `on_text`, or a message (cannot open, over the
+// limit, a read error).
+void ReadFileText(const std::string& path, std::vector<LoadMessage>* messages, const ManifestTextFn& on_text) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) {
-    out->messages.push_back({.severity = api::Severity::kError, .file = path, .mark = {}, .object = "",
+    messages->push_back({.severity = api::Severity::kError, .file = path, .mark = {}, .object = "",
                              .field = "", .message = fmt::format("cannot open: {}", std::strerror(errno))});
     return;
   }
@@ -193,26 +124,110 @@ void Loader::LoadFile(const std::string& path, LoadResult* out) const {
   bool read_error = std::ferror(f) != 0;
   std::fclose(f);
   if (too_big) {
-    out->messages.push_back({.severity = api::Severity::kError, .file = path, .mark = {}, .object = "",
+    messages->push_back({.severity = api::Severity::kError, .file = path, .mark = {}, .object = "",
                              .field = "",
                              .message = fmt::format("file is over the limit of {} bytes", kMaxInputBytes)});
     return;
   }
   if (read_error) {
-    out->messages.push_back({.severity = api::Severity::kError, .file = path, .mark = {}, .object = "",
+    messages->push_back({.severity = api::Severity::kError, .file = path, .mark = {}, .object = "",
                              .field = "", .message = "read error"});
     return;
   }
-  ++out->files;
-  LoadText(text, path, out);
+  on_text(text, path);
+}
+
+}  // namespace
+
+void ReadManifestTexts(const std::string& path, std::vector<LoadMessage>* messages, const ManifestTextFn& on_text) {
+  if (path == "-") {
+    std::string text;
+    char buf[1 << 16];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) {
+      text.append(buf, n);
+      if (text.size() > kMaxInputBytes) {
+        messages->push_back({.severity = api::Severity::kError, .file = "<stdin>", .mark = {},
+                                 .object = "", .field = "",
+                                 .message = fmt::format("input is over the limit of {} bytes", kMaxInputBytes)});
+        return;
+      }
+    }
+    on_text(text, "<stdin>");
+    return;
+  }
+  std::error_code ec;
+  fs::file_status st = fs::status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    // A link loop (ELOOP), a path through a file (ENOTDIR), no permission.
+    messages->push_back({.severity = api::Severity::kError, .file = path, .mark = {}, .object = "",
+                             .field = "", .message = "cannot open: " + ec.message()});
+    return;
+  }
+  if (ec || !fs::exists(st)) {
+    messages->push_back({.severity = api::Severity::kError, .file = path, .mark = {}, .object = "",
+                             .field = "", .message = "no such file or directory"});
+    return;
+  }
+  if (!fs::is_directory(st)) {
+    ReadFileText(path, messages, on_text);
+    return;
+  }
+  std::vector<std::string> files;
+  fs::recursive_directory_iterator it(path, fs::directory_options::none, ec);
+  if (ec) {
+    messages->push_back({.severity = api::Severity::kError, .file = path, .mark = {}, .object = "",
+                             .field = "", .message = "cannot read directory: " + ec.message()});
+    return;
+  }
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) {
+      messages->push_back({.severity = api::Severity::kError, .file = path, .mark = {}, .object = "",
+                               .field = "", .message = "cannot read directory: " + ec.message()});
+      ec.clear();
+      break;
+    }
+    std::error_code type_ec;
+    if (it->is_symlink(type_ec)) {
+      // Links to directories are not followed (no loops); say so. A link that
+      // cannot be resolved (a loop, a dangling target) is reported by ReadFileText.
+      fs::file_status target = fs::status(it->path(), type_ec);
+      if (!type_ec && fs::is_directory(target)) {
+        messages->push_back({.severity = api::Severity::kWarning, .file = it->path().string(), .mark = {},
+                                 .object = "", .field = "",
+                                 .message = "symbolic link to a directory, not followed"});
+        continue;
+      }
+      if (type_ec && HasManifestExtension(it->path())) {
+        files.push_back(it->path().string());
+        continue;
+      }
+    }
+    if (it->is_regular_file(type_ec) && HasManifestExtension(it->path())) {
+      files.push_back(it->path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  for (const std::string& f : files) ReadFileText(f, messages, on_text);
+}
+
+void Loader::LoadPath(const std::string& path, LoadResult* out) const {
+  ReadManifestTexts(path, &out->messages, [&](std::string_view text, const std::string& file) {
+    ++out->files;
+    LoadText(text, file, out);
+  });
+}
+
+StatusOr<std::vector<Document>> ParseManifestText(std::string_view text, const std::string& file) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  const bool json = (first != std::string_view::npos && text[first] == '{') ||
+                    (file.size() > 5 && file.ends_with(".json"));
+  return json ? ParseJson(text, file) : ParseYaml(text, file);
 }
 
 void Loader::LoadText(std::string_view text, const std::string& file_name, LoadResult* out) const {
   auto file = std::make_shared<const std::string>(file_name);
-  size_t first = text.find_first_not_of(" \t\r\n");
-  bool json = (first != std::string_view::npos && text[first] == '{') ||
-              (file_name.size() > 5 && file_name.ends_with(".json"));
-  StatusOr<std::vector<Document>> docs = json ? ParseJson(text, file_name) : ParseYaml(text, file_name);
+  StatusOr<std::vector<Document>> docs = ParseManifestText(text, file_name);
   if (!docs.ok()) {
     LoadMessage m = MessageFromParseError(docs.status(), file_name);
     if (options_.skip_unknown && text.find("{{") != std::string_view::npos) {

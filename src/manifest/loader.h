@@ -10,6 +10,7 @@
 // cannot be decoded is an error message, and LoadResult::error_count() > 0.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -108,13 +109,24 @@ class Loader {
   void LoadText(std::string_view text, const std::string& file_name, LoadResult* out) const;
 
  private:
-  void LoadFile(const std::string& path, LoadResult* out) const;
   void LoadDocument(Node root, const std::shared_ptr<const std::string>& file, Mark mark,
                     LoadResult* out) const;
   void DecodeOne(Node root, const std::shared_ptr<const std::string>& file, LoadResult* out) const;
 
   LoadOptions options_;
 };
+
+// For inputs of other kinds of document (dractl plan's NodeGroup files):
+// reads `path` as Loader::LoadPath does (a file; a folder's *.yaml, *.yml and
+// *.json files, recursively, in sorted order; "-" for stdin) and hands each
+// file's text to `on_text`; problems (no such file, unreadable, over the size
+// limit) join `messages`.
+using ManifestTextFn = std::function<void(std::string_view text, const std::string& file)>;
+void ReadManifestTexts(const std::string& path, std::vector<LoadMessage>* messages, const ManifestTextFn& on_text);
+
+// Parses `text` as LoadText does: JSON when it starts with '{' or `file`
+// ends in .json, else YAML.
+StatusOr<std::vector<Document>> ParseManifestText(std::string_view text, const std::string& file);
 
 // A parser's error (ParseYaml/ParseJson: "file:line:col: message") as a
 // message with its parts.

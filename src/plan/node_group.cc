@@ -8,8 +8,6 @@
 #include "api/names.h"
 #include "api/validation.h"
 #include "manifest/decode.h"
-#include "manifest/json_parser.h"
-#include "manifest/yaml_parser.h"
 
 namespace dra::plan {
 namespace {
@@ -194,10 +192,7 @@ void ParseOne(const manifest::Node& root, const std::string& file, const api::Fe
 
 void ParseNodeGroups(std::string_view text, const std::string& file, const api::FeatureGates& gates,
                      std::vector<NodeGroup>* groups, std::vector<manifest::LoadMessage>* messages) {
-  const size_t first = text.find_first_not_of(" \t\r\n");
-  const bool json = first != std::string_view::npos && text[first] == '{';
-  StatusOr<std::vector<manifest::Document>> docs = json ? manifest::ParseJson(text, file)
-                                                        : manifest::ParseYaml(text, file);
+  StatusOr<std::vector<manifest::Document>> docs = manifest::ParseManifestText(text, file);
   if (!docs.ok()) {
     messages->push_back(manifest::MessageFromParseError(docs.status(), file));
     return;
@@ -209,10 +204,12 @@ void ParseNodeGroups(std::string_view text, const std::string& file, const api::
   }
 }
 
+std::string NodeName(const NodeGroup& group, size_t index) { return group.name + "-" + std::to_string(index); }
+
 NodeInstance Instantiate(const NodeGroup& group, size_t index) {
   NodeInstance out{.node = group.node, .slices = group.slices};
   const std::string& template_name = group.node.metadata.name;
-  const std::string name = group.name + "-" + std::to_string(index);
+  const std::string name = NodeName(group, index);
   out.node.metadata.name = name;
   out.node.metadata.uid.clear();
   if (out.node.metadata.labels.find("kubernetes.io/hostname") != nullptr) {

@@ -51,6 +51,7 @@ void ParseNodeGroups(std::string_view text, const std::string& file, const api::
 // The node `index` of `group`, named "<group>-<index>": the template node
 // renamed (and its kubernetes.io/hostname label), its slices on that node, with
 // pools and slice names made unique to it.
+std::string NodeName(const NodeGroup& group, size_t index);  // "<group>-<index>"
 struct NodeInstance {
   api::Node node{};
   std::vector<api::ResourceSlice> slices{};

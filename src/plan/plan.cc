@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "alloc/allocated_state.h"
 #include "base/fnv.h"
 #include "sched/explain.h"
 #include "sched/resources.h"
@@ -36,6 +37,21 @@ std::string_view ExpanderName(Expander expander) {
 namespace {
 
 using Counts = std::vector<int64_t>;
+
+// The scheduler's options for every run a plan makes.
+sched::ScheduleOptions ScheduleOptionsFor(const PlanOptions& options) {
+  return {.policy = options.policy,
+          .seed = options.seed,
+          .max_steps = options.max_steps,
+          .device_choice = options.device_choice};
+}
+
+// Every group at its maxSize.
+Counts AllAtMax(std::span<const NodeGroup> groups) {
+  Counts all(groups.size());
+  for (size_t g = 0; g < groups.size(); ++g) all[g] = groups[g].max_size;
+  return all;
+}
 
 // One scheduler run of the cluster with `counts` nodes added per group.
 struct Evaluation {
@@ -72,24 +88,17 @@ class Planner {
     return s;
   }
 
-  sched::ScheduleOptions RunOptions() const {
-    return {.policy = options_.policy,
-            .seed = options_.seed,
-            .max_steps = options_.max_steps,
-            .device_choice = options_.device_choice};
-  }
-
   // Memoized: the same counts give the same run.
   StatusOr<const Evaluation*> Eval(const Counts& counts) {
     if (auto it = memo_.find(counts); it != memo_.end()) return &it->second;
     std::set<std::string, std::less<>> added;
     sched::Snapshot s = WithNodes(counts, &added);
-    StatusOr<sched::ScheduleResult> r = sched::Schedule(&s, RunOptions());
+    StatusOr<sched::ScheduleResult> r = sched::Schedule(&s, ScheduleOptionsFor(options_));
     if (!r.ok()) return r.status();
     ++evaluations_;
     Evaluation e{.cost = Cost(counts)};
     std::map<std::string, const api::Pod*, std::less<>> pods;
-    for (const api::Pod& p : s.pods) pods[p.metadata.namespace_ + "/" + p.metadata.name] = &p;
+    for (const api::Pod& p : s.pods) pods[sched::ObjectKey(p.metadata)] = &p;
     for (const sched::PodOutcome& o2 : r->pods) {
       if (o2.kind != sched::PodOutcome::Kind::kPlaced) {
         e.unplaced.push_back({o2.pod, o2.message});
@@ -114,7 +123,7 @@ class Planner {
     const sched::Resources alloc = sched::NodeAllocatable(groups_[g].node);
     double waste = 0;
     for (int64_t k = before[g]; k < after[g]; ++k) {
-      const std::string name = groups_[g].name + "-" + std::to_string(k);
+      const std::string name = NodeName(groups_[g], static_cast<size_t>(k));
       std::pair<int64_t, int64_t> used{0, 0};
       if (auto it = e.requested.find(name); it != e.requested.end()) used = it->second;
       if (alloc.milli_cpu > 0) waste += 1 - static_cast<double>(used.first) / static_cast<double>(alloc.milli_cpu);
@@ -271,15 +280,12 @@ StatusOr<PlanResult> PlanScaleUp(const sched::Snapshot& cluster, std::span<const
   // The cluster as the autoscaler finds it: kube-scheduler has bound what
   // fits (those placements stay); the pods still pending are the demand.
   sched::Snapshot bound = cluster;
-  sched::ScheduleOptions first{.policy = options.policy,
-                               .seed = options.seed,
-                               .max_steps = options.max_steps,
-                               .device_choice = options.device_choice};
-  DRA_ASSIGN_OR_RETURN(sched::ScheduleResult as_is, sched::Schedule(&bound, first));
+  DRA_ASSIGN_OR_RETURN(sched::ScheduleResult as_is, sched::Schedule(&bound, ScheduleOptionsFor(options)));
   Planner planner(bound, groups, options);
   PlanResult result{.expander = options.expander};
   for (const sched::PodOutcome& o : as_is.pods) result.pending += o.kind == sched::PodOutcome::Kind::kPlaced ? 0 : 1;
 
+  const Counts all = AllAtMax(groups);
   Counts chosen;
   if (options.expander != Expander::kOptimal) {
     DRA_ASSIGN_OR_RETURN(chosen, planner.Expand(options.expander));
@@ -293,8 +299,6 @@ StatusOr<PlanResult> PlanScaleUp(const sched::Snapshot& cluster, std::span<const
       if (Planner::Better(*a, *b)) chosen = c;
     }
     // The target: as many pods as any plan places.
-    Counts all(groups.size());
-    for (size_t g = 0; g < groups.size(); ++g) all[g] = groups[g].max_size;
     DRA_ASSIGN_OR_RETURN(const Evaluation* full, planner.Eval(all));
     DRA_ASSIGN_OR_RETURN(const Evaluation* incumbent, planner.Eval(chosen));
     if (full->placed > incumbent->placed) chosen = all;
@@ -315,19 +319,16 @@ StatusOr<PlanResult> PlanScaleUp(const sched::Snapshot& cluster, std::span<const
   result.cost = best->cost;
   if (options.expander == Expander::kOptimal && !result.stopped_early) result.lower_bound = result.cost;
   result.placements = best->placements;
-  // Pods no plan places: their reason with every group at its maxSize.
-  Counts all(groups.size());
-  for (size_t g = 0; g < groups.size(); ++g) all[g] = groups[g].max_size;
+  // Pods the plan leaves pending: with the scheduler's reason when every
+  // group is at its maxSize (where it has one), else the plan's.
   DRA_ASSIGN_OR_RETURN(const Evaluation* full, planner.Eval(all));
   std::set<std::string, std::less<>> placed;
   for (const Placement& p : best->placements) placed.insert(p.pod);
   for (const Unschedulable& u : full->unplaced) {
-    if (!placed.contains(u.pod)) result.unschedulable.push_back(u);
+    if (placed.insert(u.pod).second) result.unschedulable.push_back(u);
   }
   for (const Unschedulable& u : best->unplaced) {
-    const bool listed = std::any_of(result.unschedulable.begin(), result.unschedulable.end(),
-                                    [&](const Unschedulable& x) { return x.pod == u.pod; });
-    if (!listed) result.unschedulable.push_back(u);
+    if (placed.insert(u.pod).second) result.unschedulable.push_back(u);
   }
   // Why: explain's analysis with every group at its maxSize.
   if (!result.unschedulable.empty()) {
@@ -336,7 +337,7 @@ StatusOr<PlanResult> PlanScaleUp(const sched::Snapshot& cluster, std::span<const
     std::vector<std::string> pods;
     for (const Unschedulable& u : result.unschedulable) pods.push_back(u.pod);
     StatusOr<std::vector<sched::PodExplanation>> why =
-        sched::Explain(&s, sched::ExplainOptions{.schedule = planner.RunOptions()}, pods);
+        sched::Explain(&s, sched::ExplainOptions{.schedule = ScheduleOptionsFor(options)}, pods);
     if (why.ok()) {
       for (const sched::PodExplanation& e : *why) {
         for (Unschedulable& u : result.unschedulable) {
@@ -373,14 +374,16 @@ double Utilization(const sched::Snapshot& s, const api::Node& node) {
   std::set<std::string, std::less<>> devices;  // "driver/pool/device" of the node's slices
   for (const api::ResourceSlice& slice : s.slices) {
     if (slice.spec.node_name != name) continue;
-    for (const api::Device& d : slice.spec.devices) devices.insert(slice.spec.driver + "/" + slice.spec.pool.name + "/" + d.name);
+    for (const api::Device& d : slice.spec.devices) {
+      devices.insert(alloc::DeviceIdString(slice.spec.driver, slice.spec.pool.name, d.name));
+    }
   }
   if (!devices.empty()) {
     size_t used = 0;
     for (const api::ResourceClaim& c : s.claims) {
       if (!c.status.allocation) continue;
       for (const api::DeviceRequestAllocationResult& r : c.status.allocation->devices.results) {
-        used += devices.contains(r.driver + "/" + r.pool + "/" + r.device) ? 1 : 0;
+        used += devices.contains(alloc::DeviceIdString(r.driver, r.pool, r.device)) ? 1 : 0;
       }
     }
     u = std::max(u, static_cast<double>(used) / static_cast<double>(devices.size()));
@@ -392,10 +395,7 @@ double Utilization(const sched::Snapshot& s, const api::Node& node) {
 
 StatusOr<std::vector<ScaleDownNode>> PlanScaleDown(const sched::Snapshot& cluster, const PlanOptions& options,
                                                    double utilization_threshold) {
-  sched::ScheduleOptions schedule{.policy = options.policy,
-                                  .seed = options.seed,
-                                  .max_steps = options.max_steps,
-                                  .device_choice = options.device_choice};
+  const sched::ScheduleOptions schedule = ScheduleOptionsFor(options);
   sched::Snapshot bound = cluster;  // what fits is bound first, as for scale-up
   DRA_RETURN_IF_ERROR(sched::Schedule(&bound, schedule).status());
   std::vector<ScaleDownNode> out;
@@ -412,7 +412,7 @@ StatusOr<std::vector<ScaleDownNode>> PlanScaleDown(const sched::Snapshot& cluste
     for (api::Pod& pod : s.pods) {
       if (pod.spec.node_name != name) continue;
       pod.spec.node_name.clear();
-      moved.insert(pod.metadata.namespace_ + "/" + pod.metadata.name);
+      moved.insert(sched::ObjectKey(pod.metadata));
     }
     if (moved.empty()) {
       out.push_back({.node = name, .utilization = u, .removable = true});
