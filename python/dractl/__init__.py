@@ -210,16 +210,16 @@ def run(command: str, *args: str, inputs: Mapping[str, str] | None = None) -> Re
 
 
 def _call(command: str, inputs: Iterable[Any], args: list[str], *, ok: Sequence[int] = (0,),
-          positionals: Sequence[str] = (), extra: Sequence[Any] = (), extra_flag: str = "") -> Result:
-    """Runs `command` with `inputs` as -f, each of `extra` (numbered on from
-    the inputs) as the value of `extra_flag`, then `args` and `positionals`;
-    raises the exit code's exception unless it is in `ok`."""
+          positionals: Sequence[str] = (), extra: Sequence[tuple[str, Any]] = ()) -> Result:
+    """Runs `command` with `inputs` as -f, each (flag, input) of `extra`
+    (numbered on from the inputs) as that flag's value, then `args` and
+    `positionals`; raises the exit code's exception unless it is in `ok`."""
     extra = list(extra)
-    input_args, texts = _input_args(list(inputs) + extra)
+    input_args, texts = _input_args(list(inputs) + [value for _, value in extra])
     n = len(input_args) - 2 * len(extra)
     argv = command.split() + input_args[:n]
-    for i in range(n, len(input_args), 2):
-        argv += [extra_flag, input_args[i + 1]]
+    for (flag, _), i in zip(extra, range(n, len(input_args), 2)):
+        argv += [flag, input_args[i + 1]]
     argv += args
     if positionals:
         argv += ["--", *positionals]  # after "--": never read as a flag or another -f file
@@ -313,7 +313,7 @@ def plan(*inputs: Any, node_groups: Any, expander: str = "optimal", **flags: Any
     # A list holds several groups (a dict in it is one NodeGroup).
     groups = list(node_groups) if isinstance(node_groups, (list, tuple)) else [node_groups]
     args = _flag_args(dict(expander=expander, **flags)) + ["-o", "json"]
-    return _json(_call("plan", inputs, args, extra=groups, extra_flag="--node-groups"))
+    return _json(_call("plan", inputs, args, extra=[("--node-groups", g) for g in groups]))
 
 
 def _numbers(row: dict[str, str]) -> dict[str, Any]:
@@ -361,16 +361,25 @@ def simulate_openb(nodes: str | os.PathLike, pods: str | os.PathLike, *, policy:
     return results
 
 
-def simulate_cluster(*inputs: Any, workload: Any, policy: str = "kube", **flags: Any) -> dict:
+def simulate_cluster(*inputs: Any, workload: Any, policy: str = "kube", node_groups: Any = None,
+                     **flags: Any) -> dict:
     """Replays pods over time on a cluster of DRA objects with the scheduler of
     :func:`schedule` (``dractl simulate cluster -o json``): the summary, the
     series after every instant and each pod's arrival, start and node.
     ``workload`` is what arrives: a path (pods as YAML/JSON, or an openb pod
     CSV), manifest text, a dict, a list of dicts, or a list of paths and texts.
-    Other flags of ``dractl simulate cluster --help`` as keywords (seed=1)."""
+    With ``node_groups`` (as for :func:`plan`) the cluster autoscales and the
+    result has ``autoscaling``: node-hours and cost per group, the events.
+    Other flags of ``dractl simulate cluster --help`` as keywords (seed=1,
+    expander="least-waste", provision_time="5m")."""
     if isinstance(workload, (list, tuple)) and not (workload and all(isinstance(w, Mapping) for w in workload)):
         workloads = list(workload)
     else:
         workloads = [workload]
+    if node_groups is None:
+        groups = []
+    else:
+        groups = list(node_groups) if isinstance(node_groups, (list, tuple)) else [node_groups]
     args = _flag_args(dict(policy=policy, **flags)) + ["-o", "json"]
-    return _json(_call("simulate cluster", inputs, args, extra=workloads, extra_flag="--workload"))
+    extra = [("--workload", w) for w in workloads] + [("--node-groups", g) for g in groups]
+    return _json(_call("simulate cluster", inputs, args, extra=extra))

@@ -3,17 +3,16 @@
 // `dractl schedule`.
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "api/names.h"
 #include "cli/cluster_inputs.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/node_groups.h"
 #include "manifest/emit.h"
 #include "manifest/encode.h"
 #include "plan/node_group.h"
@@ -27,88 +26,11 @@ namespace {
 struct PlanFlags {
   ClusterFlags cluster{};
   std::vector<std::string> files{};
-  std::vector<std::string> node_groups{};
-  std::vector<std::string> node_group_from{};  // NODE=NAME:MAX:PRICE
+  NodeGroupFlags groups{};
   bool scale_down = false;
   double utilization_threshold = 0.5;
-  std::string expander = "optimal";
-  double max_time = 10;
   std::string output = "table";
 };
-
-// Reads the node-group files (files, folders, "-") as -f reads manifests;
-// the Python module's in-memory texts too. Returns -1 with `groups` set, else
-// the exit code (messages printed).
-int LoadNodeGroups(const std::vector<std::string>& paths, const api::FeatureGates& gates,
-                   std::vector<plan::NodeGroup>* groups) {
-  manifest::LoadResult messages;
-  const auto parse = [&](std::string_view text, const std::string& file) {
-    plan::ParseNodeGroups(text, file, gates, groups, &messages.messages);
-  };
-  for (const std::string& path : paths) {
-    if (const std::string* text = FindInlineInput(path)) {
-      parse(*text, path);
-    } else {
-      manifest::ReadManifestTexts(path, &messages.messages, parse);
-    }
-  }
-  PrintMessages(messages);
-  if (messages.error_count() > 0) {
-    std::fprintf(stderr, "dractl plan: %zu error%s in --node-groups (see above)\n", messages.error_count(),
-                 messages.error_count() == 1 ? "" : "s");
-    return kExitInputError;
-  }
-  if (groups->empty()) {
-    std::fprintf(stderr, "dractl plan: --node-groups: no NodeGroup in %s\n", fmt::format("{}", fmt::join(paths, ", ")).c_str());
-    return kExitInputError;
-  }
-  return -1;
-}
-
-// --node-group-from NODE=NAME:MAX:PRICE: an existing node of the cluster,
-// with its slices, as a group's template (as autoscalers build templates from
-// live nodes). Returns -1, else the exit code (a message printed).
-int NodeGroupsFromNodes(const std::vector<std::string>& specs, const sched::Snapshot& cluster,
-                        std::vector<plan::NodeGroup>* groups) {
-  for (const std::string& spec : specs) {
-    const size_t eq = spec.find('=');
-    const size_t c1 = spec.find(':', eq == std::string::npos ? 0 : eq);
-    const size_t c2 = c1 == std::string::npos ? c1 : spec.find(':', c1 + 1);
-    plan::NodeGroup g;
-    char* end = nullptr;
-    if (eq == std::string::npos || c2 == std::string::npos) {
-      std::fprintf(stderr, "dractl plan: --node-group-from %s: want NODE=NAME:MAX:PRICE\n", spec.c_str());
-      return kExitUsageError;
-    }
-    const std::string node = spec.substr(0, eq);
-    g.name = spec.substr(eq + 1, c1 - eq - 1);
-    const std::string max = spec.substr(c1 + 1, c2 - c1 - 1);
-    const std::string price = spec.substr(c2 + 1);
-    g.max_size = std::strtoll(max.c_str(), &end, 10);
-    const bool max_ok = !max.empty() && *end == '\0' && g.max_size >= 1;
-    g.price = std::strtod(price.c_str(), &end);
-    if (!max_ok || price.empty() || *end != '\0' || !(g.price >= 0) || !api::IsDNS1123Label(g.name).empty()) {
-      std::fprintf(stderr,
-                   "dractl plan: --node-group-from %s: want NODE=NAME:MAX:PRICE (NAME a DNS label, MAX >= 1, "
-                   "PRICE >= 0)\n",
-                   spec.c_str());
-      return kExitUsageError;
-    }
-    const auto it = std::find_if(cluster.nodes.begin(), cluster.nodes.end(),
-                                 [&](const api::Node& n) { return n.metadata.name == node; });
-    if (it == cluster.nodes.end()) {
-      std::fprintf(stderr, "dractl plan: --node-group-from %s: no node %s in the cluster\n", spec.c_str(), node.c_str());
-      return kExitInputError;
-    }
-    g.node = *it;
-    for (const api::ResourceSlice& slice : cluster.slices) {
-      if (slice.spec.node_name == node) g.slices.push_back(slice);
-    }
-    g.file = "--node-group-from";
-    groups->push_back(std::move(g));
-  }
-  return -1;
-}
 
 std::string Number(double v) { return fmt::format("{:g}", v); }
 
@@ -234,7 +156,7 @@ int Run(const PlanFlags& flags) {
   if (!gates) return kExitUsageError;
   const std::unique_ptr<sched::ScorePolicy> policy = PolicyFromFlag("dractl plan", flags.cluster.policy);
   if (!policy) return kExitUsageError;
-  const std::optional<plan::Expander> expander = plan::ParseExpander(flags.expander);
+  const std::optional<plan::Expander> expander = plan::ParseExpander(flags.groups.expander);
   std::optional<ClusterInputOptions> inputs = InputOptions("dractl plan", flags.files, flags.cluster);
   if (!inputs) return kExitUsageError;
   manifest::LoadResult loaded;
@@ -243,17 +165,19 @@ int Run(const PlanFlags& flags) {
   for (const manifest::LoadedObject& o : loaded.objects) objects.push_back(&o.object);
   const sched::Snapshot snapshot = sched::NewSnapshot(objects, *gates);
   std::vector<plan::NodeGroup> groups;
-  if (!flags.node_groups.empty()) {
-    if (int rc = LoadNodeGroups(flags.node_groups, *gates, &groups); rc >= 0) return rc;
+  if (!flags.groups.node_groups.empty()) {
+    if (int rc = LoadNodeGroups("dractl plan", flags.groups.node_groups, *gates, &groups); rc >= 0) return rc;
   }
-  if (int rc = NodeGroupsFromNodes(flags.node_group_from, snapshot, &groups); rc >= 0) return rc;
+  if (int rc = NodeGroupsFromNodes("dractl plan", flags.groups.node_group_from, snapshot, &groups); rc >= 0) {
+    return rc;
+  }
   const bool scale_up = !groups.empty();
   plan::PlanOptions options{.policy = policy.get(),
                             .seed = flags.cluster.seed,
                             .max_steps = flags.cluster.max_steps,
                             .device_choice = DeviceChoiceFor(flags.cluster.device_choice, flags.cluster.policy),
                             .expander = expander.value_or(plan::Expander::kOptimal),
-                            .max_seconds = flags.max_time};
+                            .max_seconds = flags.groups.max_time};
   StatusOr<plan::PlanResult> result = plan::PlanResult{};
   if (scale_up) result = plan::PlanScaleUp(snapshot, groups, options);
   StatusOr<std::vector<plan::ScaleDownNode>> scale_down = std::vector<plan::ScaleDownNode>{};
@@ -305,10 +229,7 @@ int RunPlan(std::span<const std::string_view> args) {
                "dractl plan"};
   PlanFlags flags;
   app.add_option("-f,--filename", flags.files, "the cluster: file, directory or - (stdin); repeatable");
-  app.add_option("--node-groups", flags.node_groups, "NodeGroup files or folders; repeatable");
-  app.add_option("--node-group-from", flags.node_group_from,
-                 "NODE=NAME:MAX:PRICE: a node of the cluster, with its slices, as the template of group NAME; "
-                 "repeatable");
+  AddNodeGroupFlags(app, &flags.groups);
   app.add_flag("--scale-down", flags.scale_down,
                "also list the nodes below --utilization-threshold that can be removed: every pod on them fits "
                "elsewhere (a drain through the scheduler and the allocator)");
@@ -317,18 +238,12 @@ int RunPlan(std::span<const std::string_view> args) {
                  "allocated) is below this are candidates")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  app.add_option("--expander", flags.expander, "optimal, least-waste, price, most-pods or random")
-      ->check(CLI::IsMember({"optimal", "least-waste", "price", "most-pods", "random"}))
-      ->capture_default_str();
-  app.add_option("--max-time", flags.max_time, "optimal: seconds before the search stops with a lower bound")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
   app.add_option("-o,--output", flags.output, "table, json, or yaml (the nodes to add)")
       ->check(CLI::IsMember({"table", "json", "yaml"}))
       ->capture_default_str();
   AddClusterFlags(app, flags.cluster);
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
-  if (flags.node_groups.empty() && flags.node_group_from.empty() && !flags.scale_down) {
+  if (!flags.groups.given() && !flags.scale_down) {
     std::fprintf(stderr,
                  "dractl plan: nothing to plan: give --node-groups FILE or --node-group-from NODE=NAME:MAX:PRICE "
                  "(scale-up), or --scale-down\n");

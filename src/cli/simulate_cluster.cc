@@ -3,15 +3,18 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "api/defaults.h"
 #include "cli/cluster_inputs.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/node_groups.h"
 #include "cli/simulate_print.h"
 #include "fmt/format.h"
 #include "kube/client.h"
+#include "plan/autoscale.h"
 #include "sched/policy.h"
 #include "sched/timeline.h"
 #include "sim/import.h"
@@ -35,6 +38,39 @@ std::vector<SeriesRow> Rows(const std::vector<sched::TimelineSample>& samples) {
   return rows;
 }
 
+// The autoscaling flags (--node-groups and the timings).
+struct AutoscaleFlags {
+  NodeGroupFlags groups{};
+  std::string scale_up_delay = "10s";
+  std::string provision_time = "3m";
+  std::string scale_down_unneeded = "10m";
+  double utilization_threshold = 0.5;
+};
+
+std::string AutoscaleJson(const plan::AutoscaleReport& a, const AutoscaleFlags& flags, const plan::AutoscaleOptions& o) {
+  std::string out = fmt::format(
+      "{{\"expander\": \"{}\", \"scaleUpDelaySeconds\": {}, \"provisionSeconds\": {}, "
+      "\"scaleDownUnneededSeconds\": {}, \"utilizationThreshold\": {}, \"nodeHours\": {:.4f}, \"cost\": {:.4f}, "
+      "\"plans\": {}, \"groups\": [",
+      flags.groups.expander, o.scale_up_delay, o.provision_time, o.scale_down_unneeded, o.utilization_threshold, a.node_hours,
+      a.cost, a.plans);
+  for (size_t i = 0; i < a.groups.size(); ++i) {
+    const plan::GroupUsage& g = a.groups[i];
+    out += fmt::format(
+        "{}{{\"nodeGroup\": {}, \"added\": {}, \"removed\": {}, \"peak\": {}, \"nodeHours\": {:.4f}, "
+        "\"cost\": {:.4f}}}",
+        i ? ", " : "", kube::JsonString(g.group), g.added, g.removed, g.peak, g.node_hours, g.cost);
+  }
+  out += "], \"events\": [";
+  for (size_t i = 0; i < a.events.size(); ++i) {
+    const plan::AutoscaleEvent& e = a.events[i];
+    out += fmt::format("{}{{\"time\": \"{}\", \"event\": \"{}\", \"nodeGroup\": {}, \"node\": {}}}", i ? ", " : "",
+                       sched::FormatUtcSeconds(e.time), plan::AutoscaleEventName(e.kind), kube::JsonString(e.group),
+                       kube::JsonString(e.node));
+  }
+  return out + "]}";
+}
+
 std::string Json(const sched::TimelineResult& r, const ClusterFlags& flags) {
   const sched::TimelineSummary& s = r.summary;
   const RunCounts c = CountsOf(s);
@@ -42,10 +78,11 @@ std::string Json(const sched::TimelineResult& r, const ClusterFlags& flags) {
       "{{\"policy\": \"{}\", \"device_choice\": \"{}\", \"seed\": {}, \"summary\": {{\"pods\": {}, {}, "
       "\"start\": \"{}\", \"end\": \"{}\", {}, "
       "\"devices\": {}, \"device_allocation_mean\": {:.4f}, \"peak_device_allocation\": {:.4f}, "
-      "\"cpu_allocation_mean\": {:.4f}, \"stranded_devices_mean\": {:.4f}}}, \"series\": [",
+      "\"cpu_allocation_mean\": {:.4f}, \"stranded_devices_mean\": {:.4f}, \"evictions\": {}}}, \"series\": [",
       flags.policy, alloc::DeviceChoiceName(DeviceChoiceFor(flags.device_choice, flags.policy)), flags.seed, s.pods,
       RunCountsJson(c), sched::FormatUtcSeconds(s.start_time), sched::FormatUtcSeconds(s.end_time), WaitJson(c),
-      s.devices, s.device_allocation_mean, s.peak_device_allocation, s.cpu_allocation_mean, s.stranded_devices_mean);
+      s.devices, s.device_allocation_mean, s.peak_device_allocation, s.cpu_allocation_mean, s.stranded_devices_mean,
+      s.evictions);
   out += SeriesJson("device_allocation", "stranded_devices", Rows(r.samples));
   out += "], \"pods\": [";
   for (size_t i = 0; i < r.pods.size(); ++i) {
@@ -54,7 +91,8 @@ std::string Json(const sched::TimelineResult& r, const ClusterFlags& flags) {
                        sched::FormatUtcSeconds(p.arrival));
     if (p.start) out += fmt::format(", \"start\": \"{}\", \"node\": {}", sched::FormatUtcSeconds(*p.start), kube::JsonString(p.node));
     if (p.end) out += fmt::format(", \"end\": \"{}\"", sched::FormatUtcSeconds(*p.end));
-    if (!p.start) out += fmt::format(", \"pending\": {}", kube::JsonString(p.last_message));
+    if (p.evictions) out += fmt::format(", \"evictions\": {}", p.evictions);
+    if (p.pending_at_end) out += fmt::format(", \"pending\": {}", kube::JsonString(p.last_message));
     out += "}";
   }
   out += "]}\n";
@@ -96,7 +134,11 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
       "  dractl simulate cluster -f CLUSTER... --workload PODS.yaml|TRACE.csv... [--policy P]\n"
       "The cluster is read as `dractl schedule` reads it (its pods and allocated claims are in use from\n"
       "the start; --live reads it from an API server). Workload files hold pods (and workloads, claims,\n"
-      "templates they use) or an openb pod list CSV (pods as `dractl import openb` makes them).",
+      "templates they use) or an openb pod list CSV (pods as `dractl import openb` makes them).\n"
+      "With --node-groups (NodeGroup files, as `dractl plan` reads them) the cluster autoscales: pods pending\n"
+      "for --scale-up-delay are planned for with --expander, the nodes join --provision-time later, and nodes\n"
+      "of the groups below --utilization-threshold whose pods fit elsewhere for --scale-down-unneeded are\n"
+      "removed (their pods evicted and placed again); the summary adds node-hours and cost per group.",
       "dractl simulate cluster"};
   std::vector<std::string> files, workload_files;
   ClusterFlags flags;
@@ -107,7 +149,43 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
   AddClusterFlags(app, flags);
   app.add_option("-o,--output", output, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   app.add_option("--csv", csv, "write the series to FILE");
+  AutoscaleFlags as;
+  AddNodeGroupFlags(app, &as.groups);
+  app.add_option("--scale-up-delay", as.scale_up_delay, "how long a pod is pending before it asks for nodes (90, 10s, 3m, 1h)")
+      ->capture_default_str();
+  app.add_option("--provision-time", as.provision_time, "from a scale-up to the node ready with its slices")
+      ->capture_default_str();
+  app.add_option("--scale-down-unneeded", as.scale_down_unneeded,
+                 "how long a node of a group stays unneeded before it is removed")
+      ->capture_default_str();
+  app.add_option("--utilization-threshold", as.utilization_threshold,
+                 "nodes of a group below this utilization (the largest of cpu, memory and the share of their "
+                 "devices allocated) whose pods fit elsewhere are unneeded")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
+  const bool autoscale = as.groups.given();
+  for (const char* flag : {"--expander", "--max-time", "--scale-up-delay", "--provision-time", "--scale-down-unneeded",
+                           "--utilization-threshold"}) {
+    if (!autoscale && app.get_option(flag)->count() > 0) {
+      std::fprintf(stderr, "dractl simulate cluster: %s is for autoscaling: give --node-groups FILE or "
+                           "--node-group-from NODE=NAME:MAX:PRICE\n", flag);
+      return kExitUsageError;
+    }
+  }
+  plan::AutoscaleOptions as_options;
+  for (auto [flag, text, out] : {std::tuple{"--scale-up-delay", &as.scale_up_delay, &as_options.scale_up_delay},
+                                 std::tuple{"--provision-time", &as.provision_time, &as_options.provision_time},
+                                 std::tuple{"--scale-down-unneeded", &as.scale_down_unneeded,
+                                            &as_options.scale_down_unneeded}}) {
+    std::optional<int64_t> seconds = ParseSeconds(*text);
+    if (!seconds) {
+      std::fprintf(stderr, "dractl simulate cluster: %s %s: want a duration such as 90, 10s, 3m or 1h30m\n", flag,
+                   text->c_str());
+      return kExitUsageError;
+    }
+    *out = *seconds;
+  }
 
   std::optional<api::FeatureGates> gates = GatesFromFlags("dractl simulate cluster", flags.version, flags.gates);
   if (!gates) return kExitUsageError;
@@ -148,6 +226,15 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
   }
   for (const api::Object& o : workload_others) objects.push_back(&o);
   sched::Snapshot snapshot = sched::NewSnapshot(objects, *gates);
+  std::vector<plan::NodeGroup> groups;
+  if (!as.groups.node_groups.empty()) {
+    if (int rc = LoadNodeGroups("dractl simulate cluster", as.groups.node_groups, *gates, &groups); rc >= 0) {
+      return rc;
+    }
+  }
+  if (int rc = NodeGroupsFromNodes("dractl simulate cluster", as.groups.node_group_from, snapshot, &groups); rc >= 0) {
+    return rc;
+  }
   // The packing policies' default profile: every pod of the workload.
   std::optional<sched::WorkloadProfile> profile;
   {
@@ -171,7 +258,22 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
                                  .percentage_of_nodes_to_score = flags.percentage_of_nodes_to_score,
                                  .device_choice = DeviceChoiceFor(flags.device_choice, flags.policy)};
   if (profile) options.workload_profile = &*profile;
-  StatusOr<sched::TimelineResult> r = sched::ReplayWorkload(std::move(snapshot), std::move(workload), options);
+  as_options.plan = plan::PlanOptions{.policy = policy.get(),
+                                      .seed = flags.seed,
+                                      .max_steps = flags.max_steps,
+                                      .device_choice = options.device_choice,
+                                      .expander = plan::ParseExpander(as.groups.expander).value_or(plan::Expander::kOptimal),
+                                      .max_seconds = as.groups.max_time};
+  as_options.utilization_threshold = as.utilization_threshold;
+  plan::Autoscaler autoscaler(groups, as_options);
+  if (autoscale) {
+    if (Status st = autoscaler.AddMinimum(&snapshot); !st.ok()) {
+      std::fprintf(stderr, "dractl simulate cluster: %s\n", st.message().c_str());
+      return kExitInputError;
+    }
+  }
+  StatusOr<sched::TimelineResult> r =
+      sched::ReplayWorkload(std::move(snapshot), std::move(workload), options, autoscale ? &autoscaler : nullptr);
   if (!r.ok()) {
     std::fprintf(stderr, "dractl simulate cluster: %s\n", r.status().message().c_str());
     return r.status().code() == StatusCode::kInvalidArgument ? kExitInputError : kExitInternalError;
@@ -182,8 +284,12 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
       return kExitInputError;
     }
   }
+  std::optional<plan::AutoscaleReport> report;
+  if (autoscale) report = autoscaler.Report(r->summary.start_time, r->summary.end_time);
   if (output == "json") {
-    std::fputs(Json(*r, flags).c_str(), stdout);
+    std::string json = Json(*r, flags);
+    if (report) json.insert(json.size() - 2, ", \"autoscaling\": " + AutoscaleJson(*report, as, as_options));
+    std::fputs(json.c_str(), stdout);
     return kExitOk;
   }
   const sched::TimelineSummary& s = r->summary;
@@ -199,8 +305,20 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
   PrintRunCounts(CountsOf(s));
   std::printf("  time-weighted: devices %.2f%% allocated (peak %.2f%%), CPU %.2f%%, stranded devices %.2f%%\n",
               s.device_allocation_mean, s.peak_device_allocation, s.cpu_allocation_mean, s.stranded_devices_mean);
+  if (report) {
+    std::printf("  autoscaling (--expander %s; pending %s before a scale-up, provisioned in %s, removed after %s "
+                "unneeded): %.2f node-hours, cost %.2f, %lld pod evictions\n",
+                as.groups.expander.c_str(), as.scale_up_delay.c_str(), as.provision_time.c_str(),
+                as.scale_down_unneeded.c_str(), report->node_hours, report->cost,
+                static_cast<long long>(s.evictions));
+    for (const plan::GroupUsage& g : report->groups) {
+      std::printf("    %s: %lld added, %lld removed, peak %lld nodes, %.2f node-hours, cost %.2f\n", g.group.c_str(),
+                  static_cast<long long>(g.added), static_cast<long long>(g.removed), static_cast<long long>(g.peak),
+                  g.node_hours, g.cost);
+    }
+  }
   for (const sched::TimelinePod& p : r->pods) {
-    if (!p.start) std::printf("  still pending: %s: %s\n", p.pod.c_str(), p.last_message.c_str());
+    if (p.pending_at_end) std::printf("  still pending: %s: %s\n", p.pod.c_str(), p.last_message.c_str());
   }
   if (csv.empty()) std::printf("  (the series: -o json or --csv FILE)\n");
   return kExitOk;

@@ -7,6 +7,8 @@
 #include <set>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "alloc/allocated_state.h"
 #include "base/fnv.h"
 #include "sched/explain.h"
@@ -65,8 +67,53 @@ struct Evaluation {
 
 class Planner {
  public:
+  // `cluster` has been scheduled (what fits is bound): its pending pods fit
+  // none of its nodes, and no candidate plan places one there (plans only add
+  // capacity elsewhere; the scheduler has no inter-pod affinity or spreading
+  // that a pod on a new node could satisfy). So candidate plans are scheduled
+  // on `pending_`: the pending pods, the claims, and the slices of no node of
+  // the cluster (network-attached devices they may share) with only the new
+  // nodes; the plan chosen is scheduled on the whole cluster at the end.
   Planner(const sched::Snapshot& cluster, std::span<const NodeGroup> groups, const PlanOptions& options)
-      : cluster_(cluster), groups_(groups), options_(options) {}
+      : cluster_(cluster), groups_(groups), options_(options) {
+    pending_.gates = cluster.gates;
+    pending_.templates = cluster.templates;
+    pending_.classes = cluster.classes;
+    pending_.rules = cluster.rules;
+    std::set<std::string, std::less<>> uids, claim_keys;  // of the pending pods and the claims they name
+    for (const api::Pod& p : cluster.pods) {
+      if (!p.spec.node_name.empty()) continue;
+      pending_.pods.push_back(p);
+      uids.insert(p.metadata.uid);
+      for (const api::PodResourceClaim& c : p.spec.resource_claims) {
+        if (c.resource_claim_name) claim_keys.insert(p.metadata.namespace_ + "/" + *c.resource_claim_name);
+      }
+    }
+    std::set<std::pair<std::string, std::string>> pools;  // (driver, pool) of the slices of no node
+    for (const api::ResourceSlice& sl : cluster.slices) {
+      if (sl.spec.node_name) continue;
+      pending_.slices.push_back(sl);
+      pools.emplace(sl.spec.driver, sl.spec.pool.name);
+    }
+    // The claims that matter there: the pending pods' own and named ones, and
+    // those holding devices of those slices.
+    for (const api::ResourceClaim& c : cluster.claims) {
+      bool keep = claim_keys.contains(sched::ObjectKey(c.metadata)) ||
+                  std::any_of(c.metadata.owner_references.begin(), c.metadata.owner_references.end(),
+                              [&](const api::OwnerReference& o) { return uids.contains(o.uid); });
+      if (!keep && c.status.allocation) {
+        for (const api::DeviceRequestAllocationResult& r : c.status.allocation->devices.results) {
+          keep = keep || pools.contains({r.driver, r.pool});
+        }
+      }
+      if (keep) pending_.claims.push_back(c);
+    }
+  }
+
+  // The instance index of group g's k-th new node.
+  size_t Index(size_t g, int64_t k) const {
+    return static_cast<size_t>((g < options_.first_index.size() ? options_.first_index[g] : 0) + k);
+  }
 
   double Cost(const Counts& c) const {
     double cost = 0;
@@ -74,12 +121,13 @@ class Planner {
     return cost;
   }
 
-  // The cluster with `counts` nodes of each group added; their names join `added`.
-  sched::Snapshot WithNodes(const Counts& counts, std::set<std::string, std::less<>>* added) const {
-    sched::Snapshot s = cluster_;
+  // The cluster (or with `full` false, its pending part) with `counts` nodes
+  // of each group added; their names join `added`.
+  sched::Snapshot WithNodes(const Counts& counts, std::set<std::string, std::less<>>* added, bool full = true) const {
+    sched::Snapshot s = full ? cluster_ : pending_;
     for (size_t g = 0; g < counts.size(); ++g) {
       for (int64_t k = 0; k < counts[g]; ++k) {
-        NodeInstance inst = Instantiate(groups_[g], static_cast<size_t>(k));
+        NodeInstance inst = Instantiate(groups_[g], Index(g, k));
         added->insert(inst.node.metadata.name);
         s.nodes.push_back(std::move(inst.node));
         for (api::ResourceSlice& slice : inst.slices) s.slices.push_back(std::move(slice));
@@ -88,11 +136,14 @@ class Planner {
     return s;
   }
 
-  // Memoized: the same counts give the same run.
-  StatusOr<const Evaluation*> Eval(const Counts& counts) {
-    if (auto it = memo_.find(counts); it != memo_.end()) return &it->second;
+  // One scheduler run with `counts` nodes added, on the pending part of the
+  // cluster (or with `full`, all of it). Memoized: the same counts give the
+  // same run.
+  StatusOr<const Evaluation*> Eval(const Counts& counts, bool full = false) {
+    std::map<Counts, Evaluation>& memo = full ? full_memo_ : memo_;
+    if (auto it = memo.find(counts); it != memo.end()) return &it->second;
     std::set<std::string, std::less<>> added;
-    sched::Snapshot s = WithNodes(counts, &added);
+    sched::Snapshot s = WithNodes(counts, &added, full);
     StatusOr<sched::ScheduleResult> r = sched::Schedule(&s, ScheduleOptionsFor(options_));
     if (!r.ok()) return r.status();
     ++evaluations_;
@@ -113,7 +164,7 @@ class Planner {
         memory += req.memory;
       }
     }
-    return &memo_.emplace(counts, std::move(e)).first->second;
+    return &memo.emplace(counts, std::move(e)).first->second;
   }
 
   // The autoscaler's waste of the nodes group g gains from `before` to
@@ -123,7 +174,7 @@ class Planner {
     const sched::Resources alloc = sched::NodeAllocatable(groups_[g].node);
     double waste = 0;
     for (int64_t k = before[g]; k < after[g]; ++k) {
-      const std::string name = NodeName(groups_[g], static_cast<size_t>(k));
+      const std::string name = NodeName(groups_[g], Index(g, k));
       std::pair<int64_t, int64_t> used{0, 0};
       if (auto it = e.requested.find(name); it != e.requested.end()) used = it->second;
       if (alloc.milli_cpu > 0) waste += 1 - static_cast<double>(used.first) / static_cast<double>(alloc.milli_cpu);
@@ -147,20 +198,27 @@ class Planner {
       };
       std::vector<Option> options;
       for (size_t g = 0; g < groups_.size(); ++g) {
+        // The group's option: the fewest of its nodes that place as many
+        // pods as its maxSize does (a binary search; the pods placed grow
+        // with the nodes).
+        if (counts[g] >= groups_[g].max_size) continue;
         Counts c = counts;
-        const Evaluation* best = nullptr;
-        size_t placed = current->placed;
-        while (c[g] < groups_[g].max_size) {
-          ++c[g];
+        c[g] = groups_[g].max_size;
+        DRA_ASSIGN_OR_RETURN(const Evaluation* best, Eval(c));
+        if (best->placed <= current->placed) continue;
+        int64_t low = counts[g] + 1, high = groups_[g].max_size;  // high places best->placed
+        while (low < high) {
+          const int64_t mid = low + (high - low) / 2;
+          c[g] = mid;
           DRA_ASSIGN_OR_RETURN(const Evaluation* e, Eval(c));
-          if (e->placed <= placed) {
-            --c[g];
-            break;
+          if (e->placed >= best->placed) {
+            high = mid;
+          } else {
+            low = mid + 1;
           }
-          placed = e->placed;
-          best = e;
         }
-        if (best == nullptr) continue;
+        c[g] = high;
+        DRA_ASSIGN_OR_RETURN(best, Eval(c));
         const double gain = static_cast<double>(best->placed - current->placed);
         const double nodes = static_cast<double>(c[g] - counts[g]);
         double score = 0;  // lower is better
@@ -262,12 +320,15 @@ class Planner {
   }
 
   size_t evaluations() const { return evaluations_; }
+  NodeInstance Instance(size_t g, int64_t k) const { return Instantiate(groups_[g], Index(g, k)); }
 
  private:
   const sched::Snapshot& cluster_;
+  sched::Snapshot pending_{};
   std::span<const NodeGroup> groups_{};
   const PlanOptions& options_;
   std::map<Counts, Evaluation> memo_{};
+  std::map<Counts, Evaluation> full_memo_{};
   size_t evaluations_ = 0;
 };
 
@@ -310,22 +371,24 @@ StatusOr<PlanResult> PlanScaleUp(const sched::Snapshot& cluster, std::span<const
     if (found.first) chosen = *found.first;
     result.lower_bound = found.second;
   }
-  DRA_ASSIGN_OR_RETURN(const Evaluation* best, planner.Eval(chosen));
+  DRA_ASSIGN_OR_RETURN(const Evaluation* best, planner.Eval(chosen, /*full=*/true));
   for (size_t g = 0; g < groups.size(); ++g) {
     if (chosen[g] == 0) continue;
     result.scale_up.push_back({groups[g].name, chosen[g], static_cast<double>(chosen[g]) * groups[g].price});
-    for (int64_t k = 0; k < chosen[g]; ++k) result.added.push_back(Instantiate(groups[g], static_cast<size_t>(k)));
+    for (int64_t k = 0; k < chosen[g]; ++k) result.added.push_back(planner.Instance(g, k));
   }
   result.cost = best->cost;
   if (options.expander == Expander::kOptimal && !result.stopped_early) result.lower_bound = result.cost;
   result.placements = best->placements;
   // Pods the plan leaves pending: with the scheduler's reason when every
   // group is at its maxSize (where it has one), else the plan's.
-  DRA_ASSIGN_OR_RETURN(const Evaluation* full, planner.Eval(all));
   std::set<std::string, std::less<>> placed;
   for (const Placement& p : best->placements) placed.insert(p.pod);
-  for (const Unschedulable& u : full->unplaced) {
-    if (placed.insert(u.pod).second) result.unschedulable.push_back(u);
+  if (!best->unplaced.empty()) {
+    DRA_ASSIGN_OR_RETURN(const Evaluation* full, planner.Eval(all, /*full=*/true));
+    for (const Unschedulable& u : full->unplaced) {
+      if (placed.insert(u.pod).second) result.unschedulable.push_back(u);
+    }
   }
   for (const Unschedulable& u : best->unplaced) {
     if (placed.insert(u.pod).second) result.unschedulable.push_back(u);
@@ -359,87 +422,143 @@ StatusOr<PlanResult> PlanScaleUp(const sched::Snapshot& cluster, std::span<const
 
 namespace {
 
-// The cluster autoscaler's utilization of `node`: the largest of cpu and
-// memory requested over allocatable and the share of its devices allocated.
-double Utilization(const sched::Snapshot& s, const api::Node& node) {
-  const std::string& name = node.metadata.name;
-  sched::Resources requested;
-  for (const api::Pod& pod : s.pods) {
-    if (pod.spec.node_name == name) requested.Add(sched::PodRequests(pod));
-  }
-  const sched::Resources alloc = sched::NodeAllocatable(node);
-  double u = 0;
-  if (alloc.milli_cpu > 0) u = std::max(u, static_cast<double>(requested.milli_cpu) / static_cast<double>(alloc.milli_cpu));
-  if (alloc.memory > 0) u = std::max(u, static_cast<double>(requested.memory) / static_cast<double>(alloc.memory));
-  std::set<std::string, std::less<>> devices;  // "driver/pool/device" of the node's slices
-  for (const api::ResourceSlice& slice : s.slices) {
-    if (slice.spec.node_name != name) continue;
-    for (const api::Device& d : slice.spec.devices) {
-      devices.insert(alloc::DeviceIdString(slice.spec.driver, slice.spec.pool.name, d.name));
-    }
-  }
-  if (!devices.empty()) {
-    size_t used = 0;
-    for (const api::ResourceClaim& c : s.claims) {
-      if (!c.status.allocation) continue;
-      for (const api::DeviceRequestAllocationResult& r : c.status.allocation->devices.results) {
-        used += devices.contains(alloc::DeviceIdString(r.driver, r.pool, r.device)) ? 1 : 0;
-      }
-    }
-    u = std::max(u, static_cast<double>(used) / static_cast<double>(devices.size()));
-  }
-  return u;
+bool Running(const api::Pod& pod) {
+  return !pod.spec.node_name.empty() &&
+         !(pod.status.phase == api::PodPhase::kSucceeded || pod.status.phase == api::PodPhase::kFailed);
 }
 
 }  // namespace
 
+// The cluster autoscaler's utilization of each node: the largest of cpu and
+// memory requested over allocatable and the share of its devices allocated
+// (each device once, admin access not counted). One pass over the cluster.
+std::vector<double> NodeUtilizations(const sched::Snapshot& s) {
+  const sched::NodeIndex index(s.nodes);
+  std::vector<sched::Resources> requested(s.nodes.size());
+  for (const api::Pod& pod : s.pods) {
+    if (!Running(pod)) continue;
+    if (std::optional<size_t> n = index.Find(pod.spec.node_name)) requested[*n].Add(sched::PodRequests(pod));
+  }
+  std::vector<size_t> devices(s.nodes.size(), 0);
+  std::map<std::pair<std::string_view, std::string_view>, size_t> pool_node;  // (driver, pool) -> node
+  for (const api::ResourceSlice& slice : s.slices) {
+    if (!slice.spec.node_name) continue;
+    std::optional<size_t> n = index.Find(*slice.spec.node_name);
+    if (!n) continue;
+    devices[*n] += slice.spec.devices.size();
+    pool_node[{slice.spec.driver, slice.spec.pool.name}] = *n;
+  }
+  std::vector<std::set<std::string>> used(s.nodes.size());
+  for (const api::ResourceClaim& c : s.claims) {
+    if (!c.status.allocation) continue;
+    for (const api::DeviceRequestAllocationResult& r : c.status.allocation->devices.results) {
+      if (r.admin_access.value_or(false)) continue;
+      auto it = pool_node.find({r.driver, r.pool});
+      if (it != pool_node.end()) used[it->second].insert(alloc::DeviceIdString(r.driver, r.pool, r.device));
+    }
+  }
+  std::vector<double> out(s.nodes.size(), 0);
+  for (size_t i = 0; i < s.nodes.size(); ++i) {
+    const sched::Resources alloc = sched::NodeAllocatable(s.nodes[i]);
+    double u = 0;
+    if (alloc.milli_cpu > 0) u = std::max(u, static_cast<double>(requested[i].milli_cpu) / static_cast<double>(alloc.milli_cpu));
+    if (alloc.memory > 0) u = std::max(u, static_cast<double>(requested[i].memory) / static_cast<double>(alloc.memory));
+    if (devices[i] > 0) u = std::max(u, static_cast<double>(used[i].size()) / static_cast<double>(devices[i]));
+    out[i] = u;
+  }
+  return out;
+}
+
+StatusOr<ScaleDownNode> SimulateDrain(sched::Snapshot* s, size_t node, double utilization,
+                                      const PlanOptions& options) {
+  const std::string name = s->nodes[node].metadata.name;
+  ScaleDownNode entry{.node = name, .utilization = utilization};
+  std::vector<size_t> moved;  // indices into s->pods
+  std::set<std::string, std::less<>> moved_keys, moved_uids;
+  for (size_t i = 0; i < s->pods.size(); ++i) {
+    const api::Pod& pod = s->pods[i];
+    if (pod.spec.node_name != name || !Running(pod)) continue;
+    moved.push_back(i);
+    moved_keys.insert(sched::ObjectKey(pod.metadata));
+    moved_uids.insert(pod.metadata.uid);
+  }
+  if (moved.empty()) {
+    entry.removable = true;
+    return entry;
+  }
+  // What the drain changes, kept to be put back: the node, its slices (at
+  // their places), its pods and every claim they reserve.
+  const api::Node saved_node = s->nodes[node];
+  std::vector<std::pair<size_t, api::ResourceSlice>> saved_slices;
+  for (size_t i = 0; i < s->slices.size(); ++i) {
+    if (s->slices[i].spec.node_name == name) saved_slices.emplace_back(i, std::move(s->slices[i]));
+  }
+  std::vector<api::Pod> saved_pods;
+  for (size_t i : moved) saved_pods.push_back(s->pods[i]);
+  std::vector<std::pair<size_t, api::ResourceClaim>> saved_claims;
+  for (size_t i = 0; i < s->claims.size(); ++i) {
+    const auto& reserved = s->claims[i].status.reserved_for;
+    if (std::any_of(reserved.begin(), reserved.end(),
+                    [&](const api::ResourceClaimConsumerReference& r) { return moved_uids.contains(r.uid); })) {
+      saved_claims.emplace_back(i, s->claims[i]);
+    }
+  }
+  const size_t claims_before = s->claims.size();
+
+  // The drain: the node and its slices go; its pods are pending again and
+  // the claims only they reserve are deallocated.
+  s->nodes.erase(s->nodes.begin() + static_cast<std::ptrdiff_t>(node));
+  std::erase_if(s->slices, [&](const api::ResourceSlice& sl) { return sl.spec.node_name == name; });
+  for (size_t i : moved) s->pods[i].spec.node_name.clear();
+  for (const auto& [i, claim] : saved_claims) {
+    api::ResourceClaim& c = s->claims[i];
+    const bool only_moved = std::all_of(c.status.reserved_for.begin(), c.status.reserved_for.end(),
+                                        [&](const api::ResourceClaimConsumerReference& r) {
+                                          return moved_uids.contains(r.uid);
+                                        });
+    if (only_moved) {
+      c.status.allocation.reset();
+      c.status.reserved_for.clear();
+    }
+  }
+  StatusOr<sched::ScheduleResult> r = sched::Schedule(s, ScheduleOptionsFor(options));
+
+  // Put back what was there.
+  for (size_t k = 0; k < moved.size(); ++k) s->pods[moved[k]] = std::move(saved_pods[k]);
+  for (auto& [i, claim] : saved_claims) s->claims[i] = std::move(claim);
+  s->nodes.insert(s->nodes.begin() + static_cast<std::ptrdiff_t>(node), saved_node);
+  for (auto& [i, slice] : saved_slices) s->slices.insert(s->slices.begin() + static_cast<std::ptrdiff_t>(i), std::move(slice));
+  if (!r.ok()) return r.status();
+  if (s->claims.size() != claims_before) {
+    return InternalError(fmt::format("draining {}: the scheduler made claims", name));
+  }
+  for (const sched::PodOutcome& o : r->pods) {
+    if (!moved_keys.contains(o.pod)) continue;
+    if (o.kind == sched::PodOutcome::Kind::kPlaced) {
+      entry.moves.push_back({o.pod, o.node, false});
+    } else {
+      entry.blockers.push_back({o.pod, o.message});
+    }
+  }
+  entry.removable = entry.blockers.empty();
+  return entry;
+}
+
+sched::Snapshot WithoutPendingPods(sched::Snapshot s) {
+  std::erase_if(s.pods, [](const api::Pod& pod) { return pod.spec.node_name.empty(); });
+  return s;
+}
+
 StatusOr<std::vector<ScaleDownNode>> PlanScaleDown(const sched::Snapshot& cluster, const PlanOptions& options,
                                                    double utilization_threshold) {
-  const sched::ScheduleOptions schedule = ScheduleOptionsFor(options);
   sched::Snapshot bound = cluster;  // what fits is bound first, as for scale-up
-  DRA_RETURN_IF_ERROR(sched::Schedule(&bound, schedule).status());
+  DRA_RETURN_IF_ERROR(sched::Schedule(&bound, ScheduleOptionsFor(options)).status());
+  bound = WithoutPendingPods(std::move(bound));
+  const std::vector<double> utilization = NodeUtilizations(bound);
   std::vector<ScaleDownNode> out;
-  for (const api::Node& node : bound.nodes) {
-    const double u = Utilization(bound, node);
-    if (u >= utilization_threshold) continue;
-    const std::string& name = node.metadata.name;
-    // The drain: the node and its slices go; its pods are pending again and
-    // the claims only they use are deallocated.
-    sched::Snapshot s = bound;
-    std::erase_if(s.nodes, [&](const api::Node& n) { return n.metadata.name == name; });
-    std::erase_if(s.slices, [&](const api::ResourceSlice& sl) { return sl.spec.node_name == name; });
-    std::set<std::string, std::less<>> moved;  // "namespace/name"
-    for (api::Pod& pod : s.pods) {
-      if (pod.spec.node_name != name) continue;
-      pod.spec.node_name.clear();
-      moved.insert(sched::ObjectKey(pod.metadata));
-    }
-    if (moved.empty()) {
-      out.push_back({.node = name, .utilization = u, .removable = true});
-      continue;
-    }
-    for (api::ResourceClaim& c : s.claims) {
-      const bool only_moved = !c.status.reserved_for.empty() &&
-                              std::all_of(c.status.reserved_for.begin(), c.status.reserved_for.end(),
-                                          [&](const api::ResourceClaimConsumerReference& r) {
-                                            return moved.contains(c.metadata.namespace_ + "/" + r.name);
-                                          });
-      if (only_moved) {
-        c.status.allocation.reset();
-        c.status.reserved_for.clear();
-      }
-    }
-    DRA_ASSIGN_OR_RETURN(sched::ScheduleResult r, sched::Schedule(&s, schedule));
-    ScaleDownNode entry{.node = name, .utilization = u};
-    for (const sched::PodOutcome& o : r.pods) {
-      if (!moved.contains(o.pod)) continue;
-      if (o.kind == sched::PodOutcome::Kind::kPlaced) {
-        entry.moves.push_back({o.pod, o.node, false});
-      } else {
-        entry.blockers.push_back({o.pod, o.message});
-      }
-    }
-    entry.removable = entry.blockers.empty();
+  for (size_t i = 0; i < bound.nodes.size(); ++i) {
+    if (utilization[i] >= utilization_threshold) continue;
+    DRA_ASSIGN_OR_RETURN(ScaleDownNode entry, SimulateDrain(&bound, i, utilization[i], options));
     out.push_back(std::move(entry));
   }
   std::sort(out.begin(), out.end(), [](const ScaleDownNode& a, const ScaleDownNode& b) {

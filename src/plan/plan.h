@@ -48,6 +48,9 @@ struct PlanOptions {
   alloc::DeviceChoice device_choice = alloc::DeviceChoice::kFirstFit;
   Expander expander = Expander::kOptimal;
   double max_seconds = 10;  // optimal: the search's time limit
+  // Per group, the index of its first new node (the nodes it has already:
+  // new ones are named from "<group>-<index>" on); empty: 0 for all.
+  std::vector<int64_t> first_index{};
 };
 
 struct GroupCount {
@@ -102,6 +105,19 @@ struct ScaleDownNode {
 };
 StatusOr<std::vector<ScaleDownNode>> PlanScaleDown(const sched::Snapshot& cluster, const PlanOptions& options,
                                                    double utilization_threshold);
+
+// The parts of PlanScaleDown, for the autoscaler of the replay (autoscale.h).
+// The utilization of each node of `cluster` (running pods only), 0..1.
+std::vector<double> NodeUtilizations(const sched::Snapshot& cluster);
+// The drain of `cluster->nodes[node]` (at `utilization`): it goes with its
+// slices, its running pods are pending again, the claims only they reserved
+// are deallocated, and the scheduler places those pods on the other nodes.
+// `cluster` must hold no other pending pod (they would compete:
+// WithoutPendingPods), and is as it was when this returns.
+StatusOr<ScaleDownNode> SimulateDrain(sched::Snapshot* cluster, size_t node, double utilization,
+                                      const PlanOptions& options);
+// `cluster` without its pods that are not bound to a node.
+sched::Snapshot WithoutPendingPods(sched::Snapshot cluster);
 
 // Plans the scale-up of `cluster` (pods, claims, nodes... as `dractl
 // schedule` reads them) over `groups`.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
@@ -60,6 +61,26 @@ void ReleaseClaims(Snapshot& s, const api::Pod& pod) {
 class Meter {
  public:
   Meter(const Snapshot& s, const std::vector<api::Pod>& workload) {
+    // The smallest requests a workload pod can have (the Pareto front of
+    // (cpu, memory)): a node fits some pod iff it fits one of these.
+    std::set<std::pair<int64_t, int64_t>> sizes;
+    for (const api::Pod& p : workload) {
+      Resources r = PodRequests(p);
+      sizes.emplace(r.milli_cpu, r.memory);
+    }
+    for (const auto& [cpu, mem] : sizes) {
+      if (smallest_.empty() || mem < smallest_.back().second) smallest_.emplace_back(cpu, mem);
+    }
+    Nodes(s);
+  }
+
+  // Takes the nodes and slices of `s` (again, after nodes came or went).
+  void Nodes(const Snapshot& s) {
+    node_index_.clear();
+    allocatable_.clear();
+    pool_node_.clear();
+    devices_ = 0;
+    cpu_capacity_ = 0;
     for (const api::Node& n : s.nodes) {
       node_index_.emplace(n.metadata.name, allocatable_.size());
       allocatable_.push_back(NodeAllocatable(n));
@@ -73,16 +94,6 @@ class Meter {
       if (n == node_index_.end()) continue;
       pool_node_[{sl.spec.driver, sl.spec.pool.name}] = n->second;
       devices_per_node_[n->second] += static_cast<int64_t>(sl.spec.devices.size());
-    }
-    // The smallest requests a workload pod can have (the Pareto front of
-    // (cpu, memory)): a node fits some pod iff it fits one of these.
-    std::set<std::pair<int64_t, int64_t>> sizes;
-    for (const api::Pod& p : workload) {
-      Resources r = PodRequests(p);
-      sizes.emplace(r.milli_cpu, r.memory);
-    }
-    for (const auto& [cpu, mem] : sizes) {
-      if (smallest_.empty() || mem < smallest_.back().second) smallest_.emplace_back(cpu, mem);
     }
   }
 
@@ -183,15 +194,105 @@ std::string FormatUtcSeconds(int64_t seconds) {
   return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", y, m, d, rest / 3600, rest / 60 % 60, rest % 60);
 }
 
-StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> workload, const ScheduleOptions& options) {
-  struct Item {
-    api::Pod pod;
-    int64_t arrival = 0;
-    std::optional<int64_t> run_time;  // deletion - creation
-    size_t snapshot_idx = SIZE_MAX;   // once arrived
-    std::optional<int64_t> departure;  // once started: start + run_time
-    bool pending = false, running = false;
-  };
+namespace {
+
+// One workload pod in the replay.
+struct Item {
+  api::Pod pod;
+  int64_t arrival = 0;
+  std::optional<int64_t> run_time;   // what it has left to run once started
+  size_t snapshot_idx = SIZE_MAX;    // once arrived
+  std::optional<int64_t> departure;  // once started: start + run_time
+  bool pending = false, running = false;
+  int64_t pending_since = 0;
+};
+
+// The replay's state as a TimelineActor sees and changes it.
+class Control final : public TimelineControl {
+ public:
+  Control(Snapshot* s, std::vector<Item>* items, TimelineResult* result, std::set<int64_t>* times)
+      : s_(s), items_(items), result_(result), times_(times) {
+    for (size_t i = 0; i < items->size(); ++i) by_key_[result->pods[i].pod] = i;
+  }
+
+  // Before the actor is called at `t`.
+  void Begin(int64_t t) {
+    now_ = t;
+    changed_ = false;
+    pending_.clear();
+    for (size_t i = 0; i < items_->size(); ++i) {
+      if ((*items_)[i].pending) pending_.emplace_back(result_->pods[i].pod, (*items_)[i].pending_since);
+    }
+  }
+  bool changed() const { return changed_; }
+  // True once, after nodes came or went since the last call.
+  bool TakeNodesChanged() { return std::exchange(nodes_changed_, false); }
+
+  int64_t now() const override { return now_; }
+  const Snapshot& cluster() const override { return *s_; }
+  const std::vector<std::pair<std::string, int64_t>>& pending() const override { return pending_; }
+
+  Status AddNode(api::Node node, std::vector<api::ResourceSlice> slices) override {
+    for (const api::Node& n : s_->nodes) {
+      if (n.metadata.name == node.metadata.name) {
+        return InvalidArgumentError(fmt::format("node {} is in the cluster already", node.metadata.name));
+      }
+    }
+    s_->nodes.push_back(std::move(node));
+    for (api::ResourceSlice& sl : slices) s_->slices.push_back(std::move(sl));
+    changed_ = nodes_changed_ = true;
+    return OkStatus();
+  }
+
+  Status RemoveNode(std::string_view name) override {
+    const auto node = std::find_if(s_->nodes.begin(), s_->nodes.end(),
+                                   [&](const api::Node& n) { return n.metadata.name == name; });
+    if (node == s_->nodes.end()) return InvalidArgumentError(fmt::format("no node {} to remove", name));
+    s_->nodes.erase(node);
+    std::erase_if(s_->slices, [&](const api::ResourceSlice& sl) { return sl.spec.node_name == name; });
+    for (api::Pod& pod : s_->pods) {
+      if (pod.spec.node_name != name || !Active(pod)) continue;
+      pod.spec.node_name.clear();
+      pod.status.phase = api::PodPhase::kPending;
+      ReleaseClaims(*s_, pod);
+      auto k = by_key_.find(PodKey(pod));
+      if (k == by_key_.end()) continue;
+      Item& it = (*items_)[k->second];
+      if (it.departure) it.run_time = *it.departure - now_;
+      it.departure.reset();
+      it.running = false;
+      it.pending = true;
+      it.pending_since = now_;
+      ++result_->pods[k->second].evictions;
+      ++result_->summary.evictions;
+    }
+    changed_ = nodes_changed_ = true;
+    return OkStatus();
+  }
+
+  void WakeAt(int64_t time) override {
+    if (time > now_) times_->insert(time);
+  }
+
+ private:
+  Snapshot* s_;
+  std::vector<Item>* items_;
+  TimelineResult* result_;
+  std::set<int64_t>* times_;
+  std::map<std::string, size_t, std::less<>> by_key_;
+  std::vector<std::pair<std::string, int64_t>> pending_;
+  int64_t now_ = 0;
+  bool changed_ = false;
+  bool nodes_changed_ = false;
+};
+
+// Scheduling runs an actor may bring about at one instant.
+constexpr int kMaxRunsPerInstant = 1000;
+
+}  // namespace
+
+StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> workload, const ScheduleOptions& options,
+                                        TimelineActor* actor) {
   std::set<std::string> names;
   for (const api::Pod& p : s.pods) names.insert(PodKey(p));
   std::vector<Item> items;
@@ -249,11 +350,13 @@ StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> worklo
   }
   if (items.empty()) return result;
 
-  // Instants with events: arrivals, and departures once pods start.
+  // Instants with events: arrivals, departures once pods start, and the
+  // actor's wake-ups.
   std::set<int64_t> times;
   for (const Item& it : items) times.insert(it.arrival);
   std::map<std::string, size_t> by_key;  // workload pod -> item
   for (size_t i = 0; i < items.size(); ++i) by_key[result.pods[i].pod] = i;
+  Control control(&s, &items, &result, &times);
 
   size_t next_arrival = 0;
   while (!times.empty()) {
@@ -274,30 +377,42 @@ StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> worklo
       Item& it = items[next_arrival];
       it.snapshot_idx = s.pods.size();
       it.pending = true;
+      it.pending_since = t;
       s.pods.push_back(it.pod);
     }
-    // 3. One scheduling run over everything pending.
-    StatusOr<ScheduleResult> run = Schedule(&s, options);
-    if (!run.ok()) return run.status();
-    for (const PodOutcome& o : run->pods) {
-      auto k = by_key.find(o.pod);
-      if (k == by_key.end()) continue;
-      Item& it = items[k->second];
-      TimelinePod& tp = result.pods[k->second];
-      if (o.kind == PodOutcome::Kind::kPlaced) {
-        it.pending = false;
-        it.running = true;
-        tp.start = t;
-        tp.node = o.node;
-        tp.last_message.clear();
-        if (it.run_time) {
-          it.departure = t + *it.run_time;
-          times.insert(*it.departure);
+    // 3. A scheduling run over everything pending; again after the actor
+    // changed the nodes.
+    for (int runs = 1;; ++runs) {
+      StatusOr<ScheduleResult> run = Schedule(&s, options);
+      if (!run.ok()) return run.status();
+      for (const PodOutcome& o : run->pods) {
+        auto k = by_key.find(o.pod);
+        if (k == by_key.end()) continue;
+        Item& it = items[k->second];
+        TimelinePod& tp = result.pods[k->second];
+        if (o.kind == PodOutcome::Kind::kPlaced) {
+          it.pending = false;
+          it.running = true;
+          if (!tp.start) tp.start = t;
+          tp.node = o.node;
+          tp.last_message.clear();
+          if (it.run_time) {
+            it.departure = t + *it.run_time;
+            times.insert(*it.departure);
+          }
+        } else {
+          tp.last_message = o.message;
         }
-      } else {
-        tp.last_message = o.message;
+      }
+      if (actor == nullptr) break;
+      control.Begin(t);
+      DRA_RETURN_IF_ERROR(actor->AfterRun(control));
+      if (!control.changed()) break;
+      if (runs == kMaxRunsPerInstant) {
+        return InternalError(fmt::format("the nodes changed {} times at {}", runs, FormatUtcSeconds(t)));
       }
     }
+    if (control.TakeNodesChanged()) meter.Nodes(s);
     TimelineSample sample{.time = t};
     meter.Measure(s, &sample);
     for (const Item& it : items) {
@@ -320,7 +435,10 @@ StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> worklo
       waits.push_back(*tp.start - tp.arrival);
     }
     if (tp.end) ++sum.finished;
-    if (items[i].pending) ++sum.pending_at_end;
+    if (items[i].pending) {
+      ++sum.pending_at_end;
+      result.pods[i].pending_at_end = true;
+    }
   }
   if (!waits.empty()) {
     std::sort(waits.begin(), waits.end());

@@ -18,12 +18,20 @@
 // The cluster's own pods (bound, with allocated claims) are in-use state
 // from the start. Nothing is dropped: pods never placed are counted as
 // pending at the end.
+//
+// A TimelineActor (the autoscaler of plan/autoscale.h) may change the nodes
+// as the replay goes: after each scheduling run it sees the pending pods,
+// may add nodes, remove nodes (their pods are evicted: pending again, their
+// claims released, each keeps the run time it had left) and ask to be called
+// at later instants; when it changed the nodes, the pending pods get another
+// scheduling run at the same instant and it is called again.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "api/core.h"
@@ -67,7 +75,8 @@ struct TimelineSummary {
   double cpu_allocation_mean = 0;
   double stranded_devices_mean = 0;
   double peak_device_allocation = 0;
-  int64_t devices = 0;
+  int64_t devices = 0;      // at the start
+  int64_t evictions = 0;    // pods evicted by node removals
 };
 
 struct TimelinePod {
@@ -77,6 +86,32 @@ struct TimelinePod {
   std::optional<int64_t> end;  // departed at
   std::string node;
   std::string last_message;    // why it was pending when last tried
+  int64_t evictions = 0;       // times its node was removed under it
+  bool pending_at_end = false;  // not running when the replay ended (never started, or evicted)
+};
+
+// What a TimelineActor sees of the replay at one instant and may do to it.
+class TimelineControl {
+ public:
+  virtual ~TimelineControl() = default;
+  virtual int64_t now() const = 0;
+  virtual const Snapshot& cluster() const = 0;
+  // Workload pods arrived and not running: ("namespace/name", pending since:
+  // the arrival, or the eviction), in arrival order.
+  virtual const std::vector<std::pair<std::string, int64_t>>& pending() const = 0;
+  // Adds a node and its slices (a node of that name must not exist).
+  virtual Status AddNode(api::Node node, std::vector<api::ResourceSlice> slices) = 0;
+  // Removes a node and the slices on it; its pods are evicted.
+  virtual Status RemoveNode(std::string_view name) = 0;
+  // Calls the actor again at `time` (ignored unless after now()).
+  virtual void WakeAt(int64_t time) = 0;
+};
+
+class TimelineActor {
+ public:
+  virtual ~TimelineActor() = default;
+  // After each scheduling run. Changing the nodes brings another run.
+  virtual Status AfterRun(TimelineControl& control) = 0;
 };
 
 struct TimelineResult {
@@ -88,7 +123,8 @@ struct TimelineResult {
 // Replays `workload` pods on `cluster` (whose pods are the cluster's own).
 // kInvalidArgument for a workload pod without a creation time, with a
 // deletion time not after it, bound already, or named like another pod.
+// `actor`, if set, is called after every scheduling run (borrowed).
 StatusOr<TimelineResult> ReplayWorkload(Snapshot cluster, std::vector<api::Pod> workload,
-                                        const ScheduleOptions& options);
+                                        const ScheduleOptions& options, TimelineActor* actor = nullptr);
 
 }  // namespace dra::sched

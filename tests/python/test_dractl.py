@@ -66,6 +66,19 @@ CLUSTER = [GPU_CLASS, NODE, SLICE]
 PODS = [claim("c1"), claim("c2"), claim("c3"), pod("p1", "c1", 1), pod("p2", "c2", 2), pod("p3", "c3", 3)]
 
 
+def group(name, gpus, price):
+    """A NodeGroup of node-a's shape with its first `gpus` GPUs, at most 3 nodes."""
+    node = copy.deepcopy(NODE)
+    node["metadata"] = {"name": "template", "labels": {"kubernetes.io/hostname": "template"}}
+    slice_ = copy.deepcopy(SLICE)
+    slice_["metadata"] = {"name": "template-gpus"}
+    slice_["spec"]["nodeName"] = "template"
+    slice_["spec"]["pool"]["name"] = "template"
+    slice_["spec"]["devices"] = slice_["spec"]["devices"][:gpus]
+    return {"apiVersion": "dractl.io/v1alpha1", "kind": "NodeGroup", "metadata": {"name": name},
+            "spec": {"maxSize": 3, "price": price, "template": {"node": node, "resourceSlices": [slice_]}}}
+
+
 def by_kind(items, kind):
     return {o["metadata"]["name"]: o for o in items if o["kind"] == kind}
 
@@ -197,6 +210,26 @@ def test_simulate_cluster_packing_example(root):
     assert (pack["summary"]["pods"], pack["summary"]["started"]) == (11, 11)
 
 
+def test_simulate_cluster_autoscales_a_node_group():
+    # node-a's two GPUs take p1 (08:01) and p2 (08:02); p3 (08:03) waits the
+    # 10 s scale-up delay, a one-GPU node ("one", 2.5 an hour: cheaper than a
+    # two-GPU one) is requested at 08:03:10 and ready 3 min later, p3 runs
+    # there for its hour (to 09:06:10), the node is removed 10 min after:
+    # 08:03:10 .. 09:16:10 is 73 min, 2.5 * 73 / 60 = 3.0417.
+    workload = [pod("p1", "c1", 1), pod("p2", "c2", 2), pod("p3", "c3", 3)]
+    for p in workload:
+        created = p["metadata"]["creationTimestamp"]
+        p["metadata"]["deletionTimestamp"] = "2026-12-01T09" + created[13:]
+    run = dractl.simulate_cluster(CLUSTER, claim("c1"), claim("c2"), claim("c3"), workload=workload,
+                                  node_groups=[group("one", 1, 2.5), group("two", 2, 4)])
+    events = [(e["time"], e["event"], e["node"]) for e in run["autoscaling"]["events"]]
+    assert events == [("2026-12-01T08:03:10Z", "scale-up", "one-0"), ("2026-12-01T08:06:10Z", "ready", "one-0"),
+                      ("2026-12-01T09:16:10Z", "scale-down", "one-0")]
+    assert run["autoscaling"]["cost"] == pytest.approx(2.5 * 73 / 60, abs=1e-4)
+    p3 = [p for p in run["pods"] if p["pod"] == "default/p3"][0]
+    assert (p3["start"], p3["node"], p3["end"]) == ("2026-12-01T08:06:10Z", "one-0", "2026-12-01T09:06:10Z")
+
+
 def test_simulate_openb_reaches_fgd_published_numbers(root):
     trace = root / "testdata/traces/alibaba-openb"
     (run,) = dractl.simulate_openb(trace / "openb_node_list_gpu_node.csv", trace / "openb_pod_list_default.csv",
@@ -216,17 +249,6 @@ def test_plan_adds_a_node_for_the_pod_that_is_left():
     # The cluster's one node holds two of the three pods (two GPUs); a group of
     # one-GPU nodes at 2.5 and one of two-GPU nodes at 4: one one-GPU node (2.5)
     # is the cheapest plan that places the third pod.
-    def group(name, gpus, price):
-        node = copy.deepcopy(NODE)
-        node["metadata"] = {"name": "template", "labels": {"kubernetes.io/hostname": "template"}}
-        slice_ = copy.deepcopy(SLICE)
-        slice_["metadata"] = {"name": "template-gpus"}
-        slice_["spec"]["nodeName"] = "template"
-        slice_["spec"]["pool"]["name"] = "template"
-        slice_["spec"]["devices"] = slice_["spec"]["devices"][:gpus] * 1
-        return {"apiVersion": "dractl.io/v1alpha1", "kind": "NodeGroup", "metadata": {"name": name},
-                "spec": {"maxSize": 3, "price": price, "template": {"node": node, "resourceSlices": [slice_]}}}
-
     result = dractl.plan(CLUSTER, PODS, node_groups=[group("one", 1, 2.5), group("two", 2, 4)])
     assert result["scaleUp"] == [{"nodeGroup": "one", "count": 1, "cost": 2.5}]
     assert result["cost"] == 2.5 and result["lowerBound"] == 2.5

@@ -12,9 +12,13 @@
 
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <optional>
 #include <string>
 
 #include "cli/run_command.h"
+#include "manifest/json_parser.h"
+#include "sched/timeline.h"
 
 namespace dra::testing {
 namespace {
@@ -133,6 +137,66 @@ TEST(SimulateClusterCliTest, ReplaysPodsOverTimeOnDraObjects) {
   CommandResult missing = RunCommand(kBin + " simulate cluster -f " + ShellQuote(data + "cluster.yaml"));
   EXPECT_EQ(missing.exit_code, 2) << missing.output;
   EXPECT_NE(missing.output.find("--workload"), std::string::npos) << missing.output;
+}
+
+// Autoscaling in the replay, on the bundled example: the JSON's events and
+// node-hours agree with each other (each node counted from its scale-up to
+// its removal or the end, by this test's own sum), each node is ready the
+// provisioning time after its scale-up, and bad durations are usage errors.
+// (The timelines worked out by hand are in src/plan/autoscale_test.cc.)
+TEST(SimulateClusterCliTest, AutoscalesNodeGroupsOnTheExample) {
+  const std::string examples = std::string(DRA_SOURCE_DIR) + "/examples/";
+  const std::string base = kBin + " simulate cluster -f " + ShellQuote(examples + "cluster") + " --workload " +
+                           ShellQuote(examples + "autoscale/training-day.yaml") + " --node-groups " +
+                           ShellQuote(examples + "node-groups");
+  CommandResult json = RunCommand(base + " --provision-time 2m -o json");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  auto docs = manifest::ParseJson(json.output, "json");
+  ASSERT_TRUE(docs.ok()) << docs.status().ToString() << json.output;
+  const manifest::Node& root = (*docs)[0].root;
+  const manifest::Node* summary = root.Find("summary");
+  const manifest::Node* autoscaling = root.Find("autoscaling");
+  ASSERT_TRUE(summary != nullptr && autoscaling != nullptr) << json.output;
+  const std::optional<int64_t> end = sched::ParseUtcSeconds(summary->Find("end")->text);
+  ASSERT_TRUE(end.has_value());
+  std::map<std::string, int64_t> requested, ready, removed;
+  for (const manifest::Node& e : autoscaling->Find("events")->items) {
+    const std::string& node = e.Find("node")->text;
+    const int64_t t = *sched::ParseUtcSeconds(e.Find("time")->text);
+    const std::string& kind = e.Find("event")->text;
+    (kind == "scale-up" ? requested : kind == "ready" ? ready : removed)[node] = t;
+  }
+  ASSERT_FALSE(requested.empty());
+  double seconds = 0;
+  for (const auto& [node, t] : requested) {
+    EXPECT_EQ(ready[node], t + 120) << node;
+    seconds += static_cast<double>((removed.contains(node) ? removed[node] : *end) - t);
+  }
+  EXPECT_NEAR(std::stod(autoscaling->Find("nodeHours")->text), seconds / 3600, 1e-3);
+  double group_hours = 0;
+  for (const manifest::Node& g : autoscaling->Find("groups")->items) group_hours += std::stod(g.Find("nodeHours")->text);
+  EXPECT_NEAR(group_hours, seconds / 3600, 1e-3);
+  EXPECT_EQ(summary->Find("pending_at_end")->text, "0") << json.output;
+
+  CommandResult text = RunCommand(base + " --expander least-waste");
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  for (const char* want : {"autoscaling (--expander least-waste; pending 10s before a scale-up, provisioned in 3m, "
+                           "removed after 10m unneeded)",
+                           "    dgx-h100: ", "    hgx-h200: "}) {
+    EXPECT_NE(text.output.find(want), std::string::npos) << want << "\n" << text.output;
+  }
+  for (const char* bad : {" --provision-time 3x", " --scale-up-delay 1m30", " --scale-down-unneeded ''"}) {
+    CommandResult r = RunCommand(base + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad << "\n" << r.output;
+    EXPECT_NE(r.output.find("want a duration such as 90, 10s, 3m or 1h30m"), std::string::npos) << r.output;
+  }
+  CommandResult alone = RunCommand(kBin + " simulate cluster -f " + ShellQuote(examples + "cluster") + " --workload " +
+                                   ShellQuote(examples + "autoscale") + " --expander price");
+  EXPECT_EQ(alone.exit_code, 2) << alone.output;
+  EXPECT_NE(alone.output.find("--expander is for autoscaling: give --node-groups"), std::string::npos) << alone.output;
+  CommandResult clash = RunCommand(base + " --node-group-from dgx-h100-01=dgx-h100:2:1");
+  EXPECT_EQ(clash.exit_code, 2) << clash.output;
+  EXPECT_NE(clash.output.find("a node group dgx-h100 is already given"), std::string::npos) << clash.output;
 }
 
 // simulate replay on a two-pod trace with times: x takes all 8 G2 GPUs on

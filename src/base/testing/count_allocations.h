@@ -13,24 +13,14 @@
 #include <cstdlib>
 #include <new>
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)  // g++
-#define DRA_TESTING_SANITIZER_ALLOCATOR 1
-#elif defined(__has_feature)  // clang
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define DRA_TESTING_SANITIZER_ALLOCATOR 1
-#endif
-#endif
+#include "base/testing/sanitizers.h"  // DRA_TESTING_SANITIZER_ALLOCATOR
 
 namespace dra::testing {
 
 inline std::atomic<bool> g_count_allocations{false};
 inline std::atomic<size_t> g_allocations{0};
 
-#if defined(DRA_TESTING_SANITIZER_ALLOCATOR)
-inline constexpr bool kCountsAllocations = false;
-#else
-inline constexpr bool kCountsAllocations = true;
-#endif
+inline constexpr bool kCountsAllocations = !kSanitized;
 
 }  // namespace dra::testing
 
