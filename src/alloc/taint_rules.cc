@@ -1,5 +1,9 @@
 #include "alloc/taint_rules.h"
 
+#include <map>
+#include <set>
+#include <tuple>
+
 namespace dra::alloc {
 
 bool TaintRuleMatches(const api::DeviceTaintRuleSpec& rule, std::string_view driver, std::string_view pool,
@@ -30,6 +34,25 @@ std::vector<api::ResourceSlice> ApplyDeviceTaintRules(std::span<const api::Resou
       }
     }
   }
+  return out;
+}
+
+std::vector<TaintCount> CountTaints(std::span<const api::ResourceSlice* const> slices,
+                                    std::span<const api::DeviceTaintRule* const> rules, const api::FeatureGates& gates) {
+  std::map<std::tuple<std::string, std::string, std::string>, size_t> counts;
+  for (const api::ResourceSlice& slice : ApplyDeviceTaintRules(slices, rules, gates)) {
+    const std::string where = slice.spec.node_name ? *slice.spec.node_name
+                              : slice.spec.all_nodes.value_or(false) ? "(all nodes)"
+                                                                     : "(node selector)";
+    for (const api::Device& d : slice.spec.devices) {
+      std::set<std::pair<std::string, std::string>> seen;
+      for (const api::DeviceTaint& t : d.rare->taints) {
+        if (seen.emplace(t.key, t.effect.text()).second) ++counts[{where, t.key, t.effect.text()}];
+      }
+    }
+  }
+  std::vector<TaintCount> out;
+  for (const auto& [k, n] : counts) out.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), n});
   return out;
 }
 

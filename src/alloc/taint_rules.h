@@ -6,6 +6,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <vector>
 
 #include "api/features.h"
@@ -25,5 +26,18 @@ bool TaintRuleMatches(const api::DeviceTaintRuleSpec& rule, std::string_view dri
 std::vector<api::ResourceSlice> ApplyDeviceTaintRules(std::span<const api::ResourceSlice* const> slices,
                                                       std::span<const api::DeviceTaintRule* const> rules,
                                                       const api::FeatureGates& gates);
+
+// Tainted devices per node, taint key and effect, with the rules' taints
+// (each device counted once per (key, effect) it carries): `dractl summary`'s
+// health table and the audit's device-tainted finding. `where` is the node
+// name, "(all nodes)" or "(node selector)". Sorted by where, key, effect.
+struct TaintCount {
+  std::string where{};
+  std::string key{};
+  std::string effect{};
+  size_t devices = 0;
+};
+std::vector<TaintCount> CountTaints(std::span<const api::ResourceSlice* const> slices,
+                                    std::span<const api::DeviceTaintRule* const> rules, const api::FeatureGates& gates);
 
 }  // namespace dra::alloc

@@ -204,6 +204,24 @@ void PrintMessages(const manifest::LoadResult& result) {
   }
 }
 
+int ReadOwnFormat(const char* command, const char* flag, const std::vector<std::string>& paths,
+                  const ParseOwnFormat& parse) {
+  manifest::LoadResult messages;
+  const auto each = [&](std::string_view text, const std::string& file) { parse(text, file, &messages.messages); };
+  for (const std::string& path : paths) {
+    if (const std::string* text = FindInlineInput(path)) {
+      each(*text, path);
+    } else {
+      manifest::ReadManifestTexts(path, &messages.messages, each);
+    }
+  }
+  PrintMessages(messages);
+  if (messages.error_count() == 0) return -1;
+  std::fprintf(stderr, "%s: %zu error%s in %s (see above)\n", command, messages.error_count(),
+               messages.error_count() == 1 ? "" : "s", flag);
+  return kExitInputError;
+}
+
 std::string DescribeLoad(const manifest::LoadResult& result) {
   std::string out = fmt::format("{} object{}", result.objects.size(), result.objects.size() == 1 ? "" : "s");
   if (!result.workloads.empty()) {

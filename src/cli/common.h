@@ -2,6 +2,7 @@
 // printing messages.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -82,6 +83,16 @@ const std::string* FindInlineInput(const std::string& path);
 // While `sink` is set, PrintMessages also appends each message it prints to
 // it (the structured form of the lines on stderr).
 void SetMessageSink(std::vector<manifest::LoadMessage>* sink);
+
+// Reads the files of one of our own formats (--node-groups, --faults): each
+// path (a file, a folder, "-", or an inline input) is read as -f reads
+// manifests and its text handed to `parse`, which adds its problems to the
+// messages; they are printed. Returns -1, or kExitInputError after
+// "COMMAND: N errors in FLAG (see above)".
+using ParseOwnFormat =
+    std::function<void(std::string_view text, const std::string& file, std::vector<manifest::LoadMessage>* messages)>;
+int ReadOwnFormat(const char* command, const char* flag, const std::vector<std::string>& paths,
+                  const ParseOwnFormat& parse);
 
 // Prints `roots` as kubectl prints several objects: YAML documents, or for
 // "json" one v1 List (keys sorted, as kubectl's JSON).

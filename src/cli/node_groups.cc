@@ -30,23 +30,10 @@ void AddNodeGroupFlags(CLI::App& app, NodeGroupFlags* flags) {
 
 int LoadNodeGroups(const char* command, const std::vector<std::string>& paths, const api::FeatureGates& gates,
                    std::vector<plan::NodeGroup>* groups) {
-  manifest::LoadResult messages;
-  const auto parse = [&](std::string_view text, const std::string& file) {
-    plan::ParseNodeGroups(text, file, gates, groups, &messages.messages);
+  const auto parse = [&](std::string_view text, const std::string& file, std::vector<manifest::LoadMessage>* messages) {
+    plan::ParseNodeGroups(text, file, gates, groups, messages);
   };
-  for (const std::string& path : paths) {
-    if (const std::string* text = FindInlineInput(path)) {
-      parse(*text, path);
-    } else {
-      manifest::ReadManifestTexts(path, &messages.messages, parse);
-    }
-  }
-  PrintMessages(messages);
-  if (messages.error_count() > 0) {
-    std::fprintf(stderr, "%s: %zu error%s in --node-groups (see above)\n", command, messages.error_count(),
-                 messages.error_count() == 1 ? "" : "s");
-    return kExitInputError;
-  }
+  if (int rc = ReadOwnFormat(command, "--node-groups", paths, parse); rc >= 0) return rc;
   if (groups->empty()) {
     std::fprintf(stderr, "%s: --node-groups: no NodeGroup in %s\n", command, fmt::format("{}", fmt::join(paths, ", ")).c_str());
     return kExitInputError;
@@ -101,38 +88,6 @@ int NodeGroupsFromNodes(const char* command, const std::vector<std::string>& spe
     groups->push_back(std::move(g));
   }
   return -1;
-}
-
-std::optional<int64_t> ParseSeconds(std::string_view text) {
-  if (text.empty()) return std::nullopt;
-  constexpr int64_t kMax = int64_t{1} << 40;  // about 35,000 years
-  int64_t total = 0;
-  size_t i = 0;
-  while (i < text.size()) {
-    int64_t n = 0;
-    const size_t first = i;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-      n = n * 10 + (text[i++] - '0');
-      if (n > kMax) return std::nullopt;
-    }
-    if (i == first) return std::nullopt;
-    int64_t unit = 1;
-    if (i == text.size()) {
-      if (first != 0) return std::nullopt;  // "90" alone is seconds; "1m30" is not
-    } else if (text[i] == 'h') {
-      unit = 3600;
-    } else if (text[i] == 'm') {
-      unit = 60;
-    } else if (text[i] == 's') {
-      unit = 1;
-    } else {
-      return std::nullopt;
-    }
-    if (i < text.size()) ++i;
-    total += n * unit;
-    if (total > kMax) return std::nullopt;
-  }
-  return total;
 }
 
 }  // namespace dra::cli

@@ -38,8 +38,4 @@ int LoadNodeGroups(const char* command, const std::vector<std::string>& paths, c
 int NodeGroupsFromNodes(const char* command, const std::vector<std::string>& specs, const sched::Snapshot& cluster,
                         std::vector<plan::NodeGroup>* groups);
 
-// A duration in seconds: "90" (seconds), or numbers with units h, m, s in
-// any sequence ("10s", "3m", "1h30m"); nullopt for anything else.
-std::optional<int64_t> ParseSeconds(std::string_view text);
-
 }  // namespace dra::cli

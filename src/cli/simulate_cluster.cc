@@ -15,7 +15,9 @@
 #include "fmt/format.h"
 #include "kube/client.h"
 #include "plan/autoscale.h"
+#include "sched/faults.h"
 #include "sched/policy.h"
+#include "sched/taint_eviction.h"
 #include "sched/timeline.h"
 #include "sim/import.h"
 #include "sim/openb.h"
@@ -37,6 +39,16 @@ std::vector<SeriesRow> Rows(const std::vector<sched::TimelineSample>& samples) {
   }
   return rows;
 }
+
+// The fault flags.
+struct FaultFlags {
+  std::vector<std::string> files{};
+  std::string rate{};
+  std::string repair_time = "4h";
+  uint64_t seed = 1;
+  std::string driver{};
+  std::string grace = "30s";
+};
 
 // The autoscaling flags (--node-groups and the timings).
 struct AutoscaleFlags {
@@ -71,6 +83,17 @@ std::string AutoscaleJson(const plan::AutoscaleReport& a, const AutoscaleFlags& 
   return out + "]}";
 }
 
+std::string FaultsJson(const std::vector<sched::FaultEvent>& events) {
+  std::string out = "[";
+  for (size_t i = 0; i < events.size(); ++i) {
+    const sched::FaultEvent& e = events[i];
+    out += fmt::format("{}{{\"time\": \"{}\", \"event\": \"{}\", \"target\": {}, \"taint\": {}, \"origin\": {}}}",
+                       i ? ", " : "", sched::FormatUtcSeconds(e.time), e.set ? "set" : "cleared",
+                       kube::JsonString(e.target), kube::JsonString(e.taint), kube::JsonString(e.origin));
+  }
+  return out + "]";
+}
+
 std::string Json(const sched::TimelineResult& r, const ClusterFlags& flags) {
   const sched::TimelineSummary& s = r.summary;
   const RunCounts c = CountsOf(s);
@@ -78,11 +101,12 @@ std::string Json(const sched::TimelineResult& r, const ClusterFlags& flags) {
       "{{\"policy\": \"{}\", \"device_choice\": \"{}\", \"seed\": {}, \"summary\": {{\"pods\": {}, {}, "
       "\"start\": \"{}\", \"end\": \"{}\", {}, "
       "\"devices\": {}, \"device_allocation_mean\": {:.4f}, \"peak_device_allocation\": {:.4f}, "
-      "\"cpu_allocation_mean\": {:.4f}, \"stranded_devices_mean\": {:.4f}, \"evictions\": {}}}, \"series\": [",
+      "\"cpu_allocation_mean\": {:.4f}, \"stranded_devices_mean\": {:.4f}, \"evictions\": {}, \"restarts\": {}, "
+      "\"seconds_lost\": {}, \"device_hours_tainted\": {:.4f}}}, \"series\": [",
       flags.policy, alloc::DeviceChoiceName(DeviceChoiceFor(flags.device_choice, flags.policy)), flags.seed, s.pods,
       RunCountsJson(c), sched::FormatUtcSeconds(s.start_time), sched::FormatUtcSeconds(s.end_time), WaitJson(c),
       s.devices, s.device_allocation_mean, s.peak_device_allocation, s.cpu_allocation_mean, s.stranded_devices_mean,
-      s.evictions);
+      s.evictions, s.restarts, s.seconds_lost, s.device_hours_tainted);
   out += SeriesJson("device_allocation", "stranded_devices", Rows(r.samples));
   out += "], \"pods\": [";
   for (size_t i = 0; i < r.pods.size(); ++i) {
@@ -92,6 +116,7 @@ std::string Json(const sched::TimelineResult& r, const ClusterFlags& flags) {
     if (p.start) out += fmt::format(", \"start\": \"{}\", \"node\": {}", sched::FormatUtcSeconds(*p.start), kube::JsonString(p.node));
     if (p.end) out += fmt::format(", \"end\": \"{}\"", sched::FormatUtcSeconds(*p.end));
     if (p.evictions) out += fmt::format(", \"evictions\": {}", p.evictions);
+    if (p.gone) out += ", \"gone\": true";
     if (p.pending_at_end) out += fmt::format(", \"pending\": {}", kube::JsonString(p.last_message));
     out += "}";
   }
@@ -138,7 +163,12 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
       "With --node-groups (NodeGroup files, as `dractl plan` reads them) the cluster autoscales: pods pending\n"
       "for --scale-up-delay are planned for with --expander, the nodes join --provision-time later, and nodes\n"
       "of the groups below --utilization-threshold whose pods fit elsewhere for --scale-down-unneeded are\n"
-      "removed (their pods evicted and placed again); the summary adds node-hours and cost per group.",
+      "removed (their pods evicted and placed again); the summary adds node-hours and cost per group.\n"
+      "Device failures: NoExecute device taints (in slices, DeviceTaintRules, --faults FILE, --fault-rate)\n"
+      "evict the pods using the devices as kube-controller-manager's device-taint eviction controller does\n"
+      "(after their claims' tolerationSeconds; --eviction-grace later the devices are free and the pods of\n"
+      "workloads come back as new pods); the summary adds evictions, restarts, seconds lost and tainted\n"
+      "device-hours.",
       "dractl simulate cluster"};
   std::vector<std::string> files, workload_files;
   ClusterFlags flags;
@@ -163,6 +193,18 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
                  "devices allocated) whose pods fit elsewhere are unneeded")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
+  FaultFlags ff;
+  app.add_option("--faults", ff.files, "Faults files: devices or nodes tainted from one time to another; repeatable");
+  app.add_option("--fault-rate", ff.rate,
+                 "random device failures: per device and hour (0.0004), or 1%/day, 2/day, 0.5%/h; each physical "
+                 "device (a MIG-capable GPU counts once) gets dractl.io/fault:NoExecute");
+  app.add_option("--repair-time", ff.repair_time, "--fault-rate: how long a failed device stays tainted")
+      ->capture_default_str();
+  app.add_option("--fault-seed", ff.seed, "--fault-rate: the random failures' seed")->capture_default_str();
+  app.add_option("--fault-driver", ff.driver, "--fault-rate: only devices of this driver (default: all)");
+  app.add_option("--eviction-grace", ff.grace,
+                 "how long an evicted pod keeps its devices (its terminationGracePeriodSeconds)")
+      ->capture_default_str();
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
   const bool autoscale = as.groups.given();
   for (const char* flag : {"--expander", "--max-time", "--scale-up-delay", "--provision-time", "--scale-down-unneeded",
@@ -178,7 +220,7 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
                                  std::tuple{"--provision-time", &as.provision_time, &as_options.provision_time},
                                  std::tuple{"--scale-down-unneeded", &as.scale_down_unneeded,
                                             &as_options.scale_down_unneeded}}) {
-    std::optional<int64_t> seconds = ParseSeconds(*text);
+    std::optional<int64_t> seconds = sched::ParseDurationSeconds(*text);
     if (!seconds) {
       std::fprintf(stderr, "dractl simulate cluster: %s %s: want a duration such as 90, 10s, 3m or 1h30m\n", flag,
                    text->c_str());
@@ -186,6 +228,34 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
     }
     *out = *seconds;
   }
+  for (const char* flag : {"--repair-time", "--fault-seed", "--fault-driver"}) {
+    if (ff.rate.empty() && app.get_option(flag)->count() > 0) {
+      std::fprintf(stderr, "dractl simulate cluster: %s is for random failures: give --fault-rate\n", flag);
+      return kExitUsageError;
+    }
+  }
+  const std::optional<int64_t> grace = sched::ParseDurationSeconds(ff.grace);
+  const std::optional<int64_t> repair = sched::ParseDurationSeconds(ff.repair_time);
+  const std::optional<double> rate = ff.rate.empty() ? std::optional<double>(0) : sched::ParseFaultRate(ff.rate);
+  for (auto [flag, ok, text] : {std::tuple{"--eviction-grace", grace.has_value(), &ff.grace},
+                                std::tuple{"--repair-time", repair.has_value() && *repair > 0, &ff.repair_time}}) {
+    if (!ok) {
+      std::fprintf(stderr, "dractl simulate cluster: %s %s: want a duration such as 90, 10s, 3m or 1h30m\n", flag,
+                   text->c_str());
+      return kExitUsageError;
+    }
+  }
+  if (!rate) {
+    std::fprintf(stderr, "dractl simulate cluster: --fault-rate %s: want a rate per device and hour (0.0004), or "
+                         "N/day, N%%/day, N/h, N%%/h\n", ff.rate.c_str());
+    return kExitUsageError;
+  }
+  std::vector<sched::Fault> faults;
+  const auto parse_faults = [&](std::string_view text, const std::string& file,
+                                std::vector<manifest::LoadMessage>* messages) {
+    sched::ParseFaults(text, file, &faults, messages);
+  };
+  if (int rc = ReadOwnFormat("dractl simulate cluster", "--faults", ff.files, parse_faults); rc >= 0) return rc;
 
   std::optional<api::FeatureGates> gates = GatesFromFlags("dractl simulate cluster", flags.version, flags.gates);
   if (!gates) return kExitUsageError;
@@ -272,8 +342,24 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
       return kExitInputError;
     }
   }
-  StatusOr<sched::TimelineResult> r =
-      sched::ReplayWorkload(std::move(snapshot), std::move(workload), options, autoscale ? &autoscaler : nullptr);
+  // Random failures over the workload's span: to its last deletion (or arrival).
+  std::optional<sched::FaultRate> fault_rate;
+  int64_t fault_end = 0;
+  if (*rate > 0) {
+    fault_rate = sched::FaultRate{.per_device_hour = *rate, .repair_seconds = *repair, .seed = ff.seed,
+                                  .driver = ff.driver};
+    fault_end = INT64_MIN;
+    for (const api::Pod& p : workload) {
+      for (const std::string* t : {&p.metadata.creation_timestamp, &p.metadata.deletion_timestamp}) {
+        if (std::optional<int64_t> v = sched::ParseUtcSeconds(*t)) fault_end = std::max(fault_end, *v);
+      }
+    }
+  }
+  sched::TaintEvictionController evictions(*grace);
+  sched::FaultInjector injector(std::move(faults), fault_rate, fault_end);
+  std::vector<sched::TimelineActor*> actors{&injector, &evictions};
+  if (autoscale) actors.push_back(&autoscaler);
+  StatusOr<sched::TimelineResult> r = sched::ReplayWorkload(std::move(snapshot), std::move(workload), options, actors);
   if (!r.ok()) {
     std::fprintf(stderr, "dractl simulate cluster: %s\n", r.status().message().c_str());
     return r.status().code() == StatusCode::kInvalidArgument ? kExitInputError : kExitInternalError;
@@ -289,6 +375,7 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
   if (output == "json") {
     std::string json = Json(*r, flags);
     if (report) json.insert(json.size() - 2, ", \"autoscaling\": " + AutoscaleJson(*report, as, as_options));
+    json.insert(json.size() - 2, ", \"faults\": " + FaultsJson(injector.events()));
     std::fputs(json.c_str(), stdout);
     return kExitOk;
   }
@@ -305,6 +392,12 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
   PrintRunCounts(CountsOf(s));
   std::printf("  time-weighted: devices %.2f%% allocated (peak %.2f%%), CPU %.2f%%, stranded devices %.2f%%\n",
               s.device_allocation_mean, s.peak_device_allocation, s.cpu_allocation_mean, s.stranded_devices_mean);
+  if (s.evictions > 0 || !injector.events().empty() || s.device_hours_tainted > 0) {
+    std::printf("  evictions %lld (%lld running again; %lld s from eviction to running again, or to the end), "
+                "tainted devices %.2f device-hours, %zu fault events\n",
+                static_cast<long long>(s.evictions), static_cast<long long>(s.restarts),
+                static_cast<long long>(s.seconds_lost), s.device_hours_tainted, injector.events().size());
+  }
   if (report) {
     std::printf("  autoscaling (--expander %s; pending %s before a scale-up, provisioned in %s, removed after %s "
                 "unneeded): %.2f node-hours, cost %.2f, %lld pod evictions\n",

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "alloc/allocated_state.h"
+#include "alloc/taint_rules.h"
 #include "api/object.h"
 #include "cli/commands.h"
 #include "cli/common.h"
@@ -88,6 +89,16 @@ int RunSummary(std::span<const std::string_view> args) {
       }
     }
   }
+  // Tainted devices per node and key, the rules' taints included.
+  std::vector<const api::ResourceSlice*> slice_ptrs;
+  std::vector<const api::DeviceTaintRule*> rule_ptrs;
+  for (const manifest::LoadedObject& loaded : result.objects) {
+    if (const auto* slice = std::get_if<api::ResourceSlice>(&loaded.object)) slice_ptrs.push_back(slice);
+    if (const auto* rule = std::get_if<api::DeviceTaintRule>(&loaded.object)) rule_ptrs.push_back(rule);
+  }
+  const std::vector<alloc::TaintCount> taint_counts = alloc::CountTaints(slice_ptrs, rule_ptrs, *gates);
+
+  const bool rules_apply = gates->enabled(api::Gate::kDRADeviceTaints) && gates->enabled(api::Gate::kDRADeviceTaintRules);
   // Counter sets by "driver/pool/set", with their memory counter; a set
   // counts for the model of the devices that consume from it.
   std::map<std::string, double> set_memory;
@@ -114,7 +125,12 @@ int RunSummary(std::span<const std::string_view> args) {
       if (spec.node_name) slice_nodes.insert(*spec.node_name);
       for (const api::Device& d : spec.devices) {
         ++devices;
-        if (!d.rare->taints.empty()) ++tainted;
+        if (!d.rare->taints.empty() ||
+            (rules_apply && std::any_of(rule_ptrs.begin(), rule_ptrs.end(), [&](const api::DeviceTaintRule* r) {
+              return alloc::TaintRuleMatches(r->spec, spec.driver, spec.pool.name, d.name);
+            }))) {
+          ++tainted;
+        }
         if (d.allow_multiple_allocations.value_or(false)) ++shared_devices;
         ModelRow& row = models[{spec.driver, DeviceModel(d, spec.driver)}];
         ++row.devices;
@@ -187,6 +203,16 @@ int RunSummary(std::span<const std::string_view> args) {
     root.Add("nodeObjects", num(node_objects.size()));
     root.Add("devices", num(devices));
     root.Add("taintedDevices", num(tainted));
+    Node taints = Node::Sequence();
+    for (const alloc::TaintCount& t : taint_counts) {
+      Node row = Node::Mapping();
+      row.Add("node", Node::String(t.where));
+      row.Add("key", Node::String(t.key));
+      row.Add("effect", Node::String(t.effect));
+      row.Add("devices", num(t.devices));
+      taints.Push(std::move(row));
+    }
+    root.Add("taints", std::move(taints));
     root.Add("shareableDevices", num(shared_devices));
     root.Add("pools", num(pools.size()));
     root.Add("drivers", num(drivers.size()));
@@ -245,6 +271,21 @@ int RunSummary(std::span<const std::string_view> args) {
     }
     std::printf("  (WHOLE: devices allocated whole; SPLIT: devices split into PARTITIONS: MIG GPUs, by counter sets "
                 "or by parent; MEMORY of both)\n");
+  }
+  if (!taint_counts.empty()) {
+    // Device health: tainted devices per node, key and effect.
+    size_t w_node = 4, w_key = 3;
+    for (const alloc::TaintCount& t : taint_counts) {
+      w_node = std::max(w_node, t.where.size());
+      w_key = std::max(w_key, t.key.size());
+    }
+    std::printf("Taints:   %zu tainted device%s\n", tainted, tainted == 1 ? "" : "s");
+    std::printf("  %-*s  %-*s  %-10s  %7s\n", static_cast<int>(w_node), "NODE", static_cast<int>(w_key), "KEY", "EFFECT",
+                "DEVICES");
+    for (const alloc::TaintCount& t : taint_counts) {
+      std::printf("  %-*s  %-*s  %-10s  %7zu\n", static_cast<int>(w_node), t.where.c_str(), static_cast<int>(w_key),
+                  t.key.c_str(), t.effect.c_str(), t.devices);
+    }
   }
   std::string class_list;
   for (size_t i = 0; i < classes.size(); ++i) class_list += (i ? ", " : "") + classes[i];

@@ -14,6 +14,7 @@
 #include "plan/plan_testing.h"
 #include "sched/policy.h"
 #include "sched/timeline.h"
+#include "sched/timeline_testing.h"
 
 namespace dra::plan {
 namespace {
@@ -43,20 +44,9 @@ struct Replayed {
 class AutoscaleTest : public ::testing::Test {
  protected:
   Replayed Replay(const std::string& cluster, const std::string& workload, const std::string& groups, Expander expander) {
-    manifest::LoadResult loaded;
-    manifest::Loader(manifest::LoadOptions{}).LoadText(cluster + workload, "cluster.yaml", &loaded);
-    EXPECT_EQ(loaded.error_count(), 0u) << (loaded.messages.empty() ? "" : loaded.messages[0].ToString());
-    std::vector<const api::Object*> objects;
-    std::vector<api::Pod> pods;
-    for (manifest::LoadedObject& o : loaded.objects) {
-      if (auto* p = std::get_if<api::Pod>(&o.object)) {
-        pods.push_back(*p);
-        continue;
-      }
-      api::SetDefaults(o.object, "2026-12-01T08:00:00Z");
-      objects.push_back(&o.object);
-    }
-    sched::Snapshot snapshot = sched::NewSnapshot(objects, gates_);
+    sched::testing::Replayable in = sched::testing::LoadReplayable(cluster + workload);
+    sched::Snapshot snapshot = std::move(in.cluster);
+    std::vector<api::Pod> pods = std::move(in.workload);
     std::vector<manifest::LoadMessage> messages;
     groups_.clear();
     ParseNodeGroups(groups, "groups.yaml", gates_, &groups_, &messages);
@@ -67,8 +57,9 @@ class AutoscaleTest : public ::testing::Test {
     AutoscaleOptions options{.plan = {.policy = policy_.get(), .expander = expander}};
     Autoscaler autoscaler(groups_, options);
     EXPECT_TRUE(autoscaler.AddMinimum(&snapshot).ok());
+    const std::vector<sched::TimelineActor*> actors{&autoscaler};
     StatusOr<sched::TimelineResult> r =
-        sched::ReplayWorkload(std::move(snapshot), std::move(pods), {.policy = policy_.get()}, &autoscaler);
+        sched::ReplayWorkload(std::move(snapshot), std::move(pods), {.policy = policy_.get()}, actors);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     if (!r.ok()) return {};
     return {*r, autoscaler.Report(r->summary.start_time, r->summary.end_time)};

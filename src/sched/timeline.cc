@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "alloc/allocated_state.h"
+#include "alloc/taint_rules.h"
 #include "sched/resources.h"
 
 namespace dra::sched {
@@ -87,6 +88,10 @@ class Meter {
       cpu_capacity_ += allocatable_.back().milli_cpu;
     }
     devices_per_node_.assign(s.nodes.size(), 0);
+    tainted_ = 0;
+    for (const api::ResourceSlice& sl : s.slices) {
+      for (const api::Device& d : sl.spec.devices) tainted_ += Tainted(d) ? 1 : 0;
+    }
     for (const api::ResourceSlice& sl : s.slices) {
       devices_ += static_cast<int64_t>(sl.spec.devices.size());
       if (!sl.spec.node_name) continue;
@@ -98,6 +103,7 @@ class Meter {
   }
 
   int64_t devices() const { return devices_; }
+  int64_t tainted() const { return tainted_; }
 
   void Measure(const Snapshot& s, TimelineSample* out) const {
     std::vector<Resources> requested(allocatable_.size());
@@ -140,6 +146,7 @@ class Meter {
     out->cpu_allocation =
         cpu_capacity_ > 0 ? 100.0 * static_cast<double>(cpu_used) / static_cast<double>(cpu_capacity_) : 0;
     out->stranded_devices = devices_ > 0 ? 100.0 * static_cast<double>(stranded) / static_cast<double>(devices_) : 0;
+    out->tainted_devices = devices_ > 0 ? 100.0 * static_cast<double>(tainted_) / static_cast<double>(devices_) : 0;
   }
 
  private:
@@ -149,7 +156,14 @@ class Meter {
   std::map<std::pair<std::string, std::string>, size_t> pool_node_;
   std::vector<std::pair<int64_t, int64_t>> smallest_;
   int64_t devices_ = 0;
+  int64_t tainted_ = 0;  // devices with a NoSchedule or NoExecute taint
   int64_t cpu_capacity_ = 0;
+
+  static bool Blocks(const api::DeviceTaint& t) {
+    return t.effect == api::DeviceTaintEffect::kNoSchedule || t.effect == api::DeviceTaintEffect::kNoExecute;
+  }
+  // The slices carry the rules' taints too (NewSnapshot, Control).
+  static bool Tainted(const api::Device& d) { return std::any_of(d.rare->taints.begin(), d.rare->taints.end(), Blocks); }
 };
 
 }  // namespace
@@ -201,10 +215,14 @@ struct Item {
   api::Pod pod;
   int64_t arrival = 0;
   std::optional<int64_t> run_time;   // what it has left to run once started
+  std::optional<int64_t> full_run_time;  // deletion - creation
   size_t snapshot_idx = SIZE_MAX;    // once arrived
-  std::optional<int64_t> departure;  // once started: start + run_time
+  std::optional<int64_t> departure;  // once started: start + run_time (or the end of an eviction's grace)
   bool pending = false, running = false;
   int64_t pending_since = 0;
+  // Being evicted: it stops at `departure`; then pending again if `restart`.
+  bool evicting = false, restart = false;
+  std::optional<int64_t> evicted_at;  // the last eviction, until it runs again
 };
 
 // The replay's state as a TimelineActor sees and changes it.
@@ -239,7 +257,10 @@ class Control final : public TimelineControl {
       }
     }
     s_->nodes.push_back(std::move(node));
-    for (api::ResourceSlice& sl : slices) s_->slices.push_back(std::move(sl));
+    for (api::ResourceSlice& sl : slices) {
+      for (const api::DeviceTaintRule& r : s_->rules) Taint(r, &sl, true);
+      s_->slices.push_back(std::move(sl));
+    }
     changed_ = nodes_changed_ = true;
     return OkStatus();
   }
@@ -258,11 +279,14 @@ class Control final : public TimelineControl {
       auto k = by_key_.find(PodKey(pod));
       if (k == by_key_.end()) continue;
       Item& it = (*items_)[k->second];
-      if (it.departure) it.run_time = *it.departure - now_;
+      if (it.departure && !it.evicting) it.run_time = *it.departure - now_;
+      if (it.evicting && it.restart) it.run_time = it.full_run_time;
       it.departure.reset();
       it.running = false;
+      it.evicting = false;
       it.pending = true;
       it.pending_since = now_;
+      if (!it.evicted_at) it.evicted_at = now_;
       ++result_->pods[k->second].evictions;
       ++result_->summary.evictions;
     }
@@ -270,17 +294,92 @@ class Control final : public TimelineControl {
     return OkStatus();
   }
 
-  void WakeAt(int64_t time) override {
-    if (time > now_) times_->insert(time);
+  Status EvictPod(std::string_view pod, int64_t grace, bool restart) override {
+    auto k = by_key_.find(pod);
+    if (k == by_key_.end() || !(*items_)[k->second].running) {
+      return InvalidArgumentError(fmt::format("no running workload pod {} to evict", pod));
+    }
+    Item& it = (*items_)[k->second];
+    if (it.evicting) return OkStatus();
+    ++result_->pods[k->second].evictions;
+    ++result_->summary.evictions;
+    it.evicted_at = now_;
+    const int64_t stop = now_ + std::max<int64_t>(grace, 0);
+    if (it.departure && *it.departure <= stop) return OkStatus();  // it ends by itself first
+    it.evicting = true;
+    it.restart = restart;
+    it.departure = stop;
+    times_->insert(stop);
+    s_->pods[it.snapshot_idx].metadata.deletion_timestamp = FormatUtcSeconds(now_);
+    changed_ = true;
+    return OkStatus();
   }
 
+  bool Evicting(std::string_view pod) const override {
+    auto k = by_key_.find(pod);
+    return k != by_key_.end() && (*items_)[k->second].evicting;
+  }
+
+  Status AddTaintRule(api::DeviceTaintRule rule) override {
+    for (const api::DeviceTaintRule& r : s_->rules) {
+      if (r.metadata.name == rule.metadata.name) {
+        return InvalidArgumentError(fmt::format("DeviceTaintRule {} exists already", rule.metadata.name));
+      }
+    }
+    for (api::ResourceSlice& sl : s_->slices) Taint(rule, &sl, true);
+    s_->rules.push_back(std::move(rule));
+    changed_ = nodes_changed_ = true;
+    return OkStatus();
+  }
+
+  Status RemoveTaintRule(std::string_view name) override {
+    const auto it = std::find_if(s_->rules.begin(), s_->rules.end(),
+                                 [&](const api::DeviceTaintRule& r) { return r.metadata.name == name; });
+    if (it == s_->rules.end()) return InvalidArgumentError(fmt::format("no DeviceTaintRule {} to remove", name));
+    for (api::ResourceSlice& sl : s_->slices) Taint(*it, &sl, false);
+    s_->rules.erase(it);
+    changed_ = nodes_changed_ = true;
+    return OkStatus();
+  }
+
+  void WakeAt(int64_t time) override {
+    if (time <= now_) return;
+    times_->insert(time);
+    wakes_.insert(time);
+  }
+  // True once for an instant an actor asked for.
+  bool TakeWake(int64_t time) { return wakes_.erase(time) > 0; }
+
  private:
+  // The snapshot's slices carry the taints of the rules (NewSnapshot applies
+  // them, as the scheduler's slice tracker does): adds `rule`'s taint to the
+  // devices of `slice` it matches, or takes it away again (the last equal
+  // taint: rule taints follow the driver's own).
+  void Taint(const api::DeviceTaintRule& rule, api::ResourceSlice* slice, bool add) const {
+    if (!s_->gates.enabled(api::Gate::kDRADeviceTaints) || !s_->gates.enabled(api::Gate::kDRADeviceTaintRules)) return;
+    for (api::Device& d : slice->spec.devices) {
+      if (!alloc::TaintRuleMatches(rule.spec, slice->spec.driver, slice->spec.pool.name, d.name)) continue;
+      if (add) {
+        d.rare.mut().taints.push_back(rule.spec.taint);
+        continue;
+      }
+      std::vector<api::DeviceTaint>& taints = d.rare.mut().taints;
+      for (auto t = taints.rbegin(); t != taints.rend(); ++t) {
+        if (*t == rule.spec.taint) {
+          taints.erase(std::next(t).base());
+          break;
+        }
+      }
+    }
+  }
+
   Snapshot* s_;
   std::vector<Item>* items_;
   TimelineResult* result_;
   std::set<int64_t>* times_;
   std::map<std::string, size_t, std::less<>> by_key_;
   std::vector<std::pair<std::string, int64_t>> pending_;
+  std::set<int64_t> wakes_;  // instants actors asked for
   int64_t now_ = 0;
   bool changed_ = false;
   bool nodes_changed_ = false;
@@ -292,7 +391,7 @@ constexpr int kMaxRunsPerInstant = 1000;
 }  // namespace
 
 StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> workload, const ScheduleOptions& options,
-                                        TimelineActor* actor) {
+                                        std::span<TimelineActor* const> actors) {
   std::set<std::string> names;
   for (const api::Pod& p : s.pods) names.insert(PodKey(p));
   std::vector<Item> items;
@@ -332,6 +431,7 @@ StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> worklo
     item.pod = std::move(p);
     item.arrival = *arrival;
     item.run_time = run_time;
+    item.full_run_time = run_time;
   }
   std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.arrival < b.arrival; });
 
@@ -359,18 +459,44 @@ StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> worklo
   Control control(&s, &items, &result, &times);
 
   size_t next_arrival = 0;
+  double tainted_seconds = 0;  // tainted devices x seconds
+  std::optional<int64_t> last_time;
   while (!times.empty()) {
     const int64_t t = *times.begin();
     times.erase(times.begin());
-    // 1. Departures.
+    // An instant left behind by a departure that moved (an eviction) has
+    // nothing to do.
+    bool event = control.TakeWake(t) || (next_arrival < items.size() && items[next_arrival].arrival == t);
+    for (size_t i = 0; i < next_arrival && !event; ++i) event = items[i].running && items[i].departure == t;
+    if (!event) continue;
+    if (last_time) tainted_seconds += static_cast<double>(meter.tainted()) * static_cast<double>(t - *last_time);
+    last_time = t;
+    // 1. Departures, and evictions whose grace is over.
     for (size_t i = 0; i < next_arrival; ++i) {
       Item& it = items[i];
       if (!it.running || !it.departure || *it.departure > t) continue;
       api::Pod& pod = s.pods[it.snapshot_idx];
-      pod.status.phase = api::PodPhase::kSucceeded;
       ReleaseClaims(s, pod);
       it.running = false;
-      result.pods[i].end = t;
+      it.departure.reset();
+      if (!it.evicting) {
+        pod.status.phase = api::PodPhase::kSucceeded;
+        result.pods[i].end = t;
+        continue;
+      }
+      it.evicting = false;
+      if (it.restart) {  // its controller's new pod
+        pod.spec.node_name.clear();
+        pod.status.phase = api::PodPhase::kPending;
+        pod.metadata.deletion_timestamp.clear();
+        it.pending = true;
+        it.pending_since = t;
+        it.run_time = it.full_run_time;
+      } else {
+        pod.status.phase = api::PodPhase::kFailed;
+        result.pods[i].end = t;
+        result.pods[i].gone = true;
+      }
     }
     // 2. Arrivals.
     for (; next_arrival < items.size() && items[next_arrival].arrival == t; ++next_arrival) {
@@ -393,6 +519,11 @@ StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> worklo
         if (o.kind == PodOutcome::Kind::kPlaced) {
           it.pending = false;
           it.running = true;
+          if (it.evicted_at) {  // running again
+            ++result.summary.restarts;
+            result.summary.seconds_lost += t - *it.evicted_at;
+            it.evicted_at.reset();
+          }
           if (!tp.start) tp.start = t;
           tp.node = o.node;
           tp.last_message.clear();
@@ -404,10 +535,13 @@ StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> worklo
           tp.last_message = o.message;
         }
       }
-      if (actor == nullptr) break;
-      control.Begin(t);
-      DRA_RETURN_IF_ERROR(actor->AfterRun(control));
-      if (!control.changed()) break;
+      bool changed = false;
+      for (TimelineActor* actor : actors) {
+        control.Begin(t);
+        DRA_RETURN_IF_ERROR(actor->AfterRun(control));
+        changed = changed || control.changed();
+      }
+      if (!changed) break;
       if (runs == kMaxRunsPerInstant) {
         return InternalError(fmt::format("the nodes changed {} times at {}", runs, FormatUtcSeconds(t)));
       }
@@ -424,6 +558,7 @@ StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> worklo
 
   // Summary.
   TimelineSummary& sum = result.summary;
+  sum.device_hours_tainted = tainted_seconds / 3600.0;
   sum.start_time = result.samples.front().time;
   sum.end_time = result.samples.back().time;
   std::vector<int64_t> waits;
@@ -434,7 +569,8 @@ StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> worklo
       if (*tp.start == tp.arrival) ++sum.started_on_arrival;
       waits.push_back(*tp.start - tp.arrival);
     }
-    if (tp.end) ++sum.finished;
+    if (tp.end && !tp.gone) ++sum.finished;
+    if (items[i].evicted_at) sum.seconds_lost += sum.end_time - *items[i].evicted_at;  // not running again
     if (items[i].pending) {
       ++sum.pending_at_end;
       result.pods[i].pending_at_end = true;

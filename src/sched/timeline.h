@@ -19,16 +19,19 @@
 // from the start. Nothing is dropped: pods never placed are counted as
 // pending at the end.
 //
-// A TimelineActor (the autoscaler of plan/autoscale.h) may change the nodes
-// as the replay goes: after each scheduling run it sees the pending pods,
-// may add nodes, remove nodes (their pods are evicted: pending again, their
-// claims released, each keeps the run time it had left) and ask to be called
-// at later instants; when it changed the nodes, the pending pods get another
-// scheduling run at the same instant and it is called again.
+// TimelineActors change the cluster as the replay goes: the device-taint
+// eviction controller (taint_eviction.h), fault injection (faults.h), the
+// autoscaler (plan/autoscale.h). After each scheduling run each sees the
+// pending pods and may add nodes, remove nodes (their pods are evicted:
+// pending again, their claims released, each keeps the run time it had
+// left), add or remove DeviceTaintRules, evict pods, and ask to be called at
+// later instants; when one changed anything, the pending pods get another
+// scheduling run at the same instant and all are called again.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -55,6 +58,7 @@ struct TimelineSample {
   int64_t running = 0;              // workload pods placed and not departed
   int64_t pending = 0;              // workload pods arrived and not placed
   double stranded_devices = 0;      // % of the devices: free, on nodes no workload pod fits
+  double tainted_devices = 0;       // % of the devices with a NoSchedule or NoExecute taint (slice or rule)
 };
 
 struct TimelineSummary {
@@ -76,7 +80,10 @@ struct TimelineSummary {
   double stranded_devices_mean = 0;
   double peak_device_allocation = 0;
   int64_t devices = 0;      // at the start
-  int64_t evictions = 0;    // pods evicted by node removals
+  int64_t evictions = 0;    // pods evicted (node removals, device taints)
+  int64_t restarts = 0;     // evicted pods that ran again
+  int64_t seconds_lost = 0;  // over evictions: from the eviction to running again (or to the end)
+  double device_hours_tainted = 0;  // devices with a NoSchedule or NoExecute taint, times hours
 };
 
 struct TimelinePod {
@@ -86,8 +93,9 @@ struct TimelinePod {
   std::optional<int64_t> end;  // departed at
   std::string node;
   std::string last_message;    // why it was pending when last tried
-  int64_t evictions = 0;       // times its node was removed under it
+  int64_t evictions = 0;       // times it was evicted (its node removed, a device tainted)
   bool pending_at_end = false;  // not running when the replay ended (never started, or evicted)
+  bool gone = false;           // evicted and not to come back (no controller)
 };
 
 // What a TimelineActor sees of the replay at one instant and may do to it.
@@ -103,6 +111,17 @@ class TimelineControl {
   virtual Status AddNode(api::Node node, std::vector<api::ResourceSlice> slices) = 0;
   // Removes a node and the slices on it; its pods are evicted.
   virtual Status RemoveNode(std::string_view name) = 0;
+  // Evicts the running pod "namespace/name": it keeps its devices for
+  // `grace` seconds, then stops (its claims released). With `restart` it
+  // comes back then as its controller's new pod (pending, to run its whole
+  // time again); without, it is gone. A pod that ends by itself within the
+  // grace just ends; a pod being evicted already is left as it is.
+  virtual Status EvictPod(std::string_view pod, int64_t grace, bool restart) = 0;
+  // True while the pod is being evicted (within its grace).
+  virtual bool Evicting(std::string_view pod) const = 0;
+  // Adds a DeviceTaintRule (its name must be new) or removes one by name.
+  virtual Status AddTaintRule(api::DeviceTaintRule rule) = 0;
+  virtual Status RemoveTaintRule(std::string_view name) = 0;
   // Calls the actor again at `time` (ignored unless after now()).
   virtual void WakeAt(int64_t time) = 0;
 };
@@ -123,8 +142,8 @@ struct TimelineResult {
 // Replays `workload` pods on `cluster` (whose pods are the cluster's own).
 // kInvalidArgument for a workload pod without a creation time, with a
 // deletion time not after it, bound already, or named like another pod.
-// `actor`, if set, is called after every scheduling run (borrowed).
+// `actors` are called after every scheduling run, in order (borrowed).
 StatusOr<TimelineResult> ReplayWorkload(Snapshot cluster, std::vector<api::Pod> workload,
-                                        const ScheduleOptions& options, TimelineActor* actor = nullptr);
+                                        const ScheduleOptions& options, std::span<TimelineActor* const> actors = {});
 
 }  // namespace dra::sched

@@ -187,6 +187,34 @@ TEST(CliTest, SummaryCountsTheExampleCluster) {
       << r.output;
 }
 
+// Issue #30 item 5: device health at a glance. node-h200.yaml's hgx-h200-07
+// has gpu-3 with an XID 95 NoSchedule taint and gpu-6 with an XID 13 None
+// taint; a DeviceTaintRule over that node's pool adds k=v:NoExecute to its 8
+// GPUs, so 8 devices are tainted, 8 of them with the rule's key.
+TEST(CliTest, SummaryShowsTaintedDevicesPerNodeAndKey) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "dractl-summary-taints";
+  fs::create_directories(dir);
+  std::ofstream(dir / "rule.yaml") << "apiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\nmetadata: {name: drain}\n"
+                                      "spec:\n  deviceSelector: {driver: gpu.nvidia.com, pool: hgx-h200-07}\n"
+                                      "  taint: {key: k, value: v, effect: NoExecute}\n";
+  CommandResult plain = RunCommand(kBin + " summary -f " + kSource + "/examples/cluster");
+  EXPECT_TRUE(Contains(plain.output, "Taints:   2 tainted devices\n"
+                                     "  NODE         KEY                 EFFECT      DEVICES\n"
+                                     "  hgx-h200-07  gpu.nvidia.com/xid  NoSchedule        1\n"
+                                     "  hgx-h200-07  gpu.nvidia.com/xid  None              1\n"))
+      << plain.output;
+  CommandResult r = RunCommand(kBin + " summary -f " + kSource + "/examples/cluster -f " + (dir / "rule.yaml").string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "(8 tainted, 4 shareable")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "  hgx-h200-07  k                   NoExecute         8\n")) << r.output;
+  CommandResult json = RunCommand(kBin + " summary -o json -f " + kSource + "/examples/cluster -f " +
+                                  (dir / "rule.yaml").string());
+  EXPECT_TRUE(Contains(json.output, "\"node\": \"hgx-h200-07\",\n      \"key\": \"k\",\n      \"effect\": "
+                                    "\"NoExecute\",\n      \"devices\": 8"))
+      << json.output;
+  fs::remove_all(dir);
+}
+
 // Issue #32 item 12: every command that reads manifests takes them as the API
 // server would under --kubernetes-version / --feature-gates: a list-type
 // attribute with DRAListTypeAttributes off is refused by all alike, and

@@ -199,6 +199,44 @@ TEST(SimulateClusterCliTest, AutoscalesNodeGroupsOnTheExample) {
   EXPECT_NE(clash.output.find("a node group dgx-h100 is already given"), std::string::npos) << clash.output;
 }
 
+// Issue #30: a node failure on the example day, worked out by hand. eval-0
+// (1 GPU, its Job's, 10:00-10:40) runs on hgx-h200-07; the fault taints the
+// node's devices NoExecute at 10:30 for 2 h. The pod has no toleration: it is
+// evicted at 10:30 (the taint's timeAdded), holds its GPU for the 30 s grace,
+// and its Job's new pod starts at 10:30:30 on dgx-h100-01 (free, and in
+// class h100-or-newer), running its 40 min again: to 11:10:30. Lost: 30 s.
+// Tainted: the node's 8 GPUs for 2 h, plus its gpu-3 (XID 95, NoSchedule, in
+// the slice all day, 09:00-18:00) outside those 2 h: 16 + 7 = 23 device-hours.
+TEST(SimulateClusterCliTest, AFaultEvictsAPodThatRunsAgainElsewhere) {
+  const std::string examples = std::string(DRA_SOURCE_DIR) + "/examples/";
+  const std::string base = kBin + " simulate cluster -f " + ShellQuote(examples + "cluster") + " --workload " +
+                           ShellQuote(examples + "autoscale");
+  CommandResult json = RunCommand(base + " --faults " + ShellQuote(examples + "faults") + " -o json");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  for (const char* want :
+       {"\"evictions\": 1, \"restarts\": 1, \"seconds_lost\": 30, \"device_hours_tainted\": 23.0000",
+        "{\"pod\": \"ml/eval-0\", \"arrival\": \"2026-12-02T10:00:00Z\", \"start\": \"2026-12-02T10:00:00Z\", "
+        "\"node\": \"dgx-h100-01\", \"end\": \"2026-12-02T11:10:30Z\", \"evictions\": 1}",
+        "{\"time\": \"2026-12-02T10:30:00Z\", \"event\": \"set\", \"target\": \"node hgx-h200-07\", \"taint\": "
+        "\"gpu.nvidia.com/xid=79:NoExecute\"",
+        "{\"time\": \"2026-12-02T12:30:00Z\", \"event\": \"cleared\""}) {
+    EXPECT_NE(json.output.find(want), std::string::npos) << want << "\n" << json.output;
+  }
+  const std::string dir = ::testing::TempDir() + "simulate_faults_test";
+  RunCommand("mkdir -p " + ShellQuote(dir));
+  std::ofstream(dir + "/bad.yaml") << "apiVersion: dractl.io/v1alpha1\nkind: Faults\nfaults:\n"
+                                      "- at: \"2026-12-02T10:30:00Z\"\n  node: hgx-h200-07\n"
+                                      "  taint: {key: k, effect: Sometimes}\n";
+  CommandResult bad = RunCommand(base + " --faults " + ShellQuote(dir + "/bad.yaml"));
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("bad.yaml:6:"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("faults[0].taint.effect: Unsupported value: \"Sometimes\""), std::string::npos)
+      << bad.output;
+  CommandResult rate = RunCommand(base + " --fault-rate often");
+  EXPECT_EQ(rate.exit_code, 2) << rate.output;
+  EXPECT_NE(rate.output.find("--fault-rate often: want a rate"), std::string::npos) << rate.output;
+}
+
 // simulate replay on a two-pod trace with times: x takes all 8 G2 GPUs on
 // 0..100; y (8 GPUs, arrives at 10, runs 20) waits for them, starts at 100
 // (wait 90), ends at 120.
