@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -220,6 +221,26 @@ int ReadOwnFormat(const char* command, const char* flag, const std::vector<std::
   std::fprintf(stderr, "%s: %zu error%s in %s (see above)\n", command, messages.error_count(),
                messages.error_count() == 1 ? "" : "s", flag);
   return kExitInputError;
+}
+
+std::string CommandLine(std::string_view command, std::span<const std::string_view> args) {
+  std::string s(command);
+  for (std::string_view a : args) {
+    bool plain = !a.empty();
+    for (char c : a) {
+      const bool safe_punct = c != '\0' && std::strchr("_-+=.,/:@%", c) != nullptr;
+      plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || safe_punct);
+    }
+    s += ' ';
+    if (plain) {
+      s += a;
+      continue;
+    }
+    s += '\'';
+    for (char c : a) s += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    s += '\'';
+  }
+  return s;
 }
 
 std::string DescribeLoad(const manifest::LoadResult& result) {

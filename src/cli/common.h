@@ -94,6 +94,10 @@ using ParseOwnFormat =
 int ReadOwnFormat(const char* command, const char* flag, const std::vector<std::string>& paths,
                   const ParseOwnFormat& parse);
 
+// `command` and `args` as a shell would take them back: words of safe
+// characters as they are, others in single quotes.
+std::string CommandLine(std::string_view command, std::span<const std::string_view> args);
+
 // Prints `roots` as kubectl prints several objects: YAML documents, or for
 // "json" one v1 List (keys sorted, as kubectl's JSON).
 void PrintDocuments(std::vector<manifest::Node> roots, std::string_view format);

@@ -135,27 +135,6 @@ const std::vector<sim::PublishedRun>* PublishedFor(const std::optional<sim::Publ
   return published->Find(trace, std::string(sim::PaperPolicyName(ComparedWith(p))));
 }
 
-// `args` as a shell would take them back: words of safe characters as they
-// are, others in single quotes.
-std::string CommandLine(std::span<const std::string_view> args) {
-  std::string s = "dractl simulate";
-  for (std::string_view a : args) {
-    bool plain = !a.empty();
-    for (char c : a) {
-      const bool safe_punct = c != '\0' && std::strchr("_-+=.,/:@%", c) != nullptr;
-      plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || safe_punct);
-    }
-    s += ' ';
-    if (plain) {
-      s += a;
-      continue;
-    }
-    s += '\'';
-    for (char c : a) s += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    s += '\'';
-  }
-  return s;
-}
 
 std::string JsonFor(const std::string& trace, sim::Policy policy, const std::vector<RunOutcome>& runs,
                     const std::vector<sim::PublishedRun>* published) {
@@ -436,7 +415,7 @@ int RunSimulate(std::span<const std::string_view> args) {
     std::strftime(date, sizeof date, "%Y-%m-%d", &tm);
     sim::ReportInput in{.trace = trace,
                         .seeds = *seeds,
-                        .command_line = CommandLine(args),
+                        .command_line = CommandLine("dractl simulate", args),
                         .policies = {},
                         .gpus = experiment->cluster().gpu_capacity() / 1000,
                         .generated = fmt::format("dractl {} on {}", DRACTL_VERSION, date)};

@@ -8,6 +8,7 @@
 
 #include "api/defaults.h"
 #include "cli/cluster_inputs.h"
+#include "cli/cluster_report.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/node_groups.h"
@@ -179,6 +180,10 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
   AddClusterFlags(app, flags);
   app.add_option("-o,--output", output, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   app.add_option("--csv", csv, "write the series to FILE");
+  std::string report_file;
+  app.add_option("--report", report_file,
+                 "write an HTML page to FILE: devices allocated and tainted, pods running and pending over time, "
+                 "the faults, the pods evicted");
   AutoscaleFlags as;
   AddNodeGroupFlags(app, &as.groups);
   app.add_option("--scale-up-delay", as.scale_up_delay, "how long a pod is pending before it asks for nodes (90, 10s, 3m, 1h)")
@@ -367,6 +372,14 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
   if (!csv.empty()) {
     if (Status st = WriteTextFile(csv, SeriesCsv("device_allocation", "stranded_devices", Rows(r->samples))); !st.ok()) {
       std::fprintf(stderr, "dractl simulate cluster: --csv: %s\n", st.message().c_str());
+      return kExitInputError;
+    }
+  }
+  if (!report_file.empty()) {
+    if (Status st = WriteTextFile(report_file, RenderClusterReport(*r, injector.events(),
+                                                                   CommandLine("dractl simulate cluster", args)));
+        !st.ok()) {
+      std::fprintf(stderr, "dractl simulate cluster: --report: %s\n", st.message().c_str());
       return kExitInputError;
     }
   }

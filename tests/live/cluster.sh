@@ -146,8 +146,10 @@ down() {
 }
 
 # kube-controller-manager with only the resource-claim controller (claims from
-# templates, pod.status.resourceClaimStatuses, reservedFor pruning) and the
-# garbage collector (tests/live/README.md §3).
+# templates, pod.status.resourceClaimStatuses, reservedFor pruning), the
+# garbage collector (tests/live/README.md §3), the device-taint eviction
+# controller and the ReplicaSet controller (issue #30: a pod evicted by a
+# NoExecute device taint and its ReplicaSet's new pod).
 start_kcm() {
   dir="$(cd "$dir" && pwd)"
   if [ ! -x "$bin/kube-controller-manager" ]; then
@@ -155,7 +157,7 @@ start_kcm() {
     exit 1
   fi
   setsid "$bin/kube-controller-manager" --kubeconfig "$dir/admin.kubeconfig" \
-    --controllers resourceclaim-controller,garbage-collector-controller \
+    --controllers resourceclaim-controller,garbage-collector-controller,device-taint-eviction-controller,replicaset-controller \
     --use-service-account-credentials=false --leader-elect=false --secure-port 0 "$@" \
     > "$dir/kube-controller-manager.log" 2>&1 < /dev/null &
   echo $! > "$dir/kube-controller-manager.pid"

@@ -860,6 +860,62 @@ else
 fi
 kill "$pack_kube_pid" "$pack_dra_pid" 2>/dev/null || true
 wait "$pack_kube_pid" "$pack_dra_pid" 2>/dev/null || true
+# Issue #30 item 4: a NoExecute DeviceTaintRule on the device of a pod dractl
+# placed. kube-controller-manager's device-taint eviction controller deletes
+# the pod (DisruptionTarget, DeletionByDeviceTaintManager); the ReplicaSet's
+# new pod is placed by dractl on the other node. Then `dractl simulate
+# cluster` on the same nodes, the same pod and the same fault predicts the
+# same: one eviction, the pod running again on that other node.
+k apply -f "$root/tests/live/serve-taint.yaml" -f "$root/tests/live/serve-taint-rs.yaml" > /dev/null
+"$dractl" serve --kubeconfig "$user" --metrics-address "" --no-leader-elect --watch-timeout 30 \
+  --scheduler-name dractl-taint > /dev/null 2> "$work/serve-taint.log" &
+taint_pid=$!
+rs_pod() {  # the bound pod of taint-rs that is not being deleted
+  k get pods -l app=taint-rs -o json |
+    jq -r '[.items[] | select(.spec.nodeName != null and .metadata.deletionTimestamp == null)][0].metadata.name // empty'
+}
+first_bound() { [ -n "$(rs_pod)" ]; }
+if wait_for 30 first_bound; then
+  p1=$(rs_pod)
+  n1=$(node_of "$p1")
+  c1=$(claim_of "$p1")
+  d1=$(k get resourceclaim "$c1" -o jsonpath='{.status.allocation.devices.results[0].driver}/{.status.allocation.devices.results[0].pool}/{.status.allocation.devices.results[0].device}')
+  t0=$(k get pod "$p1" -o jsonpath='{.metadata.creationTimestamp}')
+  uid=$(k get replicaset taint-rs -o jsonpath='{.metadata.uid}')
+  printf 'apiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\nmetadata: {name: live-xid}\nspec:\n  deviceSelector: {driver: %s, pool: %s, device: %s}\n  taint: {key: live-test.dractl.dev/xid, value: "79", effect: NoExecute}\n' \
+    "${d1%%/*}" "$(echo "$d1" | cut -d/ -f2)" "${d1##*/}" | k apply -f - > /dev/null
+  evicted() {
+    [ "$(k get pod "$p1" -o jsonpath='{.status.conditions[?(@.type=="DisruptionTarget")].reason}' 2>/dev/null)" = \
+      DeletionByDeviceTaintManager ] || ! k get pod "$p1" > /dev/null 2>&1
+  }
+  replaced() { local p; p=$(rs_pod); [ -n "$p" ] && [ "$p" != "$p1" ]; }
+  if wait_for 60 evicted && wait_for 60 replaced; then
+    p2=$(rs_pod)
+    n2=$(node_of "$p2")
+    # The same in the simulator: the pod as it arrived, the fault a minute later.
+    fault_at=$(date -u -d "$t0 + 60 seconds" +%Y-%m-%dT%H:%M:%SZ)
+    printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  namespace: default\n  creationTimestamp: "%s"\n  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: taint-rs, uid: %s, controller: true}]\nspec:\n  nodeSelector: {taint-set: "yes"}\n  resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]\n  containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {claims: [{name: gpu}]}}]\n' \
+      "$p1" "$t0" "$uid" > "$work/sim-taint-pod.yaml"
+    printf 'apiVersion: dractl.io/v1alpha1\nkind: Faults\nfaults:\n- at: "%s"\n  device: {driver: %s, pool: %s, device: %s}\n  taint: {key: live-test.dractl.dev/xid, value: "79", effect: NoExecute}\n' \
+      "$fault_at" "${d1%%/*}" "$(echo "$d1" | cut -d/ -f2)" "${d1##*/}" > "$work/sim-taint-fault.yaml"
+    "$dractl" simulate cluster -f "$root/tests/live/serve-cluster.yaml" -f "$root/tests/live/serve-taint.yaml" \
+      --workload "$work/sim-taint-pod.yaml" --faults "$work/sim-taint-fault.yaml" -o json > "$work/sim-taint.json" 2>&1 || true
+    sim=$(jq -r '"\(.summary.evictions) \(.summary.restarts) \(.pods[0].node)"' "$work/sim-taint.json" 2>/dev/null || true)
+    if [ "$n2" != "$n1" ] && [ "$sim" = "1 1 $n2" ]; then
+      pass "device taints: NoExecute on $p1's device ($d1 on $n1): kube-controller-manager evicts it, dractl" \
+        "places the ReplicaSet's new pod on $n2; simulate cluster predicts the same (1 eviction, running again on $n2)"
+    else
+      fail "device taints: live $p1 on $n1, replacement $p2 on $n2; simulate: '$sim'"; head -c 600 "$work/sim-taint.json"
+    fi
+  else
+    fail "device taints: $p1 evicted by kube-controller-manager and replaced"; tail -5 "$work/cluster4/kube-controller-manager.log"
+    tail -5 "$work/serve-taint.log"
+  fi
+else
+  fail "device taints: the ReplicaSet's pod bound by dractl"; tail -5 "$work/serve-taint.log"
+fi
+kill "$taint_pid" 2>/dev/null || true
+wait "$taint_pid" 2>/dev/null || true
 stop_serve
 "$root/tests/live/cluster.sh" down "$work/cluster4"
 

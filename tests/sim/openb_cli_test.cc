@@ -224,6 +224,22 @@ TEST(SimulateClusterCliTest, AFaultEvictsAPodThatRunsAgainElsewhere) {
   }
   const std::string dir = ::testing::TempDir() + "simulate_faults_test";
   RunCommand("mkdir -p " + ShellQuote(dir));
+  // The report: the day spans 09:00-18:00 on a 700-wide plot from x = 50,
+  // so the fault's marks are at 50 + 700 * 1.5 / 9 = 166.7 (set, 10:30) and
+  // 50 + 700 * 3.5 / 9 = 322.2 (cleared, 12:30), in both plots.
+  CommandResult report = RunCommand(base + " --faults " + ShellQuote(examples + "faults") + " --report " +
+                                    ShellQuote(dir + "/report.html"));
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  std::ifstream in(dir + "/report.html");
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const char* want : {"<svg data-plot=\"devices\"", "<svg data-plot=\"pods\"", "<polyline data-series=\"tainted\"",
+                           "<line class=\"fault-set\" x1=\"166.7\" x2=\"166.7\"",
+                           "<line class=\"fault-cleared\" x1=\"322.2\" x2=\"322.2\"",
+                           "<tr data-pod=\"ml/eval-0\"><td>ml/eval-0</td><td>1</td><td>2026-12-02T10:00:00Z</td>"
+                           "<td>2026-12-02T11:10:30Z</td><td>dgx-h100-01</td></tr>"}) {
+    EXPECT_NE(html.find(want), std::string::npos) << want;
+  }
+  EXPECT_EQ(html.find("<script"), std::string::npos);
   std::ofstream(dir + "/bad.yaml") << "apiVersion: dractl.io/v1alpha1\nkind: Faults\nfaults:\n"
                                       "- at: \"2026-12-02T10:30:00Z\"\n  node: hgx-h200-07\n"
                                       "  taint: {key: k, effect: Sometimes}\n";
