@@ -203,7 +203,9 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
   app.add_option("--fault-rate", ff.rate,
                  "random device failures: per device and hour (0.0004), or 1%/day, 2/day, 0.5%/h; each physical "
                  "device (a MIG-capable GPU counts once) gets dractl.io/fault:NoExecute");
-  app.add_option("--repair-time", ff.repair_time, "--fault-rate: how long a failed device stays tainted")
+  app.add_option("--repair-time", ff.repair_time,
+                 "--fault-rate: how long a failed device stays tainted (4h), or exp:4h for exponentially distributed "
+                 "repair times of that mean")
       ->capture_default_str();
   app.add_option("--fault-seed", ff.seed, "--fault-rate: the random failures' seed")->capture_default_str();
   app.add_option("--fault-driver", ff.driver, "--fault-rate: only devices of this driver (default: all)");
@@ -240,7 +242,9 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
     }
   }
   const std::optional<int64_t> grace = sched::ParseDurationSeconds(ff.grace);
-  const std::optional<int64_t> repair = sched::ParseDurationSeconds(ff.repair_time);
+  const bool exponential_repair = ff.repair_time.starts_with("exp:");
+  const std::optional<int64_t> repair =
+      sched::ParseDurationSeconds(std::string_view(ff.repair_time).substr(exponential_repair ? 4 : 0));
   const std::optional<double> rate = ff.rate.empty() ? std::optional<double>(0) : sched::ParseFaultRate(ff.rate);
   for (auto [flag, ok, text] : {std::tuple{"--eviction-grace", grace.has_value(), &ff.grace},
                                 std::tuple{"--repair-time", repair.has_value() && *repair > 0, &ff.repair_time}}) {
@@ -351,7 +355,10 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
   std::optional<sched::FaultRate> fault_rate;
   int64_t fault_end = 0;
   if (*rate > 0) {
-    fault_rate = sched::FaultRate{.per_device_hour = *rate, .repair_seconds = *repair, .seed = ff.seed,
+    fault_rate = sched::FaultRate{.per_device_hour = *rate,
+                                  .repair_seconds = *repair,
+                                  .exponential_repair = exponential_repair,
+                                  .seed = ff.seed,
                                   .driver = ff.driver};
     fault_end = INT64_MIN;
     for (const api::Pod& p : workload) {

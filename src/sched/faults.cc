@@ -267,8 +267,13 @@ void UnitFaults(const std::string& key, const Unit& unit, const FaultRate& rate,
     t += -std::log(u) * mean_gap;
     if (t >= static_cast<double>(end) || t > 9e15) return;
     const int64_t at = static_cast<int64_t>(t);
+    int64_t repair = rate.repair_seconds;
+    if (rate.exponential_repair) {
+      const double v = (static_cast<double>(Mix(&state) >> 11) + 0.5) / 9007199254740992.0;
+      repair = std::max<int64_t>(1, static_cast<int64_t>(std::min(-std::log(v) * static_cast<double>(repair), 9e15)));
+    }
     Fault f{.at = at,
-            .until = at + rate.repair_seconds,
+            .until = at + repair,
             .taint = {.key = "dractl.io/fault", .effect = api::DeviceTaintEffect::kNoExecute,
                       .time_added = FormatUtcSeconds(at)},
             .origin = "random"};
@@ -276,7 +281,7 @@ void UnitFaults(const std::string& key, const Unit& unit, const FaultRate& rate,
       f.devices.push_back({.driver = unit.driver, .pool = unit.pool, .device = device});
     }
     out->push_back(std::move(f));
-    t = static_cast<double>(at + rate.repair_seconds);  // no failure while in repair
+    t = static_cast<double>(at + repair);  // no failure while in repair
   }
 }
 

@@ -52,14 +52,17 @@ void ParseFaults(std::string_view text, const std::string& file, std::vector<Fau
 // Random failures: each physical device (a device consuming no counters, or
 // a counter set with every device consuming from it, such as a MIG-capable
 // GPU) of `driver` ("": any) on a node fails at `per_device_hour`, as a
-// Poisson process over [start, end), and is repaired `repair_seconds` later
-// (it cannot fail while in repair). The taint is dractl.io/fault:NoExecute.
+// Poisson process over [start, end), and is repaired `repair_seconds` later,
+// or with `exponential_repair` after a time drawn from an exponential
+// distribution of that mean, at least a second (it cannot fail while in
+// repair). The taint is dractl.io/fault:NoExecute.
 // Each physical device draws from its own stream of the seed (named by
 // driver, pool and device or counter set), so the same seed gives the same
 // faults whatever else the cluster holds.
 struct FaultRate {
   double per_device_hour = 0;
   int64_t repair_seconds = 4 * 3600;
+  bool exponential_repair = false;
   uint64_t seed = 1;
   std::string driver{};
 };

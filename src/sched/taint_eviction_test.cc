@@ -217,6 +217,20 @@ TEST(FaultsTest, RandomFaultsPerPhysicalDevice) {
   const std::vector<Fault> again = RandomFaults(s, rate, kStart, kStart + 36000);
   ASSERT_EQ(again.size(), faults.size());
   for (size_t i = 0; i < faults.size(); ++i) EXPECT_EQ(again[i].at, faults[i].at);
+  // Exponential repairs: each at least a second, their mean near the 1800 s
+  // given (about 20 draws: within a factor of two).
+  FaultRate exp = rate;
+  exp.exponential_repair = true;
+  const std::vector<Fault> exp_faults = RandomFaults(s, exp, kStart, kStart + 36000);
+  ASSERT_FALSE(exp_faults.empty());
+  double total = 0;
+  for (const Fault& f : exp_faults) {
+    EXPECT_GE(*f.until - f.at, 1);
+    total += static_cast<double>(*f.until - f.at);
+  }
+  const double mean = total / static_cast<double>(exp_faults.size());
+  EXPECT_GT(mean, 900);
+  EXPECT_LT(mean, 3600);
   FaultRate other = rate;
   other.seed = 8;
   const std::vector<Fault> different = RandomFaults(s, other, kStart, kStart + 36000);
