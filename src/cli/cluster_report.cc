@@ -78,17 +78,20 @@ std::string RenderClusterReport(const sched::TimelineResult& r, const std::vecto
   if (!r.samples.empty()) {
     Series allocated{"allocated", "#1f77b4", {}}, tainted{"tainted", "#d62728", {}};
     Series running{"running", "#2ca02c", {}}, pending{"pending", "#ff7f0e", {}};
+    Series for_taints{"pending for taints", "#d62728", {}};
     double most_pods = 1;
     for (const sched::TimelineSample& x : r.samples) {
       allocated.values.push_back(x.device_allocation);
       tainted.values.push_back(x.tainted_devices);
       running.values.push_back(static_cast<double>(x.running));
       pending.values.push_back(static_cast<double>(x.pending));
+      for_taints.values.push_back(static_cast<double>(x.pending_for_taints));
       most_pods = std::max(most_pods, static_cast<double>(std::max(x.running, x.pending)));
     }
     out += Plot("devices", "Devices allocated and tainted (% of the devices)", "%", r.samples, {allocated, tainted},
                 100, faults);
-    out += Plot("pods", "Workload pods running and pending", "", r.samples, {running, pending}, most_pods, faults);
+    out += Plot("pods", "Workload pods running and pending", "", r.samples, {running, pending, for_taints}, most_pods,
+                faults);
   }
   out += "<h2>Pods evicted</h2>\n<table id=\"evictions\"><tr><th>pod</th><th>evictions</th><th>first start</th>"
          "<th>end</th><th>node</th></tr>\n";

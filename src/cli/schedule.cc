@@ -20,6 +20,8 @@
 #include "manifest/json_parser.h"
 #include "sched/scheduler.h"
 #include "sched/snapshot.h"
+#include "sched/taint_eviction.h"
+#include "sched/timeline.h"
 
 namespace dra::cli {
 namespace {
@@ -164,6 +166,21 @@ int Run(const ScheduleFlags& flags) {
                                  .percentage_of_nodes_to_score = flags.cluster.percentage_of_nodes_to_score,
                                  .device_choice = DeviceChoiceFor(flags.cluster.device_choice, flags.cluster.policy)};
   if (profile) options.workload_profile = &*profile;
+  // Running pods the device-taint eviction controller is to delete: a device
+  // of theirs has a NoExecute taint their claims do not tolerate (for ever).
+  for (const api::Pod& pod : snapshot.pods) {
+    if (pod.spec.node_name.empty() || pod.status.phase == api::PodPhase::kSucceeded ||
+        pod.status.phase == api::PodPhase::kFailed) {
+      continue;
+    }
+    if (std::optional<sched::EvictionTime> t = sched::PodEvictionTime(snapshot, pod)) {
+      std::fprintf(stderr,
+                   "dractl schedule: note: pod %s on %s is evicted from %s by the device-taint eviction controller "
+                   "(untolerated %s on a device of its claims)\n",
+                   sched::ObjectKey(pod.metadata).c_str(), pod.spec.node_name.c_str(),
+                   sched::FormatUtcSeconds(t->time).c_str(), fmt::format("{}", fmt::join(t->taints, ", ")).c_str());
+    }
+  }
   StatusOr<sched::ScheduleResult> result = sched::Schedule(&snapshot, options);
   if (!result.ok()) {
     std::fprintf(stderr, "dractl schedule: internal error: %s\n", result.status().ToString().c_str());

@@ -103,11 +103,11 @@ std::string Json(const sched::TimelineResult& r, const ClusterFlags& flags) {
       "\"start\": \"{}\", \"end\": \"{}\", {}, "
       "\"devices\": {}, \"device_allocation_mean\": {:.4f}, \"peak_device_allocation\": {:.4f}, "
       "\"cpu_allocation_mean\": {:.4f}, \"stranded_devices_mean\": {:.4f}, \"evictions\": {}, \"restarts\": {}, "
-      "\"seconds_lost\": {}, \"device_hours_tainted\": {:.4f}}}, \"series\": [",
+      "\"seconds_lost\": {}, \"device_hours_tainted\": {:.4f}, \"peak_pending_for_taints\": {}}}, \"series\": [",
       flags.policy, alloc::DeviceChoiceName(DeviceChoiceFor(flags.device_choice, flags.policy)), flags.seed, s.pods,
       RunCountsJson(c), sched::FormatUtcSeconds(s.start_time), sched::FormatUtcSeconds(s.end_time), WaitJson(c),
       s.devices, s.device_allocation_mean, s.peak_device_allocation, s.cpu_allocation_mean, s.stranded_devices_mean,
-      s.evictions, s.restarts, s.seconds_lost, s.device_hours_tainted);
+      s.evictions, s.restarts, s.seconds_lost, s.device_hours_tainted, s.peak_pending_for_taints);
   out += SeriesJson("device_allocation", "stranded_devices", Rows(r.samples));
   out += "], \"pods\": [";
   for (size_t i = 0; i < r.pods.size(); ++i) {
@@ -414,9 +414,10 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
               s.device_allocation_mean, s.peak_device_allocation, s.cpu_allocation_mean, s.stranded_devices_mean);
   if (s.evictions > 0 || !injector.events().empty() || s.device_hours_tainted > 0) {
     std::printf("  evictions %lld (%lld running again; %lld s from eviction to running again, or to the end), "
-                "tainted devices %.2f device-hours, %zu fault events\n",
+                "tainted devices %.2f device-hours (at most %lld pods pending only for them), %zu fault events\n",
                 static_cast<long long>(s.evictions), static_cast<long long>(s.restarts),
-                static_cast<long long>(s.seconds_lost), s.device_hours_tainted, injector.events().size());
+                static_cast<long long>(s.seconds_lost), s.device_hours_tainted,
+                static_cast<long long>(s.peak_pending_for_taints), injector.events().size());
   }
   if (report) {
     std::printf("  autoscaling (--expander %s; pending %s before a scale-up, provisioned in %s, removed after %s "

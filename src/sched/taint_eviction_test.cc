@@ -76,7 +76,8 @@ TimelineResult Replay(const std::string& cluster, const std::string& workload, s
 // 600 (no toleration: at the taint's timeAdded), holds its GPU to 630, its
 // replacement is pending (every device tainted) until the repair at 4200,
 // when the node takes it again: it runs its whole hour, to 7800. Lost: 4200 -
-// 600 = 3600 s; tainted: 2 devices for 3600 s = 2 device-hours.
+// 600 = 3600 s; tainted: 2 devices for 3600 s = 2 device-hours; pending only
+// for the taint: 1 pod, from 630 to 4200.
 TEST(TaintEvictionTest, AJobPodIsEvictedAndRunsAgainWhenTheNodeIsRepaired) {
   std::vector<FaultEvent> events;
   TimelineResult r = Replay(Cluster(""), WorkloadPod("a", 0, 3600, true), {NodeFault(600, 3600)}, &events);
@@ -93,6 +94,11 @@ TEST(TaintEvictionTest, AJobPodIsEvictedAndRunsAgainWhenTheNodeIsRepaired) {
   EXPECT_EQ(r.summary.seconds_lost, 3600);
   EXPECT_EQ(r.summary.finished, 1);
   EXPECT_NEAR(r.summary.device_hours_tainted, 2.0, 1e-9);
+  // From 630 to 4200 the new pod waits for the taint alone.
+  EXPECT_EQ(r.summary.peak_pending_for_taints, 1);
+  for (const TimelineSample& x : r.samples) {
+    EXPECT_EQ(x.pending_for_taints, x.time - kStart >= 630 && x.time - kStart < 4200 ? 1 : 0) << x.time - kStart;
+  }
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0].time - kStart, 600);
   EXPECT_TRUE(events[0].set);

@@ -385,6 +385,27 @@ class Control final : public TimelineControl {
   bool nodes_changed_ = false;
 };
 
+// The workload pods pending now that a scheduling run would place if no
+// device had a NoSchedule or NoExecute taint (a probe on a copy).
+StatusOr<int64_t> PendingForTaints(const Snapshot& s, const std::map<std::string, size_t>& workload,
+                                   const ScheduleOptions& options) {
+  Snapshot probe = s;
+  for (api::ResourceSlice& sl : probe.slices) {
+    for (api::Device& d : sl.spec.devices) {
+      if (d.rare->taints.empty()) continue;
+      std::erase_if(d.rare.mut().taints, [](const api::DeviceTaint& t) {
+        return t.effect == api::DeviceTaintEffect::kNoSchedule || t.effect == api::DeviceTaintEffect::kNoExecute;
+      });
+    }
+  }
+  DRA_ASSIGN_OR_RETURN(ScheduleResult run, Schedule(&probe, options));
+  int64_t n = 0;
+  for (const PodOutcome& o : run.pods) {
+    n += o.kind == PodOutcome::Kind::kPlaced && workload.contains(o.pod) ? 1 : 0;
+  }
+  return n;
+}
+
 // Scheduling runs an actor may bring about at one instant.
 constexpr int kMaxRunsPerInstant = 1000;
 
@@ -553,6 +574,10 @@ StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> worklo
       sample.running += it.running;
       sample.pending += it.pending;
     }
+    if (sample.pending > 0 && meter.tainted() > 0) {
+      DRA_ASSIGN_OR_RETURN(sample.pending_for_taints, PendingForTaints(s, by_key, options));
+    }
+    result.summary.peak_pending_for_taints = std::max(result.summary.peak_pending_for_taints, sample.pending_for_taints);
     result.samples.push_back(sample);
   }
 

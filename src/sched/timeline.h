@@ -59,6 +59,7 @@ struct TimelineSample {
   int64_t pending = 0;              // workload pods arrived and not placed
   double stranded_devices = 0;      // % of the devices: free, on nodes no workload pod fits
   double tainted_devices = 0;       // % of the devices with a NoSchedule or NoExecute taint (slice or rule)
+  int64_t pending_for_taints = 0;   // pending pods a run would place were no device tainted
 };
 
 struct TimelineSummary {
@@ -84,6 +85,7 @@ struct TimelineSummary {
   int64_t restarts = 0;     // evicted pods that ran again
   int64_t seconds_lost = 0;  // over evictions: from the eviction to running again (or to the end)
   double device_hours_tainted = 0;  // devices with a NoSchedule or NoExecute taint, times hours
+  int64_t peak_pending_for_taints = 0;  // the most pods pending only because of taints at once
 };
 
 struct TimelinePod {

@@ -215,6 +215,41 @@ TEST(CliTest, SummaryShowsTaintedDevicesPerNodeAndKey) {
   fs::remove_all(dir);
 }
 
+// Issue #30 item 1: schedule's view of running pods. p1's claim holds gpu-0,
+// tainted xid=79:NoExecute at 10:00, and tolerates it for 600 s: the
+// eviction controller deletes p1 from 10:10.
+TEST(CliTest, ScheduleNamesRunningPodsTheTaintEvictionControllerDeletes) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "dractl-schedule-evict";
+  fs::create_directories(dir);
+  std::ofstream(dir / "c.yaml")
+      << "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec:\n  selectors:\n"
+         "  - cel: {expression: 'device.driver == \"gpu.example.com\"'}\n---\n"
+         "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus:\n  allocatable: {cpu: \"8\", memory: 32Gi, pods: \"110\"}\n"
+         "---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: n1-gpus}\nspec:\n"
+         "  driver: gpu.example.com\n  nodeName: n1\n  pool: {name: n1, generation: 1, resourceSliceCount: 1}\n"
+         "  devices:\n  - name: gpu-0\n"
+         "    taints: [{key: xid, value: \"79\", effect: NoExecute, timeAdded: \"2026-12-01T10:00:00Z\"}]\n"
+         "  - name: gpu-1\n---\n"
+         "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c1, namespace: default}\nspec:\n"
+         "  devices:\n    requests:\n    - name: gpu\n      exactly:\n        deviceClassName: gpu\n"
+         "        tolerations: [{key: xid, operator: Exists, effect: NoExecute, tolerationSeconds: 600}]\n"
+         "status:\n  allocation:\n    devices:\n      results:\n"
+         "      - {request: gpu, driver: gpu.example.com, pool: n1, device: gpu-0, tolerations: [{key: xid, "
+         "operator: Exists, effect: NoExecute, tolerationSeconds: 600}]}\n"
+         "    nodeSelector:\n      nodeSelectorTerms:\n"
+         "      - matchFields: [{key: metadata.name, operator: In, values: [n1]}]\n"
+         "  reservedFor: [{resource: pods, name: p1, uid: p1-uid}]\n---\n"
+         "apiVersion: v1\nkind: Pod\nmetadata: {name: p1, namespace: default, uid: p1-uid}\nspec:\n  nodeName: n1\n"
+         "  resourceClaims: [{name: gpu, resourceClaimName: c1}]\n"
+         "  containers: [{name: c, image: x, resources: {claims: [{name: gpu}]}}]\n";
+  CommandResult r = RunCommand(kBin + " schedule -f " + (dir / "c.yaml").string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "note: pod default/p1 on n1 is evicted from 2026-12-01T10:10:00Z by the device-taint "
+                                 "eviction controller (untolerated xid=79:NoExecute on a device of its claims)"))
+      << r.output;
+  fs::remove_all(dir);
+}
+
 // Issue #32 item 12: every command that reads manifests takes them as the API
 // server would under --kubernetes-version / --feature-gates: a list-type
 // attribute with DRAListTypeAttributes off is refused by all alike, and
