@@ -1,6 +1,7 @@
 // Autoscaling during a replay (`dractl simulate cluster --node-groups`): the
 // node groups of `dractl plan` grow and shrink as the workload comes and
-// goes, decided as the cluster autoscaler decides (spec/autoscaler.md) but
+// goes, decided as the cluster autoscaler decides (kubernetes-sigs/cluster-autoscaler:
+// pkg/core/static_autoscaler.go RunOnce, pkg/core/scaledown/planner) but
 // with the planner of plan.h, so `--expander optimal` can be compared with
 // the autoscaler's own expanders over time.
 //

@@ -1,5 +1,5 @@
 // The device-taint eviction controller of kube-controller-manager 1.37
-// (spec/device-taint-eviction.md §2; pkg/controller/devicetainteviction):
+// (k8s.io/kubernetes v1.37.2, pkg/controller/devicetainteviction):
 // a running pod is deleted when a device allocated to one of its claims has a
 // NoExecute taint its claim does not tolerate, from the taint's timeAdded
 // plus the toleration's tolerationSeconds.
