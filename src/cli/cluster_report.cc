@@ -93,12 +93,12 @@ std::string RenderClusterReport(const sched::TimelineResult& r, const std::vecto
     out += Plot("pods", "Workload pods running and pending", "", r.samples, {running, pending, for_taints}, most_pods,
                 faults);
   }
-  out += "<h2>Pods evicted</h2>\n<table id=\"evictions\"><tr><th>pod</th><th>evictions</th><th>first start</th>"
-         "<th>end</th><th>node</th></tr>\n";
+  out += "<h2>Pods evicted</h2>\n<table id=\"evictions\"><tr><th>pod</th><th>evictions</th><th>seconds lost</th>"
+         "<th>first start</th><th>end</th><th>node</th></tr>\n";
   for (const sched::TimelinePod& p : r.pods) {
     if (p.evictions == 0) continue;
-    out += fmt::format("<tr data-pod=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                       sim::HtmlEscape(p.pod), sim::HtmlEscape(p.pod), p.evictions,
+    out += fmt::format("<tr data-pod=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                       sim::HtmlEscape(p.pod), sim::HtmlEscape(p.pod), p.evictions, p.seconds_lost,
                        p.start ? sched::FormatUtcSeconds(*p.start) : "—",
                        p.end ? sched::FormatUtcSeconds(*p.end) + (p.gone ? " (gone)" : "")
                              : (p.pending_at_end ? "pending" : "running"),

@@ -5,7 +5,7 @@
 //      vertical mark;
 //   2. pods running and pending over time, and those pending only because of
 //      tainted devices (they would start were no device tainted);
-//   3. the pods evicted: evictions, first start, end, last node;
+//   3. the pods evicted: evictions, seconds lost, first start, end, last node;
 //   4. the faults as they happened.
 // Each sample holds until the next, so lines are drawn as steps. The same
 // input gives the same bytes; text from the input is HTML-escaped.

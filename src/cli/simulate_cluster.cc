@@ -116,7 +116,7 @@ std::string Json(const sched::TimelineResult& r, const ClusterFlags& flags) {
                        sched::FormatUtcSeconds(p.arrival));
     if (p.start) out += fmt::format(", \"start\": \"{}\", \"node\": {}", sched::FormatUtcSeconds(*p.start), kube::JsonString(p.node));
     if (p.end) out += fmt::format(", \"end\": \"{}\"", sched::FormatUtcSeconds(*p.end));
-    if (p.evictions) out += fmt::format(", \"evictions\": {}", p.evictions);
+    if (p.evictions) out += fmt::format(", \"evictions\": {}, \"seconds_lost\": {}", p.evictions, p.seconds_lost);
     if (p.gone) out += ", \"gone\": true";
     if (p.pending_at_end) out += fmt::format(", \"pending\": {}", kube::JsonString(p.last_message));
     out += "}";

@@ -84,6 +84,7 @@ TEST(TaintEvictionTest, AJobPodIsEvictedAndRunsAgainWhenTheNodeIsRepaired) {
   ASSERT_EQ(r.pods.size(), 1u);
   const TimelinePod& a = r.pods[0];
   EXPECT_EQ(a.evictions, 1);
+  EXPECT_EQ(a.seconds_lost, 3600);
   ASSERT_TRUE(a.start && a.end);
   EXPECT_EQ(*a.start - kStart, 0);  // the first start
   EXPECT_EQ(*a.end - kStart, 7800);

@@ -543,6 +543,7 @@ StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> worklo
           if (it.evicted_at) {  // running again
             ++result.summary.restarts;
             result.summary.seconds_lost += t - *it.evicted_at;
+            tp.seconds_lost += t - *it.evicted_at;
             it.evicted_at.reset();
           }
           if (!tp.start) tp.start = t;
@@ -595,7 +596,10 @@ StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> worklo
       waits.push_back(*tp.start - tp.arrival);
     }
     if (tp.end && !tp.gone) ++sum.finished;
-    if (items[i].evicted_at) sum.seconds_lost += sum.end_time - *items[i].evicted_at;  // not running again
+    if (items[i].evicted_at) {  // not running again
+      sum.seconds_lost += sum.end_time - *items[i].evicted_at;
+      result.pods[i].seconds_lost += sum.end_time - *items[i].evicted_at;
+    }
     if (items[i].pending) {
       ++sum.pending_at_end;
       result.pods[i].pending_at_end = true;

@@ -96,6 +96,7 @@ struct TimelinePod {
   std::string node;
   std::string last_message;    // why it was pending when last tried
   int64_t evictions = 0;       // times it was evicted (its node removed, a device tainted)
+  int64_t seconds_lost = 0;    // from each eviction to running again (or to the end)
   bool pending_at_end = false;  // not running when the replay ended (never started, or evicted)
   bool gone = false;           // evicted and not to come back (no controller)
 };

@@ -216,7 +216,7 @@ TEST(SimulateClusterCliTest, AFaultEvictsAPodThatRunsAgainElsewhere) {
   for (const char* want :
        {"\"evictions\": 1, \"restarts\": 1, \"seconds_lost\": 30, \"device_hours_tainted\": 23.0000",
         "{\"pod\": \"ml/eval-0\", \"arrival\": \"2026-12-02T10:00:00Z\", \"start\": \"2026-12-02T10:00:00Z\", "
-        "\"node\": \"dgx-h100-01\", \"end\": \"2026-12-02T11:10:30Z\", \"evictions\": 1}",
+        "\"node\": \"dgx-h100-01\", \"end\": \"2026-12-02T11:10:30Z\", \"evictions\": 1, \"seconds_lost\": 30}",
         "{\"time\": \"2026-12-02T10:30:00Z\", \"event\": \"set\", \"target\": \"node hgx-h200-07\", \"taint\": "
         "\"gpu.nvidia.com/xid=79:NoExecute\"",
         "{\"time\": \"2026-12-02T12:30:00Z\", \"event\": \"cleared\""}) {
@@ -235,7 +235,7 @@ TEST(SimulateClusterCliTest, AFaultEvictsAPodThatRunsAgainElsewhere) {
   for (const char* want : {"<svg data-plot=\"devices\"", "<svg data-plot=\"pods\"", "<polyline data-series=\"tainted\"",
                            "<line class=\"fault-set\" x1=\"166.7\" x2=\"166.7\"",
                            "<line class=\"fault-cleared\" x1=\"322.2\" x2=\"322.2\"",
-                           "<tr data-pod=\"ml/eval-0\"><td>ml/eval-0</td><td>1</td><td>2026-12-02T10:00:00Z</td>"
+                           "<tr data-pod=\"ml/eval-0\"><td>ml/eval-0</td><td>1</td><td>30</td><td>2026-12-02T10:00:00Z</td>"
                            "<td>2026-12-02T11:10:30Z</td><td>dgx-h100-01</td></tr>"}) {
     EXPECT_NE(html.find(want), std::string::npos) << want;
   }
