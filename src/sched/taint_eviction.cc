@@ -115,12 +115,7 @@ Status TaintEvictionController::AfterRun(TimelineControl& control) {
                                         [](const api::OwnerReference& o) { return o.controller.value_or(false); });
     due.emplace_back(key, controlled);
   }
-  for (const auto& [pod, controlled] : due) {
-    // The cluster's own pods are not the replay's to evict.
-    if (Status st = control.EvictPod(pod, grace_, controlled); !st.ok() && st.code() != StatusCode::kInvalidArgument) {
-      return st;
-    }
-  }
+  for (const auto& [pod, controlled] : due) DRA_RETURN_IF_ERROR(control.EvictPod(pod, grace_, controlled));
   return OkStatus();
 }
 

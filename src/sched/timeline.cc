@@ -296,7 +296,8 @@ class Control final : public TimelineControl {
 
   Status EvictPod(std::string_view pod, int64_t grace, bool restart) override {
     auto k = by_key_.find(pod);
-    if (k == by_key_.end() || !(*items_)[k->second].running) {
+    if (k == by_key_.end()) return EvictClusterPod(pod);
+    if (!(*items_)[k->second].running) {
       return InvalidArgumentError(fmt::format("no running workload pod {} to evict", pod));
     }
     Item& it = (*items_)[k->second];
@@ -304,7 +305,10 @@ class Control final : public TimelineControl {
     ++result_->pods[k->second].evictions;
     ++result_->summary.evictions;
     it.evicted_at = now_;
-    const int64_t stop = now_ + std::max<int64_t>(grace, 0);
+    // At least a second: a pod placed again on a device whose toleration has
+    // run out is evicted again (kube-controller-manager does the same), once
+    // per grace, not endlessly at one instant.
+    const int64_t stop = now_ + std::max<int64_t>(grace, 1);
     if (it.departure && *it.departure <= stop) return OkStatus();  // it ends by itself first
     it.evicting = true;
     it.restart = restart;
@@ -313,6 +317,20 @@ class Control final : public TimelineControl {
     s_->pods[it.snapshot_idx].metadata.deletion_timestamp = FormatUtcSeconds(now_);
     changed_ = true;
     return OkStatus();
+  }
+
+  // A pod of the cluster (not of the workload) is deleted at once; no
+  // controller of the cluster's is simulated to make it again.
+  Status EvictClusterPod(std::string_view key) {
+    for (api::Pod& pod : s_->pods) {
+      if (PodKey(pod) != key || !Active(pod)) continue;
+      ReleaseClaims(*s_, pod);
+      pod.status.phase = api::PodPhase::kFailed;
+      ++result_->summary.evictions;
+      changed_ = true;
+      return OkStatus();
+    }
+    return InvalidArgumentError(fmt::format("no running pod {} to evict", key));
   }
 
   bool Evicting(std::string_view pod) const override {

@@ -81,7 +81,7 @@ struct TimelineSummary {
   double stranded_devices_mean = 0;
   double peak_device_allocation = 0;
   int64_t devices = 0;      // at the start
-  int64_t evictions = 0;    // pods evicted (node removals, device taints)
+  int64_t evictions = 0;    // pods evicted (node removals, device taints; the cluster's own pods too)
   int64_t restarts = 0;     // evicted pods that ran again
   int64_t seconds_lost = 0;  // over evictions: from the eviction to running again (or to the end)
   double device_hours_tainted = 0;  // devices with a NoSchedule or NoExecute taint, times hours
@@ -118,7 +118,9 @@ class TimelineControl {
   // `grace` seconds, then stops (its claims released). With `restart` it
   // comes back then as its controller's new pod (pending, to run its whole
   // time again); without, it is gone. A pod that ends by itself within the
-  // grace just ends; a pod being evicted already is left as it is.
+  // grace just ends; a pod being evicted already is left as it is. The grace
+  // is at least a second. A pod of the cluster (not of the workload) is
+  // deleted at once and not made again.
   virtual Status EvictPod(std::string_view pod, int64_t grace, bool restart) = 0;
   // True while the pod is being evicted (within its grace).
   virtual bool Evicting(std::string_view pod) const = 0;

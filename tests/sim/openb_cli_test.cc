@@ -205,6 +205,9 @@ TEST(SimulateClusterCliTest, AutoscalesNodeGroupsOnTheExample) {
 // evicted at 10:30 (the taint's timeAdded), holds its GPU for the 30 s grace,
 // and its Job's new pod starts at 10:30:30 on dgx-h100-01 (free, and in
 // class h100-or-newer), running its 40 min again: to 11:10:30. Lost: 30 s.
+// The cluster's own two pods there (the vLLM replica on gpu-0, the notebook
+// on gpu-1, as `dractl schedule -f examples/cluster` places them) are
+// evicted too, and deleted: 3 evictions, 1 running again.
 // Tainted: the node's 8 GPUs for 2 h, plus its gpu-3 (XID 95, NoSchedule, in
 // the slice all day, 09:00-18:00) outside those 2 h: 16 + 7 = 23 device-hours.
 TEST(SimulateClusterCliTest, AFaultEvictsAPodThatRunsAgainElsewhere) {
@@ -214,7 +217,7 @@ TEST(SimulateClusterCliTest, AFaultEvictsAPodThatRunsAgainElsewhere) {
   CommandResult json = RunCommand(base + " --faults " + ShellQuote(examples + "faults") + " -o json");
   ASSERT_EQ(json.exit_code, 0) << json.output;
   for (const char* want :
-       {"\"evictions\": 1, \"restarts\": 1, \"seconds_lost\": 30, \"device_hours_tainted\": 23.0000",
+       {"\"evictions\": 3, \"restarts\": 1, \"seconds_lost\": 30, \"device_hours_tainted\": 23.0000",
         "{\"pod\": \"ml/eval-0\", \"arrival\": \"2026-12-02T10:00:00Z\", \"start\": \"2026-12-02T10:00:00Z\", "
         "\"node\": \"dgx-h100-01\", \"end\": \"2026-12-02T11:10:30Z\", \"evictions\": 1, \"seconds_lost\": 30}",
         "{\"time\": \"2026-12-02T10:30:00Z\", \"event\": \"set\", \"target\": \"node hgx-h200-07\", \"taint\": "
