@@ -144,6 +144,26 @@ TEST(TaintEvictionTest, ATaintClearedBeforeTheTolerationRunsOutEvictsNothing) {
   EXPECT_NEAR(r.summary.device_hours_tainted, 2 * 120.0 / 3600, 1e-9);
 }
 
+// Thrash, as upstream does it: the Job's claim tolerates the taint for 300 s,
+// so the allocator still takes the tainted devices (it ignores the seconds)
+// while the controller evicts at 600 + 300 = 900. From 900 the pod is evicted,
+// stops 30 s later, is placed again on the same node and is evicted at once,
+// every 30 s: evictions at 900, 930, ..., 2370 (50), each running again 30 s
+// later (1500 s lost). The fault clears at 2400, when the last new pod is
+// placed: it runs its hour, to 6000.
+TEST(TaintEvictionTest, AnExpiredTolerationEvictsEveryGracePeriodUntilTheTaintGoes) {
+  const std::string tolerate =
+      "          tolerations: [{key: gpu.example.com/xid, operator: Exists, effect: NoExecute, "
+      "tolerationSeconds: 300}]\n";
+  TimelineResult r = Replay(Cluster(tolerate), WorkloadPod("t", 0, 3600, true), {NodeFault(600, 1800)});
+  ASSERT_EQ(r.pods.size(), 1u);
+  EXPECT_EQ(r.pods[0].evictions, 50);
+  EXPECT_EQ(r.summary.restarts, 50);
+  EXPECT_EQ(r.summary.seconds_lost, 1500);
+  ASSERT_TRUE(r.pods[0].end);
+  EXPECT_EQ(*r.pods[0].end - kStart, 6000);
+}
+
 // A toleration with no tolerationSeconds keeps the pod forever; one whose
 // effect is empty lets the allocator use the device but does not stop the
 // eviction (the controller counts only tolerations of effect NoExecute).
