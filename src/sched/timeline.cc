@@ -88,10 +88,13 @@ class Meter {
       cpu_capacity_ += allocatable_.back().milli_cpu;
     }
     devices_per_node_.assign(s.nodes.size(), 0);
-    tainted_ = 0;
+    tainted_ids_.clear();
     for (const api::ResourceSlice& sl : s.slices) {
-      for (const api::Device& d : sl.spec.devices) tainted_ += Tainted(d) ? 1 : 0;
+      for (const api::Device& d : sl.spec.devices) {
+        if (Tainted(d)) tainted_ids_.push_back(alloc::DeviceIdString(sl.spec.driver, sl.spec.pool.name, d.name));
+      }
     }
+    tainted_ = static_cast<int64_t>(tainted_ids_.size());
     for (const api::ResourceSlice& sl : s.slices) {
       devices_ += static_cast<int64_t>(sl.spec.devices.size());
       if (!sl.spec.node_name) continue;
@@ -104,8 +107,10 @@ class Meter {
 
   int64_t devices() const { return devices_; }
   int64_t tainted() const { return tainted_; }
+  int64_t free_tainted() const { return free_tainted_; }
 
-  void Measure(const Snapshot& s, TimelineSample* out) const {
+  // Also counts the tainted devices no claim holds (free_tainted()).
+  void Measure(const Snapshot& s, TimelineSample* out) {
     std::vector<Resources> requested(allocatable_.size());
     for (const api::Pod& p : s.pods) {
       if (!Active(p)) continue;
@@ -128,6 +133,8 @@ class Meter {
         if (n != pool_node_.end()) ++used_per_node[n->second];
       }
     }
+    free_tainted_ = std::count_if(tainted_ids_.begin(), tainted_ids_.end(),
+                                  [&](const std::string& id) { return !in_use.contains(id); });
     int64_t stranded = 0;
     for (size_t i = 0; i < allocatable_.size(); ++i) {
       const int64_t free_devices = devices_per_node_[i] - used_per_node[i];
@@ -157,6 +164,8 @@ class Meter {
   std::vector<std::pair<int64_t, int64_t>> smallest_;
   int64_t devices_ = 0;
   int64_t tainted_ = 0;  // devices with a NoSchedule or NoExecute taint
+  std::vector<std::string> tainted_ids_;  // theirs, "driver/pool/device"
+  int64_t free_tainted_ = 0;              // of them, held by no claim at the last Measure
   int64_t cpu_capacity_ = 0;
 
   static bool Blocks(const api::DeviceTaint& t) {
@@ -593,7 +602,8 @@ StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> worklo
       sample.running += it.running;
       sample.pending += it.pending;
     }
-    if (sample.pending > 0 && meter.tainted() > 0) {
+    // Only a tainted device no claim holds can be what a pending pod waits for.
+    if (sample.pending > 0 && meter.free_tainted() > 0) {
       DRA_ASSIGN_OR_RETURN(sample.pending_for_taints, PendingForTaints(s, by_key, options));
     }
     result.summary.peak_pending_for_taints = std::max(result.summary.peak_pending_for_taints, sample.pending_for_taints);
