@@ -35,6 +35,11 @@ std::string Cluster(const std::string& tolerations) {
          "          deviceClassName: gpu\n" + tolerations + "---\n";
 }
 
+// A claim toleration of the fault's taint for 300 s (effect NoExecute).
+constexpr char kTolerate300[] =
+    "          tolerations: [{key: gpu.example.com/xid, operator: Exists, effect: NoExecute, "
+    "tolerationSeconds: 300}]\n";
+
 // A pod of one GPU arriving at `arrival` and running `run` seconds; with
 // `job`, controlled by a Job (its controller makes a new one when evicted).
 std::string WorkloadPod(const std::string& name, int64_t arrival, int64_t run, bool job) {
@@ -113,10 +118,7 @@ TEST(TaintEvictionTest, AJobPodIsEvictedAndRunsAgainWhenTheNodeIsRepaired) {
 // controller is evicted at 600 + 300 = 900, stops at 930 and is gone (not
 // finished); the replay ends when the fault clears at 2400. Lost: 2400 - 900.
 TEST(TaintEvictionTest, TolerationSecondsDelayTheEviction) {
-  const std::string tolerate =
-      "          tolerations: [{key: gpu.example.com/xid, operator: Exists, effect: NoExecute, "
-      "tolerationSeconds: 300}]\n";
-  TimelineResult r = Replay(Cluster(tolerate), WorkloadPod("b", 0, 3600, false), {NodeFault(600, 1800)});
+  TimelineResult r = Replay(Cluster(kTolerate300), WorkloadPod("b", 0, 3600, false), {NodeFault(600, 1800)});
   ASSERT_EQ(r.pods.size(), 1u);
   const TimelinePod& b = r.pods[0];
   EXPECT_EQ(b.evictions, 1);
@@ -132,10 +134,7 @@ TEST(TaintEvictionTest, TolerationSecondsDelayTheEviction) {
 // The same toleration, but the fault clears at 720, before 900: no eviction;
 // the pod runs its hour. Tainted: 2 devices for 120 s.
 TEST(TaintEvictionTest, ATaintClearedBeforeTheTolerationRunsOutEvictsNothing) {
-  const std::string tolerate =
-      "          tolerations: [{key: gpu.example.com/xid, operator: Exists, effect: NoExecute, "
-      "tolerationSeconds: 300}]\n";
-  TimelineResult r = Replay(Cluster(tolerate), WorkloadPod("c", 0, 3600, true), {NodeFault(600, 120)});
+  TimelineResult r = Replay(Cluster(kTolerate300), WorkloadPod("c", 0, 3600, true), {NodeFault(600, 120)});
   ASSERT_EQ(r.pods.size(), 1u);
   EXPECT_EQ(r.pods[0].evictions, 0);
   ASSERT_TRUE(r.pods[0].end);
@@ -152,10 +151,7 @@ TEST(TaintEvictionTest, ATaintClearedBeforeTheTolerationRunsOutEvictsNothing) {
 // later (1500 s lost). The fault clears at 2400, when the last new pod is
 // placed: it runs its hour, to 6000.
 TEST(TaintEvictionTest, AnExpiredTolerationEvictsEveryGracePeriodUntilTheTaintGoes) {
-  const std::string tolerate =
-      "          tolerations: [{key: gpu.example.com/xid, operator: Exists, effect: NoExecute, "
-      "tolerationSeconds: 300}]\n";
-  TimelineResult r = Replay(Cluster(tolerate), WorkloadPod("t", 0, 3600, true), {NodeFault(600, 1800)});
+  TimelineResult r = Replay(Cluster(kTolerate300), WorkloadPod("t", 0, 3600, true), {NodeFault(600, 1800)});
   ASSERT_EQ(r.pods.size(), 1u);
   EXPECT_EQ(r.pods[0].evictions, 50);
   EXPECT_EQ(r.summary.restarts, 50);
