@@ -295,6 +295,38 @@ class Scheduler {
   }
   NodeState StateOf(size_t node_idx) const;
   NodeState StateOf(size_t node_idx, int64_t devices, int64_t devices_in_use) const;
+  // A pod that fit no node in this run (texts off), as Filter sees it.
+  struct FailedPod {
+    size_t pod = 0;  // into s_.pods
+    Resources requests{};
+    uint32_t signature = 0;
+  };
+  // By signature, cpu and memory (a scan per pod would grow with the pods
+  // that failed when they all differ).
+  static uint64_t FailedKey(const Resources& requests, uint32_t signature) {
+    return (static_cast<uint64_t>(signature) * 0x9E3779B97F4A7C15ULL) ^
+           static_cast<uint64_t>(requests.milli_cpu) * 31 ^ static_cast<uint64_t>(requests.memory);
+  }
+  std::unordered_multimap<uint64_t, FailedPod> failed_;
+  void RememberFailed(size_t pod_idx, const Resources& requests, uint32_t signature) {
+    failed_.emplace(FailedKey(requests, signature),
+                    FailedPod{.pod = pod_idx, .requests = requests, .signature = signature});
+  }
+  // True if a pod with the same requests, claims (signature), tolerations
+  // and node selection failed before in this run.
+  bool FailedBefore(const api::Pod& pod, const Resources& requests, uint32_t signature) const {
+    auto [begin, end] = failed_.equal_range(FailedKey(requests, signature));
+    for (auto it = begin; it != end; ++it) {
+      const FailedPod& f = it->second;
+      if (f.signature != signature || !(f.requests == requests)) continue;
+      const api::PodSpec& other = s_.pods[f.pod].spec;
+      if (other.tolerations == pod.spec.tolerations && other.node_selector == pod.spec.node_selector &&
+          other.affinity == pod.spec.affinity) {
+        return true;
+      }
+    }
+    return false;
+  }
 
   Snapshot& s_;
   const ScheduleOptions& options_;
@@ -465,6 +497,15 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
     }
   }
   const uint32_t signature = Signature(to_allocate);
+  // Without texts, a pod that Filter treats as one that fit no node earlier
+  // in this run fails at once: nodes only fill up during a run (no filter
+  // here passes a node that more pods or allocations on it would fail), and
+  // its claims are fresh ones from templates of equal specs.
+  const bool comparable = !options_.unschedulable_texts && !extended && pod.spec.node_name.empty() &&
+                          to_allocate.size() == all_claims.size() && (to_allocate.empty() || signature != 0);
+  if (comparable && FailedBefore(pod, requests, signature)) {
+    return Fail(std::move(out), PodOutcome::Kind::kUnschedulable, fmt::format("0/{} nodes are available.", num_nodes));
+  }
   rejected_.clear();
   std::vector<Candidate> feasible;
   // The packing policies compare every node unless told otherwise.
@@ -592,6 +633,7 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   }
   if (num_nodes > 0) next_start_node_ = (next_start_node_ + processed) % num_nodes;
   if (feasible.empty() && !options_.unschedulable_texts) {
+    if (comparable) RememberFailed(pod_idx, requests, signature);
     return Fail(std::move(out), PodOutcome::Kind::kUnschedulable, fmt::format("0/{} nodes are available.", num_nodes));
   }
   if (feasible.empty()) {

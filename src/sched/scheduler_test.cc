@@ -271,6 +271,46 @@ TEST_F(SchedulerTest, TemplateClaimsAreGeneratedAllocatedAndCountedForLaterPods)
   EXPECT_THAT(r.changed_pods, ::testing::ElementsAre(0u, 1u));
 }
 
+// Without texts (ScheduleOptions::unschedulable_texts), a pod equal to one
+// that fit nowhere fails without filtering; pods that differ still get their
+// turn. n1 has 4 cpu and 2 GPUs, n2 2 cpu and 1 GPU; every pod asks for one
+// GPU from the same template:
+//   big1 (3 cpu): only n1 has the cpu;
+//   big2 (3 cpu): n1 has 1 cpu left, n2 2: nowhere;
+//   small1 (1 cpu): LeastAllocated takes n2 (cpu 0/2 against 3/4 used);
+//   big3: as big2 (nothing freed): nowhere;
+//   small2: n1 (1 cpu and a GPU left);
+//   small3: no GPU left.
+// Both runs give exactly that.
+TEST_F(SchedulerTest, WithoutTextsAPodEqualToAFailedOneFailsAndOthersStillFit) {
+  for (bool texts : {true, false}) {
+    Snapshot fresh;
+    fresh.classes = snap_.classes;
+    snap_ = std::move(fresh);
+    AddNode("n1", "4");
+    AddNode("n2", "2");
+    AddGpus("n1", 2);
+    AddGpus("n2", 1);
+    AddTemplate("one-gpu");
+    for (auto [name, cpu] : std::vector<std::pair<std::string, std::string>>{
+             {"a-big1", "3"}, {"b-big2", "3"}, {"c-small1", "1"}, {"d-big3", "3"}, {"e-small2", "1"}, {"f-small3", "1"}}) {
+      AddPod(name, cpu).spec.resource_claims.push_back({.name = "gpu", .resource_claim_template_name = "one-gpu"});
+    }
+    auto policy = NewPolicy("kube");
+    ASSERT_TRUE(policy.ok());
+    StatusOr<ScheduleResult> r = Schedule(&snap_, {.policy = policy->get(), .unschedulable_texts = texts});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    std::vector<std::string> got;
+    for (const PodOutcome& o : r->pods) got.push_back(o.pod + "=" + (o.kind == PodOutcome::Kind::kPlaced ? o.node : "-"));
+    EXPECT_THAT(got, ::testing::ElementsAre("default/a-big1=n1", "default/b-big2=-", "default/c-small1=n2",
+                                            "default/d-big3=-", "default/e-small2=n1", "default/f-small3=-"))
+        << "texts " << texts;
+    if (!texts) {
+      EXPECT_EQ(r->pods[3].message, "0/2 nodes are available.");
+    }
+  }
+}
+
 TEST_F(SchedulerTest, SharedClaimIsAllocatedOnceAndReservedForEachPod) {
   AddNode("n1");
   AddNode("n2");
