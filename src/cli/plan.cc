@@ -44,7 +44,8 @@ void PrintTable(const plan::PlanResult& r) {
   for (const plan::GroupCount& g : r.scale_up) nodes += g.count;
   out += fmt::format("{:<{}}  {:>5}  {:>10}\n", "total", w, nodes, Number(r.cost));
   if (r.expander == plan::Expander::kOptimal) {
-    out += r.stopped_early ? fmt::format("optimal: stopped at the time limit; no plan costs less than {} (gap {})\n",
+    out += r.stopped_early ? fmt::format("optimal: not proven ({}); no plan costs less than {} (gap {})\n",
+                                         r.class_model ? "the class model's linear bound" : "stopped at --max-time",
                                          Number(r.lower_bound), Number(r.cost - r.lower_bound))
                            : "optimal: no cheaper set of nodes places as many pods\n";
   } else {
@@ -206,7 +207,12 @@ int Run(const PlanFlags& flags) {
     PrintDocuments(std::move(docs), "yaml");
   }
   if (scale_up) {
-    std::fprintf(stderr, "dractl plan: %zu scheduler run%s\n", result->evaluations, result->evaluations == 1 ? "" : "s");
+    std::fprintf(stderr, "dractl plan: %zu scheduler run%s", result->evaluations, result->evaluations == 1 ? "" : "s");
+    if (result->class_model) {
+      std::fprintf(stderr, " (candidates on the class model: %zu one-node run%s)", result->simulations,
+                   result->simulations == 1 ? "" : "s");
+    }
+    std::fputc('\n', stderr);
   }
   return kExitOk;
 }
@@ -221,6 +227,10 @@ int RunPlan(std::span<const std::string_view> args) {
                "all groups together, that places as many pending pods as any plan can, or says how far\n"
                "from a lower bound it stopped (--max-time); least-waste, price, most-pods and random decide\n"
                "as the cluster autoscaler's expanders do, one group per loop.\n"
+               "With more than 200 pending pods or 8 groups, candidates are valued on classes of equal pods\n"
+               "(what one node of a group holds of each, by one-node scheduler runs, as the autoscaler's\n"
+               "binpacking estimator does) and only the plan chosen is scheduled in full; optimal then\n"
+               "reports a linear-programming lower bound.\n"
                "  dractl plan -f cluster/ --node-groups groups.yaml [--expander E] [-o table|json|yaml]\n"
                "-o yaml prints the Nodes and ResourceSlices of the nodes to add, ready for `dractl schedule`.\n"
                "--scale-down lists the nodes below --utilization-threshold whose pods all fit elsewhere.\n"

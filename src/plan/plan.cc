@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <queue>
 #include <set>
@@ -11,6 +12,8 @@
 
 #include "alloc/allocated_state.h"
 #include "base/fnv.h"
+#include "plan/class_model.h"
+#include "plan/lp.h"
 #include "sched/explain.h"
 #include "sched/resources.h"
 #include "sched/scheduler.h"
@@ -40,12 +43,14 @@ namespace {
 
 using Counts = std::vector<int64_t>;
 
-// The scheduler's options for every run a plan makes.
-sched::ScheduleOptions ScheduleOptionsFor(const PlanOptions& options) {
+// The scheduler's options for every run a plan makes; with `texts` false, a
+// pod placed nowhere gets no reasons (runs that only count the pods placed).
+sched::ScheduleOptions ScheduleOptionsFor(const PlanOptions& options, bool texts = true) {
   return {.policy = options.policy,
           .seed = options.seed,
           .max_steps = options.max_steps,
-          .device_choice = options.device_choice};
+          .device_choice = options.device_choice,
+          .unschedulable_texts = texts};
 }
 
 // Every group at its maxSize.
@@ -139,12 +144,22 @@ class Planner {
   // One scheduler run with `counts` nodes added, on the pending part of the
   // cluster (or with `full`, all of it). Memoized: the same counts give the
   // same run.
-  StatusOr<const Evaluation*> Eval(const Counts& counts, bool full = false) {
-    std::map<Counts, Evaluation>& memo = full ? full_memo_ : memo_;
+  // With `full`, `texts` false leaves the pods placed nowhere without the
+  // scheduler's reasons (a run that only counts them; reasons of a pending
+  // pod on thousands of nodes cost more than the run); such a run stands
+  // for one with texts where every pod was placed.
+  StatusOr<const Evaluation*> Eval(const Counts& counts, bool full = false, bool texts = true) {
+    texts = texts && full;
+    std::map<Counts, Evaluation>& memo = full ? (texts ? full_memo_ : quiet_memo_) : memo_;
     if (auto it = memo.find(counts); it != memo.end()) return &it->second;
+    if (texts) {
+      if (auto it = quiet_memo_.find(counts); it != quiet_memo_.end() && it->second.unplaced.empty()) {
+        return &it->second;
+      }
+    }
     std::set<std::string, std::less<>> added;
     sched::Snapshot s = WithNodes(counts, &added, full);
-    StatusOr<sched::ScheduleResult> r = sched::Schedule(&s, ScheduleOptionsFor(options_));
+    StatusOr<sched::ScheduleResult> r = sched::Schedule(&s, ScheduleOptionsFor(options_, texts));
     if (!r.ok()) return r.status();
     ++evaluations_;
     Evaluation e{.cost = Cost(counts)};
@@ -319,6 +334,191 @@ class Planner {
     return std::pair{std::optional<Counts>(), incumbent_cost};
   }
 
+  // The class model of the pending part (class_model.h), or null where it
+  // does not apply.
+  ClassModel* Model() {
+    if (!model_tried_) {
+      model_ = ClassModel::Make(pending_, groups_, ScheduleOptionsFor(options_, /*texts=*/false));
+      model_tried_ = true;
+    }
+    return model_ ? &*model_ : nullptr;
+  }
+
+  // The pending pods per class.
+  std::vector<int64_t> ClassSizes() {
+    std::vector<int64_t> sizes;
+    for (const PodClass& c : Model()->classes()) sizes.push_back(static_cast<int64_t>(c.pods.size()));
+    return sizes;
+  }
+
+  // The cluster autoscaler's loop with one expander, on the class model:
+  // per loop, the pods still pending go to the nodes added before where they
+  // fit (as kube-scheduler binds them there); each group's option is the
+  // binpacking estimate for the rest (ClassModel::EstimateGroup); the
+  // expander picks one; until no option places a pod. Starts from `counts`
+  // nodes (taken to be full) and the `remaining` pods per class.
+  StatusOr<Counts> ModelExpand(Expander expander, Counts counts, std::vector<int64_t> remaining) {
+    ClassModel& m = *Model();
+    const std::vector<int64_t> start = remaining;
+    const bool from_none = std::all_of(counts.begin(), counts.end(), [](int64_t n) { return n == 0; });
+    std::vector<std::vector<NodeRun>> runs(groups_.size());
+    for (uint64_t loop = 0;; ++loop) {
+      for (uint32_t c = 0; c < remaining.size(); ++c) {
+        for (size_t g = 0; g < groups_.size() && remaining[c] > 0; ++g) {
+          DRA_RETURN_IF_ERROR(m.FirstFit(g, c, &remaining[c], &runs[g]).status());
+        }
+      }
+      struct Option {
+        size_t group;
+        ClassModel::Estimate estimate;
+        int64_t pods;
+        double cost;
+        double score;
+      };
+      std::vector<Option> options;
+      for (size_t g = 0; g < groups_.size(); ++g) {
+        if (counts[g] >= groups_[g].max_size) continue;
+        DRA_ASSIGN_OR_RETURN(ClassModel::Estimate e, m.EstimateGroup(g, remaining, groups_[g].max_size - counts[g]));
+        int64_t pods = 0;
+        for (int64_t p : e.placed) pods += p;
+        if (pods == 0) continue;
+        const double nodes = static_cast<double>(e.nodes);
+        double score = 0;  // lower is better
+        switch (expander) {
+          case Expander::kMostPods: score = -static_cast<double>(pods); break;
+          case Expander::kLeastWaste: score = ModelWaste(g, e.runs); break;
+          case Expander::kPrice: score = nodes * groups_[g].price / static_cast<double>(pods); break;
+          case Expander::kRandom:
+            score = static_cast<double>(
+                Fnv1a64(std::to_string(options_.seed) + "/" + std::to_string(loop) + "/" + groups_[g].name));
+            break;
+          case Expander::kOptimal: break;
+        }
+        options.push_back({g, std::move(e), pods, nodes * groups_[g].price, score});
+      }
+      if (options.empty()) {
+        // What this loop placed is one packing of `counts`: ModelPlaced
+        // takes it where it beats ClassModel::Pack's.
+        int64_t placed = 0;
+        for (size_t c = 0; c < remaining.size(); ++c) placed += start[c] - remaining[c];
+        if (from_none) {
+          int64_t& known = known_[counts];
+          known = std::max(known, placed);
+        }
+        return counts;
+      }
+      // Ties: more pods, then fewer nodes' price, then input order.
+      Option& chosen = *std::min_element(options.begin(), options.end(), [&](const Option& a, const Option& b) {
+        if (a.score != b.score) return a.score < b.score;
+        if (a.pods != b.pods) return a.pods > b.pods;
+        return a.cost < b.cost;
+      });
+      counts[chosen.group] += chosen.estimate.nodes;
+      for (size_t c = 0; c < remaining.size(); ++c) remaining[c] -= chosen.estimate.placed[c];
+      for (NodeRun& run : chosen.estimate.runs) runs[chosen.group].push_back(std::move(run));
+    }
+  }
+
+  // Waste (as Waste) of new nodes of group g holding `runs`.
+  double ModelWaste(size_t g, std::span<const NodeRun> runs) {
+    const sched::Resources alloc = sched::NodeAllocatable(groups_[g].node);
+    double waste = 0;
+    for (const NodeRun& run : runs) {
+      int64_t cpu = 0, memory = 0;
+      for (const auto& [c, n] : run.content) {
+        cpu += n * Model()->classes()[c].requests.milli_cpu;
+        memory += n * Model()->classes()[c].requests.memory;
+      }
+      double per_node = 0;
+      if (alloc.milli_cpu > 0) per_node += 1 - static_cast<double>(cpu) / static_cast<double>(alloc.milli_cpu);
+      if (alloc.memory > 0) per_node += 1 - static_cast<double>(memory) / static_cast<double>(alloc.memory);
+      waste += per_node * static_cast<double>(run.nodes);
+    }
+    return waste;
+  }
+
+  // The pods the class model places with `counts` new nodes (ClassModel::Pack).
+  StatusOr<int64_t> ModelPlaced(const Counts& counts) {
+    auto it = packed_.find(counts);
+    if (it == packed_.end()) {
+      DRA_ASSIGN_OR_RETURN(std::vector<int64_t> placed, Model()->Pack(counts, ClassSizes()));
+      int64_t total = 0;
+      for (int64_t p : placed) total += p;
+      it = packed_.emplace(counts, total).first;
+    }
+    auto known = known_.find(counts);
+    return known == known_.end() ? it->second : std::max(it->second, known->second);
+  }
+
+  // Improve on the class model: per group, the most nodes that can go
+  // (a binary search), then trades of one node (or two) of a group for one
+  // of another, cheaper, while the pods placed stay at `target` or more.
+  StatusOr<Counts> ModelImprove(Counts counts, int64_t target, std::chrono::steady_clock::time_point deadline) {
+    for (bool improved = true; improved && std::chrono::steady_clock::now() < deadline;) {
+      improved = false;
+      for (size_t a = 0; a < groups_.size(); ++a) {
+        int64_t low = 0, high = counts[a];  // the most nodes of `a` that can go: in [low, high]
+        while (low < high) {
+          const int64_t mid = low + (high - low + 1) / 2;
+          Counts fewer = counts;
+          fewer[a] -= mid;
+          DRA_ASSIGN_OR_RETURN(const int64_t placed, ModelPlaced(fewer));
+          if (placed >= target) {
+            low = mid;
+          } else {
+            high = mid - 1;
+          }
+        }
+        if (low > 0) {
+          counts[a] -= low;
+          improved = true;
+        }
+      }
+      const double cost = Cost(counts);
+      for (size_t a = 0; a < groups_.size() && !improved; ++a) {
+        if (std::chrono::steady_clock::now() >= deadline) break;
+        if (counts[a] == 0) continue;
+        for (size_t b = 0; b < groups_.size() && !improved; ++b) {
+          if (b == a || counts[b] >= groups_[b].max_size) continue;
+          for (int64_t give : {int64_t{1}, int64_t{2}}) {
+            if (counts[a] < give) break;
+            Counts trade = counts;
+            trade[a] -= give;
+            ++trade[b];
+            if (Cost(trade) >= cost - 1e-9) continue;
+            DRA_ASSIGN_OR_RETURN(const int64_t placed, ModelPlaced(trade));
+            if (placed >= target) {
+              counts = std::move(trade);
+              improved = true;
+              break;
+            }
+          }
+        }
+      }
+    }
+    return counts;
+  }
+
+  // The pods per class that `e` left pending.
+  std::vector<int64_t> Unplaced(const Evaluation& e) {
+    std::set<std::string, std::less<>> unplaced;
+    for (const Unschedulable& u : e.unplaced) unplaced.insert(u.pod);
+    std::vector<int64_t> out;
+    for (const PodClass& c : Model()->classes()) {
+      int64_t n = 0;
+      for (size_t i : c.pods) n += unplaced.contains(sched::ObjectKey(pending_.pods[i].metadata)) ? 1 : 0;
+      out.push_back(n);
+    }
+    return out;
+  }
+
+  // ModelLowerBound's bound, and its nodes per group rounded up (a plan to try).
+  struct ModelBound {
+    double bound = 0;
+    Counts rounded{};
+  };
+  StatusOr<ModelBound> ModelLowerBound(int64_t target);
+
   size_t evaluations() const { return evaluations_; }
   NodeInstance Instance(size_t g, int64_t k) const { return Instantiate(groups_[g], Index(g, k)); }
 
@@ -329,8 +529,95 @@ class Planner {
   const PlanOptions& options_;
   std::map<Counts, Evaluation> memo_{};
   std::map<Counts, Evaluation> full_memo_{};
+  std::map<Counts, Evaluation> quiet_memo_{};  // full, without texts
   size_t evaluations_ = 0;
+  std::optional<ClassModel> model_{};
+  bool model_tried_ = false;
+  std::map<Counts, int64_t> packed_{};  // ModelPlaced's memo
+  std::map<Counts, int64_t> known_{};   // pods placed by ModelExpand's loops from no nodes
 };
+
+// A price below which no set of new nodes holds `target` of the pending pods
+// on the class model: the linear relaxation of choosing x_g nodes per group
+// and y_cg pods of class c on group g's nodes, minimising Σ price_g x_g with
+// Σ y >= target, Σ_g y_cg <= the pods of class c, y_cg <= k_cg x_g (k_cg:
+// class c alone on a fresh node of g, ClassModel::Fill), and cpu, memory
+// and pods of the pods on g within x_g nodes' allocatable; x_g <= maxSize.
+// Less a margin for the solver's rounding.
+StatusOr<Planner::ModelBound> Planner::ModelLowerBound(int64_t target) {
+  ClassModel& m = *Model();
+  const std::vector<int64_t> sizes = ClassSizes();
+  const size_t num_groups = groups_.size();
+  LinearProgram lp;
+  lp.cost.assign(num_groups, 0);
+  for (size_t g = 0; g < num_groups; ++g) lp.cost[g] = groups_[g].price;
+  struct Pair {
+    size_t c, g;
+    int64_t k;
+  };
+  std::vector<Pair> pairs;  // y variables: columns num_groups + i
+  for (size_t g = 0; g < num_groups; ++g) {
+    for (uint32_t c = 0; c < sizes.size(); ++c) {
+      if (sizes[c] == 0) continue;
+      DRA_ASSIGN_OR_RETURN(const int64_t k, m.Fill(g, {}, c));
+      if (k > 0) pairs.push_back({c, g, k});
+    }
+  }
+  const size_t columns = num_groups + pairs.size();
+  lp.cost.resize(columns, 0);
+  auto row = [&](double bound) -> std::vector<double>& {
+    lp.rows.emplace_back(columns, 0);
+    lp.bounds.push_back(bound);
+    return lp.rows.back();
+  };
+  {
+    std::vector<double>& r = row(-static_cast<double>(target));
+    for (size_t i = 0; i < pairs.size(); ++i) r[num_groups + i] = -1;
+  }
+  for (uint32_t c = 0; c < sizes.size(); ++c) {
+    std::vector<double>& r = row(static_cast<double>(sizes[c]));
+    for (size_t i = 0; i < pairs.size(); ++i) r[num_groups + i] = pairs[i].c == c ? 1 : 0;
+  }
+  for (size_t g = 0; g < num_groups; ++g) {
+    row(static_cast<double>(groups_[g].max_size))[g] = 1;
+    const sched::Resources alloc = sched::NodeAllocatable(groups_[g].node);
+    for (auto [per_node, get] : {std::pair{alloc.milli_cpu, &sched::Resources::milli_cpu},
+                                 std::pair{alloc.memory, &sched::Resources::memory},
+                                 std::pair{alloc.pods, &sched::Resources::pods}}) {
+      if (per_node <= 0) continue;
+      std::vector<double>& r = row(0);
+      r[g] = -1;
+      for (size_t i = 0; i < pairs.size(); ++i) {
+        if (pairs[i].g != g) continue;
+        r[num_groups + i] = static_cast<double>(m.classes()[pairs[i].c].requests.*get) / static_cast<double>(per_node);
+      }
+    }
+  }
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    std::vector<double>& r = row(0);
+    r[num_groups + i] = 1;
+    r[pairs[i].g] = -static_cast<double>(pairs[i].k);
+  }
+  // Exclusive devices: no two pods hold one.
+  for (size_t g = 0; g < num_groups; ++g) {
+    const int64_t per_node = m.DevicesPerNode(g);
+    if (per_node <= 0) continue;
+    std::vector<double>& r = row(0);
+    r[g] = -1;
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      if (pairs[i].g != g) continue;
+      DRA_ASSIGN_OR_RETURN(const int64_t d, m.DevicesPerPod(g, static_cast<uint32_t>(pairs[i].c)));
+      r[num_groups + i] = static_cast<double>(d) / static_cast<double>(per_node);
+    }
+  }
+  const LpSolution sol = SolveLinearProgram(lp);
+  if (sol.status != LpStatus::kOptimal) return ModelBound{};  // no bound beyond the trivial one
+  ModelBound out{.bound = std::max(0.0, sol.value - 1e-7 * (1 + std::fabs(sol.value)))};
+  for (size_t g = 0; g < num_groups; ++g) {
+    out.rounded.push_back(std::min(groups_[g].max_size, static_cast<int64_t>(std::ceil(sol.x[g] - 1e-6))));
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -341,14 +628,76 @@ StatusOr<PlanResult> PlanScaleUp(const sched::Snapshot& cluster, std::span<const
   // The cluster as the autoscaler finds it: kube-scheduler has bound what
   // fits (those placements stay); the pods still pending are the demand.
   sched::Snapshot bound = cluster;
-  DRA_ASSIGN_OR_RETURN(sched::ScheduleResult as_is, sched::Schedule(&bound, ScheduleOptionsFor(options)));
+  DRA_ASSIGN_OR_RETURN(sched::ScheduleResult as_is, sched::Schedule(&bound, ScheduleOptionsFor(options, /*texts=*/false)));
   Planner planner(bound, groups, options);
   PlanResult result{.expander = options.expander};
   for (const sched::PodOutcome& o : as_is.pods) result.pending += o.kind == sched::PodOutcome::Kind::kPlaced ? 0 : 1;
 
   const Counts all = AllAtMax(groups);
   Counts chosen;
-  if (options.expander != Expander::kOptimal) {
+  const bool use_model = options.valuation != Valuation::kRuns && planner.Model() != nullptr &&
+                         (options.valuation == Valuation::kClasses || result.pending > kClassesFromPods ||
+                          groups.size() > kClassesFromGroups);
+  if (use_model) {
+    result.class_model = true;
+    const Counts none(groups.size(), 0);
+    // A plan of the model scheduled in full: pods the model placed but the
+    // scheduler did not (it spreads pods where the model fills nodes one by
+    // one) get more nodes, as the autoscaler's next loops would add them (at
+    // most three times).
+    const Expander more = options.expander == Expander::kOptimal ? Expander::kPrice : options.expander;
+    auto realize = [&](Counts counts) -> StatusOr<Counts> {
+      for (int round = 0; round < 3; ++round) {
+        DRA_ASSIGN_OR_RETURN(const Evaluation* e, planner.Eval(counts, /*full=*/true, /*texts=*/false));
+        if (e->unplaced.empty()) break;
+        DRA_ASSIGN_OR_RETURN(Counts next, planner.ModelExpand(more, counts, planner.Unplaced(*e)));
+        if (next == counts) break;
+        counts = std::move(next);
+      }
+      return counts;
+    };
+    if (options.expander != Expander::kOptimal) {
+      DRA_ASSIGN_OR_RETURN(chosen, planner.ModelExpand(options.expander, none, planner.ClassSizes()));
+      DRA_ASSIGN_OR_RETURN(chosen, realize(std::move(chosen)));
+    } else {
+      // The incumbent: the expanders' best plan on the model, or every
+      // group at its maxSize if that places more.
+      int64_t best_placed = -1;
+      for (Expander e : {Expander::kLeastWaste, Expander::kPrice, Expander::kMostPods, Expander::kRandom}) {
+        DRA_ASSIGN_OR_RETURN(Counts c, planner.ModelExpand(e, none, planner.ClassSizes()));
+        DRA_ASSIGN_OR_RETURN(const int64_t placed, planner.ModelPlaced(c));
+        if (placed > best_placed || (placed == best_placed && planner.Cost(c) < planner.Cost(chosen) - 1e-9)) {
+          chosen = std::move(c);
+          best_placed = placed;
+        }
+      }
+      DRA_ASSIGN_OR_RETURN(const int64_t at_max, planner.ModelPlaced(all));
+      if (at_max > best_placed) {
+        chosen = all;
+        best_placed = at_max;
+      }
+      // Cheaper on the model: the bound's nodes rounded up, where that
+      // places as many pods, then local moves.
+      Counts improved = chosen;
+      DRA_ASSIGN_OR_RETURN(Planner::ModelBound lp, planner.ModelLowerBound(best_placed));
+      if (!lp.rounded.empty() && planner.Cost(lp.rounded) < planner.Cost(improved) - 1e-9) {
+        DRA_ASSIGN_OR_RETURN(const int64_t placed, planner.ModelPlaced(lp.rounded));
+        if (placed >= best_placed) improved = lp.rounded;
+      }
+      DRA_ASSIGN_OR_RETURN(improved, planner.ModelImprove(std::move(improved), best_placed, deadline));
+      // Both scheduled in full: the improved plan replaces the incumbent
+      // only where the scheduler places as many pods with it (it may not
+      // realise the model's tighter packing: it spreads pods by score).
+      DRA_ASSIGN_OR_RETURN(chosen, realize(std::move(chosen)));
+      if (improved != chosen) {
+        DRA_ASSIGN_OR_RETURN(const Evaluation* a, planner.Eval(improved, /*full=*/true, /*texts=*/false));
+        DRA_ASSIGN_OR_RETURN(const Evaluation* b, planner.Eval(chosen, /*full=*/true, /*texts=*/false));
+        if (Planner::Better(*a, *b)) chosen = std::move(improved);
+      }
+      result.lower_bound = lp.bound;
+      result.stopped_early = result.lower_bound < planner.Cost(chosen) - 1e-6 * (1 + planner.Cost(chosen));
+    }
+  } else if (options.expander != Expander::kOptimal) {
     DRA_ASSIGN_OR_RETURN(chosen, planner.Expand(options.expander));
   } else {
     // The incumbent: the expanders' best plan.
@@ -379,6 +728,7 @@ StatusOr<PlanResult> PlanScaleUp(const sched::Snapshot& cluster, std::span<const
   }
   result.cost = best->cost;
   if (options.expander == Expander::kOptimal && !result.stopped_early) result.lower_bound = result.cost;
+  result.lower_bound = std::min(result.lower_bound, result.cost);
   result.placements = best->placements;
   // Pods the plan leaves pending: with the scheduler's reason when every
   // group is at its maxSize (where it has one), else the plan's.
@@ -417,6 +767,7 @@ StatusOr<PlanResult> PlanScaleUp(const sched::Snapshot& cluster, std::span<const
     }
   }
   result.evaluations = planner.evaluations();
+  if (ClassModel* m = result.class_model ? planner.Model() : nullptr) result.simulations = m->simulations();
   return result;
 }
 
@@ -552,7 +903,7 @@ sched::Snapshot WithoutPendingPods(sched::Snapshot s) {
 StatusOr<std::vector<ScaleDownNode>> PlanScaleDown(const sched::Snapshot& cluster, const PlanOptions& options,
                                                    double utilization_threshold) {
   sched::Snapshot bound = cluster;  // what fits is bound first, as for scale-up
-  DRA_RETURN_IF_ERROR(sched::Schedule(&bound, ScheduleOptionsFor(options)).status());
+  DRA_RETURN_IF_ERROR(sched::Schedule(&bound, ScheduleOptionsFor(options, /*texts=*/false)).status());
   bound = WithoutPendingPods(std::move(bound));
   const std::vector<double> utilization = NodeUtilizations(bound);
   std::vector<ScaleDownNode> out;

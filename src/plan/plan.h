@@ -41,6 +41,16 @@ enum class Expander { kOptimal, kLeastWaste, kPrice, kMostPods, kRandom };
 std::optional<Expander> ParseExpander(std::string_view name);
 std::string_view ExpanderName(Expander expander);
 
+// How the planner values a candidate set of nodes: kRuns schedules each one
+// (every pending pod on the new nodes); kClasses builds plans from what one
+// node of each group holds of each class of equal pending pods
+// (class_model.h) and schedules only the plan chosen; kAuto takes kClasses
+// where it applies and there are more than kClassesFromPods pending pods or
+// kClassesFromGroups groups.
+enum class Valuation { kAuto, kRuns, kClasses };
+inline constexpr size_t kClassesFromPods = 200;
+inline constexpr size_t kClassesFromGroups = 8;
+
 struct PlanOptions {
   const sched::ScorePolicy* policy = nullptr;  // required; borrowed
   uint64_t seed = 0;                           // the scheduler's tie-break, and the random expander's
@@ -51,6 +61,7 @@ struct PlanOptions {
   // Per group, the index of its first new node (the nodes it has already:
   // new ones are named from "<group>-<index>" on); empty: 0 for all.
   std::vector<int64_t> first_index{};
+  Valuation valuation = Valuation::kAuto;
 };
 
 struct GroupCount {
@@ -87,6 +98,8 @@ struct PlanResult {
   std::vector<Unschedulable> unschedulable{};  // those no plan places
   std::vector<NodeInstance> added{};         // the nodes to add, with their slices
   size_t evaluations = 0;                  // scheduler runs
+  bool class_model = false;                // candidates were valued by class_model.h
+  size_t simulations = 0;                  // its one-node scheduler runs
 };
 
 // Scale-down, as the cluster autoscaler decides it: a node whose utilization

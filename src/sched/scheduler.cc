@@ -338,6 +338,10 @@ class Scheduler {
   // The signature of claims to allocate that all come from templates in this
   // run (0: some do not, nothing is remembered).
   uint32_t Signature(std::span<const api::ResourceClaim* const> to_allocate);
+  // A claim the resource-claim controller made for `pod` before this run
+  // (dractl plan schedules a cluster whose pending pods have their claims):
+  // from its template as well when its spec is still the template's.
+  void RememberTemplate(const api::Pod& pod, size_t claim_idx);
 
   std::vector<NodeUsage> usage_;  // per node of s_.nodes
   std::vector<std::vector<DraVerdict>> verdicts_;  // per node of s_.nodes: VerdictSlot
@@ -351,8 +355,10 @@ class Scheduler {
   }
   std::vector<Rejected> rejected_;  // this pod's, reused
   // Per claim of s_.claims: the template it was created from in this run
-  // (its spec is a copy of the template's), else nullptr.
+  // (its spec is a copy of the template's), or before it with the spec still
+  // the template's (RememberTemplate), else nullptr.
   std::vector<const api::ResourceClaimTemplate*> from_template_;
+  std::vector<bool> template_checked_;  // by RememberTemplate
   std::map<std::vector<const api::ResourceClaimTemplate*>, uint32_t> signatures_;
   std::vector<Resources> allocatable_;  // per node of s_.nodes
   // Policies that score on the devices (fgd, dra-pack; policy.h).
@@ -379,6 +385,24 @@ const api::ResourceClaimTemplate* Scheduler::Canonical(const api::ResourceClaimT
   }
   bucket.push_back(t);
   return t;
+}
+
+void Scheduler::RememberTemplate(const api::Pod& pod, size_t claim_idx) {
+  if (claim_idx < from_template_.size() && from_template_[claim_idx] != nullptr) return;
+  if (claim_idx < template_checked_.size() && template_checked_[claim_idx]) return;
+  if (template_checked_.size() <= claim_idx) template_checked_.resize(s_.claims.size(), false);
+  template_checked_[claim_idx] = true;
+  const api::ResourceClaim& claim = s_.claims[claim_idx];
+  const std::string* pod_claim = claim.metadata.annotations.find(kPodClaimNameAnnotation);
+  if (pod_claim == nullptr || !IsControlledBy(claim, pod)) return;
+  for (const api::PodResourceClaim& prc : pod.spec.resource_claims) {
+    if (prc.name != *pod_claim || !prc.resource_claim_template_name) continue;
+    const api::ResourceClaimTemplate* tmpl = s_.FindTemplate(claim.metadata.namespace_, *prc.resource_claim_template_name);
+    if (tmpl == nullptr || !(tmpl->spec.spec == claim.spec)) return;
+    if (from_template_.size() <= claim_idx) from_template_.resize(s_.claims.size(), nullptr);
+    from_template_[claim_idx] = tmpl;
+    return;
+  }
 }
 
 uint32_t Scheduler::Signature(std::span<const api::ResourceClaim* const> to_allocate) {
@@ -453,6 +477,7 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   std::vector<bool> allocated_before;
   for (const PodClaimRef& ref : *refs) {
     const api::ResourceClaim* c = &s_.claims[ref.claim];
+    if (!c->status.allocation) RememberTemplate(pod, ref.claim);
     all_claims.push_back(c);
     allocated_before.push_back(c->status.allocation.has_value());
     if (!c->status.allocation) to_allocate.push_back(c);
