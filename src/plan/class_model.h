@@ -1,5 +1,5 @@
 // Pending pods as equivalence classes, and the cluster autoscaler's
-// binpacking estimator over them (../shared/spec/autoscaler.md §2.5), for
+// binpacking estimator over them (cluster-autoscaler pkg/estimator/binpacking_estimator.go), for
 // plans too large to schedule every candidate (`dractl plan` with thousands
 // of pending pods or tens of node groups).
 //
