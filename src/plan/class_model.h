@@ -94,9 +94,6 @@ class ClassModel {
   // without scheduling it.
   StatusOr<std::vector<int64_t>> Pack(std::span<const int64_t> counts, std::span<const int64_t> remaining);
 
-  // The classes in the estimator's order for group `g`.
-  const std::vector<uint32_t>& Order(size_t g) const { return order_[g]; }
-
   size_t simulations() const { return simulations_; }
 
  private:

@@ -422,12 +422,13 @@ class Planner {
   // Waste (as Waste) of new nodes of group g holding `runs`.
   double ModelWaste(size_t g, std::span<const NodeRun> runs) {
     const sched::Resources alloc = sched::NodeAllocatable(groups_[g].node);
+    const std::span<const PodClass> classes = Model()->classes();
     double waste = 0;
     for (const NodeRun& run : runs) {
       int64_t cpu = 0, memory = 0;
       for (const auto& [c, n] : run.content) {
-        cpu += n * Model()->classes()[c].requests.milli_cpu;
-        memory += n * Model()->classes()[c].requests.memory;
+        cpu += n * classes[c].requests.milli_cpu;
+        memory += n * classes[c].requests.memory;
       }
       double per_node = 0;
       if (alloc.milli_cpu > 0) per_node += 1 - static_cast<double>(cpu) / static_cast<double>(alloc.milli_cpu);
