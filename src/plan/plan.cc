@@ -6,6 +6,7 @@
 #include <map>
 #include <queue>
 #include <set>
+#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
@@ -150,18 +151,58 @@ class Planner {
   // for one with texts where every pod was placed.
   StatusOr<const Evaluation*> Eval(const Counts& counts, bool full = false, bool texts = true) {
     texts = texts && full;
-    std::map<Counts, Evaluation>& memo = full ? (texts ? full_memo_ : quiet_memo_) : memo_;
+    if (const Evaluation* known = Known(counts, full, texts)) return known;
+    DRA_ASSIGN_OR_RETURN(Evaluation e, Compute(counts, full, texts));
+    ++evaluations_;
+    return &Memo(full, texts).emplace(counts, std::move(e)).first->second;
+  }
+
+  // Eval of each of `plans` not known yet, two at a time (the runs share
+  // nothing but the immutable cluster; the allocator's caches are per run).
+  Status EvalEach(std::span<const Counts> plans, bool full, bool texts) {
+    texts = texts && full;
+    std::vector<Counts> todo;
+    for (const Counts& c : plans) {
+      if (Known(c, full, texts) == nullptr && std::find(todo.begin(), todo.end(), c) == todo.end()) todo.push_back(c);
+    }
+    std::vector<std::optional<StatusOr<Evaluation>>> done(todo.size());
+    auto work = [&](size_t first) {
+      for (size_t i = first; i < todo.size(); i += 2) done[i] = Compute(todo[i], full, texts);
+    };
+    {
+      std::optional<std::jthread> second;
+      if (todo.size() > 1) second.emplace(work, 1);
+      work(0);
+    }
+    for (size_t i = 0; i < todo.size(); ++i) {
+      if (!done[i]->ok()) return done[i]->status();
+      ++evaluations_;
+      Memo(full, texts).emplace(todo[i], std::move(**done[i]));
+    }
+    return OkStatus();
+  }
+
+  // The memo of runs of a kind (see Eval).
+  std::map<Counts, Evaluation>& Memo(bool full, bool texts) {
+    return full ? (texts ? full_memo_ : quiet_memo_) : memo_;
+  }
+  const Evaluation* Known(const Counts& counts, bool full, bool texts) {
+    std::map<Counts, Evaluation>& memo = Memo(full, texts);
     if (auto it = memo.find(counts); it != memo.end()) return &it->second;
     if (texts) {
       if (auto it = quiet_memo_.find(counts); it != quiet_memo_.end() && it->second.unplaced.empty()) {
         return &it->second;
       }
     }
+    return nullptr;
+  }
+
+  // Eval's run itself. Thread-safe: it reads the cluster and the groups only.
+  StatusOr<Evaluation> Compute(const Counts& counts, bool full, bool texts) const {
     std::set<std::string, std::less<>> added;
     sched::Snapshot s = WithNodes(counts, &added, full);
     StatusOr<sched::ScheduleResult> r = sched::Schedule(&s, ScheduleOptionsFor(options_, texts));
     if (!r.ok()) return r.status();
-    ++evaluations_;
     Evaluation e{.cost = Cost(counts)};
     std::map<std::string, const api::Pod*, std::less<>> pods;
     for (const api::Pod& p : s.pods) pods[sched::ObjectKey(p.metadata)] = &p;
@@ -179,7 +220,7 @@ class Planner {
         memory += req.memory;
       }
     }
-    return &memo.emplace(counts, std::move(e)).first->second;
+    return e;
   }
 
   // The autoscaler's waste of the nodes group g gains from `before` to
@@ -645,13 +686,12 @@ StatusOr<PlanResult> PlanScaleUp(const sched::Snapshot& cluster, std::span<const
     // A plan of the model scheduled in full: pods the model placed but the
     // scheduler did not (it spreads pods where the model fills nodes one by
     // one) get more nodes, as the autoscaler's next loops would add them (at
-    // most three times).
-    const Expander more = options.expander == Expander::kOptimal ? Expander::kPrice : options.expander;
-    auto realize = [&](Counts counts) -> StatusOr<Counts> {
-      for (int round = 0; round < 3; ++round) {
+    // most three times; none without `more`).
+    auto realize = [&](Counts counts, std::optional<Expander> more) -> StatusOr<Counts> {
+      for (int round = 0; more && round < 3; ++round) {
         DRA_ASSIGN_OR_RETURN(const Evaluation* e, planner.Eval(counts, /*full=*/true, /*texts=*/false));
         if (e->unplaced.empty()) break;
-        DRA_ASSIGN_OR_RETURN(Counts next, planner.ModelExpand(more, counts, planner.Unplaced(*e)));
+        DRA_ASSIGN_OR_RETURN(Counts next, planner.ModelExpand(*more, counts, planner.Unplaced(*e)));
         if (next == counts) break;
         counts = std::move(next);
       }
@@ -659,18 +699,20 @@ StatusOr<PlanResult> PlanScaleUp(const sched::Snapshot& cluster, std::span<const
     };
     if (options.expander != Expander::kOptimal) {
       DRA_ASSIGN_OR_RETURN(chosen, planner.ModelExpand(options.expander, none, planner.ClassSizes()));
-      DRA_ASSIGN_OR_RETURN(chosen, realize(std::move(chosen)));
+      DRA_ASSIGN_OR_RETURN(chosen, realize(std::move(chosen), options.expander));
     } else {
       // The incumbent: the expanders' best plan on the model, or every
       // group at its maxSize if that places more.
+      std::map<Expander, Counts> plans;
       int64_t best_placed = -1;
       for (Expander e : {Expander::kLeastWaste, Expander::kPrice, Expander::kMostPods, Expander::kRandom}) {
         DRA_ASSIGN_OR_RETURN(Counts c, planner.ModelExpand(e, none, planner.ClassSizes()));
         DRA_ASSIGN_OR_RETURN(const int64_t placed, planner.ModelPlaced(c));
         if (placed > best_placed || (placed == best_placed && planner.Cost(c) < planner.Cost(chosen) - 1e-9)) {
-          chosen = std::move(c);
+          chosen = c;
           best_placed = placed;
         }
+        plans[e] = std::move(c);
       }
       DRA_ASSIGN_OR_RETURN(const int64_t at_max, planner.ModelPlaced(all));
       if (at_max > best_placed) {
@@ -686,14 +728,29 @@ StatusOr<PlanResult> PlanScaleUp(const sched::Snapshot& cluster, std::span<const
         if (placed >= best_placed) improved = lp.rounded;
       }
       DRA_ASSIGN_OR_RETURN(improved, planner.ModelImprove(std::move(improved), best_placed, deadline));
-      // Both scheduled in full: the improved plan replaces the incumbent
-      // only where the scheduler places as many pods with it (it may not
-      // realise the model's tighter packing: it spreads pods by score).
-      DRA_ASSIGN_OR_RETURN(chosen, realize(std::move(chosen)));
-      if (improved != chosen) {
-        DRA_ASSIGN_OR_RETURN(const Evaluation* a, planner.Eval(improved, /*full=*/true, /*texts=*/false));
-        DRA_ASSIGN_OR_RETURN(const Evaluation* b, planner.Eval(chosen, /*full=*/true, /*texts=*/false));
-        if (Planner::Better(*a, *b)) chosen = std::move(improved);
+      // Scheduled in full (two runs at a time), as the expanders realise
+      // them: least-waste's and price's plans (so that optimal never costs
+      // more than either), the incumbent, and the improved plan as it is
+      // (the scheduler may not realise the model's tighter packing: it
+      // spreads pods by score; more nodes for what it leaves pending cost
+      // more than the incumbent did in every case tried). The best of them:
+      // the most pods, then the cheapest.
+      std::vector<std::pair<Counts, std::optional<Expander>>> candidates = {
+          {plans[Expander::kLeastWaste], Expander::kLeastWaste},
+          {plans[Expander::kPrice], Expander::kPrice},
+          {chosen, Expander::kPrice},
+          {improved, std::nullopt}};
+      std::vector<Counts> first_runs;
+      for (const auto& [c, e] : candidates) first_runs.push_back(c);
+      DRA_RETURN_IF_ERROR(planner.EvalEach(first_runs, /*full=*/true, /*texts=*/false));
+      const Evaluation* best = nullptr;
+      for (auto& [c, e] : candidates) {
+        DRA_ASSIGN_OR_RETURN(Counts realized, realize(std::move(c), e));
+        DRA_ASSIGN_OR_RETURN(const Evaluation* r, planner.Eval(realized, /*full=*/true, /*texts=*/false));
+        if (best == nullptr || Planner::Better(*r, *best)) {
+          best = r;
+          chosen = std::move(realized);
+        }
       }
       result.lower_bound = lp.bound;
       result.stopped_early = result.lower_bound < planner.Cost(chosen) - 1e-6 * (1 + planner.Cost(chosen));

@@ -44,7 +44,9 @@ std::string_view ExpanderName(Expander expander);
 // How the planner values a candidate set of nodes: kRuns schedules each one
 // (every pending pod on the new nodes); kClasses builds plans from what one
 // node of each group holds of each class of equal pending pods
-// (class_model.h) and schedules only the plan chosen; kAuto takes kClasses
+// (class_model.h) and schedules only the plans it chooses between (an
+// expander: its own; optimal: least-waste's, price's, the best on the model
+// and a cheaper one, two runs at a time); kAuto takes kClasses
 // where it applies and there are more than kClassesFromPods pending pods or
 // kClassesFromGroups groups.
 enum class Valuation { kAuto, kRuns, kClasses };

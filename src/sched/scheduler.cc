@@ -8,6 +8,7 @@
 #include "sched/scheduler.h"
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <memory>
 #include <optional>
@@ -147,6 +148,20 @@ struct DraWhyNot {
   int reason_claim = -1;   // index into the pod's claims to allocate
   uint32_t signature = 0;  // of the claims it is about (0: this pod's, not remembered)
 };
+
+// How many bits are set in `bits` from bit `i` on, without a gap.
+size_t OnesFrom(const std::vector<uint64_t>& bits, size_t i) {
+  size_t w = i / 64;
+  const size_t offset = i % 64;
+  size_t n = static_cast<size_t>(std::countr_one(bits[w] >> offset));
+  if (n < 64 - offset) return n;
+  for (++w; w < bits.size(); ++w) {
+    const size_t ones = static_cast<size_t>(std::countr_one(bits[w]));
+    n += ones;
+    if (ones < 64) break;
+  }
+  return n;
+}
 
 // A node Filter rejected, recorded cheaply (no text); turned into a
 // NodeRejection only if the pod is not placed.
@@ -295,37 +310,51 @@ class Scheduler {
   }
   NodeState StateOf(size_t node_idx) const;
   NodeState StateOf(size_t node_idx, int64_t devices, int64_t devices_in_use) const;
-  // A pod that fit no node in this run (texts off), as Filter sees it.
-  struct FailedPod {
-    size_t pod = 0;  // into s_.pods
+  // Pods that Filter treats alike in this run (texts off): the same
+  // requests, claims (signature), tolerations and node selection. Nodes only
+  // fill up during a run (no filter here passes a node that more pods or
+  // allocations on it would fail), so a node that turned one of them down
+  // turns down every later one, and a class that fit no node fits none.
+  struct PodClass {
+    size_t pod = 0;  // its first pod, into s_.pods
     Resources requests{};
     uint32_t signature = 0;
+    size_t members = 0;  // pods filtered so far
+    bool failed = false;
+    // A bit per node of s_.nodes that turned the class down, from its second
+    // pod on (a class of one pod never reads it); empty past the budget.
+    std::vector<uint64_t> rejected;
   };
-  // By signature, cpu and memory (a scan per pod would grow with the pods
-  // that failed when they all differ).
-  static uint64_t FailedKey(const Resources& requests, uint32_t signature) {
+  // By signature, cpu and memory (a scan per pod would grow with the classes
+  // when pods all differ).
+  static uint64_t ClassKey(const Resources& requests, uint32_t signature) {
     return (static_cast<uint64_t>(signature) * 0x9E3779B97F4A7C15ULL) ^
            static_cast<uint64_t>(requests.milli_cpu) * 31 ^ static_cast<uint64_t>(requests.memory);
   }
-  std::unordered_multimap<uint64_t, FailedPod> failed_;
-  void RememberFailed(size_t pod_idx, const Resources& requests, uint32_t signature) {
-    failed_.emplace(FailedKey(requests, signature),
-                    FailedPod{.pod = pod_idx, .requests = requests, .signature = signature});
-  }
-  // True if a pod with the same requests, claims (signature), tolerations
-  // and node selection failed before in this run.
-  bool FailedBefore(const api::Pod& pod, const Resources& requests, uint32_t signature) const {
-    auto [begin, end] = failed_.equal_range(FailedKey(requests, signature));
+  std::unordered_multimap<uint64_t, size_t> class_index_;  // into classes_
+  std::vector<PodClass> classes_;
+  size_t rejected_words_ = 0;  // in all classes' `rejected`
+  static constexpr size_t kRejectedWordsBudget = size_t{32} << 20;  // 256 MiB
+  PodClass& ClassOf(size_t pod_idx, const Resources& requests, uint32_t signature) {
+    const api::PodSpec& spec = s_.pods[pod_idx].spec;
+    const uint64_t key = ClassKey(requests, signature);
+    auto [begin, end] = class_index_.equal_range(key);
     for (auto it = begin; it != end; ++it) {
-      const FailedPod& f = it->second;
-      if (f.signature != signature || !(f.requests == requests)) continue;
-      const api::PodSpec& other = s_.pods[f.pod].spec;
-      if (other.tolerations == pod.spec.tolerations && other.node_selector == pod.spec.node_selector &&
-          other.affinity == pod.spec.affinity) {
-        return true;
+      PodClass& c = classes_[it->second];
+      if (c.signature != signature || !(c.requests == requests)) continue;
+      const api::PodSpec& other = s_.pods[c.pod].spec;
+      if (other.tolerations == spec.tolerations && other.node_selector == spec.node_selector &&
+          other.affinity == spec.affinity) {
+        if (++c.members == 2 && rejected_words_ + s_.nodes.size() / 64 + 1 <= kRejectedWordsBudget) {
+          c.rejected.assign(s_.nodes.size() / 64 + 1, 0);
+          rejected_words_ += c.rejected.size();
+        }
+        return c;
       }
     }
-    return false;
+    class_index_.emplace(key, classes_.size());
+    return classes_.emplace_back(PodClass{
+        .pod = pod_idx, .requests = requests, .signature = signature, .members = 1, .failed = false, .rejected = {}});
   }
 
   Snapshot& s_;
@@ -528,9 +557,13 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   // its claims are fresh ones from templates of equal specs.
   const bool comparable = !options_.unschedulable_texts && !extended && pod.spec.node_name.empty() &&
                           to_allocate.size() == all_claims.size() && (to_allocate.empty() || signature != 0);
-  if (comparable && FailedBefore(pod, requests, signature)) {
+  PodClass* pod_class = comparable ? &ClassOf(pod_idx, requests, signature) : nullptr;
+  if (pod_class != nullptr && pod_class->failed) {
     return Fail(std::move(out), PodOutcome::Kind::kUnschedulable, fmt::format("0/{} nodes are available.", num_nodes));
   }
+  std::vector<uint64_t>* known_rejected =
+      pod_class != nullptr && !pod_class->rejected.empty() ? &pod_class->rejected : nullptr;
+  const bool record_rejected = options_.unschedulable_texts;
   rejected_.clear();
   std::vector<Candidate> feasible;
   // The packing policies compare every node unless told otherwise.
@@ -546,9 +579,18 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   size_t processed = 0;
   for (; processed < num_nodes && feasible.size() < want_feasible; ++processed) {
     const size_t node_idx = (next_start_node_ + processed) % num_nodes;
+    if (known_rejected != nullptr) {
+      // Nodes that turned this pod's class down: passed over, as processed.
+      const size_t skip = std::min(OnesFrom(*known_rejected, node_idx), num_nodes - processed);
+      if (skip > 0) {
+        processed += skip - 1;
+        continue;
+      }
+    }
     const api::Node& node = s_.nodes[node_idx];
     auto reject = [&](const char* plugin, Rejected::Why why) {
-      rejected_.push_back(Rejected{.node = node_idx, .plugin = plugin, .why = why});
+      if (record_rejected) rejected_.push_back(Rejected{.node = node_idx, .plugin = plugin, .why = why});
+      if (known_rejected != nullptr) (*known_rejected)[node_idx / 64] |= uint64_t{1} << (node_idx % 64);
     };
     // The filters decide without texts: about half the nodes of a busy
     // cluster are turned down, and their texts are only read if the pod fits
@@ -658,7 +700,7 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   }
   if (num_nodes > 0) next_start_node_ = (next_start_node_ + processed) % num_nodes;
   if (feasible.empty() && !options_.unschedulable_texts) {
-    if (comparable) RememberFailed(pod_idx, requests, signature);
+    if (pod_class != nullptr) pod_class->failed = true;
     return Fail(std::move(out), PodOutcome::Kind::kUnschedulable, fmt::format("0/{} nodes are available.", num_nodes));
   }
   if (feasible.empty()) {
