@@ -126,8 +126,17 @@ int LoadLive(const ClusterInputOptions& options, const manifest::LoadOptions& lo
   manifest::Loader loader(live_options);
   size_t before = loaded->objects.size();
   std::string counts;
-  for (const kube::Collection& c : kube::SnapshotCollections()) {
+  std::vector<kube::Collection> collections = kube::SnapshotCollections();
+  if (options.namespaces) collections.push_back({.path = "/api/v1/namespaces"});
+  for (const kube::Collection& c : collections) {
     StatusOr<kube::ListResult> list = kube::ListAll(**client, c);
+    if (!list.ok() && c.path == "/api/v1/namespaces") {
+      // Only `audit` asks for them, to read one label; a role without them
+      // (dractl serve's) still audits the rest.
+      std::fprintf(stderr, "%s: warning: cannot list namespaces (%s): their labels are not checked\n",
+                   options.command, list.status().message().c_str());
+      continue;
+    }
     if (!list.ok()) {
       std::fprintf(stderr, "%s: %s (%s)\n", options.command, list.status().message().c_str(), config->source.c_str());
       return kExitInputError;
@@ -147,7 +156,8 @@ int LoadLive(const ClusterInputOptions& options, const manifest::LoadOptions& lo
 
 int LoadCluster(const std::vector<std::string>& files, const api::FeatureGates& gates,
                 const ClusterInputOptions& options, manifest::LoadResult* loaded) {
-  const manifest::LoadOptions load_options{.keep_trees = true, .keep_workloads = options.expand_workloads};
+  const manifest::LoadOptions load_options{
+      .keep_trees = true, .keep_workloads = options.expand_workloads, .keep_namespaces = options.namespaces};
   if (options.live) {
     if (int rc = LoadLive(options, load_options, loaded); rc >= 0) return rc;
   }

@@ -24,6 +24,7 @@ namespace dra::cli {
 struct ClusterInputOptions {
   const char* command = "dractl";  // "dractl schedule": prefix of messages
   bool expand_workloads = true;    // Deployments & co. become pods (sched/workloads.h)
+  bool namespaces = false;         // keep Namespaces (LoadResult::namespaces); --live lists them too
   // Also read the cluster from an API server (kube/list.h): the kubeconfig
   // file (empty: $KUBECONFIG, ~/.kube/config, else in-cluster) and context.
   bool live = false;

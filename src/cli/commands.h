@@ -15,7 +15,9 @@ int RunEval(std::span<const std::string_view> args);
 int RunAllocate(std::span<const std::string_view> args);
 int RunSchedule(std::span<const std::string_view> args);
 int RunExplain(std::span<const std::string_view> args);
+int RunAudit(std::span<const std::string_view> args);
 int RunPlan(std::span<const std::string_view> args);
+int RunMigrate(std::span<const std::string_view> args);
 int RunImport(std::span<const std::string_view> args);
 int RunSimulate(std::span<const std::string_view> args);
 // `dractl simulate replay ...`, reached through RunSimulate.

@@ -206,6 +206,7 @@ void LoadInputs(const std::vector<std::string>& paths, const manifest::LoadOptio
     for (manifest::LoadedObject& o : part.objects) result->objects.push_back(std::move(o));
     for (manifest::LoadMessage& m : part.messages) result->messages.push_back(std::move(m));
     for (manifest::LoadedWorkload& w : part.workloads) result->workloads.push_back(std::move(w));
+    for (manifest::LoadedNamespace& n : part.namespaces) result->namespaces.push_back(std::move(n));
     for (const auto& [kind, n] : part.skipped_kinds) result->skipped_kinds[kind] += n;
     result->files += part.files;
     result->documents += part.documents;

@@ -307,6 +307,32 @@ void DropManagedFields(Node* object) {
   }
 }
 
+void Loader::DecodeNamespace(const Node& root, const std::shared_ptr<const std::string>& file,
+                             const std::string& display_name, LoadResult* out) const {
+  auto error = [&](const Node* at, std::string field, std::string message) {
+    out->messages.push_back({.severity = api::Severity::kError, .file = *file, .mark = at->mark,
+                             .object = display_name, .field = std::move(field), .message = std::move(message)});
+  };
+  LoadedNamespace ns{.name = {}, .labels = {}, .file = file, .mark = root.mark};
+  const Node* meta = root.Find("metadata");
+  const Node* name = meta != nullptr && meta->is_mapping() ? meta->Find("name") : nullptr;
+  if (name == nullptr || name->kind != NodeKind::kString || name->text.empty()) {
+    return error(name != nullptr ? name : &root, "metadata.name", "Required value: name or generateName is required");
+  }
+  ns.name = name->text;
+  if (const Node* labels = meta->Find("labels"); labels != nullptr && !labels->is_null()) {
+    if (!labels->is_mapping()) return error(labels, "metadata.labels", "must be a map of strings");
+    for (size_t i = 0; i < labels->items.size(); ++i) {
+      const Node& value = labels->items[i];
+      if (value.kind != NodeKind::kString && !value.is_null()) {
+        return error(&value, "metadata.labels[" + labels->keys[i].first + "]", "must be a string");
+      }
+      ns.labels.emplace(labels->keys[i].first, value.text);
+    }
+  }
+  out->namespaces.push_back(std::move(ns));
+}
+
 void Loader::DecodeOne(Node root, const std::shared_ptr<const std::string>& file, LoadResult* out) const {
   if (options_.drop_managed_fields) DropManagedFields(&root);
   const Node* kind_node = root.Find("kind");
@@ -331,6 +357,10 @@ void Loader::DecodeOne(Node root, const std::shared_ptr<const std::string>& file
                              .mark = api_node ? api_node->mark : root.mark, .object = name,
                              .field = "apiVersion",
                              .message = api_node ? "must be a non-empty string" : "Required value: every object needs an apiVersion"});
+    return;
+  }
+  if (options_.keep_namespaces && kind_node->text == "Namespace" && api_node->text == "v1") {
+    DecodeNamespace(root, file, name, out);
     return;
   }
   std::vector<Diagnostic> diagnostics;

@@ -42,6 +42,10 @@ struct LoadOptions {
   // but holds a template ("{{") are skipped with a warning each, instead of
   // being errors. Objects of kinds we do not model are skipped either way.
   bool skip_unknown = false;
+  // Keep v1 Namespaces (their names and labels) in LoadResult::namespaces
+  // (for `audit`, which checks the admin-access label) instead of skipping
+  // them.
+  bool keep_namespaces = false;
   // Drop metadata.managedFields (as `kubectl get` hides them and
   // kube-scheduler's informers discard them): for objects read from an API
   // server.
@@ -61,6 +65,14 @@ struct LoadedWorkload {
   std::shared_ptr<const std::string> file;
   Mark mark;                          // where the object starts
   std::shared_ptr<const Node> tree;   // set if LoadOptions::keep_trees
+};
+
+// A Namespace kept with LoadOptions::keep_namespaces.
+struct LoadedNamespace {
+  std::string name;
+  std::map<std::string, std::string, std::less<>> labels;
+  std::shared_ptr<const std::string> file;
+  Mark mark;  // where the object starts
 };
 
 struct LoadMessage {
@@ -84,6 +96,7 @@ struct LoadResult {
   std::vector<LoadedObject> objects;
   std::vector<LoadMessage> messages;
   std::vector<LoadedWorkload> workloads;  // only with LoadOptions::keep_workloads
+  std::vector<LoadedNamespace> namespaces;  // only with LoadOptions::keep_namespaces
   // "apps/v1 Deployment" -> how many were skipped.
   std::map<std::string, size_t> skipped_kinds;
   size_t files = 0;
@@ -112,6 +125,8 @@ class Loader {
   void LoadDocument(Node root, const std::shared_ptr<const std::string>& file, Mark mark,
                     LoadResult* out) const;
   void DecodeOne(Node root, const std::shared_ptr<const std::string>& file, LoadResult* out) const;
+  void DecodeNamespace(const Node& root, const std::shared_ptr<const std::string>& file,
+                       const std::string& display_name, LoadResult* out) const;
 
   LoadOptions options_;
 };

@@ -77,7 +77,7 @@ TEST(CompletionTest, EveryCommandOfTheHelpIsCompletedAndHasAManPage) {
     EXPECT_TRUE(fs::exists(kShare + "/man/dractl-" + name + ".1")) << name;
     ++commands;
   }
-  EXPECT_EQ(commands, 16);
+  EXPECT_EQ(commands, 18);
   for (const char* sub : {"simulate-replay", "simulate-cluster", "gen-cluster", "cel-run"}) {
     EXPECT_TRUE(fs::exists(kShare + "/man/dractl-" + std::string(sub) + ".1")) << sub;
   }
