@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "bench/generate.h"
+#include "bench/slice_dump.h"
 
 int main(int argc, char** argv) {
   int nodes = 5000, gpus = 8;

@@ -6,7 +6,7 @@
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 
-#include "bench/generate.h"
+#include "bench/slice_dump.h"
 #include "manifest/json_parser.h"
 #include "manifest/loader.h"
 

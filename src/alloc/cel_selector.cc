@@ -7,6 +7,7 @@
 #include <atomic>
 #include <string>
 
+#include "base/release.h"
 #include "cel/dra_env.h"
 
 namespace dra::alloc {
@@ -65,7 +66,7 @@ class CelSelectorEvaluator final : public SelectorEvaluator {
 
 StatusOr<std::unique_ptr<SelectorEvaluator>> NewCelSelectorEvaluator(const Features& features) {
   cel::DraEnvOptions options;
-  options.minor = 37;
+  options.minor = kDefaultMinor;
   options.new_expressions = false;  // the scheduler evaluates stored expressions
   options.consumable_capacity = features.consumable_capacity;
   options.list_type_attributes = features.list_type_attributes;

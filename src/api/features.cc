@@ -3,14 +3,15 @@
 // DRAWorkloadResourceClaims are beta but off by default), GA on.
 #include "api/features.h"
 
+#include <string>
 #include <vector>
+
+#include "base/release.h"
 
 namespace dra::api {
 namespace {
 
-constexpr int kFirstMinor = 34;
-constexpr int kLastMinor = 37;
-constexpr size_t kMinorCount = kLastMinor - kFirstMinor + 1;
+constexpr size_t kMinorCount = kNewestMinor - kOldestMinor + 1;
 
 struct Release {
   Maturity maturity;
@@ -109,21 +110,22 @@ std::optional<int> ParseMinor(std::string_view version) {
 }  // namespace
 
 FeatureGates FeatureGates::Defaults() {
-  StatusOr<FeatureGates> gates = Defaults("1.37");
+  StatusOr<FeatureGates> gates = Defaults(kDefaultRelease);
   return *gates;
 }
 
 StatusOr<FeatureGates> FeatureGates::Defaults(std::string_view version) {
   std::optional<int> minor = ParseMinor(version);
-  if (!minor || *minor < kFirstMinor || *minor > kLastMinor) {
+  if (!minor || *minor < kOldestMinor || *minor > kNewestMinor) {
     return InvalidArgumentError("unsupported Kubernetes version \"" + std::string(version) +
-                                "\": feature gate defaults are known for 1.34 to 1.37");
+                                "\": feature gate defaults are known for 1." + std::to_string(kOldestMinor) +
+                                " to 1." + std::to_string(kNewestMinor));
   }
   FeatureGates gates;
   gates.minor_ = *minor;
   for (const GateRow& row : kGates) {
     gates.enabled_[static_cast<size_t>(row.gate)] =
-        row.releases[static_cast<size_t>(*minor - kFirstMinor)].on;
+        row.releases[static_cast<size_t>(*minor - kOldestMinor)].on;
   }
   return gates;
 }
@@ -158,7 +160,7 @@ std::string FeatureGates::version() const {
 
 Maturity FeatureGates::maturity(Gate gate) const {
   if (minor_ == 0) return Maturity::kAlpha;
-  return Row(gate).releases[static_cast<size_t>(minor_ - kFirstMinor)].maturity;
+  return Row(gate).releases[static_cast<size_t>(minor_ - kOldestMinor)].maturity;
 }
 
 Status FeatureGates::Set(std::string_view name, bool value) {

@@ -4,6 +4,8 @@
 // each scanner names the expression it implements.
 #include "api/names.h"
 
+#include "base/strings.h"
+
 namespace dra::api {
 namespace {
 
@@ -52,20 +54,6 @@ bool MatchesCIdentifier(std::string_view s) {
     if (!IsAlnum(c) && c != '_') return false;
   }
   return true;
-}
-
-std::vector<std::string_view> Split(std::string_view s, char sep) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  while (true) {
-    size_t pos = s.find(sep, start);
-    if (pos == std::string_view::npos) {
-      parts.push_back(s.substr(start));
-      return parts;
-    }
-    parts.push_back(s.substr(start, pos - start));
-    start = pos + 1;
-  }
 }
 
 std::string ToLower(std::string_view s) {

@@ -33,6 +33,8 @@
 #include <vector>
 
 #include "api/names.h"
+#include "base/release.h"
+#include "base/strings.h"
 
 namespace dra::api {
 namespace {
@@ -74,20 +76,6 @@ std::string ToLowerAscii(std::string_view s) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   }
   return out;
-}
-
-std::vector<std::string_view> Split(std::string_view s, char sep) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  while (true) {
-    size_t pos = s.find(sep, start);
-    if (pos == std::string_view::npos) {
-      parts.push_back(s.substr(start));
-      return parts;
-    }
-    parts.push_back(s.substr(start, pos - start));
-    start = pos + 1;
-  }
 }
 
 // Upstream truncateIfTooLong: map keys in paths are shortened in the middle.
@@ -360,7 +348,7 @@ std::string SharedDeviceId(std::string_view driver, std::string_view pool, std::
 
 int MinorOf(const FeatureGates& gates) {
   std::string version = gates.version();  // "" or "1.NN"
-  if (version.size() < 3) return 37;
+  if (version.size() < 3) return kDefaultMinor;
   return std::stoi(version.substr(2));
 }
 

@@ -20,6 +20,7 @@
 #include "alloc/taint_rules.h"
 #include "api/features.h"
 #include "api/validation.h"
+#include "base/release.h"
 #include "cel/dra_env.h"
 #include "sched/resources.h"
 
@@ -773,7 +774,7 @@ class Auditor {
 
 StatusOr<std::vector<Finding>> Audit(const sched::Snapshot& cluster, const AuditOptions& options) {
   cel::DraEnvOptions env_options;
-  env_options.minor = 37;
+  env_options.minor = kDefaultMinor;
   env_options.consumable_capacity = cluster.gates.enabled(api::Gate::kDRAConsumableCapacity);
   env_options.list_type_attributes = cluster.gates.enabled(api::Gate::kDRAListTypeAttributes);
   DRA_ASSIGN_OR_RETURN(std::unique_ptr<cel::DraEnvironment> env, cel::DraEnvironment::New(env_options));

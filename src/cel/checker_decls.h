@@ -24,6 +24,7 @@
 #include <optional>
 #include <string>
 
+#include "base/release.h"
 #include "cel/checker.h"
 #include "cel/parser.h"
 #include "cel/types.h"
@@ -65,7 +66,7 @@ enum class ExpressionEnv : uint8_t {
 struct KubernetesEnvOptions {
   // The release of the binary: 1.<minor>, 34 to 37. NewExpressions contain
   // what release 1.<minor - 1> (the compatibility version) has.
-  int minor = 37;
+  int minor = kDefaultMinor;
   ExpressionEnv env = ExpressionEnv::kStoredExpressions;
   // Feature gates (honoured by NewExpressions only).
   bool consumable_capacity = false;   // DRAConsumableCapacity

@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <functional>
 
+#include "base/release.h"
 #include "cel/parser.h"
 
 namespace dra::cel {
@@ -559,9 +560,9 @@ uint64_t EvalScratch::cost() const { return impl_->state.cost(); }
 // --- DraEnvironment ------------------------------------------------------------------
 
 StatusOr<std::unique_ptr<DraEnvironment>> DraEnvironment::New(const DraEnvOptions& options) {
-  if (options.minor < 34 || options.minor > 37) {
-    return InvalidArgumentError("Kubernetes release 1." + std::to_string(options.minor) +
-                                " is not supported (1.34 to 1.37 are)");
+  if (options.minor < kOldestMinor || options.minor > kNewestMinor) {
+    return InvalidArgumentError("Kubernetes release 1." + std::to_string(options.minor) + " is not supported (1." +
+                                std::to_string(kOldestMinor) + " to 1." + std::to_string(kNewestMinor) + " are)");
   }
   std::unique_ptr<DraEnvironment> env(new DraEnvironment(options));
   KubernetesLibraryOptions k = options.new_expressions

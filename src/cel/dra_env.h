@@ -61,6 +61,7 @@
 #include <vector>
 
 #include "api/resource.h"
+#include "base/release.h"
 #include "base/status.h"
 #include "cel/checker.h"
 #include "cel/checker_decls.h"
@@ -81,7 +82,7 @@ inline constexpr std::string_view kNoSuchKeyHint =
 // §1, §3, §4).
 struct DraEnvOptions {
   // Kubernetes minor release, 34 to 37.
-  int minor = 37;
+  int minor = kDefaultMinor;
   // NewExpressions (API validation of new or changed selectors, feature
   // gates honoured) instead of StoredExpressions (kube-scheduler; gates
   // ignored, src/cel/README.md §1).

@@ -15,6 +15,7 @@
 #include <initializer_list>
 
 #include "api/names.h"
+#include "base/release.h"
 #include "cel/internal/lib_util.h"
 #include "cel/lib/format.h"
 #include "cel/library.h"
@@ -1055,9 +1056,9 @@ Status RegisterKubernetesLibraries(FunctionRegistry& registry,
 
 StatusOr<std::shared_ptr<FunctionRegistry>> NewKubernetesRegistry(
     const KubernetesLibraryOptions& options) {
-  if (options.minor < 34 || options.minor > 37) {
-    return InvalidArgumentError("Kubernetes release 1." + std::to_string(options.minor) +
-                                " is not supported (1.34 to 1.37 are)");
+  if (options.minor < kOldestMinor || options.minor > kNewestMinor) {
+    return InvalidArgumentError("Kubernetes release 1." + std::to_string(options.minor) + " is not supported (1." +
+                                std::to_string(kOldestMinor) + " to 1." + std::to_string(kNewestMinor) + " are)");
   }
   LibraryOptions lib = LibraryOptions::Kubernetes();
   lib.format_flavor = FormatFlavor::kExternal;

@@ -64,6 +64,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/release.h"
 #include "base/status.h"
 #include "cel/ast.h"
 #include "cel/function_registry.h"
@@ -181,7 +182,7 @@ std::string QuantityParseErrorText(std::string_view text, const Status& status);
 // (src/cel/README.md §1, §3).
 struct KubernetesLibraryOptions {
   // The Kubernetes minor release of the component, 34 to 37.
-  int minor = 37;
+  int minor = kDefaultMinor;
   // StoredExpressions (everything the binary knows; what kube-scheduler
   // uses) or NewExpressions (API validation of new or changed expressions:
   // only what the compatibility version minor-1 had).
@@ -197,9 +198,9 @@ struct KubernetesLibraryOptions {
   lib::GoUrlRules url_rules = lib::GoUrlRules::kGo125;
 
   // StoredExpressions of release 1.<minor> (lists v1 `includes` from 1.37).
-  static KubernetesLibraryOptions Stored(int minor = 37);
+  static KubernetesLibraryOptions Stored(int minor = kDefaultMinor);
   // NewExpressions of release 1.<minor>.
-  static KubernetesLibraryOptions New(int minor = 37);
+  static KubernetesLibraryOptions New(int minor = kDefaultMinor);
 
   // The compatibility version whose libraries the environment has: minor
   // for StoredExpressions, minor-1 for NewExpressions.

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "base/base64.h"
 #include "cel/parser.h"
 #include "manifest/json_parser.h"
 
@@ -35,26 +36,6 @@ struct Vector {
   std::string error;                      // the expected error text, if any
   const manifest::Node* value = nullptr;  // the expected typed value, if any
 };
-
-std::string DecodeBase64(std::string_view in) {
-  static constexpr std::string_view kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  uint32_t buffer = 0;
-  int bits = 0;
-  for (char c : in) {
-    if (c == '=') break;
-    const size_t v = kAlphabet.find(c);
-    if (v == std::string_view::npos) continue;
-    buffer = (buffer << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((buffer >> bits) & 0xFF));
-    }
-  }
-  return out;
-}
 
 // If `value` is a scalar typed value (FORMAT.md §2), whether `c` equals it;
 // std::nullopt when there is nothing to compare.
@@ -76,7 +57,8 @@ std::optional<bool> ConstantMatches(const Constant& c, const manifest::Node& val
   }
   if (type == "string" && c.kind() == Constant::Kind::kString) return v.text == c.string_value();
   if (type == "bytes" && c.kind() == Constant::Kind::kBytes) {
-    return DecodeBase64(v.text) == c.bytes_value();
+    StatusOr<std::string> bytes = Base64Decode(v.text, Base64Syntax::kLenient);
+    return bytes.ok() && *bytes == c.bytes_value();
   }
   if (type == "bool" && c.kind() == Constant::Kind::kBool) return v.bool_value == c.bool_value();
   if (type == "null" && c.kind() == Constant::Kind::kNull) return true;

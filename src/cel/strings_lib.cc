@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "base/strings.h"
 #include "base/utf8.h"
 #include "cel/internal/lib_util.h"
 #include "cel/library.h"
@@ -284,23 +285,9 @@ std::string Printf(const char* spec, int precision, double d) {
   return big;
 }
 
-std::string ToBase(uint64_t v, int base, bool upper) {
-  const char* digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-  if (v == 0) return "0";
-  std::string out;
-  while (v > 0) {
-    out.push_back(digits[v % static_cast<uint64_t>(base)]);
-    v /= static_cast<uint64_t>(base);
-  }
-  std::reverse(out.begin(), out.end());
-  return out;
-}
-
 std::string IntInBase(const Value& v, int base, bool upper) {
-  if (v.is_uint()) return ToBase(v.uint_value(), base, upper);
-  const int64_t i = v.int_value();
-  if (i < 0) return "-" + ToBase(0 - static_cast<uint64_t>(i), base, upper);
-  return ToBase(static_cast<uint64_t>(i), base, upper);
+  if (v.is_uint()) return UintToBase(v.uint_value(), base, upper);
+  return IntToBase(v.int_value(), base, upper);
 }
 
 struct Formatter {

@@ -14,6 +14,7 @@
 #include "api/defaults.h"
 #include "api/features.h"
 #include "api/validation.h"
+#include "base/release.h"
 #include "cli/cluster_inputs.h"
 #include "cli/commands.h"
 #include "cli/common.h"
@@ -183,7 +184,7 @@ struct ManifestFlags {
   std::string node;
   std::vector<std::string> claims;
   std::vector<std::string> templates;
-  std::string version = "1.37";
+  std::string version{kDefaultRelease};
   std::string gates;
   std::string output = "yaml";
   uint64_t max_steps = 0;

@@ -39,6 +39,8 @@
 #include <vector>
 
 #include "api/resource.h"
+#include "base/base64.h"
+#include "base/json_escape.h"
 #include "cel/dra_env.h"
 #include "cel/k8s_lib.h"
 #include "cel/library.h"
@@ -58,67 +60,10 @@ using manifest::NodeKind;
 
 constexpr std::string_view kNotSupported = "not supported yet: ";
 
+// Strings in typed values and result lines: \b, \f and DEL as \u00XX.
+constexpr JsonEscapeOptions kTypedJsonString{.short_backspace_formfeed = false, .escape_del = true};
+
 // --- Typed JSON values (FORMAT.md §2) ------------------------------------------------
-
-std::string Base64Encode(std::string_view in) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const uint32_t n = (static_cast<uint32_t>(static_cast<unsigned char>(in[i])) << 16) |
-                       (static_cast<uint32_t>(static_cast<unsigned char>(in[i + 1])) << 8) |
-                       static_cast<unsigned char>(in[i + 2]);
-    out.push_back(kAlphabet[(n >> 18) & 63]);
-    out.push_back(kAlphabet[(n >> 12) & 63]);
-    out.push_back(kAlphabet[(n >> 6) & 63]);
-    out.push_back(kAlphabet[n & 63]);
-  }
-  if (i + 1 == in.size()) {
-    const uint32_t n = static_cast<uint32_t>(static_cast<unsigned char>(in[i])) << 16;
-    out.push_back(kAlphabet[(n >> 18) & 63]);
-    out.push_back(kAlphabet[(n >> 12) & 63]);
-    out += "==";
-  } else if (i + 2 == in.size()) {
-    const uint32_t n = (static_cast<uint32_t>(static_cast<unsigned char>(in[i])) << 16) |
-                       (static_cast<uint32_t>(static_cast<unsigned char>(in[i + 1])) << 8);
-    out.push_back(kAlphabet[(n >> 18) & 63]);
-    out.push_back(kAlphabet[(n >> 12) & 63]);
-    out.push_back(kAlphabet[(n >> 6) & 63]);
-    out.push_back('=');
-  }
-  return out;
-}
-
-StatusOr<std::string> Base64Decode(std::string_view in) {
-  std::string out;
-  uint32_t buffer = 0;
-  int bits = 0;
-  for (char c : in) {
-    if (c == '=') break;
-    int v;
-    if (c >= 'A' && c <= 'Z') {
-      v = c - 'A';
-    } else if (c >= 'a' && c <= 'z') {
-      v = c - 'a' + 26;
-    } else if (c >= '0' && c <= '9') {
-      v = c - '0' + 52;
-    } else if (c == '+') {
-      v = 62;
-    } else if (c == '/') {
-      v = 63;
-    } else {
-      return InvalidArgumentError("invalid base64");
-    }
-    buffer = (buffer << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((buffer >> bits) & 0xFF));
-    }
-  }
-  return out;
-}
 
 std::string_view StaticTypeName(std::string_view name) {
   static constexpr std::string_view kNames[] = {"bool",   "int",       "uint", "double",
@@ -166,7 +111,7 @@ StatusOr<Value> FromTypedJson(const Node& node) {
   }
   if (type == "string") return Value::String(v.text);
   if (type == "bytes") {
-    DRA_ASSIGN_OR_RETURN(std::string b, Base64Decode(v.text));
+    DRA_ASSIGN_OR_RETURN(std::string b, Base64Decode(v.text, Base64Syntax::kLenient));
     return Value::Bytes(std::move(b));
   }
   if (type == "bool") return Value::Bool(v.bool_value);
@@ -211,30 +156,6 @@ StatusOr<Value> FromTypedJson(const Node& node) {
   return InvalidArgumentError(std::string(kNotSupported) + "typed value '" + type + "'");
 }
 
-void AppendJsonString(std::string_view s, std::string& out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out.push_back('"');
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          out += "\\u00";
-          out.push_back(kHex[c >> 4]);
-          out.push_back(kHex[c & 15]);
-        } else {
-          out.push_back(ch);
-        }
-    }
-  }
-  out.push_back('"');
-}
-
 void AppendTypedJson(const Value& v, std::string& out) {
   switch (v.kind()) {
     case ValueKind::kNull: out += "{\"null\": null}"; return;
@@ -260,7 +181,7 @@ void AppendTypedJson(const Value& v, std::string& out) {
     }
     case ValueKind::kString:
       out += "{\"string\": ";
-      AppendJsonString(v.string_value(), out);
+      AppendJsonString(v.string_value(), out, kTypedJsonString);
       out.push_back('}');
       return;
     case ValueKind::kBytes:
@@ -292,7 +213,7 @@ void AppendTypedJson(const Value& v, std::string& out) {
     }
     case ValueKind::kType:
       out += "{\"type\": ";
-      AppendJsonString(v.type_name_value(), out);
+      AppendJsonString(v.type_name_value(), out, kTypedJsonString);
       out.push_back('}');
       return;
     case ValueKind::kOptional:
@@ -306,7 +227,7 @@ void AppendTypedJson(const Value& v, std::string& out) {
       return;
     case ValueKind::kError:
       out += "{\"error\": ";
-      AppendJsonString(v.error_message(), out);
+      AppendJsonString(v.error_message(), out, kTypedJsonString);
       out.push_back('}');
       return;
     case ValueKind::kOpaque: {
@@ -314,9 +235,9 @@ void AppendTypedJson(const Value& v, std::string& out) {
       if (type == "kubernetes.Quantity") type = "quantity";
       if (type == "kubernetes.Semver") type = "semver";
       out += "{";
-      AppendJsonString(type, out);
+      AppendJsonString(type, out, kTypedJsonString);
       out += ": ";
-      AppendJsonString(v.opaque().DebugString(), out);
+      AppendJsonString(v.opaque().DebugString(), out, kTypedJsonString);
       out.push_back('}');
       return;
     }
@@ -657,7 +578,7 @@ int RunCel(std::span<const std::string_view> args) {
   for (const manifest::Document& doc : *docs) {
     const Node* name = doc.root.Find("name");
     line = "{\"name\": ";
-    AppendJsonString(name != nullptr ? name->text : "", line);
+    AppendJsonString(name != nullptr ? name->text : "", line, kTypedJsonString);
     Outcome outcome = kubernetes ? RunKubernetesVector(doc.root, kubernetes_profile)
                                  : RunVector(doc.root, shared);
     if (outcome.has_value) {
@@ -665,7 +586,7 @@ int RunCel(std::span<const std::string_view> args) {
       line += outcome.value_json;
     } else {
       line += ", \"error\": ";
-      AppendJsonString(outcome.error, line);
+      AppendJsonString(outcome.error, line, kTypedJsonString);
     }
     line += "}\n";
     std::fwrite(line.data(), 1, line.size(), stdout);

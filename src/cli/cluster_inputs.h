@@ -14,6 +14,7 @@
 #include "CLI/CLI.hpp"
 #include "alloc/best_fit.h"
 #include "api/features.h"
+#include "base/release.h"
 #include "manifest/loader.h"
 #include "sched/policy.h"
 #include "sched/profile.h"
@@ -47,7 +48,7 @@ struct ClusterFlags {
   std::string policy = "kube";
   std::string device_choice;  // "", first-fit or best-fit ("": by policy, DeviceChoiceFor)
   uint64_t seed = 0;
-  std::string version = "1.37";
+  std::string version{kDefaultRelease};
   std::string gates;
   uint64_t max_steps = 0;
   std::string workloads = "expand";

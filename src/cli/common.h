@@ -11,6 +11,7 @@
 
 #include "CLI/CLI.hpp"
 #include "api/features.h"
+#include "base/release.h"
 #include "base/status.h"
 #include "api/validation.h"
 #include "manifest/loader.h"
@@ -118,7 +119,7 @@ std::optional<api::FeatureGates> GatesFromFlags(std::string_view command, const 
 // --kubernetes-version and --feature-gates, the same on every command that
 // reads manifests.
 struct GateFlags {
-  std::string version = "1.37";
+  std::string version{kDefaultRelease};
   std::string gates;
 };
 void AddGateFlags(CLI::App& app, GateFlags* flags);

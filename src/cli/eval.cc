@@ -34,6 +34,7 @@
 
 #include "alloc/features.h"
 #include "api/object.h"
+#include "base/release.h"
 #include "cel/dra_env.h"
 #include "cli/commands.h"
 #include "cli/common.h"
@@ -178,7 +179,7 @@ int RunEval(std::span<const std::string_view> args) {
   // The scheduler's environment (alloc/cel_selector.h) with the gates given.
   const alloc::Features features = alloc::Features::FromGates(*gates);
   StatusOr<std::unique_ptr<cel::DraEnvironment>> env =
-      cel::DraEnvironment::New({.minor = 37,
+      cel::DraEnvironment::New({.minor = kDefaultMinor,
                                 .new_expressions = false,
                                 .consumable_capacity = features.consumable_capacity,
                                 .list_type_attributes = features.list_type_attributes});

@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "base/release.h"
 #include "base/version.h"
 #include "cli/cluster_inputs.h"
 #include "cli/commands.h"
@@ -40,7 +41,7 @@ struct ServeFlags {
   double profile_window = 3600;
   double profile_half_life = 600;
   uint64_t seed = 0;
-  std::string version = "1.37";
+  std::string version{kDefaultRelease};
   std::string gates;
   bool manage_claims = false;
   std::string metrics_address = "127.0.0.1:10260";

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "api/defaults.h"
+#include "base/json_escape.h"
 #include "cli/cluster_inputs.h"
 #include "cli/cluster_report.h"
 #include "cli/commands.h"
@@ -14,7 +15,6 @@
 #include "cli/node_groups.h"
 #include "cli/simulate_print.h"
 #include "fmt/format.h"
-#include "kube/client.h"
 #include "plan/autoscale.h"
 #include "sched/faults.h"
 #include "sched/policy.h"
@@ -72,14 +72,14 @@ std::string AutoscaleJson(const plan::AutoscaleReport& a, const AutoscaleFlags& 
     out += fmt::format(
         "{}{{\"nodeGroup\": {}, \"added\": {}, \"removed\": {}, \"peak\": {}, \"nodeHours\": {:.4f}, "
         "\"cost\": {:.4f}}}",
-        i ? ", " : "", kube::JsonString(g.group), g.added, g.removed, g.peak, g.node_hours, g.cost);
+        i ? ", " : "", JsonString(g.group), g.added, g.removed, g.peak, g.node_hours, g.cost);
   }
   out += "], \"events\": [";
   for (size_t i = 0; i < a.events.size(); ++i) {
     const plan::AutoscaleEvent& e = a.events[i];
     out += fmt::format("{}{{\"time\": \"{}\", \"event\": \"{}\", \"nodeGroup\": {}, \"node\": {}}}", i ? ", " : "",
-                       sched::FormatUtcSeconds(e.time), plan::AutoscaleEventName(e.kind), kube::JsonString(e.group),
-                       kube::JsonString(e.node));
+                       sched::FormatUtcSeconds(e.time), plan::AutoscaleEventName(e.kind), JsonString(e.group),
+                       JsonString(e.node));
   }
   return out + "]}";
 }
@@ -90,7 +90,7 @@ std::string FaultsJson(const std::vector<sched::FaultEvent>& events) {
     const sched::FaultEvent& e = events[i];
     out += fmt::format("{}{{\"time\": \"{}\", \"event\": \"{}\", \"target\": {}, \"taint\": {}, \"origin\": {}}}",
                        i ? ", " : "", sched::FormatUtcSeconds(e.time), e.set ? "set" : "cleared",
-                       kube::JsonString(e.target), kube::JsonString(e.taint), kube::JsonString(e.origin));
+                       JsonString(e.target), JsonString(e.taint), JsonString(e.origin));
   }
   return out + "]";
 }
@@ -112,13 +112,13 @@ std::string Json(const sched::TimelineResult& r, const ClusterFlags& flags) {
   out += "], \"pods\": [";
   for (size_t i = 0; i < r.pods.size(); ++i) {
     const sched::TimelinePod& p = r.pods[i];
-    out += fmt::format("{}{{\"pod\": {}, \"arrival\": \"{}\"", i ? ", " : "", kube::JsonString(p.pod),
+    out += fmt::format("{}{{\"pod\": {}, \"arrival\": \"{}\"", i ? ", " : "", JsonString(p.pod),
                        sched::FormatUtcSeconds(p.arrival));
-    if (p.start) out += fmt::format(", \"start\": \"{}\", \"node\": {}", sched::FormatUtcSeconds(*p.start), kube::JsonString(p.node));
+    if (p.start) out += fmt::format(", \"start\": \"{}\", \"node\": {}", sched::FormatUtcSeconds(*p.start), JsonString(p.node));
     if (p.end) out += fmt::format(", \"end\": \"{}\"", sched::FormatUtcSeconds(*p.end));
     if (p.evictions) out += fmt::format(", \"evictions\": {}, \"seconds_lost\": {}", p.evictions, p.seconds_lost);
     if (p.gone) out += ", \"gone\": true";
-    if (p.pending_at_end) out += fmt::format(", \"pending\": {}", kube::JsonString(p.last_message));
+    if (p.pending_at_end) out += fmt::format(", \"pending\": {}", JsonString(p.last_message));
     out += "}";
   }
   out += "]}\n";

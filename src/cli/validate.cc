@@ -31,6 +31,7 @@
 #include "api/defaults.h"
 #include "api/features.h"
 #include "api/validation.h"
+#include "base/release.h"
 #include "cel/ast.h"
 #include "cel/checker.h"
 #include "cel/checker_decls.h"
@@ -65,7 +66,7 @@ class SelectorCompiler {
  public:
   explicit SelectorCompiler(const api::FeatureGates& gates) : gates_(gates) {
     const std::string version = gates.version();  // "1.36", or "" (newest rules)
-    options_.minor = 37;
+    options_.minor = kDefaultMinor;
     if (version.starts_with("1.")) {
       int minor = 0;
       auto [ptr, ec] = std::from_chars(version.data() + 2, version.data() + version.size(), minor);
@@ -263,7 +264,7 @@ int RunValidate(std::span<const std::string_view> args) {
   std::vector<std::string> files;
   bool strict = false;
   std::string gates_flag;
-  std::string version = "1.37";
+  std::string version{kDefaultRelease};
   std::string output = "text";
   app.add_option("-f,--filename", files, "file, directory or - (stdin); repeatable")->required();
   app.add_flag("--strict", strict, "unknown fields are errors (in every object and workload pod template)");

@@ -11,7 +11,6 @@
 #include <utility>
 
 #include "fmt/format.h"
-#include "manifest/emit.h"
 #include "manifest/json_parser.h"
 
 namespace dra::kube {
@@ -345,12 +344,6 @@ std::string Rfc3339(std::chrono::system_clock::time_point now, bool micro) {
   if (!micro) return std::string(buf) + "Z";
   auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
   return fmt::format("{}.{:06d}Z", buf, us);
-}
-
-std::string JsonString(std::string_view s) {
-  std::string out = manifest::EmitJson(manifest::Node::String(std::string(s)), 0);
-  while (!out.empty() && out.back() == '\n') out.pop_back();  // the emitter ends documents with one
-  return out;
 }
 
 }  // namespace dra::kube

@@ -83,7 +83,4 @@ std::string Rfc3339(std::chrono::system_clock::time_point t, bool micro);
 // The current time, likewise.
 std::string NowRfc3339(bool micro);
 
-// `s` as a JSON string literal (quoted and escaped).
-std::string JsonString(std::string_view s);
-
 }  // namespace dra::kube

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/base64.h"
 #include "fmt/format.h"
 #include "manifest/json_parser.h"
 #include "manifest/node.h"
@@ -138,7 +139,7 @@ Status FileOrData(const Entry& entry, std::string_view key, std::string* file, s
   StatusOr<std::string> d = StringField(entry.file, *entry.body, data_key, entry.field);
   if (!d.ok()) return d.status();
   if (!d->empty()) {
-    StatusOr<std::string> decoded = DecodeBase64(*d);
+    StatusOr<std::string> decoded = Base64Decode(*d);
     if (!decoded.ok()) {
       return InvalidArgumentError(fmt::format("{}.{}: {}", Where(entry.file, *entry.body->Find(data_key), entry.field),
                                               data_key, decoded.status().message()));
@@ -208,48 +209,6 @@ Status ReadUser(const Entry& e, RestConfig* config) {
 }
 
 }  // namespace
-
-StatusOr<std::string> DecodeBase64(std::string_view text) {
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  std::string clean;
-  clean.reserve(text.size());
-  for (char c : text) {
-    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
-    clean.push_back(c);
-  }
-  if (clean.size() % 4 != 0) return InvalidArgumentError("invalid base64: length is not a multiple of 4");
-  std::string out;
-  out.reserve(clean.size() / 4 * 3);
-  for (size_t i = 0; i < clean.size(); i += 4) {
-    int v[4];
-    int pad = 0;
-    for (int k = 0; k < 4; ++k) {
-      char c = clean[i + static_cast<size_t>(k)];
-      if (c == '=' && i + 4 == clean.size() && k >= 2) {
-        v[k] = 0;
-        ++pad;
-        continue;
-      }
-      if (pad > 0 || (v[k] = value(c)) < 0) {
-        return InvalidArgumentError(fmt::format("invalid base64: unexpected character at offset {}",
-                                                i + static_cast<size_t>(k)));
-      }
-    }
-    uint32_t n = (static_cast<uint32_t>(v[0]) << 18) | (static_cast<uint32_t>(v[1]) << 12) |
-                 (static_cast<uint32_t>(v[2]) << 6) | static_cast<uint32_t>(v[3]);
-    out.push_back(static_cast<char>((n >> 16) & 0xff));
-    if (pad < 2) out.push_back(static_cast<char>((n >> 8) & 0xff));
-    if (pad < 1) out.push_back(static_cast<char>(n & 0xff));
-  }
-  return out;
-}
 
 StatusOr<RestConfig> LoadKubeconfig(const std::vector<std::string>& paths, std::string_view context) {
   if (paths.empty()) return InvalidArgumentError("kubeconfig: no file given");

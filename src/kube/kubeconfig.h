@@ -56,8 +56,4 @@ StatusOr<RestConfig> InClusterConfig(std::string_view sa_dir = "/var/run/secrets
 // configuration.
 StatusOr<RestConfig> ResolveConfig(const std::string& explicit_path, std::string_view context);
 
-// Standard base64 (padding required, whitespace ignored), as kubeconfig's
-// *-data fields hold it.
-StatusOr<std::string> DecodeBase64(std::string_view text);
-
 }  // namespace dra::kube

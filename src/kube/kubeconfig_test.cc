@@ -204,16 +204,5 @@ TEST_F(KubeconfigTest, InClusterReadsTheServiceAccountDirectory) {
   EXPECT_THAT(none.status().message(), HasSubstr("KUBERNETES_SERVICE_HOST"));
 }
 
-TEST(DecodeBase64, RoundTripsAndRejectsBadInput) {
-  EXPECT_EQ(*DecodeBase64("aGVsbG8="), "hello");
-  EXPECT_EQ(*DecodeBase64("aGVs\nbG8h"), "hell" "o!");
-  EXPECT_EQ(*DecodeBase64("aA=="), "h");
-  EXPECT_EQ(*DecodeBase64(""), "");
-  EXPECT_FALSE(DecodeBase64("aGVsbG8").ok());   // length
-  EXPECT_FALSE(DecodeBase64("aG=sbG8=").ok());  // padding inside
-  EXPECT_FALSE(DecodeBase64("aGV$bG8=").ok());  // alphabet
-  EXPECT_FALSE(DecodeBase64("a===").ok());      // too much padding
-}
-
 }  // namespace
 }  // namespace dra::kube

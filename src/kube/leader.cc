@@ -4,6 +4,7 @@
 #include <thread>
 #include <utility>
 
+#include "base/json_escape.h"
 #include "fmt/format.h"
 #include "manifest/emit.h"
 #include "manifest/json_parser.h"

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "alloc/features.h"
+#include "base/json_escape.h"
 #include "fmt/format.h"
 #include "kube/list.h"
 #include "manifest/emit.h"

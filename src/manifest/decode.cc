@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/json_escape.h"
 #include "base/suggest.h"
 #include "manifest/internal/core_fields.h"
 #include "manifest/internal/raw_json.h"
@@ -107,11 +108,7 @@ std::string LastSegment(const std::string& path) {
   return dot == std::string::npos ? path : path.substr(dot + 1);
 }
 
-std::string Quote(std::string_view s) {
-  std::string out;
-  internal::AppendJsonString(s, &out);
-  return out;
-}
+std::string Quote(std::string_view s) { return JsonString(s); }
 
 // Decodes one document. Each Decode(node, path, out) reads `node` into `*out`
 // and reports problems; callers keep going after errors so that one pass finds

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "base/json_escape.h"
 #include "fmt/format.h"
 #include "manifest/yaml_parser.h"
 
@@ -24,29 +25,6 @@ void AppendDoubleQuoted(std::string_view s, std::string& out) {
       default:
         if (c < 0x20 || c == 0x7F) {
           out += fmt::format("\\x{:02X}", c);
-        } else {
-          out.push_back(ch);
-        }
-    }
-  }
-  out.push_back('"');
-}
-
-void AppendJsonString(std::string_view s, std::string& out) {
-  out.push_back('"');
-  for (char ch : s) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (c < 0x20) {
-          out += fmt::format("\\u{:04x}", c);
         } else {
           out.push_back(ch);
         }

@@ -8,6 +8,7 @@
 
 #include "alloc/cel_selector.h"
 #include "api/defaults.h"
+#include "base/release.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "sim/import.h"
@@ -27,7 +28,7 @@ DraChecker::~DraChecker() = default;
 StatusOr<std::unique_ptr<DraChecker>> DraChecker::New(std::span<const OpenbNode> nodes,
                                                       std::span<const OpenbPod> pods) {
   std::unique_ptr<DraChecker> c(new DraChecker());
-  DRA_ASSIGN_OR_RETURN(api::FeatureGates gates, api::FeatureGates::Defaults("1.37"));
+  DRA_ASSIGN_OR_RETURN(api::FeatureGates gates, api::FeatureGates::Defaults(kDefaultRelease));
   c->features_ = alloc::Features::FromGates(gates);
   if (!c->features_.consumable_capacity) {
     return Status(StatusCode::kInternal, "DRAConsumableCapacity is off in the default gates");

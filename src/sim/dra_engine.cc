@@ -11,6 +11,7 @@
 
 #include "alloc/cel_selector.h"
 #include "api/defaults.h"
+#include "base/release.h"
 #include "fmt/format.h"
 #include "sched/fragmentation.h"
 #include "sched/resources.h"
@@ -118,7 +119,7 @@ StatusOr<RunLog> RunOnDraScheduler(const OpenbExperiment& experiment, const RunO
     api::SetDefaults(o, "2026-01-01T00:00:00Z");
     ptrs.push_back(&o);
   }
-  DRA_ASSIGN_OR_RETURN(api::FeatureGates gates, api::FeatureGates::Defaults("1.37"));
+  DRA_ASSIGN_OR_RETURN(api::FeatureGates gates, api::FeatureGates::Defaults(kDefaultRelease));
   sched::Snapshot snapshot = sched::NewSnapshot(ptrs, gates);
   objects.clear();
   if (snapshot.pods.size() != plan.list.size() || snapshot.nodes.size() != experiment.nodes().size()) {

@@ -18,7 +18,7 @@
 #include "sched/fragmentation.h"
 #include "sched/resources.h"
 #include "sim/import.h"
-#include "sim/scheduler.h"
+#include "sim/sim_scheduler.h"
 
 namespace dra::sim {
 namespace {

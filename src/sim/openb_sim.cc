@@ -13,7 +13,7 @@
 #include "sim/dra_check.h"
 #include "sim/dra_engine.h"
 #include "sim/rng.h"
-#include "sim/scheduler.h"
+#include "sim/sim_scheduler.h"
 
 namespace dra::sim {
 

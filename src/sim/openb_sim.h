@@ -9,7 +9,7 @@
 //   tune to `tune_ratio` of GPU capacity (append copies drawn with
 //   replacement, or delete random pods, §2.3 step 5); node ranks = a random
 //   permutation; then one pod at a time: arrived += its GPU request, one
-//   cycle (scheduler.h), a failed pod is dropped, and a row is logged after
+//   cycle (sim_scheduler.h), a failed pod is dropped, and a row is logged after
 //   every attempt (§6.1).
 // Every placement of a GPU pod is replayed through the DRA allocator on the
 // imported objects (dra_check.h) unless check is kNone; kAllNodes also
@@ -37,7 +37,7 @@ namespace dra::sim {
 
 enum class AllocatorCheck { kNone, kPlacements, kAllNodes };
 
-// Who schedules each pod: the native model (scheduler.h, the default), or
+// Who schedules each pod: the native model (sim_scheduler.h, the default), or
 // the DRA scheduler of `dractl schedule` on the imported objects
 // (dra_engine.h: Filter through the allocator, Score and device choice by
 // the policy; bestfit, fgd and dra-pack).

@@ -1,6 +1,6 @@
 // The FGD paper's node scoring policies (docs/fgd.md §4), as pure
 // functions of one node's state and one pod, with the authors' integer
-// truncations. Higher is better; the scheduler (scheduler.h) takes the
+// truncations. Higher is better; the scheduler (sim_scheduler.h) takes the
 // highest and breaks ties by the per-run node rank.
 //
 // Notation: C = node free CPU, G = node free GPU milli (sum over GPUs),

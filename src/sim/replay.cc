@@ -18,7 +18,7 @@
 #include "sim/cluster.h"
 #include "sim/frag.h"
 #include "sim/rng.h"
-#include "sim/scheduler.h"
+#include "sim/sim_scheduler.h"
 
 namespace dra::sim {
 namespace {

@@ -4,7 +4,7 @@
 // up. Metrics over time: GPU and CPU allocation, running and pending pods,
 // fragmentation; per pod the wait from arrival to start.
 //
-// Placement is one scheduling cycle of the simulator (scheduler.h) with any
+// Placement is one scheduling cycle of the simulator (sim_scheduler.h) with any
 // policy, on the native model (cluster.h), whose filter `simulate openb
 // --check all` proves equal to the DRA allocator's on the imported objects.
 //

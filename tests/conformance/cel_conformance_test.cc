@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "base/base64.h"
 #include "cli/run_command.h"
 #include "manifest/json_parser.h"
 
@@ -45,26 +46,6 @@ std::string ReadFile(const fs::path& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-std::string DecodeBase64(std::string_view in) {
-  static constexpr std::string_view kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  uint32_t buffer = 0;
-  int bits = 0;
-  for (char c : in) {
-    if (c == '=') break;
-    const size_t v = kAlphabet.find(c);
-    if (v == std::string_view::npos) continue;
-    buffer = (buffer << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((buffer >> bits) & 0xFF));
-    }
-  }
-  return out;
 }
 
 std::optional<double> DoubleOf(const Node& n) {
@@ -95,7 +76,11 @@ bool TypedEqual(const Node& want, const Node& got) {
     if (std::isnan(*a) || std::isnan(*b)) return std::isnan(*a) && std::isnan(*b);
     return *a == *b && std::signbit(*a) == std::signbit(*b);
   }
-  if (type == "bytes") return DecodeBase64(w.text) == DecodeBase64(g.text);
+  if (type == "bytes") {
+    StatusOr<std::string> a = Base64Decode(w.text, Base64Syntax::kLenient);
+    StatusOr<std::string> b = Base64Decode(g.text, Base64Syntax::kLenient);
+    return a.ok() && b.ok() && *a == *b;
+  }
   if (type == "bool") return w.kind == g.kind && w.bool_value == g.bool_value;
   if (type == "null") return w.is_null() && g.is_null();
   if (type == "list") {

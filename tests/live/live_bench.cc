@@ -32,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/json_escape.h"
 #include "fmt/format.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
@@ -41,7 +42,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using dra::kube::Client;
-using dra::kube::JsonString;
+using dra::JsonString;
 
 void Die(const std::string& what) {
   std::fprintf(stderr, "live_bench: %s\n", what.c_str());

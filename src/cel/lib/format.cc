@@ -12,6 +12,7 @@
 #include <optional>
 #include <utility>
 
+#include "base/strings.h"
 #include "cel/lib/internal/go_strconv.h"
 
 namespace dra::cel::lib {
@@ -181,26 +182,6 @@ std::string XTextScientific(double v, int64_t width) {
 // ---------------------------------------------------------------------------
 // Go fmt integer verbs.
 
-std::string UintInBase(uint64_t v, int base, bool upper) {
-  const char* digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-  if (v == 0) return "0";
-  std::string out;
-  while (v > 0) {
-    out.push_back(digits[v % static_cast<uint64_t>(base)]);
-    v /= static_cast<uint64_t>(base);
-  }
-  std::reverse(out.begin(), out.end());
-  return out;
-}
-
-std::string IntInBase(int64_t v, int base, bool upper) {
-  if (v >= 0) return UintInBase(static_cast<uint64_t>(v), base, upper);
-  // Magnitude as uint64 so that INT64_MIN works.
-  std::string out = "-";
-  out += UintInBase(0 - static_cast<uint64_t>(v), base, upper);
-  return out;
-}
-
 std::string HexOfBytes(std::string_view s, bool upper) {
   const char* digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
   std::string out;
@@ -363,8 +344,8 @@ StatusOr<std::string> ApplyVerb(char verb, std::optional<int64_t> precision, con
       return XTextScientific(*v, precision.value_or(kDefaultPrecision));
     }
     case 'b':
-      if (const auto* v = Get<int64_t>(a)) return IntInBase(*v, 2, false);
-      if (const auto* v = Get<uint64_t>(a)) return UintInBase(*v, 2, false);
+      if (const auto* v = Get<int64_t>(a)) return IntToBase(*v, 2, false);
+      if (const auto* v = Get<uint64_t>(a)) return UintToBase(*v, 2, false);
       if (const auto* v = Get<bool>(a)) return std::string(*v ? "1" : "0");
       return FormattingError("only integers and bools can be formatted as binary, was given " +
                              a.TypeName());
@@ -373,15 +354,15 @@ StatusOr<std::string> ApplyVerb(char verb, std::optional<int64_t> precision, con
       bool upper = verb == 'X';
       if (const auto* v = Get<std::string>(a)) return HexOfBytes(*v, upper);
       if (const auto* v = Get<FormatBytes>(a)) return HexOfBytes(v->data, upper);
-      if (const auto* v = Get<int64_t>(a)) return IntInBase(*v, 16, upper);
-      if (const auto* v = Get<uint64_t>(a)) return UintInBase(*v, 16, upper);
+      if (const auto* v = Get<int64_t>(a)) return IntToBase(*v, 16, upper);
+      if (const auto* v = Get<uint64_t>(a)) return UintToBase(*v, 16, upper);
       return FormattingError(
           "only integers, byte buffers, and strings can be formatted as hex, was given " +
           a.TypeName());
     }
     case 'o':
-      if (const auto* v = Get<int64_t>(a)) return IntInBase(*v, 8, false);
-      if (const auto* v = Get<uint64_t>(a)) return UintInBase(*v, 8, false);
+      if (const auto* v = Get<int64_t>(a)) return IntToBase(*v, 8, false);
+      if (const auto* v = Get<uint64_t>(a)) return UintToBase(*v, 8, false);
       return FormattingError("octal clause can only be used on integers, was given " +
                              a.TypeName());
     default:

@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "base/strings.h"
 #include "cel/lib/internal/go_strconv.h"
 
 namespace dra::cel::lib {
@@ -34,24 +35,6 @@ bool AllAlnumOrHyphen(std::string_view s) {
 }
 
 bool HasLeadingZeroes(std::string_view s) { return s.size() > 1 && s[0] == '0'; }
-
-// Go's strings.SplitN(s, sep, n) for a one-byte separator and n > 0.
-std::vector<std::string_view> SplitN(std::string_view s, char sep, size_t n) {
-  std::vector<std::string_view> parts;
-  while (parts.size() + 1 < n) {
-    size_t i = s.find(sep);
-    if (i == std::string_view::npos) break;
-    parts.push_back(s.substr(0, i));
-    s.remove_prefix(i + 1);
-  }
-  parts.push_back(s);
-  return parts;
-}
-
-// Go's strings.Split(s, sep): always at least one element.
-std::vector<std::string_view> Split(std::string_view s, char sep) {
-  return SplitN(s, sep, std::string_view::npos);
-}
 
 // Parses a MAJOR or MINOR (or PATCH) number with blang's checks, in blang's
 // order: characters, leading zeroes, then range.

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "base/json_escape.h"
 #include "manifest/json_parser.h"
 
 #include <charconv>
@@ -112,31 +113,6 @@ std::optional<std::string> JsonNumberText(const Node& node) {
   return out;
 }
 
-void AppendJsonString(std::string_view s, std::string* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out->push_back('"');
-  for (char c : s) {
-    switch (c) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\n': out->append("\\n"); break;
-      case '\r': out->append("\\r"); break;
-      case '\t': out->append("\\t"); break;
-      case '\b': out->append("\\b"); break;
-      case '\f': out->append("\\f"); break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out->append("\\u00");
-          out->push_back(kHex[(c >> 4) & 0xF]);
-          out->push_back(kHex[c & 0xF]);
-        } else {
-          out->push_back(c);
-        }
-    }
-  }
-  out->push_back('"');
-}
-
 bool AppendCompactJson(const Node& node, std::string* out, const Node** bad) {
   switch (node.kind) {
     case NodeKind::kNull: out->append("null"); return true;
@@ -151,7 +127,7 @@ bool AppendCompactJson(const Node& node, std::string* out, const Node** bad) {
       out->append(*number);
       return true;
     }
-    case NodeKind::kString: AppendJsonString(node.text, out); return true;
+    case NodeKind::kString: AppendJsonString(node.text, *out); return true;
     case NodeKind::kSequence: {
       out->push_back('[');
       for (size_t i = 0; i < node.items.size(); ++i) {
@@ -165,7 +141,7 @@ bool AppendCompactJson(const Node& node, std::string* out, const Node** bad) {
       out->push_back('{');
       for (size_t i = 0; i < node.items.size(); ++i) {
         if (i > 0) out->push_back(',');
-        AppendJsonString(node.keys[i].first, out);
+        AppendJsonString(node.keys[i].first, *out);
         out->push_back(':');
         if (!AppendCompactJson(node.items[i], out, bad)) return false;
       }

@@ -40,7 +40,4 @@ bool AppendCompactJson(const Node& node, std::string* out, const Node** bad);
 // kInvalidArgument if `text` is not valid JSON.
 StatusOr<Node> ParseJsonText(std::string_view text);
 
-// Appends `s` as a JSON string literal (with quotes) to `out`.
-void AppendJsonString(std::string_view s, std::string* out);
-
 }  // namespace dra::manifest::internal

@@ -1,7 +1,7 @@
 // The cycle: filter -> score -> select -> GPU choice. BestFit needs the
 // min and max raw scores of all feasible nodes before it can compare them, so
 // every policy first scores into scores_ and then selects.
-#include "sim/scheduler.h"
+#include "sim/sim_scheduler.h"
 
 namespace dra::sim {
 

@@ -1,4 +1,4 @@
-#include "bench/generate.h"
+#include "bench/slice_dump.h"
 
 #include "fmt/format.h"
 
