@@ -1,5 +1,6 @@
 #include "cli/common.h"
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <cstdint>
@@ -187,7 +188,8 @@ void LoadInputs(const std::vector<std::string>& paths, const manifest::LoadOptio
       loader.LoadPath(path, out);
     }
   };
-  if (paths.size() < 2) {
+  // Standard input is read once, by one thread (a second `-` reads nothing).
+  if (paths.size() < 2 || std::find(paths.begin(), paths.end(), "-") != paths.end()) {
     for (const std::string& path : paths) load(path, result);
     return;
   }
