@@ -296,7 +296,7 @@ class Scheduler {
     return slots[signature % kVerdictSlots];
   }
   // Keeps why the pod's claims do not fit on the node (the allocator's
-  // reason); Run asks again when the one kept is about other claims (a
+  // reason); Unschedulable asks again when the one kept is about other claims (a
   // remembered verdict's reason may have been overwritten since).
   void WhyNot(size_t node_idx, uint32_t signature, std::span<const api::ResourceClaim* const> to_allocate,
               alloc::Reason reason) {
@@ -356,6 +356,52 @@ class Scheduler {
     return classes_.emplace_back(PodClass{
         .pod = pod_idx, .requests = requests, .signature = signature, .members = 1, .failed = false, .rejected = {}});
   }
+
+  // One pod's scheduling cycle, handed from phase to phase (Run) by
+  // reference; never moved: claims_per_node refers to requests and
+  // to_allocate.
+  struct Cycle {
+    size_t pod_idx = 0;
+    const api::Pod* pod = nullptr;  // &s_.pods[pod_idx], once the claim controller ran
+    PodOutcome out;
+    // PreFilter.
+    std::vector<PodClaimRef> refs;
+    std::vector<const api::ResourceClaim*> all_claims;  // per entry of refs
+    std::vector<const api::ResourceClaim*> to_allocate;
+    std::vector<bool> allocated_before;  // per entry of refs
+    Resources requests{};
+    Resources non_zero_requests{};
+    std::optional<ClaimsPerNode> claims_per_node;
+    bool extended = false;
+    bool stale_extended_claim = false;
+    // Classify.
+    int64_t allocated_raw_score = 0;
+    uint32_t signature = 0;
+    PodClass* pod_class = nullptr;
+    // Filter.
+    std::vector<Candidate> feasible;
+    // Score and select.
+    Packing packing = Packing::kNone;
+    PodDemand demand;
+    size_t best = 0;  // into feasible
+    int64_t best_score = 0;
+    // Reserve.
+    std::vector<api::AllocationResult> allocations;  // of the claims to allocate on the chosen node
+    bool allocate_extended = false;
+  };
+  // The phases of Run, in order. Each returns the pod's outcome when the
+  // cycle ends there, else nullopt.
+  void RunClaimController(size_t pod_idx);
+  std::optional<PodOutcome> PreFilter(Cycle& c);
+  std::optional<PodOutcome> Classify(Cycle& c);
+  std::optional<PodOutcome> Filter(Cycle& c);
+  Status FilterDra(size_t node_idx, const std::vector<const api::ResourceClaim*>& node_to_allocate,
+                   uint32_t node_signature, std::span<const api::ResourceClaim* const> to_allocate,
+                   DraVerdict& verdict);
+  PodOutcome Unschedulable(Cycle& c);
+  void ScoreAndSelect(Cycle& c);
+  std::optional<PodOutcome> Reserve(Cycle& c);
+  PodOutcome Bind(Cycle& c);
 
   Snapshot& s_;
   const ScheduleOptions& options_;
@@ -462,10 +508,25 @@ NodeState Scheduler::StateOf(size_t node_idx, int64_t devices, int64_t devices_i
 }
 
 PodOutcome Scheduler::Run(size_t pod_idx) {
-  PodOutcome out;
-  out.pod = ObjectKey(s_.pods[pod_idx].metadata);
+  Cycle c;
+  c.pod_idx = pod_idx;
+  c.out.pod = ObjectKey(s_.pods[pod_idx].metadata);
+  RunClaimController(pod_idx);
+  c.pod = &s_.pods[pod_idx];
+  if (std::optional<std::string> why = PreEnqueue(*c.pod)) {
+    return Fail(std::move(c.out), PodOutcome::Kind::kUnschedulable, std::move(*why));
+  }
+  if (std::optional<PodOutcome> end = PreFilter(c)) return std::move(*end);
+  if (std::optional<PodOutcome> end = Classify(c)) return std::move(*end);
+  if (std::optional<PodOutcome> end = Filter(c)) return std::move(*end);
+  if (c.feasible.empty()) return Unschedulable(c);
+  ScoreAndSelect(c);
+  if (std::optional<PodOutcome> end = Reserve(c)) return std::move(*end);
+  return Bind(c);
+}
 
-  // The resource-claim controller runs independently of scheduling.
+// The resource-claim controller runs independently of scheduling.
+void Scheduler::RunClaimController(size_t pod_idx) {
   std::vector<size_t> created;
   if (options_.create_template_claims) created = EnsurePodClaims(&s_, pod_idx);
   from_template_.resize(s_.claims.size(), nullptr);
@@ -485,46 +546,43 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
       }
     }
   }
-  const api::Pod& pod = s_.pods[pod_idx];
+}
 
-  if (std::optional<std::string> why = PreEnqueue(pod)) {
-    return Fail(std::move(out), PodOutcome::Kind::kUnschedulable, std::move(*why));
-  }
+// PreFilter.
+std::optional<PodOutcome> Scheduler::PreFilter(Cycle& c) {
+  const api::Pod& pod = *c.pod;
   StatusOr<std::vector<PodClaimRef>> refs = ResolvePodClaims(s_, pod);
   if (!refs.ok()) {
     std::string message(refs.status().message());
     // Upstream's text, and why the claim was never made when a template is
     // missing from the pod's namespace (the controller waits for it).
     if (std::string missing = MissingTemplates(s_, pod); !missing.empty()) message += ": " + missing;
-    return Fail(std::move(out), PodOutcome::Kind::kUnschedulable, std::move(message));
+    return Fail(std::move(c.out), PodOutcome::Kind::kUnschedulable, std::move(message));
   }
+  c.refs = std::move(*refs);
 
-  // PreFilter.
   const size_t num_nodes = s_.nodes.size();
-  std::vector<const api::ResourceClaim*> all_claims;
-  std::vector<const api::ResourceClaim*> to_allocate;
-  std::vector<bool> allocated_before;
-  for (const PodClaimRef& ref : *refs) {
-    const api::ResourceClaim* c = &s_.claims[ref.claim];
-    if (!c->status.allocation) RememberTemplate(pod, ref.claim);
-    all_claims.push_back(c);
-    allocated_before.push_back(c->status.allocation.has_value());
-    if (!c->status.allocation) to_allocate.push_back(c);
+  for (const PodClaimRef& ref : c.refs) {
+    const api::ResourceClaim* claim = &s_.claims[ref.claim];
+    if (!claim->status.allocation) RememberTemplate(pod, ref.claim);
+    c.all_claims.push_back(claim);
+    c.allocated_before.push_back(claim->status.allocation.has_value());
+    if (!claim->status.allocation) c.to_allocate.push_back(claim);
   }
   if (!state_error_.ok()) {
-    return Fail(std::move(out), PodOutcome::Kind::kError,
+    return Fail(std::move(c.out), PodOutcome::Kind::kError,
                 fmt::format("running PreFilter plugin \"{}\": {}", kDynamicResourcesPlugin, state_error_.message()));
   }
   const alloc::Allocator& allocator = *allocator_;
-  for (const api::ResourceClaim* c : to_allocate) {
-    StatusOr<std::optional<std::string>> check = CheckClaimRequests(*c, allocator, features_);
+  for (const api::ResourceClaim* claim : c.to_allocate) {
+    StatusOr<std::optional<std::string>> check = CheckClaimRequests(*claim, allocator, features_);
     if (!check.ok()) {
-      return Fail(std::move(out), PodOutcome::Kind::kError,
+      return Fail(std::move(c.out), PodOutcome::Kind::kError,
                   fmt::format("running PreFilter plugin \"{}\": {}", kDynamicResourcesPlugin,
                               check.status().message()));
     }
     if (*check) {
-      return Fail(std::move(out), PodOutcome::Kind::kUnschedulable,
+      return Fail(std::move(c.out), PodOutcome::Kind::kUnschedulable,
                   fmt::format("0/{} nodes are available: {}.", num_nodes, **check));
     }
   }
@@ -532,37 +590,55 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   // Extended resources backed by DRA (§6): the pod's special claim is built
   // per node in Filter. One left from an earlier attempt that has requests
   // makes every node unfit (upstream's PostFilter then deletes it).
-  const Resources requests = PodRequests(pod);
-  const Resources non_zero_requests = PodRequests(pod, /*non_zero=*/true);
-  ClaimsPerNode claims_per_node(pod, requests, extended_classes_, to_allocate);
-  const bool extended = claims_per_node.extended();
-  bool stale_extended_claim = false;
-  if (extended) {
+  c.requests = PodRequests(pod);
+  c.non_zero_requests = PodRequests(pod, /*non_zero=*/true);
+  c.claims_per_node.emplace(pod, c.requests, extended_classes_, c.to_allocate);
+  c.extended = c.claims_per_node->extended();
+  if (c.extended) {
     std::optional<size_t> old = FindExtendedResourceClaim(s_, pod);
-    stale_extended_claim = old && !s_.claims[*old].spec.devices.requests.empty();
+    c.stale_extended_claim = old && !s_.claims[*old].spec.devices.requests.empty();
   }
+  return std::nullopt;
+}
 
-  // Filter.
+// Filter, before the nodes: what holds on every node, and the pod's class.
+std::optional<PodOutcome> Scheduler::Classify(Cycle& c) {
+  const api::Pod& pod = *c.pod;
   // The claims allocated before count the same on every node.
-  int64_t allocated_raw_score = 0;
-  for (size_t i = 0; i < all_claims.size(); ++i) {
-    if (allocated_before[i] && features_.prioritized_list) {
-      allocated_raw_score += PrioritizedListScore(*all_claims[i], *all_claims[i]->status.allocation);
+  for (size_t i = 0; i < c.all_claims.size(); ++i) {
+    if (c.allocated_before[i] && features_.prioritized_list) {
+      c.allocated_raw_score += PrioritizedListScore(*c.all_claims[i], *c.all_claims[i]->status.allocation);
     }
   }
-  const uint32_t signature = Signature(to_allocate);
+  c.signature = Signature(c.to_allocate);
   // Without texts, a pod that Filter treats as one that fit no node earlier
   // in this run fails at once: nodes only fill up during a run (no filter
   // here passes a node that more pods or allocations on it would fail), and
   // its claims are fresh ones from templates of equal specs.
-  const bool comparable = !options_.unschedulable_texts && !extended && pod.spec.node_name.empty() &&
-                          to_allocate.size() == all_claims.size() && (to_allocate.empty() || signature != 0);
-  PodClass* pod_class = comparable ? &ClassOf(pod_idx, requests, signature) : nullptr;
-  if (pod_class != nullptr && pod_class->failed) {
-    return Fail(std::move(out), PodOutcome::Kind::kUnschedulable, fmt::format("0/{} nodes are available.", num_nodes));
+  const bool comparable = !options_.unschedulable_texts && !c.extended && pod.spec.node_name.empty() &&
+                          c.to_allocate.size() == c.all_claims.size() && (c.to_allocate.empty() || c.signature != 0);
+  c.pod_class = comparable ? &ClassOf(c.pod_idx, c.requests, c.signature) : nullptr;
+  if (c.pod_class != nullptr && c.pod_class->failed) {
+    return Fail(std::move(c.out), PodOutcome::Kind::kUnschedulable,
+                fmt::format("0/{} nodes are available.", s_.nodes.size()));
   }
+  return std::nullopt;
+}
+
+// Filter: the nodes that fit, into c.feasible.
+std::optional<PodOutcome> Scheduler::Filter(Cycle& c) {
+  const api::Pod& pod = *c.pod;
+  const size_t num_nodes = s_.nodes.size();
+  // Locals, not reads through `c` after every call, in the loop.
+  const Resources& requests = c.requests;
+  const std::span<const api::ResourceClaim* const> all_claims = c.all_claims;
+  const std::span<const api::ResourceClaim* const> to_allocate = c.to_allocate;
+  ClaimsPerNode& claims_per_node = *c.claims_per_node;
+  const bool extended = c.extended;
+  const bool stale_extended_claim = c.stale_extended_claim;
+  const uint32_t signature = c.signature;
   std::vector<uint64_t>* known_rejected =
-      pod_class != nullptr && !pod_class->rejected.empty() ? &pod_class->rejected : nullptr;
+      c.pod_class != nullptr && !c.pod_class->rejected.empty() ? &c.pod_class->rejected : nullptr;
   const bool record_rejected = options_.unschedulable_texts;
   rejected_.clear();
   std::vector<Candidate> feasible;
@@ -594,7 +670,7 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
     };
     // The filters decide without texts: about half the nodes of a busy
     // cluster are turned down, and their texts are only read if the pod fits
-    // nowhere (then the filters run again, below).
+    // nowhere (then the filters run again, in Unschedulable).
     if (node.spec.unschedulable && !FilterUnschedulable(pod, node, nullptr)) {
       reject("NodeUnschedulable", Rejected::kUnschedulable);
       continue;
@@ -610,7 +686,7 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
     if (has_node_affinity) {
       StatusOr<bool> affinity = FilterNodeAffinity(pod, node, nullptr);
       if (!affinity.ok()) {
-        return Fail(std::move(out), PodOutcome::Kind::kError,
+        return Fail(std::move(c.out), PodOutcome::Kind::kError,
                     fmt::format("running \"NodeAffinity\" filter plugin: {}", affinity.status().message()));
       }
       if (!*affinity) {
@@ -639,14 +715,14 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
       continue;
     }
     bool unavailable = false;
-    for (const api::ResourceClaim* c : all_claims) {
-      if (!c->status.allocation || !c->status.allocation->node_selector) continue;
-      StatusOr<bool> match =
-          api::MatchesNodeSelector(*c->status.allocation->node_selector, node.metadata.name, node.metadata.labels);
+    for (const api::ResourceClaim* claim : all_claims) {
+      if (!claim->status.allocation || !claim->status.allocation->node_selector) continue;
+      StatusOr<bool> match = api::MatchesNodeSelector(*claim->status.allocation->node_selector, node.metadata.name,
+                                                      node.metadata.labels);
       if (!match.ok()) {
-        return Fail(std::move(out), PodOutcome::Kind::kError,
+        return Fail(std::move(c.out), PodOutcome::Kind::kError,
                     fmt::format("running PreFilter plugin \"{}\": claim {}: {}", kDynamicResourcesPlugin,
-                                ObjectKey(c->metadata), match.status().message()));
+                                ObjectKey(claim->metadata), match.status().message()));
       }
       if (!*match) unavailable = true;
     }
@@ -657,30 +733,9 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
       DraVerdict scratch;
       DraVerdict& verdict = node_signature == 0 ? scratch : VerdictSlot(node_idx, node_signature);
       if (node_signature == 0 || verdict.signature != node_signature) {
-        const alloc::Allocator::NodeHandle handle = HandleOf(node_idx);
-        StatusOr<alloc::NodeFit> fit =
-            allocator.Allocate(handle, node_to_allocate, alloc::Allocator::ResultDetail::kSummary);
-        if (!fit.ok()) {
-          verdict = DraVerdict{};
-          return Fail(std::move(out), PodOutcome::Kind::kError,
-                      fmt::format("running \"{}\" filter plugin: {}", kDynamicResourcesPlugin,
-                                  fit.status().message()));
-        }
-        verdict = DraVerdict{.signature = node_signature, .fits = fit->fits};
-        verdict.invalid_pools = !fit->fits && fit->reason.invalid_pools;
-        if (fit->fits) {
-          for (size_t i = 0; i < node_to_allocate.size(); ++i) {
-            const api::AllocationResult& a = fit->results[i];
-            if (features_.prioritized_list) verdict.raw_score += PrioritizedListScore(*node_to_allocate[i], a);
-            for (const auto& r : a.devices.results) {
-              if (!r.admin_access.value_or(false) && !r.share_id) ++verdict.devices_taken;
-            }
-          }
-          alloc::Allocator::DeviceCount count = allocator.CountDevices(handle);
-          verdict.devices = count.devices;
-          verdict.devices_in_use = count.in_use;
-        } else {
-          WhyNot(node_idx, node_signature, to_allocate, std::move(fit->reason));
+        if (Status st = FilterDra(node_idx, node_to_allocate, node_signature, to_allocate, verdict); !st.ok()) {
+          return Fail(std::move(c.out), PodOutcome::Kind::kError,
+                      fmt::format("running \"{}\" filter plugin: {}", kDynamicResourcesPlugin, st.message()));
         }
       }
       if (!verdict.fits) {
@@ -700,112 +755,159 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   }
   if (num_nodes > 0) next_start_node_ = (next_start_node_ + processed) % num_nodes;
   if (feasible.empty() && !options_.unschedulable_texts) {
-    if (pod_class != nullptr) pod_class->failed = true;
-    return Fail(std::move(out), PodOutcome::Kind::kUnschedulable, fmt::format("0/{} nodes are available.", num_nodes));
+    if (c.pod_class != nullptr) c.pod_class->failed = true;
+    return Fail(std::move(c.out), PodOutcome::Kind::kUnschedulable,
+                fmt::format("0/{} nodes are available.", num_nodes));
   }
-  if (feasible.empty()) {
-    // Why not, per node, in node order (the search may have started anywhere).
-    std::sort(rejected_.begin(), rejected_.end(), [](const Rejected& a, const Rejected& b) { return a.node < b.node; });
-    out.rejections.reserve(rejected_.size());
-    std::vector<std::string> claim_keys;  // of to_allocate, built on first use
-    for (const Rejected& r : rejected_) {
-      const api::Node& node = s_.nodes[r.node];
-      NodeRejection rejection{
-          .node = node.metadata.name, .plugin = r.plugin, .reasons = {}, .detail = {}, .dra_reason = {}};
-      if ((r.why == Rejected::kCannotAllocate || r.why == Rejected::kInvalidPools) &&
-          why_not_[r.node].signature != signature) {
-        // A remembered verdict whose reason was overwritten since: the same
-        // claims on the same node give the same reason.
-        const std::vector<const api::ResourceClaim*>& node_to_allocate = claims_per_node.For(allocatable_[r.node]);
-        StatusOr<alloc::NodeFit> fit =
-            allocator.Allocate(HandleOf(r.node), node_to_allocate, alloc::Allocator::ResultDetail::kSummary);
-        if (fit.ok() && !fit->fits) WhyNot(r.node, signature, to_allocate, std::move(fit->reason));
-      }
-      const DraWhyNot& memo = why_not_[r.node];
-      std::vector<std::string>* texts = &rejection.reasons;
-      switch (r.why) {
-        // The same filters on the same state as above: the same verdict,
-        // now with its texts.
-        case Rejected::kUnschedulable:
-          FilterUnschedulable(pod, node, texts);
-          break;
-        case Rejected::kNodeName:
-          FilterNodeName(pod, node, texts);
-          break;
-        case Rejected::kTaints:
-          FilterTaints(pod, node, texts);
-          break;
-        case Rejected::kNodeAffinity:
-          // It succeeded on this node above (an error returned at once).
-          (void)FilterNodeAffinity(pod, node, texts);
-          break;
-        case Rejected::kResources:
-          FilterResources(requests, usage_[r.node].requested, allocatable_[r.node], &extended_classes_, texts);
-          break;
-        case Rejected::kStaleExtendedClaim:
-          rejection.reasons = {"cannot schedule extended resource claim"};
-          break;
-        case Rejected::kExtendedCannotFit:
-          rejection.reasons = {"cannot fit resource"};
-          break;
-        case Rejected::kInvalidPools:
-          rejection.reasons = {memo.reason.message};
-          rejection.detail = memo.reason.message;
-          break;
-        case Rejected::kCannotAllocate: {
-          rejection.reasons = {"cannot allocate all claims"};
-          alloc::Reason reason = memo.reason;
-          if (memo.reason_claim >= 0) {
-            if (claim_keys.empty()) {
-              for (const api::ResourceClaim* c : to_allocate) claim_keys.push_back(ObjectKey(c->metadata));
-            }
-            reason.claim = claim_keys[static_cast<size_t>(memo.reason_claim)];
-          }
-          rejection.dra_reason = std::move(reason);
-          break;
-        }
-        case Rejected::kNotAvailable:
-          rejection.reasons = {"resourceclaim not available on the node"};
-          break;
-      }
-      out.rejections.push_back(std::move(rejection));
-    }
-    // The message first: the order in which Fail's arguments are evaluated is
-    // unspecified, and moving `out` first would empty out.rejections.
-    std::string message = FitErrorMessage(num_nodes, out.rejections);
-    return Fail(std::move(out), PodOutcome::Kind::kUnschedulable, std::move(message));
-  }
+  c.feasible = std::move(feasible);
+  return std::nullopt;
+}
 
-  // Score and select.
+// DynamicResources' Filter on a node whose verdict for these claims is not
+// remembered (or not kept: node_signature 0): the allocator decides, into
+// `verdict`. Returns the allocator's error, with `verdict` cleared.
+Status Scheduler::FilterDra(size_t node_idx, const std::vector<const api::ResourceClaim*>& node_to_allocate,
+                            uint32_t node_signature, std::span<const api::ResourceClaim* const> to_allocate,
+                            DraVerdict& verdict) {
+  const alloc::Allocator& allocator = *allocator_;
+  const alloc::Allocator::NodeHandle handle = HandleOf(node_idx);
+  StatusOr<alloc::NodeFit> fit = allocator.Allocate(handle, node_to_allocate, alloc::Allocator::ResultDetail::kSummary);
+  if (!fit.ok()) {
+    verdict = DraVerdict{};
+    return fit.status();
+  }
+  verdict = DraVerdict{.signature = node_signature, .fits = fit->fits};
+  verdict.invalid_pools = !fit->fits && fit->reason.invalid_pools;
+  if (fit->fits) {
+    for (size_t i = 0; i < node_to_allocate.size(); ++i) {
+      const api::AllocationResult& a = fit->results[i];
+      if (features_.prioritized_list) verdict.raw_score += PrioritizedListScore(*node_to_allocate[i], a);
+      for (const auto& r : a.devices.results) {
+        if (!r.admin_access.value_or(false) && !r.share_id) ++verdict.devices_taken;
+      }
+    }
+    alloc::Allocator::DeviceCount count = allocator.CountDevices(handle);
+    verdict.devices = count.devices;
+    verdict.devices_in_use = count.in_use;
+  } else {
+    WhyNot(node_idx, node_signature, to_allocate, std::move(fit->reason));
+  }
+  return OkStatus();
+}
+
+// No node fit (texts on): why not, per node, in kube-scheduler's words.
+PodOutcome Scheduler::Unschedulable(Cycle& c) {
+  const api::Pod& pod = *c.pod;
+  const size_t num_nodes = s_.nodes.size();
+  const alloc::Allocator& allocator = *allocator_;
+  PodOutcome& out = c.out;
+  // Why not, per node, in node order (the search may have started anywhere).
+  std::sort(rejected_.begin(), rejected_.end(), [](const Rejected& a, const Rejected& b) { return a.node < b.node; });
+  out.rejections.reserve(rejected_.size());
+  std::vector<std::string> claim_keys;  // of to_allocate, built on first use
+  for (const Rejected& r : rejected_) {
+    const api::Node& node = s_.nodes[r.node];
+    NodeRejection rejection{
+        .node = node.metadata.name, .plugin = r.plugin, .reasons = {}, .detail = {}, .dra_reason = {}};
+    if ((r.why == Rejected::kCannotAllocate || r.why == Rejected::kInvalidPools) &&
+        why_not_[r.node].signature != c.signature) {
+      // A remembered verdict whose reason was overwritten since: the same
+      // claims on the same node give the same reason.
+      const std::vector<const api::ResourceClaim*>& node_to_allocate = c.claims_per_node->For(allocatable_[r.node]);
+      StatusOr<alloc::NodeFit> fit =
+          allocator.Allocate(HandleOf(r.node), node_to_allocate, alloc::Allocator::ResultDetail::kSummary);
+      if (fit.ok() && !fit->fits) WhyNot(r.node, c.signature, c.to_allocate, std::move(fit->reason));
+    }
+    const DraWhyNot& memo = why_not_[r.node];
+    std::vector<std::string>* texts = &rejection.reasons;
+    switch (r.why) {
+      // The same filters on the same state as in Filter: the same verdict,
+      // now with its texts.
+      case Rejected::kUnschedulable:
+        FilterUnschedulable(pod, node, texts);
+        break;
+      case Rejected::kNodeName:
+        FilterNodeName(pod, node, texts);
+        break;
+      case Rejected::kTaints:
+        FilterTaints(pod, node, texts);
+        break;
+      case Rejected::kNodeAffinity:
+        // It succeeded on this node in Filter (an error returned at once).
+        (void)FilterNodeAffinity(pod, node, texts);
+        break;
+      case Rejected::kResources:
+        FilterResources(c.requests, usage_[r.node].requested, allocatable_[r.node], &extended_classes_, texts);
+        break;
+      case Rejected::kStaleExtendedClaim:
+        rejection.reasons = {"cannot schedule extended resource claim"};
+        break;
+      case Rejected::kExtendedCannotFit:
+        rejection.reasons = {"cannot fit resource"};
+        break;
+      case Rejected::kInvalidPools:
+        rejection.reasons = {memo.reason.message};
+        rejection.detail = memo.reason.message;
+        break;
+      case Rejected::kCannotAllocate: {
+        rejection.reasons = {"cannot allocate all claims"};
+        alloc::Reason reason = memo.reason;
+        if (memo.reason_claim >= 0) {
+          if (claim_keys.empty()) {
+            for (const api::ResourceClaim* claim : c.to_allocate) claim_keys.push_back(ObjectKey(claim->metadata));
+          }
+          reason.claim = claim_keys[static_cast<size_t>(memo.reason_claim)];
+        }
+        rejection.dra_reason = std::move(reason);
+        break;
+      }
+      case Rejected::kNotAvailable:
+        rejection.reasons = {"resourceclaim not available on the node"};
+        break;
+    }
+    out.rejections.push_back(std::move(rejection));
+  }
+  // The message first: the order in which Fail's arguments are evaluated is
+  // unspecified, and moving `out` first would empty out.rejections.
+  std::string message = FitErrorMessage(num_nodes, out.rejections);
+  return Fail(std::move(out), PodOutcome::Kind::kUnschedulable, std::move(message));
+}
+
+// Score and select: c.best, c.best_score (and c.packing, c.demand for Reserve).
+void Scheduler::ScoreAndSelect(Cycle& c) {
+  // Locals, not reads through `c` after every call, in the loops.
+  const std::span<const Candidate> feasible = c.feasible;
+  const int64_t allocated_raw_score = c.allocated_raw_score;
+  const api::Pod& pod = *c.pod;
+  const PodDemand& demand = c.demand;
   int64_t max_raw = 0;
-  for (const Candidate& c : feasible) max_raw = std::max(max_raw, allocated_raw_score + c.raw_score);
-  const Packing packing = options_.policy->packing();
-  PodDemand demand;
+  for (const Candidate& cand : feasible) max_raw = std::max(max_raw, allocated_raw_score + cand.raw_score);
+  const Packing packing = c.packing = options_.policy->packing();
   if (model_) {
     std::vector<const api::ResourceClaimSpec*> specs;
-    for (const api::ResourceClaim* c : to_allocate) specs.push_back(&c->spec);
-    demand = model_->Demand(requests, specs);
+    for (const api::ResourceClaim* claim : c.to_allocate) specs.push_back(&claim->spec);
+    c.demand = model_->Demand(c.requests, specs);
   }
   NodeState state;
-  PodFit fit{.requests = requests, .non_zero_requests = non_zero_requests};
+  PodFit fit{.requests = c.requests, .non_zero_requests = c.non_zero_requests};
   fit.dra_max_raw_score = max_raw;
   scores_.resize(feasible.size());
   for (size_t i = 0; i < feasible.size(); ++i) {
-    const Candidate& c = feasible[i];
+    const Candidate& cand = feasible[i];
     if (packing != Packing::kNone) {
-      scores_[i] = model_->Score(c.node, demand, packing);
+      scores_[i] = model_->Score(cand.node, demand, packing);
       continue;
     }
-    if (c.dra) {
-      state = StateOf(c.node, c.devices, c.devices_in_use);
+    if (cand.dra) {
+      state = StateOf(cand.node, cand.devices, cand.devices_in_use);
     } else {
-      state = StateOf(c.node);
+      state = StateOf(cand.node);
     }
-    fit.devices_taken = c.devices_taken;
-    fit.dra_raw_score = allocated_raw_score + c.raw_score;
+    fit.devices_taken = cand.devices_taken;
+    fit.dra_raw_score = allocated_raw_score + cand.raw_score;
     if (model_) {
-      state.free_device_milli = model_->FreeMilli(c.node);
-      fit.device_milli = model_->DemandMilli(c.node, demand);
+      state.free_device_milli = model_->FreeMilli(cand.node);
+      fit.device_milli = model_->DemandMilli(cand.node, demand);
     }
     scores_[i] = options_.policy->Score(state, pod, fit);
   }
@@ -814,7 +916,7 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   int64_t best_score = 0;
   uint64_t best_tie = 0;
   // The tie hash of "<seed>/<pod>/<node>": the prefix is hashed once.
-  const uint64_t tie_prefix = options_.node_rank.empty() ? Fnv1a64(fmt::format("{}/{}/", options_.seed, out.pod)) : 0;
+  const uint64_t tie_prefix = options_.node_rank.empty() ? Fnv1a64(fmt::format("{}/{}/", options_.seed, c.out.pod)) : 0;
   for (size_t i = 0; i < feasible.size(); ++i) {
     const size_t node = feasible[i].node;
     const int64_t score = scores_[i];
@@ -826,96 +928,107 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
       best_tie = tie;
     }
   }
-  Candidate& chosen = feasible[best];
-  const std::string& node_name = s_.nodes[chosen.node].metadata.name;
+  c.best = best;
+  c.best_score = best_score;
+}
 
+// PreBind's reservedFor limit, the chosen node's allocation, and Reserve.
+std::optional<PodOutcome> Scheduler::Reserve(Cycle& c) {
+  const api::Pod& pod = *c.pod;
+  const Candidate& chosen = c.feasible[c.best];
+  const std::string& node_name = s_.nodes[chosen.node].metadata.name;
   // PreBind: the API server refuses a 257th reservedFor entry.
-  for (const api::ResourceClaim* c : all_claims) {
-    bool reserved = std::any_of(c->status.reserved_for.begin(), c->status.reserved_for.end(),
+  for (const api::ResourceClaim* claim : c.all_claims) {
+    bool reserved = std::any_of(claim->status.reserved_for.begin(), claim->status.reserved_for.end(),
                                 [&](const auto& r) { return r.uid == pod.metadata.uid; });
-    if (!reserved && c->status.reserved_for.size() >= kReservedForMaxSize) {
-      return Fail(std::move(out), PodOutcome::Kind::kError,
+    if (!reserved && claim->status.reserved_for.size() >= kReservedForMaxSize) {
+      return Fail(std::move(c.out), PodOutcome::Kind::kError,
                   fmt::format("ResourceClaim.resource.k8s.io \"{}\" is invalid: status.reservedFor: Too many: {}: "
                               "must have at most {} items",
-                              c->metadata.name, c->status.reserved_for.size() + 1, kReservedForMaxSize));
+                              claim->metadata.name, claim->status.reserved_for.size() + 1, kReservedForMaxSize));
     }
   }
   // The chosen node's allocation in full (Filter only decided): the same
   // search on the same state, so it fits the same way.
-  std::vector<api::AllocationResult> allocations;
-  const std::vector<const api::ResourceClaim*>& chosen_to_allocate = claims_per_node.For(allocatable_[chosen.node]);
-  const bool allocate_extended = chosen_to_allocate.size() > to_allocate.size();
+  const std::vector<const api::ResourceClaim*>& chosen_to_allocate = c.claims_per_node->For(allocatable_[chosen.node]);
+  c.allocate_extended = chosen_to_allocate.size() > c.to_allocate.size();
   if (!chosen_to_allocate.empty()) {
     // A device-model policy's choice inside the node: its devices first.
     alloc::DevicePreference preference;
     if (model_) {
-      preference = model_->Choose(chosen.node, demand, packing,
+      preference = model_->Choose(chosen.node, c.demand, c.packing,
                                   options_.device_choice == alloc::DeviceChoice::kBestFit);
     }
-    StatusOr<alloc::NodeFit> full = allocator.Allocate(HandleOf(chosen.node), chosen_to_allocate,
-                                                       alloc::Allocator::ResultDetail::kFull, &preference);
+    StatusOr<alloc::NodeFit> full = allocator_->Allocate(HandleOf(chosen.node), chosen_to_allocate,
+                                                         alloc::Allocator::ResultDetail::kFull, &preference);
     if (!full.ok()) {
-      return Fail(std::move(out), PodOutcome::Kind::kError,
+      return Fail(std::move(c.out), PodOutcome::Kind::kError,
                   fmt::format("running \"{}\" filter plugin: {}", kDynamicResourcesPlugin, full.status().message()));
     }
     if (!full->fits || full->results.size() != chosen_to_allocate.size()) {
-      return Fail(std::move(out), PodOutcome::Kind::kError,
+      return Fail(std::move(c.out), PodOutcome::Kind::kError,
                   fmt::format("internal error: node {} fit in Filter but not when allocating (please report this)",
                               node_name));
     }
-    allocations = std::move(full->results);
+    c.allocations = std::move(full->results);
   }
   // Reserve: the new allocations count for every later pod.
   changed_nodes_.clear();
-  for (const api::AllocationResult& a : allocations) {
+  for (const api::AllocationResult& a : c.allocations) {
     Status st = allocator_->AddAllocation(a, &changed_nodes_);
     ForgetVerdicts();
     if (!st.ok()) {
-      return Fail(std::move(out), PodOutcome::Kind::kError,
+      return Fail(std::move(c.out), PodOutcome::Kind::kError,
                   fmt::format("running Reserve plugin \"{}\": {}", kDynamicResourcesPlugin, st.message()));
     }
   }
   NodeUsage& usage = usage_[chosen.node];
-  usage.requested.Add(requests);
-  usage.non_zero_requested.Add(non_zero_requests);
+  usage.requested.Add(c.requests);
+  usage.non_zero_requested.Add(c.non_zero_requests);
   if (model_) {
-    model_->AddPod(chosen.node, requests);
-    for (const api::AllocationResult& a : allocations) model_->AddAllocation(a);
+    model_->AddPod(chosen.node, c.requests);
+    for (const api::AllocationResult& a : c.allocations) model_->AddAllocation(a);
   }
+  return std::nullopt;
+}
 
-  // Bind.
+// Bind.
+PodOutcome Scheduler::Bind(Cycle& c) {
+  const api::Pod& pod = *c.pod;
+  const std::string& node_name = s_.nodes[c.feasible[c.best].node].metadata.name;
+  PodOutcome& out = c.out;
   out.kind = PodOutcome::Kind::kPlaced;
   out.node = node_name;
-  out.score = best_score;
+  out.score = c.best_score;
   size_t next = 0;
-  for (size_t i = 0; i < refs->size(); ++i) {
-    api::ResourceClaim& c = s_.claims[(*refs)[i].claim];
-    if (!allocated_before[i]) {
-      c.status.allocation = std::move(allocations[next++]);
-      if (std::find(c.metadata.finalizers.begin(), c.metadata.finalizers.end(), kDeleteProtectionFinalizer) ==
-          c.metadata.finalizers.end()) {
-        c.metadata.finalizers.emplace_back(kDeleteProtectionFinalizer);
+  for (size_t i = 0; i < c.refs.size(); ++i) {
+    api::ResourceClaim& claim = s_.claims[c.refs[i].claim];
+    if (!c.allocated_before[i]) {
+      claim.status.allocation = std::move(c.allocations[next++]);
+      if (std::find(claim.metadata.finalizers.begin(), claim.metadata.finalizers.end(), kDeleteProtectionFinalizer) ==
+          claim.metadata.finalizers.end()) {
+        claim.metadata.finalizers.emplace_back(kDeleteProtectionFinalizer);
       }
     }
-    bool reserved = std::any_of(c.status.reserved_for.begin(), c.status.reserved_for.end(),
+    bool reserved = std::any_of(claim.status.reserved_for.begin(), claim.status.reserved_for.end(),
                                 [&](const auto& r) { return r.uid == pod.metadata.uid; });
     if (!reserved) {
-      c.status.reserved_for.push_back(api::ResourceClaimConsumerReference{
+      claim.status.reserved_for.push_back(api::ResourceClaimConsumerReference{
           .resource = "pods", .name = pod.metadata.name, .uid = pod.metadata.uid});
     }
-    if (!allocated_before[i] || !reserved) result_.changed_claims.push_back((*refs)[i].claim);
-    out.claims.push_back(ClaimPlacement{.pod_claim = (*refs)[i].pod_claim,
-                                        .claim = ObjectKey(c.metadata),
-                                        .allocated_now = !allocated_before[i],
-                                        .results = c.status.allocation->devices.results});
+    if (!c.allocated_before[i] || !reserved) result_.changed_claims.push_back(c.refs[i].claim);
+    out.claims.push_back(ClaimPlacement{.pod_claim = c.refs[i].pod_claim,
+                                        .claim = ObjectKey(claim.metadata),
+                                        .allocated_now = !c.allocated_before[i],
+                                        .results = claim.status.allocation->devices.results});
   }
-  if (allocate_extended) {
+  if (c.allocate_extended) {
     // PreBind creates the special claim (generateName: the API server picks
     // the suffix; here it is hashed, as for template claims), allocated and
     // reserved, and records it in the pod status.
     // The claim is the one just allocated on the chosen node.
     const std::string& ns = pod.metadata.namespace_;
-    api::ResourceClaim claim = claims_per_node.claim();
+    api::ResourceClaim claim = c.claims_per_node->claim();
     for (int attempt = 0;; ++attempt) {
       claim.metadata.name = claim.metadata.generate_name +
                             StableNameSuffix(ns, pod.metadata.name, kExtendedResourceClaimInMemoryName, attempt);
@@ -923,7 +1036,7 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
     }
     claim.metadata.uid = StableUid("resourceclaim/" + ns + "/" + claim.metadata.name);
     const std::string name = claim.metadata.name;
-    claim.status.allocation = std::move(allocations[next++]);
+    claim.status.allocation = std::move(c.allocations[next++]);
     claim.metadata.finalizers.emplace_back(kDeleteProtectionFinalizer);
     claim.status.reserved_for.push_back(
         api::ResourceClaimConsumerReference{.resource = "pods", .name = pod.metadata.name, .uid = pod.metadata.uid});
@@ -932,15 +1045,15 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
                                         .allocated_now = true,
                                         .results = claim.status.allocation->devices.results});
     // `pod` refers into s_.pods, which the push below leaves alone.
-    s_.pods[pod_idx].status.extended_resource_claim_status =
-        api::PodExtendedResourceClaimStatus{.request_mappings = claims_per_node.mappings(), .resource_claim_name = name};
+    s_.pods[c.pod_idx].status.extended_resource_claim_status = api::PodExtendedResourceClaimStatus{
+        .request_mappings = c.claims_per_node->mappings(), .resource_claim_name = name};
     s_.claims.push_back(std::move(claim));
     result_.created_claims.push_back(s_.claims.size() - 1);
     result_.changed_claims.push_back(s_.claims.size() - 1);
   }
-  s_.pods[pod_idx].spec.node_name = node_name;
-  result_.changed_pods.push_back(pod_idx);
-  return out;
+  s_.pods[c.pod_idx].spec.node_name = node_name;
+  result_.changed_pods.push_back(c.pod_idx);
+  return std::move(out);
 }
 
 void SortUnique(std::vector<size_t>& v) {
