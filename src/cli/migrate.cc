@@ -42,24 +42,6 @@ struct MigrateFlags {
 constexpr std::string_view kServerMetadata[] = {"uid",           "resourceVersion", "generation",
                                                  "creationTimestamp", "managedFields", "selfLink"};
 
-// Removes `key` from mapping `node`, if there.
-void Erase(manifest::Node* node, std::string_view key) {
-  if (node == nullptr || !node->is_mapping()) return;
-  for (size_t i = 0; i < node->keys.size(); ++i) {
-    if (node->keys[i].first != key) continue;
-    node->keys.erase(node->keys.begin() + static_cast<std::ptrdiff_t>(i));
-    node->items.erase(node->items.begin() + static_cast<std::ptrdiff_t>(i));
-    return;
-  }
-}
-manifest::Node* MutableChild(manifest::Node* node, std::string_view key) {
-  if (node == nullptr || !node->is_mapping()) return nullptr;
-  for (size_t i = 0; i < node->keys.size(); ++i) {
-    if (node->keys[i].first == key) return &node->items[i];
-  }
-  return nullptr;
-}
-
 // "apiVersion kind namespace/name" of an object's tree.
 std::string ObjectId(const manifest::Node& root) {
   auto text = [](const manifest::Node* n) { return n != nullptr ? n->text : std::string(); };
@@ -120,7 +102,7 @@ int ReadLive(const MigrateFlags& flags, bool workloads, manifest::LoadResult* lo
       const manifest::Node* version_node = page.tree.Find("apiVersion");
       const std::string list_kind = kind_node != nullptr ? kind_node->text : "";
       const std::string api_version = version_node != nullptr ? version_node->text : "";
-      manifest::Node* items = MutableChild(&page.tree, "items");
+      manifest::Node* items = page.tree.Find("items");
       if (items == nullptr || !items->is_sequence() || !list_kind.ends_with("List")) continue;
       auto file = std::make_shared<const std::string>(page.name);
       for (manifest::Node& item : items->items) {
@@ -129,10 +111,13 @@ int ReadLive(const MigrateFlags& flags, bool workloads, manifest::LoadResult* lo
         item.items.insert(item.items.begin(), {manifest::Node::String(api_version),
                                                manifest::Node::String(list_kind.substr(0, list_kind.size() - 4))});
         if (workloads) {
-          Erase(&item, "status");
-          manifest::Node* meta = MutableChild(&item, "metadata");
-          for (std::string_view key : kServerMetadata) Erase(meta, key);
-          if (list_kind == "PodList") Erase(MutableChild(&item, "spec"), "nodeName");
+          item.Erase("status");
+          if (manifest::Node* meta = item.Find("metadata")) {
+            for (std::string_view key : kServerMetadata) meta->Erase(key);
+          }
+          if (manifest::Node* spec = item.Find("spec"); spec != nullptr && list_kind == "PodList") {
+            spec->Erase("nodeName");
+          }
         }
         loader.LoadText(manifest::EmitJson(item), *file, loaded);
         if (objects != nullptr) objects->push_back({.root = std::move(item), .file = file});

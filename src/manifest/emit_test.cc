@@ -41,6 +41,21 @@ Node Sample() {
   return root;
 }
 
+// Node's mutable Find and Erase, which the emitter's callers use to edit a
+// tree in place: the other keys keep their order.
+TEST(EmitTest, EditedMappingPrintsWithoutTheErasedKey) {
+  Node m = Node::Mapping();
+  m.Add("a", Node::Int(1));
+  m.Add("b", Node::Int(2));
+  m.Add("c", Node::Int(3));
+  ASSERT_NE(m.Find("b"), nullptr);
+  *m.Find("c") = Node::String("x");
+  EXPECT_TRUE(m.Erase("b"));
+  EXPECT_FALSE(m.Erase("b"));
+  EXPECT_FALSE(Node::Int(1).Erase("a"));
+  EXPECT_EQ(EmitYaml(m), "a: 1\nc: x\n");
+}
+
 TEST(EmitTest, YamlRoundTripsThroughParser) {
   Node root = Sample();
   std::string yaml = EmitYaml(root);

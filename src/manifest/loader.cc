@@ -293,18 +293,7 @@ void Loader::LoadDocument(Node root, const std::shared_ptr<const std::string>& f
 }
 
 void DropManagedFields(Node* object) {
-  if (!object->is_mapping()) return;
-  for (size_t i = 0; i < object->keys.size(); ++i) {
-    if (object->keys[i].first != "metadata" || !object->items[i].is_mapping()) continue;
-    Node& meta = object->items[i];
-    for (size_t k = 0; k < meta.keys.size(); ++k) {
-      if (meta.keys[k].first == "managedFields") {
-        meta.keys.erase(meta.keys.begin() + static_cast<std::ptrdiff_t>(k));
-        meta.items.erase(meta.items.begin() + static_cast<std::ptrdiff_t>(k));
-        return;
-      }
-    }
-  }
+  if (Node* meta = object->Find("metadata")) meta->Erase("managedFields");
 }
 
 void Loader::DecodeNamespace(const Node& root, const std::shared_ptr<const std::string>& file,

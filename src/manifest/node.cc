@@ -1,5 +1,7 @@
 #include "manifest/node.h"
 
+#include <utility>
+
 namespace dra::manifest {
 
 std::string_view NodeKindName(NodeKind kind) {
@@ -21,6 +23,19 @@ const Node* Node::Find(std::string_view key) const {
     if (keys[i].first == key) return &items[i];
   }
   return nullptr;
+}
+
+Node* Node::Find(std::string_view key) { return const_cast<Node*>(std::as_const(*this).Find(key)); }
+
+bool Node::Erase(std::string_view key) {
+  if (kind != NodeKind::kMapping) return false;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i].first != key) continue;
+    keys.erase(keys.begin() + static_cast<std::ptrdiff_t>(i));
+    items.erase(items.begin() + static_cast<std::ptrdiff_t>(i));
+    return true;
+  }
+  return false;
 }
 
 Node Node::Bool(bool v) {

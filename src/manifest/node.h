@@ -53,6 +53,10 @@ struct Node {
   // kMapping: the value for `key`, or nullptr. Linear scan (maps are small);
   // the parsers reject duplicate keys, so the first match is the only one.
   const Node* Find(std::string_view key) const;
+  Node* Find(std::string_view key);
+  // kMapping: removes `key` and its value, keeping the order of the others;
+  // false if there is no such key (or this is not a mapping).
+  bool Erase(std::string_view key);
 
   // Builders, used by encode and tests.
   static Node Null() { return Node{}; }

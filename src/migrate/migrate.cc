@@ -23,29 +23,11 @@ using manifest::Node;
 
 // ------------------------------------------------------------------ trees
 
-Node* Child(Node& map, std::string_view key) {
-  if (!map.is_mapping()) return nullptr;
-  for (size_t i = 0; i < map.keys.size(); ++i) {
-    if (map.keys[i].first == key) return &map.items[i];
-  }
-  return nullptr;
-}
-
-void RemoveKey(Node& map, std::string_view key) {
-  for (size_t i = 0; i < map.keys.size(); ++i) {
-    if (map.keys[i].first == key) {
-      map.keys.erase(map.keys.begin() + static_cast<std::ptrdiff_t>(i));
-      map.items.erase(map.items.begin() + static_cast<std::ptrdiff_t>(i));
-      return;
-    }
-  }
-}
-
 // Removes `key` when its value is an empty mapping or sequence (or null).
 void RemoveIfEmpty(Node& map, std::string_view key) {
   const Node* v = map.Find(key);
   if (v != nullptr && (v->is_null() || ((v->is_mapping() || v->is_sequence()) && v->items.empty()))) {
-    RemoveKey(map, key);
+    map.Erase(key);
   }
 }
 
@@ -256,15 +238,15 @@ class Migrator {
 std::vector<ContainerRequest> Migrator::CollectRequests(Node& spec, const std::string& path, const Object& o) {
   std::vector<ContainerRequest> out;
   for (std::string_view list : {"containers", "initContainers"}) {
-    Node* containers = Child(spec, list);
+    Node* containers = spec.Find(list);
     if (containers == nullptr || !containers->is_sequence()) continue;
     for (size_t ci = 0; ci < containers->items.size(); ++ci) {
       Node& c = containers->items[ci];
-      Node* resources = Child(c, "resources");
+      Node* resources = c.Find("resources");
       if (resources == nullptr) continue;
       std::set<std::string> seen;
       for (std::string_view part : {"limits", "requests"}) {
-        Node* map = Child(*resources, part);
+        Node* map = resources->Find(part);
         if (map == nullptr || !map->is_mapping()) continue;
         for (size_t ki = 0; ki < map->keys.size(); ++ki) {
           const std::string& name = map->keys[ki].first;
@@ -306,7 +288,7 @@ std::vector<RequirementSite> Migrator::CollectRequirements(Node& spec, const std
     std::optional<Vendor> v = LabelVendor(key);
     return v && vendors.contains(*v);
   };
-  if (Node* ns = Child(spec, "nodeSelector"); ns != nullptr && ns->is_mapping()) {
+  if (Node* ns = spec.Find("nodeSelector"); ns != nullptr && ns->is_mapping()) {
     for (size_t i = 0; i < ns->keys.size(); ++i) {
       if (!concerns(ns->keys[i].first)) continue;
       out.push_back({.req = {.key = ns->keys[i].first, .op = "In", .values = {ns->items[i].text}},
@@ -315,8 +297,8 @@ std::vector<RequirementSite> Migrator::CollectRequirements(Node& spec, const std
                      .mark = ns->keys[i].second, .translated = false});
     }
   }
-  Node* affinity = Child(spec, "affinity");
-  Node* node_affinity = affinity != nullptr ? Child(*affinity, "nodeAffinity") : nullptr;
+  Node* affinity = spec.Find("affinity");
+  Node* node_affinity = affinity != nullptr ? affinity->Find("nodeAffinity") : nullptr;
   if (node_affinity == nullptr) return out;
   const std::string na_path = path + ".affinity.nodeAffinity";
   // Expressions of a term, as requirements (`term_path` names the term).
@@ -337,7 +319,7 @@ std::vector<RequirementSite> Migrator::CollectRequirements(Node& spec, const std
     }
   };
   const std::string required_path = na_path + ".requiredDuringSchedulingIgnoredDuringExecution";
-  if (Node* required = Child(*node_affinity, "requiredDuringSchedulingIgnoredDuringExecution")) {
+  if (Node* required = node_affinity->Find("requiredDuringSchedulingIgnoredDuringExecution")) {
     const Node* terms = required->Find("nodeSelectorTerms");
     if (terms != nullptr && terms->is_sequence() && terms->items.size() == 1) {
       read_term(terms->items[0], required_path + ".nodeSelectorTerms[0]", &out);
@@ -354,7 +336,7 @@ std::vector<RequirementSite> Migrator::CollectRequirements(Node& spec, const std
       }
     }
   }
-  if (Node* preferred = Child(*node_affinity, "preferredDuringSchedulingIgnoredDuringExecution");
+  if (Node* preferred = node_affinity->Find("preferredDuringSchedulingIgnoredDuringExecution");
       preferred != nullptr && preferred->is_sequence()) {
     std::vector<RequirementSite> soft;
     for (size_t t = 0; t < preferred->items.size(); ++t) {
@@ -522,17 +504,17 @@ bool Migrator::RewritePodSpec(Node& spec, const std::string& path, const Object&
 
   // The tree: limits and requests out, claims in.
   for (const ContainerRequest& r : requests) {
-    Node& c = Child(spec, r.list)->items[r.index];
-    Node& resources = *Child(c, "resources");
+    Node& c = spec.Find(r.list)->items[r.index];
+    Node& resources = *c.Find("resources");
     for (std::string_view part : {"limits", "requests"}) {
-      if (Node* m = Child(resources, part)) {
-        RemoveKey(*m, r.resource);
+      if (Node* m = resources.Find(part)) {
+        m->Erase(r.resource);
         RemoveIfEmpty(resources, part);
       }
     }
-    Node* claims = Child(resources, "claims");
+    Node* claims = resources.Find("claims");
     if (claims == nullptr || !claims->is_sequence()) {
-      RemoveKey(resources, "claims");
+      resources.Erase("claims");
       resources.Add("claims", Node::Sequence());
       claims = &resources.items.back();
     }
@@ -544,10 +526,10 @@ bool Migrator::RewritePodSpec(Node& spec, const std::string& path, const Object&
       claims->Push(std::move(entry));
     }
   }
-  if (Node* existing = Child(spec, "resourceClaims"); existing != nullptr && existing->is_sequence()) {
+  if (Node* existing = spec.Find("resourceClaims"); existing != nullptr && existing->is_sequence()) {
     for (Node& e : new_claims.items) existing->Push(std::move(e));
   } else {
-    RemoveKey(spec, "resourceClaims");
+    spec.Erase("resourceClaims");
     InsertBefore(spec, {"initContainers", "containers"}, "resourceClaims", std::move(new_claims));
   }
 
@@ -557,25 +539,25 @@ bool Migrator::RewritePodSpec(Node& spec, const std::string& path, const Object&
   for (const RequirementSite& s : sites) {
     if (!s.translated) continue;
     if (s.from_node_selector) {
-      RemoveKey(*Child(spec, "nodeSelector"), s.req.key);
+      spec.Find("nodeSelector")->Erase(s.req.key);
     } else {
       exprs.push_back(s.expr_index);
     }
   }
   RemoveIfEmpty(spec, "nodeSelector");
   if (!exprs.empty()) {
-    Node& na = *Child(*Child(spec, "affinity"), "nodeAffinity");
-    Node& required = *Child(na, "requiredDuringSchedulingIgnoredDuringExecution");
-    Node& terms = *Child(required, "nodeSelectorTerms");
+    Node& na = *spec.Find("affinity")->Find("nodeAffinity");
+    Node& required = *na.Find("requiredDuringSchedulingIgnoredDuringExecution");
+    Node& terms = *required.Find("nodeSelectorTerms");
     Node& term = terms.items[0];
-    Node& list = *Child(term, "matchExpressions");
+    Node& list = *term.Find("matchExpressions");
     std::sort(exprs.rbegin(), exprs.rend());
     for (size_t j : exprs) list.items.erase(list.items.begin() + static_cast<std::ptrdiff_t>(j));
     RemoveIfEmpty(term, "matchExpressions");
     if (term.items.empty()) terms.items.clear();
     RemoveIfEmpty(required, "nodeSelectorTerms");
     RemoveIfEmpty(na, "requiredDuringSchedulingIgnoredDuringExecution");
-    RemoveIfEmpty(*Child(spec, "affinity"), "nodeAffinity");
+    RemoveIfEmpty(*spec.Find("affinity"), "nodeAffinity");
     RemoveIfEmpty(spec, "affinity");
   }
   return true;
@@ -643,7 +625,7 @@ void Migrator::Run(std::vector<SourceObject> objects) {
     const std::string kind = Text(s.root.Find("kind"));
     std::optional<std::vector<std::string_view>> path = PodSpecPath(kind);
     Node* spec = path ? &s.root : nullptr;
-    for (size_t i = 0; path && i < path->size() && spec != nullptr; ++i) spec = Child(*spec, (*path)[i]);
+    for (size_t i = 0; path && i < path->size() && spec != nullptr; ++i) spec = spec->Find((*path)[i]);
     if (spec == nullptr || !spec->is_mapping()) {
       result_.objects.push_back(std::move(s.root));
       continue;
@@ -674,7 +656,7 @@ size_t MigrateResult::error_count() const {
 void AppendObjects(Node root, const std::shared_ptr<const std::string>& file, std::vector<SourceObject>* out) {
   const std::string& kind = Text(root.Find("kind"));
   if (root.is_mapping() && kind.ends_with("List")) {
-    if (Node* items = Child(root, "items"); items != nullptr && items->is_sequence()) {
+    if (Node* items = root.Find("items"); items != nullptr && items->is_sequence()) {
       for (Node& item : items->items) AppendObjects(std::move(item), file, out);
       return;
     }
