@@ -148,9 +148,14 @@ class Auditor {
       for (const api::Device& d : slice.spec.devices) devices_.push_back({&slice, &d});
     }
     evals_ = std::make_unique<Evaluations>(env_, devices_);
+    std::vector<const api::ResourceSlice*> slices;
+    for (const api::ResourceSlice& sl : s.slices) slices.push_back(&sl);
+    index_ = std::make_unique<alloc::SliceIndex>(slices);
+    slices_ = std::move(slices);
   }
 
   Status Run() {
+    DRA_ASSIGN_OR_RETURN(selectors_, alloc::NewCelSelectorEvaluator(features_));
     Classes();
     Requests();
     DRA_RETURN_IF_ERROR(ClaimsFitNoNode());
@@ -425,14 +430,9 @@ class Auditor {
   // until one holds the claim.
   Status ClaimsFitNoNode() {
     if (specs_.empty()) return OkStatus();
-    const alloc::Features features = alloc::Features::FromGates(s_.gates);
-    DRA_ASSIGN_OR_RETURN(std::unique_ptr<alloc::SelectorEvaluator> eval, alloc::NewCelSelectorEvaluator(features));
-    std::vector<const api::ResourceSlice*> slices;
-    for (const api::ResourceSlice& sl : s_.slices) slices.push_back(&sl);
-    const alloc::SliceIndex index(std::move(slices));
     std::vector<const api::DeviceClass*> classes;
     for (const api::DeviceClass& c : s_.classes) classes.push_back(&c);
-    const alloc::Allocator allocator(features, alloc::AllocatedState{}, classes, &index, eval.get());
+    const alloc::Allocator allocator(features_, alloc::AllocatedState{}, classes, index_.get(), selectors_.get());
     for (const Spec& spec : specs_) {
       if (spec.spec->devices.requests.empty()) continue;
       // Every class it names must exist (validate says which does not).
@@ -588,8 +588,6 @@ class Auditor {
 
   // device-tainted, per taint key and effect.
   void Taints() {
-    std::vector<const api::ResourceSlice*> slices;
-    for (const api::ResourceSlice& sl : s_.slices) slices.push_back(&sl);
     std::vector<const api::DeviceTaintRule*> rules;
     for (const api::DeviceTaintRule& r : s_.rules) rules.push_back(&r);
     struct Group {
@@ -597,7 +595,7 @@ class Auditor {
       std::vector<std::string> where;
     };
     std::map<std::pair<std::string, std::string>, Group> groups;
-    for (const alloc::TaintCount& t : alloc::CountTaints(slices, rules, s_.gates)) {
+    for (const alloc::TaintCount& t : alloc::CountTaints(slices_, rules, s_.gates)) {
       if (t.effect != "NoSchedule" && t.effect != "NoExecute") continue;
       Group& g = groups[{t.key, t.effect}];
       g.devices += t.devices;
@@ -619,19 +617,13 @@ class Auditor {
   // stranded-devices: free devices on a node with no room for pods.
   Status Stranded() {
     if (s_.nodes.empty() || devices_.empty()) return OkStatus();
-    const alloc::Features features = alloc::Features::FromGates(s_.gates);
-    DRA_ASSIGN_OR_RETURN(std::unique_ptr<alloc::SelectorEvaluator> eval, alloc::NewCelSelectorEvaluator(features));
-    std::vector<const api::ResourceSlice*> slices;
-    for (const api::ResourceSlice& sl : s_.slices) slices.push_back(&sl);
-    const alloc::SliceIndex index(std::move(slices));
     std::vector<const api::ResourceClaim*> allocated;
     for (const api::ResourceClaim& c : s_.claims) {
       if (c.status.allocation) allocated.push_back(&c);
     }
     alloc::AllocatedState state;
-    if (!state.AddClaims(allocated, features).ok()) return OkStatus();  // validate reports the claims
-    std::vector<const api::DeviceClass*> classes;
-    const alloc::Allocator allocator(features, std::move(state), classes, &index, eval.get());
+    if (!state.AddClaims(allocated, features_).ok()) return OkStatus();  // validate reports the claims
+    const alloc::Allocator allocator(features_, std::move(state), {}, index_.get(), selectors_.get());
     const sched::NodeIndex nodes(s_.nodes);
     std::vector<sched::Resources> requested(s_.nodes.size());
     std::vector<int64_t> pods(s_.nodes.size(), 0);
@@ -762,6 +754,11 @@ class Auditor {
   const cel::DraEnvironment& env_;
   std::vector<DeviceRef> devices_;
   std::unique_ptr<Evaluations> evals_;
+  // What the allocator needs, for claim-fits-no-node and stranded-devices.
+  const alloc::Features features_ = alloc::Features::FromGates(s_.gates);
+  std::vector<const api::ResourceSlice*> slices_;
+  std::unique_ptr<alloc::SliceIndex> index_;  // over slices_
+  std::unique_ptr<alloc::SelectorEvaluator> selectors_;  // set by Run
   std::map<std::string, std::vector<bool>, std::less<>> class_pass_;
   std::map<std::string, size_t, std::less<>> class_count_;
   std::vector<Spec> specs_;

@@ -19,7 +19,8 @@ namespace {
 
 struct AuditFlags {
   std::vector<std::string> files;
-  ClusterFlags cluster;
+  ClusterFlags cluster;  // the input options (-f, --live) only
+  GateFlags gates;
   std::string output = "table";
   std::string fail_on = "error";
   uint64_t cost_warning = 100'000;
@@ -53,7 +54,7 @@ class Locator {
 std::string ObjectText(const audit::Finding& f) { return f.kind.empty() ? f.object : f.kind + " " + f.object; }
 
 int Run(const AuditFlags& flags) {
-  std::optional<api::FeatureGates> gates = GatesFromFlags("dractl audit", flags.cluster.version, flags.cluster.gates);
+  std::optional<api::FeatureGates> gates = GatesFromFlags("dractl audit", flags.gates.version, flags.gates.gates);
   if (!gates) return kExitUsageError;
   std::optional<ClusterInputOptions> inputs = InputOptions("dractl audit", flags.files, flags.cluster);
   if (!inputs) return kExitUsageError;
@@ -166,14 +167,11 @@ int RunAudit(std::span<const std::string_view> args) {
                  "evaluation is 1,000,000)")
       ->check(NonNegativeInteger())
       ->capture_default_str();
-  app.add_option("--kubernetes-version", flags.cluster.version, "feature-gate defaults of this release (1.34-1.37)")
-      ->capture_default_str();
-  app.add_option("--feature-gates", flags.cluster.gates, "gate overrides, e.g. DRAConsumableCapacity=true");
-  app.add_flag("--live", flags.cluster.live,
+  AddGateFlags(app, &flags.gates);
+  AddLiveFlags(app,
                "also read the cluster from its API server (as kubectl finds it), Namespaces included; nothing is "
-               "written to it");
-  app.add_option("--kubeconfig", flags.cluster.kubeconfig, "kubeconfig file for --live (implies --live)");
-  app.add_option("--context", flags.cluster.context, "kubeconfig context for --live (default: current-context)");
+               "written to it",
+               &flags.cluster.live, &flags.cluster.kubeconfig, &flags.cluster.context);
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
   return Run(flags);
 }

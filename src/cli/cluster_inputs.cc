@@ -111,16 +111,10 @@ void CheckIdentities(manifest::LoadResult* loaded) {
 // success, else the exit code (the reason printed).
 int LoadLive(const ClusterInputOptions& options, const manifest::LoadOptions& load_options,
              manifest::LoadResult* loaded) {
-  StatusOr<kube::RestConfig> config = kube::ResolveConfig(options.kubeconfig, options.context);
-  if (!config.ok()) {
-    std::fprintf(stderr, "%s: %s\n", options.command, config.status().message().c_str());
-    return kExitInputError;
-  }
-  StatusOr<std::unique_ptr<kube::Client>> client = kube::Client::New(*config, "dractl/" DRACTL_VERSION);
-  if (!client.ok()) {
-    std::fprintf(stderr, "%s: %s\n", options.command, client.status().message().c_str());
-    return kExitInputError;
-  }
+  kube::RestConfig config;
+  const std::unique_ptr<kube::Client> client =
+      ConnectToApiServer(options.command, options.kubeconfig, options.context, &config);
+  if (client == nullptr) return kExitInputError;
   manifest::LoadOptions live_options = load_options;
   live_options.drop_managed_fields = true;
   manifest::Loader loader(live_options);
@@ -129,7 +123,7 @@ int LoadLive(const ClusterInputOptions& options, const manifest::LoadOptions& lo
   std::vector<kube::Collection> collections = kube::SnapshotCollections();
   if (options.namespaces) collections.push_back({.path = "/api/v1/namespaces"});
   for (const kube::Collection& c : collections) {
-    StatusOr<kube::ListResult> list = kube::ListAll(**client, c);
+    StatusOr<kube::ListResult> list = kube::ListAll(*client, c);
     if (!list.ok() && c.path == "/api/v1/namespaces") {
       // Only `audit` asks for them, to read one label; a role without them
       // (dractl serve's) still audits the rest.
@@ -138,7 +132,7 @@ int LoadLive(const ClusterInputOptions& options, const manifest::LoadOptions& lo
       continue;
     }
     if (!list.ok()) {
-      std::fprintf(stderr, "%s: %s (%s)\n", options.command, list.status().message().c_str(), config->source.c_str());
+      std::fprintf(stderr, "%s: %s (%s)\n", options.command, list.status().message().c_str(), config.source.c_str());
       return kExitInputError;
     }
     size_t from = loaded->objects.size();
@@ -148,7 +142,7 @@ int LoadLive(const ClusterInputOptions& options, const manifest::LoadOptions& lo
     counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", loaded->objects.size() - from, name);
   }
   std::fprintf(stderr, "%s: read %zu objects from %s (%s): %s\n", options.command, loaded->objects.size() - before,
-               config->server.c_str(), config->source.c_str(), counts.c_str());
+               config.server.c_str(), config.source.c_str(), counts.c_str());
   return -1;
 }
 
@@ -370,12 +364,35 @@ void AddClusterFlags(CLI::App& app, ClusterFlags& flags) {
                  "100 nodes); 0: its adaptive default (50% minus 1% per 125 nodes, at least 5%); 100: every node")
       ->check(CLI::Range(0, 100))
       ->capture_default_str();
-  app.add_flag("--live", flags.live,
+  AddLiveFlags(app,
                "also read the cluster from its API server (nodes, pods, claims, templates, slices, classes, "
                "taint rules), found as kubectl finds it: $KUBECONFIG, ~/.kube/config, else in-cluster; "
-               "nothing is written to it");
-  app.add_option("--kubeconfig", flags.kubeconfig, "kubeconfig file for --live (implies --live)");
-  app.add_option("--context", flags.context, "kubeconfig context for --live (default: current-context)");
+               "nothing is written to it",
+               &flags.live, &flags.kubeconfig, &flags.context);
+}
+
+std::unique_ptr<kube::Client> ConnectToApiServer(std::string_view command, const std::string& kubeconfig,
+                                                 const std::string& context, kube::RestConfig* config) {
+  StatusOr<kube::RestConfig> resolved = kube::ResolveConfig(kubeconfig, context);
+  if (!resolved.ok()) {
+    std::fprintf(stderr, "%.*s: %s\n", static_cast<int>(command.size()), command.data(),
+                 resolved.status().message().c_str());
+    return nullptr;
+  }
+  StatusOr<std::unique_ptr<kube::Client>> client = kube::Client::New(*resolved, "dractl/" DRACTL_VERSION);
+  if (!client.ok()) {
+    std::fprintf(stderr, "%.*s: %s\n", static_cast<int>(command.size()), command.data(),
+                 client.status().message().c_str());
+    return nullptr;
+  }
+  *config = *std::move(resolved);
+  return *std::move(client);
+}
+
+void AddLiveFlags(CLI::App& app, std::string live_help, bool* live, std::string* kubeconfig, std::string* context) {
+  app.add_flag("--live", *live, std::move(live_help));
+  app.add_option("--kubeconfig", *kubeconfig, "kubeconfig file for --live (implies --live)");
+  app.add_option("--context", *context, "kubeconfig context for --live (default: current-context)");
 }
 
 }  // namespace dra::cli

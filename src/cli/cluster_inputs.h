@@ -14,6 +14,8 @@
 #include "CLI/CLI.hpp"
 #include "alloc/best_fit.h"
 #include "api/features.h"
+#include "kube/client.h"
+#include "kube/kubeconfig.h"
 #include "base/release.h"
 #include "manifest/loader.h"
 #include "sched/policy.h"
@@ -63,6 +65,17 @@ struct ClusterFlags {
 // when neither -f nor --live/--kubeconfig gives it a cluster.
 std::optional<ClusterInputOptions> InputOptions(const char* command, const std::vector<std::string>& files,
                                                 const ClusterFlags& flags);
+
+// The API server as kubectl finds it (`kubeconfig`, else $KUBECONFIG,
+// ~/.kube/config, in-cluster; `context`, else the current one) and a client
+// for it, its configuration in `*config`; null, with the reason printed as
+// "<command>: ...", when the configuration cannot be used.
+std::unique_ptr<kube::Client> ConnectToApiServer(std::string_view command, const std::string& kubeconfig,
+                                                 const std::string& context, kube::RestConfig* config);
+
+// --live (with `live_help`), --kubeconfig (which implies --live: the caller
+// sets it after parsing) and --context.
+void AddLiveFlags(CLI::App& app, std::string live_help, bool* live, std::string* kubeconfig, std::string* context);
 
 // Adds --policy, --seed, --kubernetes-version, --feature-gates, --max-steps,
 // --workloads, --percentage-of-nodes-to-score, --live, --kubeconfig,

@@ -12,11 +12,9 @@
 
 #include "api/defaults.h"
 #include "api/validation.h"
-#include "base/version.h"
 #include "cli/commands.h"
+#include "cli/cluster_inputs.h"
 #include "cli/common.h"
-#include "kube/client.h"
-#include "kube/kubeconfig.h"
 #include "kube/list.h"
 #include "manifest/emit.h"
 #include "migrate/check.h"
@@ -73,16 +71,9 @@ bool ControllerOwned(const manifest::Node& root) {
 int ReadLive(const MigrateFlags& flags, bool workloads, manifest::LoadResult* loaded,
              std::vector<migrate::SourceObject>* objects) {
   constexpr char kCommand[] = "dractl migrate";
-  StatusOr<kube::RestConfig> config = kube::ResolveConfig(flags.kubeconfig, flags.context);
-  if (!config.ok()) {
-    std::fprintf(stderr, "%s: %s\n", kCommand, config.status().message().c_str());
-    return kExitInputError;
-  }
-  StatusOr<std::unique_ptr<kube::Client>> client = kube::Client::New(*config, "dractl/" DRACTL_VERSION);
-  if (!client.ok()) {
-    std::fprintf(stderr, "%s: %s\n", kCommand, client.status().message().c_str());
-    return kExitInputError;
-  }
+  kube::RestConfig config;
+  const std::unique_ptr<kube::Client> client = ConnectToApiServer(kCommand, flags.kubeconfig, flags.context, &config);
+  if (client == nullptr) return kExitInputError;
   const std::vector<std::string> paths =
       workloads ? std::vector<std::string>{"/api/v1/pods", "/apis/apps/v1/deployments", "/apis/apps/v1/replicasets",
                                            "/apis/apps/v1/statefulsets", "/apis/apps/v1/daemonsets",
@@ -92,9 +83,9 @@ int ReadLive(const MigrateFlags& flags, bool workloads, manifest::LoadResult* lo
   const manifest::Loader loader({.keep_trees = true, .keep_workloads = true, .drop_managed_fields = true});
   size_t read = 0;
   for (const std::string& path : paths) {
-    StatusOr<kube::ListResult> list = kube::ListAll(**client, {.path = path});
+    StatusOr<kube::ListResult> list = kube::ListAll(*client, {.path = path});
     if (!list.ok()) {
-      std::fprintf(stderr, "%s: %s (%s)\n", kCommand, list.status().message().c_str(), config->source.c_str());
+      std::fprintf(stderr, "%s: %s (%s)\n", kCommand, list.status().message().c_str(), config.source.c_str());
       return kExitInputError;
     }
     for (kube::ListPage& page : list->pages) {
@@ -127,7 +118,7 @@ int ReadLive(const MigrateFlags& flags, bool workloads, manifest::LoadResult* lo
   }
   std::fprintf(stderr, "%s: read %zu %s from %s (%s)\n", kCommand, read,
                workloads ? "pods and workloads (those a controller owns left out)" : "nodes, slices and classes",
-               config->server.c_str(), config->source.c_str());
+               config.server.c_str(), config.source.c_str());
   return -1;
 }
 
@@ -351,12 +342,11 @@ int RunMigrate(std::span<const std::string_view> args) {
                "schedule before and after on --cluster and list the pods that would no longer fit or land on a "
                "different kind of device (instead of printing the objects)");
   AddGateFlags(app, &flags.gates);
-  app.add_flag("--live", flags.live,
+  AddLiveFlags(app,
                "read from the API server (as kubectl finds it): without -f the workloads (Pods, Deployments, "
                "ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs; those a controller owns are left to it), "
-               "without --cluster the Nodes, ResourceSlices and DeviceClasses; nothing is written to it");
-  app.add_option("--kubeconfig", flags.kubeconfig, "kubeconfig file for --live (implies --live)");
-  app.add_option("--context", flags.context, "kubeconfig context for --live (default: current-context)");
+               "without --cluster the Nodes, ResourceSlices and DeviceClasses; nothing is written to it",
+               &flags.live, &flags.kubeconfig, &flags.context);
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
   if (!flags.kubeconfig.empty()) flags.live = true;
   return Run(flags);

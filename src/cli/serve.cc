@@ -17,7 +17,6 @@
 #include <fmt/format.h>
 
 #include "base/release.h"
-#include "base/version.h"
 #include "cli/cluster_inputs.h"
 #include "cli/commands.h"
 #include "cli/common.h"
@@ -83,16 +82,10 @@ int Run(const ServeFlags& flags) {
   if (!gates) return kExitUsageError;
   const std::unique_ptr<sched::ScorePolicy> policy = PolicyFromFlag("dractl serve", flags.policy);
   if (!policy) return kExitUsageError;
-  StatusOr<kube::RestConfig> config = kube::ResolveConfig(flags.kubeconfig, flags.context);
-  if (!config.ok()) {
-    std::fprintf(stderr, "dractl serve: %s\n", config.status().message().c_str());
-    return kExitInputError;
-  }
-  StatusOr<std::unique_ptr<kube::Client>> client = kube::Client::New(*config, "dractl/" DRACTL_VERSION);
-  if (!client.ok()) {
-    std::fprintf(stderr, "dractl serve: %s\n", client.status().message().c_str());
-    return kExitInputError;
-  }
+  kube::RestConfig config;
+  const std::unique_ptr<kube::Client> client =
+      ConnectToApiServer("dractl serve", flags.kubeconfig, flags.context, &config);
+  if (client == nullptr) return kExitInputError;
   std::optional<sched::WorkloadProfile> profile;
   if (flags.policy == "fgd" || flags.policy == "dra-pack") {
     if (!flags.workload_profile.empty()) {
@@ -124,7 +117,7 @@ int Run(const ServeFlags& flags) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  kube::Server server(client->get(), {.scheduler_name = flags.scheduler_name,
+  kube::Server server(client.get(), {.scheduler_name = flags.scheduler_name,
                                       .gates = *gates,
                                       .policy = policy.get(),
                                       .device_choice = DeviceChoiceFor(flags.device_choice, flags.policy),
@@ -156,8 +149,8 @@ int Run(const ServeFlags& flags) {
       return kExitUsageError;
     }
   }
-  LogLine(fmt::format("scheduling pods with schedulerName {} on {} ({}){}", flags.scheduler_name, config->server,
-                      config->source,
+  LogLine(fmt::format("scheduling pods with schedulerName {} on {} ({}){}", flags.scheduler_name, config.server,
+                      config.source,
                       flags.metrics_address.empty()
                           ? ""
                           : fmt::format("; /metrics, /healthz, /readyz on port {}", http.port())));
@@ -182,7 +175,7 @@ int Run(const ServeFlags& flags) {
   std::thread renewer;
   std::optional<kube::LeaderElector> elector;
   if (flags.leader_elect) {
-    elector.emplace(client->get(), kube::LeaderOptions{.lease_namespace = flags.lease_namespace,
+    elector.emplace(client.get(), kube::LeaderOptions{.lease_namespace = flags.lease_namespace,
                                                        .lease_name = flags.lease_name,
                                                        .identity = fmt::format("{}_{}", host, RandomSuffix()),
                                                        .lease_duration = Millis(flags.lease_duration),
