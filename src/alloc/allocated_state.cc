@@ -40,6 +40,33 @@ Status AllocatedState::AddResult(const api::DeviceRequestAllocationResult& resul
   return OkStatus();
 }
 
+Status AllocatedState::RemoveResult(const api::DeviceRequestAllocationResult& result, const Features& features) {
+  if (result.admin_access.value_or(false)) return OkStatus();
+  std::string id = DeviceIdString(result.driver, result.pool, result.device);
+  if (!features.consumable_capacity || !result.share_id || result.share_id->empty()) {
+    devices.erase(id);
+    return OkStatus();
+  }
+  std::string shared = id;
+  shared.append(1, '/').append(*result.share_id);
+  shared_device_ids.erase(shared);
+  auto it = aggregated_capacity.find(id);
+  if (it == aggregated_capacity.end()) return OkStatus();
+  // The device's last share gone: no aggregate left (InUseForCounters).
+  id.push_back('/');
+  auto next = shared_device_ids.lower_bound(id);
+  if (next == shared_device_ids.end() || std::string_view(*next).substr(0, id.size()) != id) {
+    aggregated_capacity.erase(it);
+    return OkStatus();
+  }
+  for (const auto& [name, amount] : result.consumed_capacity) {
+    if (quantity::Quantity* sum = it->second.find(name); sum != nullptr) {
+      DRA_ASSIGN_OR_RETURN(*sum, sum->Sub(amount));
+    }
+  }
+  return OkStatus();
+}
+
 Status AllocatedState::AddClaims(std::span<const api::ResourceClaim* const> claims, const Features& features) {
   for (const api::ResourceClaim* claim : claims) {
     if (!claim->status.allocation) continue;

@@ -246,6 +246,9 @@ std::unique_ptr<NodeState> BuildNodeState(const Allocator& a, const api::Node& n
                     .device_id = static_cast<uint32_t>(first_id + static_cast<int64_t>(device_idx))};
         c.allocated = !allocated_names.empty() && std::binary_search(allocated_names.begin(), allocated_names.end(),
                                                                      std::string_view(device.name));
+        if (!c.allocated && !allocated_state.excluded.empty()) {
+          c.allocated = allocated_state.excluded.count(DeviceIdString(pool.driver, pool.name, device.name)) > 0;
+        }
         if (per_device) {
           const api::DeviceRareFields& rare = device.rare.get();
           StatusOr<bool> on = ScopeMatches(rare.node_name, rare.all_nodes, rare.node_selector, node, "device");
@@ -357,7 +360,7 @@ struct AllocatorCache {
     if (users == pool_users.end()) return;
     const AllocatedState& allocated = a.allocated();
     const std::string device_id = DeviceIdString(result.driver, result.pool, result.device);
-    const bool in_devices = allocated.devices.count(device_id) > 0;
+    const bool in_devices = allocated.Unavailable(device_id);
     auto aggregated = allocated.aggregated_capacity.find(device_id);
     // Every state holding the pool changes: the device's flags where it is a
     // candidate, and the pool's available counters even where it is not (a
@@ -449,6 +452,29 @@ Status Allocator::AddAllocation(const api::AllocationResult& allocation, std::ve
     cache_->Refresh(result, changed_nodes);
   }
   return OkStatus();
+}
+
+Status Allocator::RemoveAllocation(const api::AllocationResult& allocation, std::vector<std::string>* changed_nodes) {
+  for (const api::DeviceRequestAllocationResult& result : allocation.devices.results) {
+    if (Status st = allocated_.RemoveResult(result, features_); !st.ok()) return st;
+    cache_->Refresh(result, changed_nodes);
+  }
+  return OkStatus();
+}
+
+void Allocator::SetExcluded(std::string_view driver, std::string_view pool, std::string_view device, bool excluded,
+                            std::vector<std::string>* changed_nodes) {
+  std::string id = DeviceIdString(driver, pool, device);
+  if (excluded) {
+    if (!allocated_.excluded.insert(std::move(id)).second) return;
+  } else if (allocated_.excluded.erase(id) == 0) {
+    return;
+  }
+  api::DeviceRequestAllocationResult result;
+  result.driver = std::string(driver);
+  result.pool = std::string(pool);
+  result.device = std::string(device);
+  cache_->Refresh(result, changed_nodes);
 }
 
 uint64_t Allocator::NodeGeneration(const api::Node& node) const { return cache_->Node(node).generation; }

@@ -199,6 +199,19 @@ class Allocator {
   // REQUIRES: no Allocate call in flight on any thread.
   Status AddAllocation(const api::AllocationResult& allocation, std::vector<std::string>* changed_nodes = nullptr);
 
+  // The inverse of AddAllocation for an allocation added before (a gang's
+  // tentative reservation undone): its devices, shares and consumed
+  // capacity are free again; the same caches are updated and the same
+  // nodes named.
+  // REQUIRES: no Allocate call in flight on any thread.
+  Status RemoveAllocation(const api::AllocationResult& allocation, std::vector<std::string>* changed_nodes = nullptr);
+  // Keeps a device out of (or lets it back into) every later search without
+  // counting it as usage (AllocatedState::excluded): a caller that wants
+  // another solution than the one it got. Admin-access requests still see
+  // the device. REQUIRES: as above.
+  void SetExcluded(std::string_view driver, std::string_view pool, std::string_view device, bool excluded,
+                   std::vector<std::string>* changed_nodes = nullptr);
+
   // The devices of the node's complete, valid pools, and how many of them
   // are allocated (AllocatedState::devices).
   struct DeviceCount {

@@ -4,6 +4,7 @@
 // device's string attribute "model").
 #include "alloc/allocator.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -253,6 +254,59 @@ TEST(AllocatorTest, TaintsNeedTolerations) {
   fit = f.Allocate({Claim("c0", {r})});
   ASSERT_TRUE(fit.ok() && fit->fits);
   EXPECT_EQ(fit->results[0].devices.results[0].tolerations.size(), 1u);
+}
+
+// A gang search's tools: RemoveAllocation undoes AddAllocation exactly, and
+// a device kept out with SetExcluded is not taken but uses none of its
+// counters (worked by hand: the counter set holds 2; whole takes 2, each
+// half 1).
+TEST(AllocatorTest, RemovedAllocationsAndExcludedDevicesAreFreeAgain) {
+  Fixture f;
+  api::ResourceSlice& counters = f.Slice({});
+  counters.spec.node_name.reset();
+  counters.spec.all_nodes = true;
+  counters.spec.shared_counters.push_back({.name = "set"});
+  counters.spec.shared_counters[0].counters.insert_or_assign("mem", api::Counter{*quantity::Quantity::Parse("2")});
+  api::ResourceSlice& devs = f.Slice({"whole", "half-0", "half-1"});
+  for (auto& d : devs.spec.devices) {
+    api::DeviceCounterConsumption use{.counter_set = "set"};
+    use.counters.insert_or_assign("mem", api::Counter{*quantity::Quantity::Parse(d.name == "whole" ? "2" : "1")});
+    d.rare.mut().consumes_counters.push_back(use);
+  }
+  for (auto& s : f.slices) s.spec.pool.resource_slice_count = 2;
+  std::vector<const api::ResourceSlice*> ptrs;
+  for (auto& s : f.slices) ptrs.push_back(&s);
+  SliceIndex index(ptrs);
+  std::vector<const api::DeviceClass*> cls;
+  for (auto& c : f.classes) cls.push_back(&c);
+  Allocator allocator(f.features, f.state, cls, &index, &f.selectors);
+  api::ResourceClaim one = Claim("c0", {Request("r", 1)});
+  api::ResourceClaim two = Claim("c1", {Request("r", 2)});
+  auto devices = [&](const api::ResourceClaim& claim) {
+    std::vector<const api::ResourceClaim*> claims = {&claim};
+    StatusOr<NodeFit> fit = allocator.Allocate(f.node, claims);
+    EXPECT_TRUE(fit.ok()) << fit.status().ToString();
+    std::vector<std::string> names;
+    if (fit.ok() && fit->fits) {
+      for (const auto& r : fit->results[0].devices.results) names.push_back(r.device);
+    }
+    return names;
+  };
+  ASSERT_THAT(devices(one), ::testing::ElementsAre("whole"));
+  std::vector<const api::ResourceClaim*> claims = {&one};
+  api::AllocationResult whole = allocator.Allocate(f.node, claims)->results[0];
+  ASSERT_TRUE(allocator.AddAllocation(whole).ok());
+  EXPECT_THAT(devices(one), ::testing::IsEmpty());  // the set's 2 are used
+  std::vector<std::string> changed;
+  ASSERT_TRUE(allocator.RemoveAllocation(whole, &changed).ok());
+  EXPECT_THAT(changed, ::testing::ElementsAre("node-1"));
+  EXPECT_THAT(devices(one), ::testing::ElementsAre("whole"));
+  EXPECT_TRUE(allocator.allocated().devices.empty());
+  allocator.SetExcluded("drv", "pool", "whole", true);
+  EXPECT_THAT(devices(one), ::testing::ElementsAre("half-0"));
+  EXPECT_THAT(devices(two), ::testing::ElementsAre("half-0", "half-1"));
+  allocator.SetExcluded("drv", "pool", "whole", false);
+  EXPECT_THAT(devices(one), ::testing::ElementsAre("whole"));
 }
 
 TEST(AllocatorTest, SharedCountersLimitPartitions) {

@@ -115,7 +115,19 @@ TEST(ObjectTest, KindAndMeta) {
   EXPECT_EQ(ApiVersionFor(Kind::kDeviceTaintRule), "resource.k8s.io/v1");
   Object slice = ResourceSlice{.metadata = {.name = "s"}};
   EXPECT_EQ(ObjectName(slice), "s");
-  EXPECT_EQ(static_cast<size_t>(KindOf(Object(Pod{}))), std::variant_size_v<Object> - 1);
+  EXPECT_EQ(static_cast<size_t>(KindOf(Object(SchedulingWorkload{}))), std::variant_size_v<Object> - 1);
+  // scheduling.k8s.io: namespaced, written as v1beta1; the Workload kind is
+  // spelled "Workload" (the C++ name avoids api::Workload of workload.h).
+  Object group = PodGroup{.metadata = {.name = "train", .namespace_ = "ml"}};
+  EXPECT_EQ(KindOf(group), Kind::kPodGroup);
+  EXPECT_EQ(ObjectName(group), "ml/train");
+  EXPECT_EQ(KindName(Object(SchedulingWorkload{})), "Workload");
+  EXPECT_EQ(ParseKind("Workload"), Kind::kSchedulingWorkload);
+  EXPECT_EQ(ParseKind("PodGroup"), Kind::kPodGroup);
+  EXPECT_TRUE(IsNamespaced(Kind::kPodGroup));
+  EXPECT_TRUE(IsNamespaced(Kind::kSchedulingWorkload));
+  EXPECT_EQ(ApiVersionFor(Kind::kPodGroup), "scheduling.k8s.io/v1beta1");
+  EXPECT_EQ(ApiVersionFor(Kind::kSchedulingWorkload), "scheduling.k8s.io/v1beta1");
 }
 
 TEST(SizeTest, DeviceStaysSmall) {

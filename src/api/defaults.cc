@@ -57,17 +57,35 @@ void SetDefaults(ResourceSlice& slice, std::string_view now) {
 
 void SetDefaults(DeviceTaintRule& rule, std::string_view now) { SetDefaults(rule.spec.taint, now); }
 
-void SetDefaults(Object& object, std::string_view now) {
+void SetDefaults(PodGroup& group, const FeatureGates& gates) {
+  // SetDefaults_PodGroup runs first, then the +default of disruptionMode.
+  if (gates.enabled(Gate::kPodGroupPreemptionPolicy) && !group.spec.preemption_policy) {
+    group.spec.preemption_policy = kPreemptLowerPriority;
+  }
+  if (!group.spec.disruption_mode) group.spec.disruption_mode = DisruptionMode{.single = true, .all = false};
+}
+
+void SetDefaults(Object& object, std::string_view now, const FeatureGates& gates) {
   std::visit(
-      [now](auto& o) {
+      [now, &gates](auto& o) {
         using T = std::decay_t<decltype(o)>;
         if constexpr (std::is_same_v<T, ResourceClaim> || std::is_same_v<T, ResourceClaimTemplate>) {
           SetDefaults(o);
         } else if constexpr (std::is_same_v<T, ResourceSlice> || std::is_same_v<T, DeviceTaintRule>) {
           SetDefaults(o, now);
+        } else if constexpr (std::is_same_v<T, PodGroup>) {
+          SetDefaults(o, gates);
         }
       },
       object);
+}
+
+void SetDefaults(Object& object, std::string_view now) {
+  if (auto* group = std::get_if<PodGroup>(&object)) {
+    SetDefaults(*group, FeatureGates::Defaults());
+    return;
+  }
+  SetDefaults(object, now, FeatureGates::AllOff());
 }
 
 }  // namespace dra::api

@@ -10,6 +10,11 @@
 //     operator "" -> Equal.
 //   - every DeviceTaint (slice devices, DeviceTaintRule) with no timeAdded:
 //     timeAdded -> `now`, when `now` is not empty.
+//   - PodGroup (scheduling.k8s.io, upstream pkg/apis/scheduling/v1beta1
+//     defaults.go and zz_generated.defaults.go, the same in v1alpha3):
+//     spec.disruptionMode unset -> {single: {}}; with the
+//     PodGroupPreemptionPolicy gate on, spec.preemptionPolicy unset ->
+//     PreemptLowerPriority. A Workload's podGroupTemplates are not defaulted.
 // Unknown enum values are left as written (validation reports them). Core
 // objects (Node, Pod) are not changed.
 //
@@ -20,6 +25,7 @@
 
 #include <string_view>
 
+#include "api/features.h"
 #include "api/object.h"
 
 namespace dra::api {
@@ -33,8 +39,12 @@ void SetDefaults(ResourceClaimTemplate& claim_template);
 void SetDefaults(DeviceTaint& taint, std::string_view now);
 void SetDefaults(ResourceSlice& slice, std::string_view now);
 void SetDefaults(DeviceTaintRule& rule, std::string_view now);
+void SetDefaults(PodGroup& group, const FeatureGates& gates);
 
-// Dispatches on the kind; DeviceClass, Node and Pod are unchanged.
+// Dispatches on the kind; DeviceClass, Node, Pod and Workload are unchanged.
+// The gated PodGroup default follows `gates`; the overload without them uses
+// FeatureGates::Defaults() (1.37, where PodGroupPreemptionPolicy is off).
+void SetDefaults(Object& object, std::string_view now, const FeatureGates& gates);
 void SetDefaults(Object& object, std::string_view now);
 
 }  // namespace dra::api

@@ -1,6 +1,7 @@
 // Gate table of src/api/README.md §8. Maturity decides the default: alpha
-// off, beta on unless the table says otherwise (DRADeviceTaintRules and
-// DRAWorkloadResourceClaims are beta but off by default), GA on.
+// off, beta on unless the table says otherwise (DRADeviceTaintRules,
+// DRAWorkloadResourceClaims and GenericWorkload are beta but off by default),
+// GA on.
 #include "api/features.h"
 
 #include <string>
@@ -57,7 +58,28 @@ constexpr std::array<GateRow, kGateCount> kGates = {{
     {Gate::kDRAFractionalCapacityRange,   "DRAFractionalCapacityRange",   {kNone,     kNone,     kNone,     kBetaOn}},
     {Gate::kDRAOptionalNodeOperations,    "DRAOptionalNodeOperations",    {kNone,     kNone,     kNone,     kAlphaOff}},
     {Gate::kDRAPartitionableDevicesType,  "DRAPartitionableDevicesType",  {kNone,     kNone,     kNone,     kAlphaOff}},
+    // The Workload API (scheduling.k8s.io PodGroup, pod.spec.schedulingGroup, gang scheduling).
+    {Gate::kGenericWorkload,              "GenericWorkload",              {kNone,     kAlphaOff, kAlphaOff, kBetaOff}},
+    {Gate::kTopologyAwareWorkloadScheduling, "TopologyAwareWorkloadScheduling", {kNone, kNone,   kAlphaOff, kAlphaOff}},
+    {Gate::kCompositePodGroup,            "CompositePodGroup",            {kNone,     kNone,     kNone,     kAlphaOff}},
+    {Gate::kPodGroupPreemptionPolicy,     "PodGroupPreemptionPolicy",     {kNone,     kNone,     kNone,     kAlphaOff}},
+    {Gate::kWorkloadWithJob,              "WorkloadWithJob",              {kNone,     kNone,     kAlphaOff, kAlphaOff}},
 }};
+
+// kube_features.go's dependencies of the Workload API gates, each list in
+// name order as upstream sorts it (`count` entries of `on` are used).
+struct Dependency {
+  Gate gate;
+  std::array<Gate, 2> on;
+  size_t count;
+};
+constexpr Dependency kDependencies[] = {
+    {Gate::kDRAWorkloadResourceClaims,       {Gate::kDynamicResourceAllocation, Gate::kGenericWorkload}, 2},
+    {Gate::kTopologyAwareWorkloadScheduling, {Gate::kGenericWorkload, Gate::kGenericWorkload},           1},
+    {Gate::kCompositePodGroup,               {Gate::kGenericWorkload, Gate::kTopologyAwareWorkloadScheduling}, 2},
+    {Gate::kPodGroupPreemptionPolicy,        {Gate::kGenericWorkload, Gate::kGenericWorkload},           1},
+    {Gate::kWorkloadWithJob,                 {Gate::kGenericWorkload, Gate::kGenericWorkload},           1},
+};
 // clang-format on
 
 constexpr bool RowsInGateOrder() {
@@ -209,8 +231,34 @@ Status FeatureGates::ParseFlag(std::string_view flag) {
     }
     DRA_RETURN_IF_ERROR(next.Set(name, *value));
   }
+  DRA_RETURN_IF_ERROR(next.CheckDependencies());
   *this = next;
   return OkStatus();
+}
+
+std::span<const Gate> FeatureGates::Dependencies(Gate gate) {
+  for (const Dependency& d : kDependencies) {
+    if (d.gate == gate) return std::span<const Gate>(d.on.data(), d.count);
+  }
+  return {};
+}
+
+Status FeatureGates::CheckDependencies() const {
+  std::string message;
+  for (const GateRow& row : kGates) {
+    if (!enabled(row.gate)) continue;
+    std::string disabled;
+    for (Gate dep : Dependencies(row.gate)) {
+      if (enabled(dep)) continue;
+      if (!disabled.empty()) disabled += ' ';
+      disabled += Name(dep);
+    }
+    if (disabled.empty()) continue;
+    if (!message.empty()) message += ", ";
+    message += std::string(row.name) + " is enabled, but depends on features that are disabled: [" + disabled + "]";
+  }
+  if (message.empty()) return OkStatus();
+  return InvalidArgumentError(message);
 }
 
 std::string FeatureGates::ToString() const {

@@ -13,6 +13,15 @@
 //     stays on (as in the upstream allocator tests, which have no such switch).
 // Set() and ParseFlag() then change single gates, as --feature-gates does.
 //
+// Dependencies (kube_features.go's defaultKubernetesFeatureGateDependencies)
+// are recorded for the Workload API gates only: DRAWorkloadResourceClaims
+// needs DynamicResourceAllocation and GenericWorkload; TopologyAware-
+// WorkloadScheduling, PodGroupPreemptionPolicy and WorkloadWithJob need
+// GenericWorkload; CompositePodGroup needs GenericWorkload and
+// TopologyAwareWorkloadScheduling. ParseFlag rejects a result that breaks
+// them, as the API server's --feature-gates does; Set() and FromList() do not
+// check them (tests turn gates on one at a time).
+//
 // FeatureGates is a small value type; copies are independent. Thread-safe for
 // concurrent reads.
 #pragma once
@@ -51,8 +60,13 @@ enum class Gate : uint8_t {
   kDRAFractionalCapacityRange,
   kDRAOptionalNodeOperations,
   kDRAPartitionableDevicesType,
+  kGenericWorkload,
+  kTopologyAwareWorkloadScheduling,
+  kCompositePodGroup,
+  kPodGroupPreemptionPolicy,
+  kWorkloadWithJob,
 };
-inline constexpr size_t kGateCount = 19;
+inline constexpr size_t kGateCount = 24;
 
 enum class Maturity : uint8_t {
   kAbsent,  // the release does not have the gate
@@ -100,6 +114,15 @@ class FeatureGates {
   // strconv.ParseBool reads them: 1, t, T, TRUE, true, True and 0, f, F,
   // FALSE, false, False). All or nothing: on kInvalidArgument no gate changed.
   Status ParseFlag(std::string_view flag);
+
+  // The gates `gate` depends on (see the file comment), in name order; empty
+  // for the gates without recorded dependencies.
+  static std::span<const Gate> Dependencies(Gate gate);
+  // kInvalidArgument if an enabled gate depends on a disabled one, worded as
+  // upstream's featuregate: "GenericWorkload ... depends on features that
+  // are disabled: [GenericWorkload]" (one sentence per such gate, in enum
+  // order, joined by ", ").
+  Status CheckDependencies() const;
 
   // "Gate=true,Gate=false,..." for every gate the release has, in enum order.
   std::string ToString() const;

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -201,6 +202,81 @@ TEST(FeatureGatesTest, ToStringListsGatesOfTheRelease) {
   EXPECT_THAT(s, HasSubstr("DRADeviceTaints=false"));
   EXPECT_EQ(s.find("DRADeviceTaintRules"), std::string::npos);
   EXPECT_EQ(s.find("DRAListTypeAttributes"), std::string::npos);
+}
+
+// The Workload API gates as kube_features.go declares them: GenericWorkload
+// alpha in 1.35 and 1.36, beta (still off) in 1.37;
+// TopologyAwareWorkloadScheduling and WorkloadWithJob alpha since 1.36;
+// CompositePodGroup and PodGroupPreemptionPolicy alpha since 1.37.
+TEST(FeatureGatesTest, WorkloadApiGates) {
+  struct Row {
+    Gate gate;
+    std::array<Maturity, 4> maturity;  // 1.34 .. 1.37
+  };
+  const Maturity n = Maturity::kAbsent, a = Maturity::kAlpha, b = Maturity::kBeta;
+  for (const Row& row : {Row{Gate::kGenericWorkload, {n, a, a, b}},
+                         Row{Gate::kTopologyAwareWorkloadScheduling, {n, n, a, a}},
+                         Row{Gate::kCompositePodGroup, {n, n, n, a}},
+                         Row{Gate::kPodGroupPreemptionPolicy, {n, n, n, a}},
+                         Row{Gate::kWorkloadWithJob, {n, n, a, a}}}) {
+    for (int minor = 34; minor <= 37; ++minor) {
+      FeatureGates gates = FeatureGates::Defaults("1." + std::to_string(minor)).value();
+      EXPECT_EQ(gates.maturity(row.gate), row.maturity[static_cast<size_t>(minor - 34)])
+          << FeatureGates::Name(row.gate) << " in 1." << minor;
+      EXPECT_FALSE(gates.enabled(row.gate)) << FeatureGates::Name(row.gate) << " in 1." << minor;
+    }
+  }
+  EXPECT_EQ(FeatureGates::GateByName("GenericWorkload"), Gate::kGenericWorkload);
+  EXPECT_EQ(FeatureGates::GateByName("TopologyAwareWorkloadScheduling"), Gate::kTopologyAwareWorkloadScheduling);
+  EXPECT_EQ(FeatureGates::GateByName("CompositePodGroup"), Gate::kCompositePodGroup);
+  EXPECT_EQ(FeatureGates::GateByName("PodGroupPreemptionPolicy"), Gate::kPodGroupPreemptionPolicy);
+  EXPECT_EQ(FeatureGates::GateByName("WorkloadWithJob"), Gate::kWorkloadWithJob);
+}
+
+// defaultKubernetesFeatureGateDependencies, checked as featuregate's
+// SetFromMap does: "<gate> is enabled, but depends on features that are
+// disabled: [<deps>]" (the disabled ones, in name order, space-separated as
+// Go prints a slice).
+TEST(FeatureGatesTest, WorkloadApiGateDependencies) {
+  EXPECT_THAT(FeatureGates::Dependencies(Gate::kCompositePodGroup),
+              ::testing::ElementsAre(Gate::kGenericWorkload, Gate::kTopologyAwareWorkloadScheduling));
+  EXPECT_THAT(FeatureGates::Dependencies(Gate::kDRAWorkloadResourceClaims),
+              ::testing::ElementsAre(Gate::kDynamicResourceAllocation, Gate::kGenericWorkload));
+  EXPECT_THAT(FeatureGates::Dependencies(Gate::kWorkloadWithJob), ::testing::ElementsAre(Gate::kGenericWorkload));
+  EXPECT_TRUE(FeatureGates::Dependencies(Gate::kGenericWorkload).empty());
+  EXPECT_TRUE(FeatureGates::Dependencies(Gate::kDRAAdminAccess).empty());  // not recorded
+
+  FeatureGates gates = FeatureGates::Defaults("1.37").value();
+  const FeatureGates before = gates;
+  Status s = gates.ParseFlag("TopologyAwareWorkloadScheduling=true");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "TopologyAwareWorkloadScheduling is enabled, but depends on features that are disabled: "
+                         "[GenericWorkload]");
+  EXPECT_EQ(gates, before);  // all or nothing
+  s = gates.ParseFlag("CompositePodGroup=true,DRAWorkloadResourceClaims=true");
+  EXPECT_EQ(s.message(),
+            "DRAWorkloadResourceClaims is enabled, but depends on features that are disabled: [GenericWorkload], "
+            "CompositePodGroup is enabled, but depends on features that are disabled: [GenericWorkload "
+            "TopologyAwareWorkloadScheduling]");
+  s = gates.ParseFlag("GenericWorkload=true,CompositePodGroup=true");
+  EXPECT_THAT(s.message(), HasSubstr("CompositePodGroup is enabled, but depends on features that are disabled: "
+                                     "[TopologyAwareWorkloadScheduling]"));
+  s = gates.ParseFlag(
+      "GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true,PodGroupPreemptionPolicy=true,"
+      "WorkloadWithJob=true,DRAWorkloadResourceClaims=true");
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_TRUE(gates.enabled(Gate::kCompositePodGroup));
+  // Turning the base gate off again while dependents stay on is refused too.
+  EXPECT_FALSE(gates.ParseFlag("GenericWorkload=false").ok());
+  // Set() and FromList() do not check (tests turn gates on one by one).
+  FeatureGates one = FeatureGates::AllOff();
+  EXPECT_TRUE(one.Set(Gate::kCompositePodGroup, true).ok());
+  EXPECT_EQ(one.CheckDependencies().code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(FeatureGates::FromList({"PodGroupPreemptionPolicy"}).ok());
+  // 1.36 has TopologyAwareWorkloadScheduling but not CompositePodGroup.
+  FeatureGates v136 = FeatureGates::Defaults("1.36").value();
+  EXPECT_TRUE(v136.ParseFlag("GenericWorkload=true,TopologyAwareWorkloadScheduling=true").ok());
+  EXPECT_THAT(v136.ParseFlag("CompositePodGroup=true").message(), HasSubstr("not part of Kubernetes 1.36"));
 }
 
 }  // namespace

@@ -9,11 +9,22 @@ std::string_view KindName(Kind kind) { return EnumName(kind); }
 std::optional<Kind> ParseKind(std::string_view name) { return ParseEnum<Kind>(name); }
 
 bool IsNamespaced(Kind kind) {
-  return kind == Kind::kResourceClaim || kind == Kind::kResourceClaimTemplate || kind == Kind::kPod;
+  return kind == Kind::kResourceClaim || kind == Kind::kResourceClaimTemplate || kind == Kind::kPod ||
+         kind == Kind::kPodGroup || kind == Kind::kSchedulingWorkload;
 }
 
 std::string_view ApiVersionFor(Kind kind) {
-  return (kind == Kind::kNode || kind == Kind::kPod) ? "v1" : "resource.k8s.io/v1";
+  switch (kind) {
+    case Kind::kNode:
+    case Kind::kPod:
+      return "v1";
+    case Kind::kPodGroup:
+    case Kind::kSchedulingWorkload:
+      // dractl writes the Workload API's beta version (v1alpha3 is read too).
+      return "scheduling.k8s.io/v1beta1";
+    default:
+      return "resource.k8s.io/v1";
+  }
 }
 
 const ObjectMeta& MetaOf(const Object& object) {

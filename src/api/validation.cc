@@ -406,19 +406,13 @@ class Validator {
   // drops the field, which is exactly what a user needs to be told.
   bool GateOff(Gate gate, const FieldPath& path) {
     if (gates_.enabled(gate)) return false;
-    Warn(FieldErrorType::kForbidden, path, "", GateMessage(gate));
+    errs_.push_back(GateOffWarning(gate, path));
     return true;
   }
   // Binding-condition fields need both gates.
   bool BindingGatesOff(const FieldPath& path) {
     if (GateOff(Gate::kDRADeviceBindingConditions, path)) return true;
     return GateOff(Gate::kDRAResourceClaimDeviceStatus, path);
-  }
-  static std::string GateMessage(Gate gate) {
-    std::string name(FeatureGates::Name(gate));
-    return "requires feature gate " + name +
-           ", which is disabled: the API server drops this field (enable with --feature-gates " + name +
-           "=true)";
   }
 
   // --- names
@@ -2089,6 +2083,12 @@ class Validator {
               .Child("nodeAffinity")
               .Child("requiredDuringSchedulingIgnoredDuringExecution"));
     }
+    // validateSchedulingGroup (scheduling_validation.cc), where PodSpec keeps it raw.
+    if (const RawJson* group = pod.spec.extra.find("schedulingGroup"); group != nullptr) {
+      for (FieldError& e : ValidatePodSchedulingGroup(*group, gates_, spec.Child("schedulingGroup"))) {
+        errs_.push_back(std::move(e));
+      }
+    }
     if (pod.status.extended_resource_claim_status) {
       GateOff(Gate::kDRAExtendedResource, FieldPath("status").Child("extendedResourceClaimStatus"));
     }
@@ -2270,6 +2270,8 @@ FieldErrors Validate(const Object& object, const FeatureGates& gates) {
     }
     FieldErrors operator()(const Node& o) const { return ValidateNode(o, gates); }
     FieldErrors operator()(const Pod& o) const { return ValidatePod(o, gates); }
+    FieldErrors operator()(const PodGroup& o) const { return ValidatePodGroup(o, gates); }
+    FieldErrors operator()(const SchedulingWorkload& o) const { return ValidateSchedulingWorkload(o, gates); }
   };
   return std::visit(Dispatch{gates}, object);
 }
@@ -2279,6 +2281,31 @@ FieldErrors ValidateNodeSelector(const NodeSelector& selector, const FieldPath& 
   Validator v(gates);
   v.NodeSelectorOf(selector, path);
   return v.Take();
+}
+
+FieldErrors ValidateObjectMeta(const ObjectMeta& meta, bool namespaced, const FieldPath& path) {
+  FeatureGates gates = FeatureGates::Defaults();
+  Validator v(gates);
+  v.ObjectMetaOf(meta, namespaced, path);
+  return v.Take();
+}
+
+FieldErrors ValidateConditions(const std::vector<Condition>& conditions, const FieldPath& path) {
+  FeatureGates gates = FeatureGates::Defaults();
+  Validator v(gates);
+  v.Conditions(conditions, path);
+  return v.Take();
+}
+
+FieldError GateOffWarning(Gate gate, const FieldPath& path) {
+  std::string name(FeatureGates::Name(gate));
+  return FieldError{.type = FieldErrorType::kForbidden,
+                    .field = path.String(),
+                    .bad_value = "",
+                    .detail = "requires feature gate " + name +
+                              ", which is disabled: the API server drops this field (enable with --feature-gates " +
+                              name + "=true)",
+                    .severity = Severity::kWarning};
 }
 
 bool HasErrors(const FieldErrors& errors) {

@@ -1,6 +1,9 @@
 // Validation of API objects as the Kubernetes API server validates them on
-// create (pkg/apis/resource/validation, and the DRA parts of
-// pkg/apis/core/validation), as src/api/README.md summarises.
+// create (pkg/apis/resource/validation, the DRA parts of
+// pkg/apis/core/validation, and scheduling.k8s.io's PodGroup and Workload:
+// pkg/apis/scheduling/validation with the declarative rules of
+// scheduling/v1beta1, in scheduling_validation.cc), as src/api/README.md
+// summarises.
 //
 // Each function returns every problem it finds as FieldErrors whose paths,
 // types and texts follow the API server's field.Error
@@ -39,6 +42,8 @@
 //
 // All functions are pure and thread-safe.
 #pragma once
+
+#include <vector>
 
 #include "api/features.h"
 #include "api/field_path.h"
@@ -89,8 +94,17 @@ FieldErrors ValidateNode(const Node& node, const FeatureGates& gates);
 // Only the DRA-relevant parts: metadata, spec.resourceClaims,
 // [init]containers[].resources.claims, no claims in pod-level spec.resources,
 // spec.tolerations, node affinity's required node selector,
+// spec.schedulingGroup (gate GenericWorkload),
 // status.extendedResourceClaimStatus.
 FieldErrors ValidatePod(const Pod& pod, const FeatureGates& gates);
+// scheduling.k8s.io (gate GenericWorkload; with it off the kind itself is an
+// error, at `kind`, as for a DeviceTaintRule without its gate). The gated
+// fields (schedulingConstraints, resourceClaims, preemptionPolicy,
+// parentCompositePodGroupName, compositePodGroupTemplates) are warnings while
+// their gates are off, as everywhere else. PodGroup status is checked as a
+// status update would be (conditions, resourceClaimStatuses).
+FieldErrors ValidatePodGroup(const PodGroup& group, const FeatureGates& gates);
+FieldErrors ValidateSchedulingWorkload(const SchedulingWorkload& workload, const FeatureGates& gates);
 
 // Dispatches on the kind.
 FieldErrors Validate(const Object& object, const FeatureGates& gates);
@@ -101,5 +115,19 @@ FieldErrors ValidateNodeSelector(const NodeSelector& selector, const FieldPath& 
 
 // True if some entry has Severity::kError.
 bool HasErrors(const FieldErrors& errors);
+
+// Building blocks shared with scheduling_validation.cc.
+//   ValidateObjectMeta: name (or generateName) as a DNS subdomain, namespace
+//     as a DNS label (or forbidden when not `namespaced`), labels, annotations.
+//   ValidateConditions: metav1 ValidateConditions.
+//   GateOffWarning: the warning for a gated field set while `gate` is off
+//     (see the file comment).
+//   ValidatePodSchedulingGroup: pod.spec.schedulingGroup as kept in
+//     PodSpec::extra (compact JSON), upstream validateSchedulingGroup, at `path`.
+FieldErrors ValidateObjectMeta(const ObjectMeta& meta, bool namespaced, const FieldPath& path);
+FieldErrors ValidateConditions(const std::vector<Condition>& conditions, const FieldPath& path);
+FieldError GateOffWarning(Gate gate, const FieldPath& path);
+FieldErrors ValidatePodSchedulingGroup(const RawJson& scheduling_group, const FeatureGates& gates,
+                                       const FieldPath& path);
 
 }  // namespace dra::api

@@ -174,7 +174,7 @@ int LoadCluster(const std::vector<std::string>& files, const api::FeatureGates& 
   // As for allocate: the API server defaults and validates every object first.
   for (size_t i = 0; i < loaded->objects.size(); ++i) {
     manifest::LoadedObject& o = loaded->objects[i];
-    api::SetDefaults(o.object, "1970-01-01T00:00:00Z");
+    api::SetDefaults(o.object, "1970-01-01T00:00:00Z", gates);
     // Errors and the API server's warnings (a gated field it would drop).
     for (const api::FieldError& e : api::Validate(o.object, gates)) {
       auto w = workload_of.find(i);
@@ -339,6 +339,26 @@ int PrepareProfile(const ClusterFlags& flags, const api::FeatureGates& gates, co
   return -1;
 }
 
+sched::GangOptions GangOptionsFor(std::string_view gang, std::string_view policy, uint64_t search_steps) {
+  sched::GangOptions options;
+  const bool search = gang == "search" || (gang.empty() && policy != "kube");
+  options.mode = search ? sched::GangMode::kSearch : sched::GangMode::kUpstream;
+  options.max_steps = search_steps;
+  return options;
+}
+
+void AddGangFlags(CLI::App& app, std::string* gang, uint64_t* search_steps) {
+  app.add_option("--gang", *gang,
+                 "pod groups (PodGroup, --feature-gates GenericWorkload=true): upstream places members one at a "
+                 "time as kube-scheduler 1.37 does, all or nothing; search also reconsiders the members' node and "
+                 "device choices where that fails (default: upstream with --policy kube, else search)")
+      ->check(CLI::IsMember({"upstream", "search"}));
+  app.add_option("--gang-search-steps", *search_steps,
+                 "the search's budget per group: nodes filtered, members placed, allocator calls and their search steps")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+}
+
 void AddClusterFlags(CLI::App& app, ClusterFlags& flags) {
   app.add_option("--policy", flags.policy, kPolicyHelp)
       ->check(CLI::IsMember({"kube", "binpack", "best-fit", "fgd", "dra-pack"}))
@@ -364,6 +384,7 @@ void AddClusterFlags(CLI::App& app, ClusterFlags& flags) {
                  "100 nodes); 0: its adaptive default (50% minus 1% per 125 nodes, at least 5%); 100: every node")
       ->check(CLI::Range(0, 100))
       ->capture_default_str();
+  AddGangFlags(app, &flags.gang, &flags.gang_search_steps);
   AddLiveFlags(app,
                "also read the cluster from its API server (nodes, pods, claims, templates, slices, classes, "
                "taint rules), found as kubectl finds it: $KUBECONFIG, ~/.kube/config, else in-cluster; "

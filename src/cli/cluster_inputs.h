@@ -20,6 +20,7 @@
 #include "manifest/loader.h"
 #include "sched/policy.h"
 #include "sched/profile.h"
+#include "sched/scheduler.h"
 #include "sched/snapshot.h"
 
 namespace dra::cli {
@@ -59,7 +60,19 @@ struct ClusterFlags {
   std::string kubeconfig;
   std::string context;
   std::vector<std::string> workload_profile;  // --workload-profile FILE...
+  std::string gang;  // "", upstream or search ("": by policy, GangOptionsFor)
+  uint64_t gang_search_steps = sched::GangOptions{}.max_steps;
 };
+
+// --gang and --gang-search-steps as ScheduleOptions::gang: upstream's group
+// cycle with --policy kube, the search with dractl's own policies, unless
+// --gang says otherwise.
+sched::GangOptions GangOptionsFor(std::string_view gang, std::string_view policy, uint64_t search_steps);
+inline sched::GangOptions GangOptionsFor(const ClusterFlags& flags) {
+  return GangOptionsFor(flags.gang, flags.policy, flags.gang_search_steps);
+}
+// Adds --gang and --gang-search-steps (part of AddClusterFlags; serve adds them alone).
+void AddGangFlags(CLI::App& app, std::string* gang, uint64_t* search_steps);
 
 // The input options of `command` from its flags; nullopt (with a message)
 // when neither -f nor --live/--kubeconfig gives it a cluster.

@@ -359,7 +359,7 @@ TemplatePod ValidateWorkloadTemplate(const api::Workload& workload, const api::F
 
 int DefaultAndValidate(manifest::LoadResult* result, const api::FeatureGates& gates, std::string_view command) {
   for (manifest::LoadedObject& o : result->objects) {
-    api::SetDefaults(o.object, "1970-01-01T00:00:00Z");
+    api::SetDefaults(o.object, "1970-01-01T00:00:00Z", gates);
     for (const api::FieldError& e : api::Validate(o.object, gates)) result->messages.push_back(ToMessage(o, e));
   }
   for (const manifest::LoadedWorkload& w : result->workloads) {
@@ -382,7 +382,11 @@ void PrintDocuments(std::vector<manifest::Node> roots, std::string_view format) 
     for (auto& r : roots) items.Push(std::move(r));
     list.Add("items", std::move(items));
     list.Add("kind", manifest::Node::String("List"));
-    std::fputs(manifest::EmitJson(list).c_str(), stdout);
+    // As kubectl prints a list of objects (`kubectl get -o json`).
+    manifest::Node meta = manifest::Node::Mapping();
+    meta.Add("resourceVersion", manifest::Node::String(""));
+    list.Add("metadata", std::move(meta));
+    std::fputs(manifest::EmitJson(list, 4, {.sort_keys = true}).c_str(), stdout);
   } else {
     std::fputs(manifest::EmitYamlDocuments(roots, {.sort_keys = true}).c_str(), stdout);
   }

@@ -11,6 +11,37 @@
 #include "manifest/encode.h"
 
 namespace dra::cli {
+namespace {
+
+// Removes from `out` the nulls and empty mappings that `in`, the tree the
+// object was read from, does not have in the same place: Go's encoding of
+// the typed object adds them (metadata.creationTimestamp: null, status: {},
+// a container's resources: {}), kubectl prints the object as it was read.
+void DropAddedEmpties(manifest::Node& out, const manifest::Node& in) {
+  if (out.is_sequence() && in.is_sequence() && out.items.size() == in.items.size()) {
+    for (size_t i = 0; i < out.items.size(); ++i) DropAddedEmpties(out.items[i], in.items[i]);
+    return;
+  }
+  if (!out.is_mapping() || !in.is_mapping()) return;
+  for (size_t i = 0; i < out.keys.size();) {
+    const manifest::Node* read = in.Find(out.keys[i].first);
+    manifest::Node& value = out.items[i];
+    if (read == nullptr) {
+      // Added: dropped if empty once what it holds is (a claim template's
+      // spec.metadata: {creationTimestamp: null}).
+      DropAddedEmpties(value, manifest::Node::Mapping());
+      if (value.is_null() || (value.is_mapping() && value.items.empty())) {
+        out.Erase(std::string(out.keys[i].first));
+        continue;
+      }
+    } else {
+      DropAddedEmpties(value, *read);
+    }
+    ++i;
+  }
+}
+
+}  // namespace
 
 int RunConvert(std::span<const std::string_view> args) {
   CLI::App app{"Reads objects and prints them again as YAML (multi-document) or JSON (a v1 List),\n"
@@ -39,8 +70,10 @@ int RunConvert(std::span<const std::string_view> args) {
   }
   std::vector<manifest::Node> roots;
   for (manifest::LoadedObject& loaded : result.objects) {
-    if (defaults) api::SetDefaults(loaded.object, "1970-01-01T00:00:00Z");
+    if (defaults) api::SetDefaults(loaded.object, "1970-01-01T00:00:00Z", *gates);
     roots.push_back(manifest::EncodeObject(loaded.object));
+    // With --defaults the additions are the point (a union's `single: {}`).
+    if (!defaults && loaded.tree != nullptr) DropAddedEmpties(roots.back(), *loaded.tree);
   }
   PrintDocuments(std::move(roots), output);
   if (!result.skipped_kinds.empty()) std::fprintf(stderr, "%s\n", DescribeLoad(result).c_str());

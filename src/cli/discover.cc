@@ -228,7 +228,11 @@ int RunDiscover(std::span<const std::string_view> args) {
     for (auto& r : roots) items.Push(std::move(r));
     list.Add("items", std::move(items));
     list.Add("kind", manifest::Node::String("List"));
-    text = manifest::EmitJson(list);
+    // As kubectl prints a list of objects (`kubectl get -o json`).
+    manifest::Node meta = manifest::Node::Mapping();
+    meta.Add("resourceVersion", manifest::Node::String(""));
+    list.Add("metadata", std::move(meta));
+    text = manifest::EmitJson(list, 4, {.sort_keys = true});
   } else {
     text = manifest::EmitYamlDocuments(roots, {.sort_keys = true});
   }

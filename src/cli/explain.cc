@@ -75,6 +75,39 @@ std::string_view KindText(sched::PodOutcome::Kind kind) {
   return "";
 }
 
+manifest::Node MemberTries(const std::vector<sched::GroupOutcome::MemberTry>& tries) {
+  manifest::Node n = manifest::Node::Sequence();
+  for (const sched::GroupOutcome::MemberTry& t : tries) {
+    manifest::Node m = manifest::Node::Mapping();
+    m.Add("pod", Str(t.pod));
+    m.Add("node", Str(t.node));
+    m.Add("devices", Strings(t.devices));
+    n.Push(std::move(m));
+  }
+  return n;
+}
+
+manifest::Node GroupJson(const sched::GroupExplanation& g) {
+  manifest::Node n = manifest::Node::Mapping();
+  n.Add("group", Str(g.group));
+  n.Add("minCount", Int(g.min_count));
+  n.Add("scheduledBefore", Int(static_cast<int64_t>(g.scheduled_before)));
+  n.Add("members", Int(static_cast<int64_t>(g.members)));
+  n.Add("outcome", Str(std::string(KindText(g.kind))));
+  n.Add("message", Str(g.message));
+  n.Add("upstreamPass", MemberTries(g.upstream_pass));
+  if (g.search_run) {
+    n.Add("searchPlaces", manifest::Node::Bool(g.search_places));
+    n.Add("searchPlacement", MemberTries(g.search_placement));
+  }
+  if (g.most_together >= 0) {
+    n.Add("mostTogether", Int(g.most_together));
+    n.Add("leftOut", Strings(g.left_out));
+  }
+  n.Add("text", Strings(g.text));
+  return n;
+}
+
 manifest::Node ToJson(const sched::PodExplanation& e) {
   manifest::Node root = manifest::Node::Mapping();
   root.Add("pod", Str(e.pod));
@@ -82,6 +115,7 @@ manifest::Node ToJson(const sched::PodExplanation& e) {
   root.Add("bound", manifest::Node::Bool(e.bound));
   if (!e.node.empty()) root.Add("node", Str(e.node));
   if (!e.message.empty()) root.Add("message", Str(e.message));
+  if (e.group) root.Add("podGroup", GroupJson(*e.group));
   root.Add("numNodes", Int(e.num_nodes));
   manifest::Node nodes = manifest::Node::Sequence();
   for (const sched::NodeCause& c : e.nodes) {
@@ -245,6 +279,9 @@ std::string ToText(const sched::PodExplanation& e) {
   if (e.bound) return fmt::format("pod {}: not pending: {}\n", e.pod, e.message);
   std::string out = fmt::format("pod {}: {}: {}\n", e.pod, e.kind == sched::PodOutcome::Kind::kError ? "error" : "pending",
                                 e.message);
+  if (e.group) {
+    for (const std::string& line : e.group->text) out += line + "\n";
+  }
   if (!e.never_fits.empty()) out += fmt::format("it can never fit: {}\n", e.never_fits);
   if (e.nodes.empty()) return out;
   std::vector<std::string> parts;
@@ -309,6 +346,7 @@ int Run(const ExplainFlags& flags) {
                    .percentage_of_nodes_to_score = flags.cluster.percentage_of_nodes_to_score,
                    .device_choice = DeviceChoiceFor(flags.cluster.device_choice, flags.cluster.policy)}};
   if (profile) options.schedule.workload_profile = &*profile;
+  options.schedule.gang = GangOptionsFor(flags.cluster);
   StatusOr<std::vector<sched::PodExplanation>> result = sched::Explain(&snapshot, options, pods);
   if (!result.ok()) {
     if (result.status().code() == StatusCode::kNotFound) {

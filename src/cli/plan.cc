@@ -179,6 +179,7 @@ int Run(const PlanFlags& flags) {
                             .device_choice = DeviceChoiceFor(flags.cluster.device_choice, flags.cluster.policy),
                             .expander = expander.value_or(plan::Expander::kOptimal),
                             .max_seconds = flags.groups.max_time};
+  options.gang = GangOptionsFor(flags.cluster);
   StatusOr<plan::PlanResult> result = plan::PlanResult{};
   if (scale_up) result = plan::PlanScaleUp(snapshot, groups, options);
   StatusOr<std::vector<plan::ScaleDownNode>> scale_down = std::vector<plan::ScaleDownNode>{};

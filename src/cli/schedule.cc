@@ -59,6 +59,30 @@ void SetPodScheduledFalse(api::Pod& pod, const sched::PodOutcome& outcome) {
   pod.status.extra.insert_or_assign("conditions", std::move(json));
 }
 
+// kube-scheduler's PodGroupInitiallyScheduled condition for a group it
+// tried (submitPodGroupAlgorithmResult): True/Scheduled, or False with
+// Unschedulable or SchedulerError and the group's message; a True condition
+// is never turned False (updatePodGroupCondition). lastTransitionTime is
+// the epoch, the "now" every command's defaulting uses (outputs do not
+// depend on the clock).
+void SetPodGroupCondition(api::PodGroup& group, const sched::GroupOutcome& outcome) {
+  api::Condition c{.type = api::kPodGroupInitiallyScheduled,
+                   .status = {},
+                   .observed_generation = group.metadata.generation,
+                   .last_transition_time = "1970-01-01T00:00:00Z",
+                   .reason = outcome.kind == sched::PodOutcome::Kind::kPlaced  ? api::kPodGroupReasonScheduled
+                             : outcome.kind == sched::PodOutcome::Kind::kError ? api::kPodGroupReasonSchedulerError
+                                                                              : api::kPodGroupReasonUnschedulable,
+                   .message = outcome.message};
+  c.status = api::EnumString<api::ConditionStatus>(outcome.kind == sched::PodOutcome::Kind::kPlaced ? "True" : "False");
+  for (api::Condition& old : group.status.conditions) {
+    if (old.type != api::kPodGroupInitiallyScheduled) continue;
+    if (old.status.text() != "True") old = std::move(c);
+    return;
+  }
+  group.status.conditions.push_back(std::move(c));
+}
+
 // "mig: gpu.nvidia.com/pool/dev,gpu.nvidia.com/pool/dev2; nic: ..."
 std::string DevicesText(const sched::PodOutcome& pod) {
   std::vector<std::string> parts;
@@ -99,6 +123,16 @@ void PrintTable(const sched::ScheduleResult& result) {
   }
   out += fmt::format("{} placed, {} pending{}\n", placed, result.pods.size() - placed,
                      errors > 0 ? fmt::format(" ({} with errors)", errors) : "");
+  // One line per pod group tried: how many members, and why not.
+  for (const sched::GroupOutcome& g : result.groups) {
+    std::string how = g.searched ? fmt::format("; gang search: {} steps", g.steps) : "";
+    if (g.kind == sched::PodOutcome::Kind::kPlaced) {
+      out += fmt::format("pod group {}: {} of {} pending members placed ({} bound before, minCount {}{})\n", g.group,
+                         g.placed, g.members, g.scheduled_before, g.min_count, how);
+    } else {
+      out += fmt::format("pod group {}: not placed: {}\n", g.group, g.message);
+    }
+  }
   size_t n = 0;
   for (const sched::PodOutcome& p : result.pods) {
     if (p.kind != sched::PodOutcome::Kind::kError) continue;
@@ -126,6 +160,15 @@ void PrintObjects(sched::Snapshot& snapshot, const sched::ScheduleResult& result
   }
   std::sort(pods.begin(), pods.end());
   manifest::Node items = manifest::Node::Sequence();
+  // The pod groups tried, with their condition (and the claims recorded in
+  // their status).
+  for (const sched::GroupOutcome& g : result.groups) {
+    const size_t slash = g.group.find('/');
+    std::optional<size_t> idx = snapshot.FindPodGroup(g.group.substr(0, slash), g.group.substr(slash + 1));
+    if (!idx) continue;
+    SetPodGroupCondition(snapshot.pod_groups[*idx], g);
+    items.Push(manifest::EncodeObject(api::Object(snapshot.pod_groups[*idx])));
+  }
   for (size_t i : result.changed_claims) items.Push(manifest::EncodeObject(api::Object(snapshot.claims[i])));
   for (size_t i : pods) items.Push(manifest::EncodeObject(api::Object(snapshot.pods[i])));
   manifest::Node root = manifest::Node::Mapping();
@@ -166,6 +209,7 @@ int Run(const ScheduleFlags& flags) {
                                  .percentage_of_nodes_to_score = flags.cluster.percentage_of_nodes_to_score,
                                  .device_choice = DeviceChoiceFor(flags.cluster.device_choice, flags.cluster.policy)};
   if (profile) options.workload_profile = &*profile;
+  options.gang = GangOptionsFor(flags.cluster);
   // Running pods the device-taint eviction controller is to delete: a device
   // of theirs has a NoExecute taint their claims do not tolerate (for ever).
   for (const api::Pod& pod : snapshot.pods) {

@@ -36,6 +36,8 @@ struct ServeFlags {
   std::string scheduler_name = "dractl";
   std::string policy = "kube";
   std::string device_choice;
+  std::string gang;
+  uint64_t gang_search_steps = sched::GangOptions{}.max_steps;
   std::vector<std::string> workload_profile;
   double profile_window = 3600;
   double profile_half_life = 600;
@@ -122,6 +124,7 @@ int Run(const ServeFlags& flags) {
                                       .policy = policy.get(),
                                       .device_choice = DeviceChoiceFor(flags.device_choice, flags.policy),
                                       .seed = flags.seed,
+                                      .gang = GangOptionsFor(flags.gang, flags.policy, flags.gang_search_steps),
                                       .workload_profile = profile ? &*profile : nullptr,
                                       .profile_window_seconds = flags.profile_window,
                                       .profile_half_life_seconds = flags.profile_half_life,
@@ -234,6 +237,7 @@ int RunServe(std::span<const std::string_view> args) {
       ->capture_default_str();
   app.add_option("--device-choice", flags.device_choice, kDeviceChoiceHelp)
       ->check(CLI::IsMember({"first-fit", "best-fit"}));
+  AddGangFlags(app, &flags.gang, &flags.gang_search_steps);
   app.add_option("--policy", flags.policy, kPolicyHelp)
       ->check(CLI::IsMember({"kube", "binpack", "best-fit", "fgd", "dra-pack"}))
       ->capture_default_str();

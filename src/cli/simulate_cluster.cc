@@ -337,12 +337,14 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
                                  .percentage_of_nodes_to_score = flags.percentage_of_nodes_to_score,
                                  .device_choice = DeviceChoiceFor(flags.device_choice, flags.policy)};
   if (profile) options.workload_profile = &*profile;
+  options.gang = GangOptionsFor(flags);
   as_options.plan = plan::PlanOptions{.policy = policy.get(),
                                       .seed = flags.seed,
                                       .max_steps = flags.max_steps,
                                       .device_choice = options.device_choice,
                                       .expander = plan::ParseExpander(as.groups.expander).value_or(plan::Expander::kOptimal),
                                       .max_seconds = as.groups.max_time};
+  as_options.plan.gang = options.gang;
   as_options.utilization_threshold = as.utilization_threshold;
   plan::Autoscaler autoscaler(groups, as_options);
   if (autoscale) {

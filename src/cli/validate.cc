@@ -253,7 +253,8 @@ manifest::Node MessageToJson(const manifest::LoadMessage& m) {
 int RunValidate(std::span<const std::string_view> args) {
   CLI::App app{
       "Checks DeviceClasses, ResourceSlices, ResourceClaims, ResourceClaimTemplates,\n"
-      "DeviceTaintRules, Nodes and Pods, and the pod templates of Deployments, ReplicaSets,\n"
+      "DeviceTaintRules, Nodes, Pods, PodGroups and Workloads (scheduling.k8s.io, gate\n"
+      "GenericWorkload), and the pod templates of Deployments, ReplicaSets,\n"
       "StatefulSets, DaemonSets, Jobs and CronJobs, as the API server would (names, required and\n"
       "one-of fields, limits, feature-gated fields, CEL selectors compiled with their\n"
       "result type and estimated cost), and across objects (missing classes and\n"
@@ -284,7 +285,7 @@ int RunValidate(std::span<const std::string_view> args) {
   std::vector<api::Object> objects;
   objects.reserve(result.objects.size() + result.workloads.size());
   for (manifest::LoadedObject& loaded : result.objects) {
-    api::SetDefaults(loaded.object, "1970-01-01T00:00:00Z");
+    api::SetDefaults(loaded.object, "1970-01-01T00:00:00Z", *gates);
     objects.push_back(loaded.object);
   }
   // A workload's pod template is checked as the pod its controller would

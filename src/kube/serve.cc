@@ -206,11 +206,16 @@ Server::Round Server::Plan() {
     objects.push_back(o);
   }
   sched::Snapshot snapshot = sched::NewSnapshot(objects, options_.gates);
+  // A pod the API server kept spec.schedulingGroup on comes from a server
+  // with GenericWorkload on, whatever --feature-gates says here: its group
+  // is honoured, never bound member by member.
+  (void)snapshot.gates.Set(api::Gate::kGenericWorkload, true);
   sched::ScheduleOptions so{.policy = options_.policy,
                             .seed = options_.seed,
                             .scheduler_name = options_.scheduler_name,
                             .create_template_claims = options_.manage_claims,
-                            .device_choice = options_.device_choice};
+                            .device_choice = options_.device_choice,
+                            .gang = options_.gang};
   sched::WorkloadProfile profile;
   if (options_.policy->packing() != sched::Packing::kNone) {
     if (!profile_window_) {

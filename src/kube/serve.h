@@ -59,6 +59,9 @@ struct ServeOptions {
   const sched::ScorePolicy* policy = nullptr;  // required; borrowed
   alloc::DeviceChoice device_choice = alloc::DeviceChoice::kFirstFit;
   uint64_t seed = 0;
+  // Pod groups: a group's members are bound only when the whole group is
+  // placed (sched::Schedule leaves a failed group's members unplaced).
+  sched::GangOptions gang{};
   // fgd, dra-pack: the workload is the pods seen pending lately
   // (sched::ProfileWindow: each pod once, weighted 2^(-age / half-life),
   // forgotten after the window), seeded with `workload_profile` when given

@@ -1118,6 +1118,128 @@ class Decoder {
   }
 
   // ---------------------------------------------------------------------------
+  // scheduling.k8s.io PodGroup and Workload (v1alpha3 and v1beta1 share the
+  // schema). Unknown fields are reported as in resource.k8s.io objects.
+
+  // An empty marker struct (`basic: {}`, `single: {}`): true when given as an
+  // object; null is unset, as for any Go pointer.
+  void Marker(const Node& n, const Path& path, bool* out) {
+    if (!IsMapping(n, path)) return;
+    Struct(n, path, [](std::string_view, const Node&, const Path&) { return false; });
+    *out = true;
+  }
+  void Decode(const Node& n, const Path& path, api::GangSchedulingPolicy* g) {
+    Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) {
+      DRA_FIELD("minCount", Int32(v, p, &g->min_count, Req::kRequired));
+      return false;
+    });
+  }
+  void Decode(const Node& n, const Path& path, api::PodGroupSchedulingPolicy* s) {
+    Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) {
+      DRA_FIELD("basic", Marker(v, p, &s->basic));
+      DRA_FIELD("gang", Opt(v, p, &s->gang));
+      return false;
+    });
+  }
+  void Decode(const Node& n, const Path& path, api::TopologyConstraint* t) {
+    Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) {
+      DRA_FIELD("key", String(v, p, &t->key, Req::kRequired));
+      return false;
+    });
+  }
+  void Decode(const Node& n, const Path& path, api::PodGroupSchedulingConstraints* c) {
+    Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) {
+      DRA_FIELD("topology", List(v, p, &c->topology, Dec()));
+      return false;
+    });
+  }
+  void Decode(const Node& n, const Path& path, api::PodGroupResourceClaim* c) {
+    Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) {
+      DRA_FIELD("name", String(v, p, &c->name, Req::kRequired));
+      DRA_FIELD("resourceClaimName", OptString(v, p, &c->resource_claim_name));
+      DRA_FIELD("resourceClaimTemplateName", OptString(v, p, &c->resource_claim_template_name));
+      return false;
+    });
+  }
+  void Decode(const Node& n, const Path& path, api::DisruptionMode* m) {
+    Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) {
+      DRA_FIELD("single", Marker(v, p, &m->single));
+      DRA_FIELD("all", Marker(v, p, &m->all));
+      return false;
+    });
+  }
+  void Decode(const Node& n, const Path& path, api::WorkloadReference* r) {
+    Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) {
+      DRA_FIELD("workloadName", String(v, p, &r->workload_name, Req::kRequired));
+      DRA_FIELD("templateName", String(v, p, &r->template_name, Req::kRequired));
+      return false;
+    });
+  }
+  // The fields a PodGroupSpec and a PodGroupTemplate share.
+  bool PodGroupSpecField(std::string_view key, const Node& v, const Path& p, api::PodGroupSpec* s) {
+    DRA_FIELD("schedulingPolicy", Decode(v, p, &s->scheduling_policy));
+    DRA_FIELD("schedulingConstraints", Opt(v, p, &s->scheduling_constraints));
+    DRA_FIELD("resourceClaims", List(v, p, &s->resource_claims, Dec()));
+    DRA_FIELD("disruptionMode", Opt(v, p, &s->disruption_mode));
+    DRA_FIELD("priorityClassName", String(v, p, &s->priority_class_name));
+    DRA_FIELD("priority", OptInt32(v, p, &s->priority));
+    DRA_FIELD("preemptionPolicy", OptString(v, p, &s->preemption_policy));
+    return false;
+  }
+  void Decode(const Node& n, const Path& path, api::PodGroupSpec* s) {
+    Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) {
+      DRA_FIELD("parentCompositePodGroupName", OptString(v, p, &s->parent_composite_pod_group_name));
+      DRA_FIELD("workloadRef", Opt(v, p, &s->workload_ref));
+      return PodGroupSpecField(key, v, p, s);
+    });
+  }
+  void Decode(const Node& n, const Path& path, api::PodGroupResourceClaimStatus* s) {
+    Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) {
+      DRA_FIELD("name", String(v, p, &s->name, Req::kRequired));
+      DRA_FIELD("resourceClaimName", OptString(v, p, &s->resource_claim_name));
+      return false;
+    });
+  }
+  void Decode(const Node& n, const Path& path, api::PodGroupStatus* s) {
+    Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) {
+      DRA_FIELD("conditions", List(v, p, &s->conditions, Dec()));
+      DRA_FIELD("resourceClaimStatuses", List(v, p, &s->resource_claim_statuses, Dec()));
+      return false;
+    });
+  }
+  void Decode(const Node& n, const Path& path, api::PodGroupTemplate* t) {
+    Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) {
+      DRA_FIELD("name", String(v, p, &t->name, Req::kRequired));
+      return PodGroupSpecField(key, v, p, &t->spec);
+    });
+  }
+  void Decode(const Node& n, const Path& path, api::TypedLocalObjectReference* r) {
+    Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) {
+      DRA_FIELD("apiGroup", String(v, p, &r->api_group));
+      DRA_FIELD("kind", String(v, p, &r->kind, Req::kRequired));
+      DRA_FIELD("name", String(v, p, &r->name, Req::kRequired));
+      return false;
+    });
+  }
+  // compositePodGroupTemplates (gate CompositePodGroup, alpha) is kept raw in
+  // `extra`; it must be a list.
+  void Decode(const Node& n, const Path& path, api::WorkloadSpec* s) {
+    Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) {
+      DRA_FIELD("controllerRef", Opt(v, p, &s->controller_ref));
+      DRA_FIELD("podGroupTemplates", List(v, p, &s->pod_group_templates, Dec()));
+      DRA_FIELD("compositePodGroupTemplates", {
+        api::RawJson json;
+        if (!v.is_null() && !v.is_sequence()) {
+          TypeError(v, p, "list");
+        } else if (Raw(v, p, &json)) {
+          s->extra.insert_or_assign(std::string(key), std::move(json));
+        }
+      });
+      return false;
+    });
+  }
+
+  // ---------------------------------------------------------------------------
   // Top level: apiVersion and kind were checked by the caller.
 
   template <typename T>
@@ -1244,6 +1366,10 @@ VersionMatch MatchVersion(api::Kind kind, std::string_view api_version) {
       return {api_version == "resource.k8s.io/v1" || api_version == "resource.k8s.io/v1beta2" ||
                   api_version == "resource.k8s.io/v1alpha3",
               false};
+    case api::Kind::kPodGroup:
+    case api::Kind::kSchedulingWorkload:
+      // Only this group: `kind: Workload` of another group is not ours.
+      return {api_version == "scheduling.k8s.io/v1beta1" || api_version == "scheduling.k8s.io/v1alpha3", false};
     default:
       if (api_version == "resource.k8s.io/v1beta1") return {true, true};
       return {api_version == "resource.k8s.io/v1" || api_version == "resource.k8s.io/v1beta2",
@@ -1328,6 +1454,8 @@ StatusOr<api::Object> DecodeObject(const Node& root, const DecodeOptions& option
     case api::Kind::kDeviceTaintRule: object = decoder.Top<api::DeviceTaintRule>(root); break;
     case api::Kind::kNode: object = decoder.Top<api::Node>(root); break;
     case api::Kind::kPod: object = decoder.Top<api::Pod>(root); break;
+    case api::Kind::kPodGroup: object = decoder.Top<api::PodGroup>(root); break;
+    case api::Kind::kSchedulingWorkload: object = decoder.Top<api::SchedulingWorkload>(root); break;
   }
   if (decoder.error_count() > 0) {
     return InvalidArgumentError(Summary(decoder.first_error(), decoder.error_count()));

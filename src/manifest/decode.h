@@ -11,6 +11,9 @@
 //       without `exactly`, device fields under `basic`; converted structurally).
 //   DeviceTaintRule   resource.k8s.io/v1, v1beta2 and v1alpha3.
 //   Node, Pod         v1.
+//   PodGroup, Workload
+//       scheduling.k8s.io/v1beta1 and v1alpha3 (same schema). A Workload of
+//       another group or version is not one of these (kNotFound below).
 //
 // Rules:
 //   - Scalars must have the JSON type of the field: a string where an integer
@@ -20,7 +23,7 @@
 //     timestamps must be RFC 3339.
 //   - null means "unset", as in Kubernetes, except for a required scalar field,
 //     a list element, or a map value other than a string: those are errors.
-//   - Unknown fields of resource.k8s.io objects are warnings
+//   - Unknown fields of resource.k8s.io and scheduling.k8s.io objects are warnings
 //     (`unknown field "foo"`, the path in Diagnostic::field), or errors with
 //     DecodeOptions::strict; they are dropped. Core/meta structs keep fields
 //     they do not model in `extra`: silently when the field exists in

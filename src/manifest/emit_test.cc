@@ -97,5 +97,145 @@ TEST(EmitTest, QuotesStringsThatWouldChangeType) {
   }
 }
 
+
+std::string Value(std::string_view s) {
+  Node m = Node::Mapping();
+  m.Add("k", Node::String(std::string(s)));
+  return EmitYaml(m, {.sort_keys = true});
+}
+
+// Strings a YAML 1.1 reader (PyYAML, Ansible, older go-yaml) would read as
+// something else, written by hand: each must come out quoted. go-yaml (and
+// so kubectl) quotes all of them too, except where noted.
+TEST(EmitTest, QuotesWhatYaml11ReadersReadAsOtherTypes) {
+  struct Case {
+    const char* in;
+    const char* out;
+  };
+  for (const Case& c : std::initializer_list<Case>{
+           {"0000:43:00.0", "k: \"0000:43:00.0\"\n"},  // base 60: PyYAML reads 2580.0 (issue #26)
+           {"1:20", "k: \"1:20\"\n"},                  // base-60 int 80
+           {"190:20:30.15", "k: \"190:20:30.15\"\n"},  // base-60 float
+           {"yes", "k: \"yes\"\n"},
+           {"No", "k: \"No\"\n"},
+           {"on", "k: \"on\"\n"},
+           {"off", "k: \"off\"\n"},
+           {"OFF", "k: \"OFF\"\n"},
+           {"y", "k: \"y\"\n"},  // not a bool in PyYAML, but in go-yaml v2
+           {"Y", "k: \"Y\"\n"},
+           {"n", "k: \"n\"\n"},
+           {"true", "k: \"true\"\n"},
+           {"True", "k: \"True\"\n"},
+           {"TRUE", "k: \"TRUE\"\n"},
+           {"~", "k: \"~\"\n"},
+           {"null", "k: \"null\"\n"},
+           {"", "k: \"\"\n"},
+           {"1e3", "k: \"1e3\"\n"},
+           {"0x1F", "k: \"0x1F\"\n"},
+           {"0o17", "k: \"0o17\"\n"},
+           {"012", "k: \"012\"\n"},  // octal 10
+           {"1_000", "k: \"1_000\"\n"},
+           {"0b101", "k: \"0b101\"\n"},
+           {".inf", "k: \".inf\"\n"},
+           {"-.Inf", "k: \"-.Inf\"\n"},
+           {".NaN", "k: \".NaN\"\n"},
+           {"0.", "k: \"0.\"\n"},
+           {"+1", "k: \"+1\"\n"},
+           {"2001-12-14", "k: \"2001-12-14\"\n"},
+           {"2001-12-14t21:59:43.10-05:00", "k: \"2001-12-14t21:59:43.10-05:00\"\n"},
+           // kubectl leaves these plain; PyYAML would not read a string:
+           {"=", "k: \"=\"\n"},                                                // the value key
+           {"<<", "k: \"<<\"\n"},                                              // the merge key
+           {"2001-12-14 21:59:43.10 -5", "k: \"2001-12-14 21:59:43.10 -5\"\n"},  // a timestamp
+           {"2001-02-30", "k: \"2001-02-30\"\n"},                              // a timestamp, then an error
+           {"1.0e+400", "k: \"1.0e+400\"\n"},                                  // a float (infinite)
+           {"0b_", "k: \"0b_\"\n"},                                            // an int, then an error
+           // Indicators: single quotes, as go-yaml writes them.
+           {" leading", "k: ' leading'\n"},
+           {"a: b", "k: 'a: b'\n"},
+           {"#x", "k: '#x'\n"},
+           {"- x", "k: '- x'\n"},
+           {"-", "k: '-'\n"},
+           {"it's: x", "k: 'it''s: x'\n"},
+           {"a\tb", "k: \"a\\tb\"\n"},
+           {"a\rb", "k: \"a\\rb\"\n"},
+       }) {
+    EXPECT_EQ(Value(c.in), c.out) << c.in;
+    EXPECT_TRUE(ReadsAsNonString(c.in) || c.out[3] == '\'' || std::string_view(c.in).find_first_of("\t\r") !=
+                                                                  std::string_view::npos)
+        << c.in;
+  }
+  // Plain: every reader reads these back as strings.
+  for (const char* s : {"gpu-0", "80Gi", "1.2.3", "v1.2", "a:b", "pci0000:15", "fe80::1", "2001-12-14x",
+                        "0000:43:00.0x", "yess", "nil", "a=b", "1:2:3x"}) {
+    EXPECT_EQ(Value(s), std::string("k: ") + s + "\n") << s;
+    EXPECT_FALSE(ReadsAsNonString(s)) << s;
+  }
+}
+
+TEST(EmitTest, MultiLineStringsAsLiteralBlocks) {
+  EXPECT_EQ(Value("line1\nline2"), "k: |-\n  line1\n  line2\n");
+  EXPECT_EQ(Value("line1\nline2\n"), "k: |\n  line1\n  line2\n");
+  EXPECT_EQ(Value("a\n\n"), "k: |+\n  a\n\n");
+  EXPECT_EQ(Value("  indented\nnext"), "k: |2-\n    indented\n  next\n");
+  // Trailing spaces before a break: no block style.
+  EXPECT_EQ(Value("a \nb"), "k: \"a \\nb\"\n");
+  Node seq = Node::Sequence();
+  seq.Push(Node::String("x\ny\n"));
+  Node m = Node::Mapping();
+  m.Add("s", seq);
+  EXPECT_EQ(EmitYaml(m), "s:\n- |\n  x\n  y\n");
+}
+
+TEST(EmitTest, LongLinesFoldAtEightyColumns) {
+  std::string words;
+  for (int i = 0; i < 13; ++i) words += "word" + std::to_string(i) + " ";
+  words += "end";
+  // Plain: folded at the first space past column 80, continued at indent 2.
+  EXPECT_EQ(Value(words),
+            "k: word0 word1 word2 word3 word4 word5 word6 word7 word8 word9 word10 word11 word12\n"
+            "  end\n");
+  // Quoted: the same, inside the quotes.
+  EXPECT_EQ(Value("'" + words),
+            "k: '''word0 word1 word2 word3 word4 word5 word6 word7 word8 word9 word10 word11 word12\n"
+            "  end'\n");
+  // One long word is not broken.
+  std::string word(100, 'x');
+  EXPECT_EQ(Value(word), "k: " + word + "\n");
+}
+
+TEST(EmitTest, SortedKeysCompareDigitRunsAsNumbers) {
+  Node m = Node::Mapping();
+  for (const char* k : {"gpu10", "gpu2", "gpu1", "b", "A", "_x", "0"}) m.Add(k, Node::Int(1));
+  // Non-letters before letters; "_x" before "0": no digits reads as 0, and
+  // the shorter run of digits comes first.
+  EXPECT_EQ(EmitYaml(m, {.sort_keys = true}), "_x: 1\n\"0\": 1\nA: 1\nb: 1\ngpu1: 1\ngpu2: 1\ngpu10: 1\n");
+  // JSON: byte order, as encoding/json sorts map keys.
+  EXPECT_EQ(EmitJson(m, 0, {.sort_keys = true}), "{\"0\":1,\"A\":1,\"_x\":1,\"b\":1,\"gpu1\":1,\"gpu10\":1,\"gpu2\":1}\n");
+  // Without sorting, the tree's order.
+  EXPECT_EQ(EmitJson(m, 0), "{\"gpu10\":1,\"gpu2\":1,\"gpu1\":1,\"b\":1,\"A\":1,\"_x\":1,\"0\":1}\n");
+}
+
+TEST(EmitTest, JsonEscapesAsEncodingJson) {
+  Node m = Node::Mapping();
+  m.Add("s", Node::String("a<b>&c\u2028\x01\x7f\xff"));
+  // Objects: <, >, & escaped (kubectl -o json); U+2028 and invalid UTF-8
+  // (as U+FFFD) always.
+  EXPECT_EQ(EmitJson(m, 0, {.sort_keys = true}), "{\"s\":\"a\\u003cb\\u003e\\u0026c\\u2028\\u0001\x7f\\ufffd\"}\n");
+  EXPECT_EQ(EmitJson(m, 0), "{\"s\":\"a<b>&c\\u2028\\u0001\x7f\\ufffd\"}\n");
+}
+
+TEST(EmitTest, NumbersAsGoPrintsThem) {
+  Node m = Node::Mapping();
+  m.Add("a", Node::Number("1.0", NodeKind::kFloat));
+  m.Add("b", Node::Number("1e3", NodeKind::kFloat));
+  m.Add("c", Node::Number("1234567.5", NodeKind::kFloat));
+  m.Add("d", Node::Number("0.00000001", NodeKind::kFloat));
+  EXPECT_EQ(EmitYaml(m, {.sort_keys = true}), "a: 1\nb: 1000\nc: 1.2345675e+06\nd: 1e-08\n");
+  EXPECT_EQ(EmitJson(m, 0, {.sort_keys = true}), "{\"a\":1,\"b\":1000,\"c\":1234567.5,\"d\":1e-8}\n");
+  // Reports keep the text.
+  EXPECT_EQ(EmitYaml(m), "a: 1.0\nb: 1e3\nc: 1234567.5\nd: 0.00000001\n");
+}
+
 }  // namespace
 }  // namespace dra::manifest

@@ -100,6 +100,19 @@ Node Enc(const api::ResourceClaimTemplateSpec&);
 Node Enc(const api::DeviceTaintSelector&);
 Node Enc(const api::DeviceTaintRuleSpec&);
 Node Enc(const api::DeviceTaintRuleStatus&);
+Node Enc(const api::GangSchedulingPolicy&);
+Node Enc(const api::PodGroupSchedulingPolicy&);
+Node Enc(const api::TopologyConstraint&);
+Node Enc(const api::PodGroupSchedulingConstraints&);
+Node Enc(const api::PodGroupResourceClaim&);
+Node Enc(const api::DisruptionMode&);
+Node Enc(const api::WorkloadReference&);
+Node Enc(const api::PodGroupSpec&);
+Node Enc(const api::PodGroupResourceClaimStatus&);
+Node Enc(const api::PodGroupStatus&);
+Node Enc(const api::PodGroupTemplate&);
+Node Enc(const api::TypedLocalObjectReference&);
+Node Enc(const api::WorkloadSpec&);
 
 // Builds one mapping node, field by field.
 class Obj {
@@ -625,6 +638,84 @@ Node Enc(const api::DeviceTaintRuleSpec& s) {
   return Obj().Opt("deviceSelector", s.device_selector).Add("taint", Enc(s.taint)).Done();
 }
 Node Enc(const api::DeviceTaintRuleStatus& s) { return Obj().List("conditions", s.conditions).Done(); }
+
+// ---------------------------------------------------------------------------
+// scheduling.k8s.io (v1beta1 field order)
+
+Node Enc(const api::GangSchedulingPolicy& g) { return Obj().Int("minCount", g.min_count, Empty::kWrite).Done(); }
+Node Enc(const api::PodGroupSchedulingPolicy& p) {
+  Obj o;
+  if (p.basic) o.Add("basic", Node::Mapping());
+  return o.Opt("gang", p.gang).Done();
+}
+Node Enc(const api::TopologyConstraint& t) { return Obj().Str("key", t.key, Empty::kWrite).Done(); }
+Node Enc(const api::PodGroupSchedulingConstraints& c) { return Obj().List("topology", c.topology).Done(); }
+Node Enc(const api::PodGroupResourceClaim& c) {
+  return Obj()
+      .Str("name", c.name, Empty::kWrite)
+      .Opt("resourceClaimName", c.resource_claim_name)
+      .Opt("resourceClaimTemplateName", c.resource_claim_template_name)
+      .Done();
+}
+Node Enc(const api::DisruptionMode& m) {
+  Obj o;
+  if (m.single) o.Add("single", Node::Mapping());
+  if (m.all) o.Add("all", Node::Mapping());
+  return o.Done();
+}
+Node Enc(const api::WorkloadReference& r) {
+  return Obj()
+      .Str("workloadName", r.workload_name, Empty::kWrite)
+      .Str("templateName", r.template_name, Empty::kWrite)
+      .Done();
+}
+// The fields PodGroupSpec and PodGroupTemplate share, from schedulingPolicy
+// on; `constraints` is how an unset schedulingConstraints is written
+// (PodGroupTemplate's tag has no omitempty). Then `extra`.
+void PodGroupSpecFields(const api::PodGroupSpec& s, Empty constraints, Obj& o) {
+  o.Add("schedulingPolicy", Enc(s.scheduling_policy))
+      .Opt("schedulingConstraints", s.scheduling_constraints, constraints)
+      .List("resourceClaims", s.resource_claims)
+      .Opt("disruptionMode", s.disruption_mode)
+      .Str("priorityClassName", s.priority_class_name)
+      .Opt("priority", s.priority)
+      .Opt("preemptionPolicy", s.preemption_policy);
+  for (const auto& [name, raw] : s.extra) o.Raw(name, raw, Empty::kWrite);
+}
+Node Enc(const api::PodGroupSpec& s) {
+  Obj o;
+  o.Opt("parentCompositePodGroupName", s.parent_composite_pod_group_name).Opt("workloadRef", s.workload_ref);
+  PodGroupSpecFields(s, Empty::kOmit, o);
+  return o.Done();
+}
+Node Enc(const api::PodGroupResourceClaimStatus& s) {
+  return Obj().Str("name", s.name, Empty::kWrite).Opt("resourceClaimName", s.resource_claim_name).Done();
+}
+Node Enc(const api::PodGroupStatus& s) {
+  return Obj().List("conditions", s.conditions).List("resourceClaimStatuses", s.resource_claim_statuses).Done();
+}
+Node Enc(const api::PodGroupTemplate& t) {
+  Obj o;
+  o.Str("name", t.name, Empty::kWrite);
+  PodGroupSpecFields(t.spec, Empty::kNull, o);
+  return o.Done();
+}
+Node Enc(const api::TypedLocalObjectReference& r) {
+  return Obj()
+      .Str("apiGroup", r.api_group)
+      .Str("kind", r.kind, Empty::kWrite)
+      .Str("name", r.name, Empty::kWrite)
+      .Done();
+}
+Node Enc(const api::WorkloadSpec& s) {
+  Obj o;
+  o.Opt("controllerRef", s.controller_ref).List("podGroupTemplates", s.pod_group_templates, Empty::kNull);
+  if (const api::RawJson* raw = s.extra.find("compositePodGroupTemplates")) o.Raw("compositePodGroupTemplates", *raw);
+  for (const auto& [name, raw] : s.extra) {
+    if (name != "compositePodGroupTemplates") o.Raw(name, raw, Empty::kWrite);
+  }
+  return o.Done();
+}
 
 }  // namespace
 

@@ -2,7 +2,8 @@
 // API server.
 //
 // The tree is what the Go JSON encoder makes of the upstream type:
-//   - `apiVersion` ("resource.k8s.io/v1" or "v1", see api::ApiVersionFor) and
+//   - `apiVersion` ("resource.k8s.io/v1", "v1" or "scheduling.k8s.io/v1beta1",
+//     see api::ApiVersionFor) and
 //     `kind` first, then the fields in Go struct order;
 //   - omitempty fields are left out when empty, others are always written:
 //     struct-valued fields even when empty (`spec: {}`, `status: {}`,

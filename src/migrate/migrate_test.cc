@@ -80,7 +80,8 @@ spec:
           count: 2
           selectors:
           - cel:
-              expression: "device.attributes['gpu.nvidia.com'].productName.replace(' ', '-') == 'NVIDIA-H100-80GB-HBM3'"
+              expression: device.attributes['gpu.nvidia.com'].productName.replace('
+                ', '-') == 'NVIDIA-H100-80GB-HBM3'
 ---
 apiVersion: apps/v1
 kind: Deployment
@@ -150,9 +151,11 @@ spec:
           deviceClassName: gpu.nvidia.com
           selectors:
           - cel:
-              expression: "device.attributes['gpu.nvidia.com'].architecture.lowerAscii().replace(' ', '-') == 'ada-lovelace'"
+              expression: device.attributes['gpu.nvidia.com'].architecture.lowerAscii().replace('
+                ', '-') == 'ada-lovelace'
           - cel:
-              expression: "device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40959Mi')) > 0"
+              expression: device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40959Mi'))
+                > 0
 ---
 apiVersion: v1
 kind: Pod
@@ -204,7 +207,8 @@ metadata:
 spec:
   selectors:
   - cel:
-      expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'"
+      expression: device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type
+        == 'mig'
 ---
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate
@@ -220,9 +224,10 @@ spec:
           deviceClassName: mig.nvidia.com
           selectors:
           - cel:
-              expression: "device.attributes['gpu.nvidia.com'].profile == '1g.5gb'"
+              expression: device.attributes['gpu.nvidia.com'].profile == '1g.5gb'
           - cel:
-              expression: "device.attributes['gpu.nvidia.com'].productName.replace(' ', '-') == 'NVIDIA-A100-SXM4-40GB'"
+              expression: device.attributes['gpu.nvidia.com'].productName.replace('
+                ', '-') == 'NVIDIA-A100-SXM4-40GB'
 ---
 apiVersion: v1
 kind: Pod
@@ -273,9 +278,10 @@ spec:
           deviceClassName: mig.nvidia.com
           selectors:
           - cel:
-              expression: "device.attributes['gpu.nvidia.com'].profile == '1g.5gb'"
+              expression: device.attributes['gpu.nvidia.com'].profile == '1g.5gb'
           - cel:
-              expression: "device.attributes['gpu.nvidia.com'].productName.replace(' ', '-') == 'NVIDIA-A100-SXM4-40GB'"
+              expression: device.attributes['gpu.nvidia.com'].productName.replace('
+                ', '-') == 'NVIDIA-A100-SXM4-40GB'
 ---
 apiVersion: v1
 kind: Pod
@@ -358,7 +364,14 @@ metadata:
   name: time-slicing-config
   namespace: gpu-operator
 data:
-  any: "version: v1\nsharing:\n  timeSlicing:\n    renameByDefault: false\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 4\n"
+  any: |
+    version: v1
+    sharing:
+      timeSlicing:
+        renameByDefault: false
+        resources:
+        - name: nvidia.com/gpu
+          replicas: 4
 ---
 apiVersion: v1
 kind: Pod
@@ -379,7 +392,14 @@ metadata:
   name: time-slicing-config
   namespace: gpu-operator
 data:
-  any: "version: v1\nsharing:\n  timeSlicing:\n    renameByDefault: false\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 4\n"
+  any: |
+    version: v1
+    sharing:
+      timeSlicing:
+        renameByDefault: false
+        resources:
+        - name: nvidia.com/gpu
+          replicas: 4
 ---
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate
@@ -455,9 +475,9 @@ spec:
           count: 8
           selectors:
           - cel:
-              expression: "device.attributes['tpu.google.com'].accelerator == 'tpu-v5-lite-podslice'"
+              expression: device.attributes['tpu.google.com'].accelerator == 'tpu-v5-lite-podslice'
           - cel:
-              expression: "device.attributes['tpu.google.com'].topology == '2x4'"
+              expression: device.attributes['tpu.google.com'].topology == '2x4'
 ---
 apiVersion: batch/v1
 kind: Job
@@ -509,7 +529,8 @@ spec:
           deviceClassName: gpu.nvidia.com
           selectors:
           - cel:
-              expression: "device.attributes['gpu.nvidia.com'].productName.replace(' ', '-') == 'NVIDIA-H200'"
+              expression: device.attributes['gpu.nvidia.com'].productName.replace('
+                ', '-') == 'NVIDIA-H200'
 ---
 apiVersion: v1
 kind: Pod
@@ -696,7 +717,7 @@ kind: CronJob
 metadata:
   name: nightly
 spec:
-  schedule: "0 2 * * *"
+  schedule: 0 2 * * *
   jobTemplate:
     spec:
       template:
@@ -887,7 +908,8 @@ metadata:
 spec:
   selectors:
   - cel:
-      expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'"
+      expression: device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type
+        == 'gpu'
   extendedResourceName: nvidia.com/gpu
 ---
 apiVersion: resource.k8s.io/v1
@@ -897,7 +919,8 @@ metadata:
 spec:
   selectors:
   - cel:
-      expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig' && device.attributes['gpu.nvidia.com'].profile == '1g.5gb'"
+      expression: device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type
+        == 'mig' && device.attributes['gpu.nvidia.com'].profile == '1g.5gb'
   extendedResourceName: nvidia.com/mig-1g.5gb
 ---
 )" + input);

@@ -51,7 +51,8 @@ sched::ScheduleOptions ScheduleOptionsFor(const PlanOptions& options, bool texts
           .seed = options.seed,
           .max_steps = options.max_steps,
           .device_choice = options.device_choice,
-          .unschedulable_texts = texts};
+          .unschedulable_texts = texts,
+          .gang = options.gang};
 }
 
 // Every group at its maxSize.

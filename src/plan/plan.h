@@ -32,6 +32,7 @@
 #include "base/status.h"
 #include "plan/node_group.h"
 #include "sched/policy.h"
+#include "sched/scheduler.h"
 #include "sched/snapshot.h"
 
 namespace dra::plan {
@@ -64,6 +65,7 @@ struct PlanOptions {
   // new ones are named from "<group>-<index>" on); empty: 0 for all.
   std::vector<int64_t> first_index{};
   Valuation valuation = Valuation::kAuto;
+  sched::GangOptions gang{};  // how pod groups are placed (sched/scheduler.h)
 };
 
 struct GroupCount {

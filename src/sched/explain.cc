@@ -911,9 +911,117 @@ std::string_view CauseKindName(CauseKind kind) {
   return "";
 }
 
+namespace {
+
+std::string TryText(const GroupOutcome::MemberTry& t) {
+  if (t.node.empty()) return fmt::format("{} fits nowhere", t.pod);
+  return t.devices.empty() ? fmt::format("{} on {}", t.pod, t.node)
+                           : fmt::format("{} on {} ({})", t.pod, t.node, fmt::join(t.devices, ", "));
+}
+
+// The group of `g` explained: its cycle, and where it failed, what the
+// search does with it on `original` (the snapshot before the run).
+GroupExplanation ExplainGroup(const GroupOutcome& g, const Snapshot& original, const ScheduleOptions& options) {
+  GroupExplanation x{.group = g.group,
+                     .min_count = g.min_count,
+                     .scheduled_before = g.scheduled_before,
+                     .members = g.members,
+                     .kind = g.kind,
+                     .message = g.message,
+                     .upstream_pass = g.upstream_pass};
+  ScheduleOptions again = options;
+  again.after_pod = {};
+  again.slice_index = nullptr;
+  again.node_index = nullptr;
+  again.gang.mode = GangMode::kSearch;
+  // The outcome of `g`'s group in a run over a copy of `original`.
+  auto run = [&](Snapshot copy, std::vector<GroupOutcome::MemberTry>* placed, std::vector<std::string>* left_out) {
+    StatusOr<ScheduleResult> r = Schedule(&copy, again);
+    std::optional<GroupOutcome> found;
+    if (!r.ok()) return found;
+    for (const GroupOutcome& other : r->groups) {
+      if (other.group == g.group) found = other;
+    }
+    if (!found) return found;
+    for (const GroupOutcome::MemberTry& t : g.upstream_pass) {
+      for (const PodOutcome& o : r->pods) {
+        if (o.pod != t.pod) continue;
+        if (o.kind == PodOutcome::Kind::kPlaced) {
+          GroupOutcome::MemberTry& p = placed->emplace_back();
+          p.pod = o.pod;
+          p.node = o.node;
+          for (const ClaimPlacement& c : o.claims) {
+            for (const api::DeviceRequestAllocationResult& d : c.results) {
+              p.devices.push_back(d.driver + "/" + d.pool + "/" + d.device);
+            }
+          }
+        } else if (left_out != nullptr) {
+          left_out->push_back(fmt::format("{}: {}", o.pod, o.message));
+        }
+      }
+    }
+    return found;
+  };
+  const bool tried = std::any_of(g.upstream_pass.begin(), g.upstream_pass.end(),
+                                 [](const GroupOutcome::MemberTry& t) { return !t.node.empty(); }) ||
+                     g.message.find("minCount (") == 0;
+  std::string head = fmt::format("pod group {} (minCount {}, {} pending, {} bound before): ", g.group, g.min_count,
+                                 g.members, g.scheduled_before);
+  if (g.kind == PodOutcome::Kind::kPlaced) {
+    x.text.push_back(head + "placed");
+    return x;
+  }
+  x.text.push_back(head + "not placed: " + g.message);
+  if (!tried) return x;
+  std::vector<std::string> pass;
+  for (const GroupOutcome::MemberTry& t : g.upstream_pass) pass.push_back(TryText(t));
+  x.text.push_back(fmt::format("  one pod at a time, as kube-scheduler (then undone): {}", fmt::join(pass, "; ")));
+  if (options.gang.mode == GangMode::kUpstream) {
+    x.search_run = true;
+    std::optional<GroupOutcome> searched = run(original, &x.search_placement, nullptr);
+    x.search_places = searched && searched->kind == PodOutcome::Kind::kPlaced;
+    if (x.search_places) {
+      std::vector<std::string> parts;
+      for (const GroupOutcome::MemberTry& t : x.search_placement) parts.push_back(TryText(t));
+      x.text.push_back(fmt::format("  with --gang search the group is placed: {}", fmt::join(parts, "; ")));
+      return x;
+    }
+    x.search_placement.clear();
+    if (searched) x.text.push_back("  with --gang search it is not placed either: " + searched->message);
+  }
+  // The nearest miss for the group as a whole: the most members that fit
+  // together, found by the same search with minCount 1.
+  std::optional<size_t> idx;
+  for (size_t i = 0; i < original.pod_groups.size(); ++i) {
+    if (ObjectKey(original.pod_groups[i].metadata) == g.group) idx = i;
+  }
+  if (!idx) return x;
+  Snapshot relaxed = original;
+  relaxed.pod_groups[*idx].spec.scheduling_policy = api::PodGroupSchedulingPolicy{.basic = true, .gang = std::nullopt};
+  std::vector<GroupOutcome::MemberTry> together;
+  if (run(std::move(relaxed), &together, &x.left_out)) {
+    x.most_together = static_cast<int64_t>(together.size());
+    std::vector<std::string> parts;
+    for (const GroupOutcome::MemberTry& t : together) parts.push_back(TryText(t));
+    x.text.push_back(fmt::format("  nearest miss: at most {} of the {} pending members fit together ({} more "
+                                 "needed){}{}",
+                                 together.size(), g.members,
+                                 static_cast<int64_t>(g.min_count) - static_cast<int64_t>(g.scheduled_before) -
+                                     static_cast<int64_t>(together.size()),
+                                 parts.empty() ? "" : ": ", fmt::join(parts, "; ")));
+    for (const std::string& l : x.left_out) x.text.push_back("    left out: " + l);
+  }
+  return x;
+}
+
+}  // namespace
+
 StatusOr<std::vector<PodExplanation>> Explain(Snapshot* snapshot, const ExplainOptions& options,
                                               const std::vector<std::string>& pods) {
   Snapshot& s = *snapshot;
+  // Pod groups are explained against the cluster before the run.
+  std::optional<Snapshot> original;
+  if (!s.pod_groups.empty() && s.gates.enabled(api::Gate::kGenericWorkload)) original = s;
   std::vector<PodExplanation> out;
   std::set<size_t> targets;
   for (const std::string& name : pods) {
@@ -983,6 +1091,20 @@ StatusOr<std::vector<PodExplanation>> Explain(Snapshot* snapshot, const ExplainO
   };
   StatusOr<ScheduleResult> result = Schedule(&s, schedule);
   if (!result.ok()) return result.status();
+  if (original) {
+    std::map<std::string, GroupExplanation> done;  // by group
+    for (PodExplanation& e : out) {
+      if (e.kind == PodOutcome::Kind::kPlaced) continue;
+      for (const GroupOutcome& g : result->groups) {
+        const bool member = std::any_of(g.upstream_pass.begin(), g.upstream_pass.end(),
+                                        [&](const GroupOutcome::MemberTry& t) { return t.pod == e.pod; });
+        if (!member) continue;
+        auto it = done.find(g.group);
+        if (it == done.end()) it = done.emplace(g.group, ExplainGroup(g, *original, options.schedule)).first;
+        e.group = it->second;
+      }
+    }
+  }
   return out;
 }
 

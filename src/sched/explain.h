@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -135,6 +136,29 @@ struct UnmatchedSelector {
   std::vector<ValueRange> closest{};
 };
 
+// The pod group of a pending member (gang.h): how its cycle went and what
+// would place it.
+struct GroupExplanation {
+  std::string group{};  // "namespace/name"
+  int32_t min_count = 1;
+  size_t scheduled_before = 0;
+  size_t members = 0;  // pending members
+  PodOutcome::Kind kind = PodOutcome::Kind::kUnschedulable;
+  std::string message{};  // the group's (PodGroupInitiallyScheduled) message
+  // kube-scheduler's pass, member by member (GroupOutcome::upstream_pass).
+  std::vector<GroupOutcome::MemberTry> upstream_pass{};
+  // Not placed with --gang upstream: the same run with --gang search.
+  bool search_run = false;
+  bool search_places = false;
+  std::vector<GroupOutcome::MemberTry> search_placement{};  // search_places
+  // Not placed by the search either: the most members that fit together
+  // (the same search with minCount 1), and the members it leaves out with
+  // their reasons ("ns/pod: 0/3 nodes are available: ..."); -1 when not run.
+  int64_t most_together = -1;
+  std::vector<std::string> left_out{};
+  std::vector<std::string> text{};  // lines, rendered from the fields above
+};
+
 struct PodExplanation {
   std::string pod{};  // "namespace/name"
   // The pod's controller: "ReplicaSet ml/trainer-6bc56db7c8", "Job ml/train";
@@ -155,6 +179,8 @@ struct PodExplanation {
   std::string never_fits{};
   std::vector<NearMiss> near_misses{};
   std::vector<UnmatchedSelector> unmatched{};
+  // A member of a pod group that was tried (the group's PreEnqueue passed).
+  std::optional<GroupExplanation> group{};
 };
 
 struct ExplainOptions {

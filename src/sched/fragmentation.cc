@@ -806,6 +806,12 @@ void DeviceModel::AddPod(size_t node, const Resources& requests) {
   impl_->Changed(static_cast<uint32_t>(node));
 }
 
+void DeviceModel::RemovePod(size_t node, const Resources& requests) {
+  impl_->AddPodResources(static_cast<uint32_t>(node), -requests.milli_cpu, -requests.memory, false);
+  impl_->nodes[node].pods_req -= 2;  // AddPodResources counted one more pod
+  impl_->Changed(static_cast<uint32_t>(node));
+}
+
 void DeviceModel::AddAllocation(const api::AllocationResult& allocation) { Apply(allocation, true); }
 
 void DeviceModel::ReleaseAllocation(const api::AllocationResult& allocation) { Apply(allocation, false); }

@@ -101,6 +101,8 @@ class DeviceModel {
   // A pod bound to node `node` (an index into the snapshot's nodes): its
   // cpu, memory and pod slot count from now on.
   void AddPod(size_t node, const Resources& requests);
+  // The inverse of AddPod (a gang member's tentative placement undone).
+  void RemovePod(size_t node, const Resources& requests);
   // The devices `allocation` takes (exclusive devices, consumed capacity,
   // counters). Results naming devices the model does not hold are ignored.
   void AddAllocation(const api::AllocationResult& allocation);

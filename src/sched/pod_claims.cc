@@ -64,11 +64,123 @@ api::ResourceClaim NewClaimFromTemplate(const api::Pod& pod, const api::PodResou
 
 namespace {
 
+// The PodGroup that controls `claim` and that the pod belongs to (upstream's
+// isForPodGroupByPod: kind, name and API group of the controller).
+const api::PodGroup* ControllingPodGroup(const Snapshot& snapshot, const api::Pod& pod,
+                                         const api::ResourceClaim& claim) {
+  std::optional<std::string> group = PodGroupName(pod);
+  if (!group) return nullptr;
+  for (const api::OwnerReference& ref : claim.metadata.owner_references) {
+    if (!ref.controller.value_or(false)) continue;
+    if (ref.kind != "PodGroup" || ref.name != *group || ref.api_version.rfind("scheduling.k8s.io/", 0) != 0) {
+      return nullptr;
+    }
+    std::optional<size_t> idx = snapshot.FindPodGroup(pod.metadata.namespace_, *group);
+    return idx ? &snapshot.pod_groups[*idx] : nullptr;
+  }
+  return nullptr;
+}
+
 const api::PodResourceClaimStatus* FindStatus(const api::Pod& pod, std::string_view pod_claim) {
   for (const api::PodResourceClaimStatus& s : pod.status.resource_claim_statuses) {
     if (s.name == pod_claim) return &s;
   }
   return nullptr;
+}
+
+}  // namespace
+
+std::optional<size_t> PodGroupClaimOf(const Snapshot& snapshot, const api::Pod& pod,
+                                      const api::PodResourceClaim& entry) {
+  if (!snapshot.gates.enabled(api::Gate::kDRAWorkloadResourceClaims) ||
+      !snapshot.gates.enabled(api::Gate::kGenericWorkload)) {
+    return std::nullopt;
+  }
+  std::optional<std::string> group = PodGroupName(pod);
+  if (!group) return std::nullopt;
+  std::optional<size_t> idx = snapshot.FindPodGroup(pod.metadata.namespace_, *group);
+  if (!idx) return std::nullopt;
+  for (const api::PodGroupResourceClaim& c : snapshot.pod_groups[*idx].spec.resource_claims) {
+    if (c.name == entry.name && c.resource_claim_name == entry.resource_claim_name &&
+        c.resource_claim_template_name == entry.resource_claim_template_name) {
+      return idx;
+    }
+  }
+  return std::nullopt;
+}
+
+api::ResourceClaimConsumerReference ConsumerOf(const Snapshot& snapshot, const api::Pod& pod,
+                                               const api::ResourceClaim& claim) {
+  if (snapshot.gates.enabled(api::Gate::kDRAWorkloadResourceClaims)) {
+    if (const api::PodGroup* group = ControllingPodGroup(snapshot, pod, claim)) {
+      return api::ResourceClaimConsumerReference{.api_group = "scheduling.k8s.io",
+                                                 .resource = "podgroups",
+                                                 .name = group->metadata.name,
+                                                 .uid = group->metadata.uid};
+    }
+  }
+  return api::ResourceClaimConsumerReference{.resource = "pods", .name = pod.metadata.name, .uid = pod.metadata.uid};
+}
+
+namespace {
+
+// The controller's handlePodGroupClaim for the group's claim `entry`: its
+// claim's name (created from the template when there is none yet, then
+// appended to *created), or nullopt while the template is missing.
+std::optional<std::string> EnsurePodGroupClaim(Snapshot* snapshot, size_t group_idx, const api::PodResourceClaim& entry,
+                                               std::vector<size_t>* created) {
+  api::PodGroup& group = snapshot->pod_groups[group_idx];
+  const std::string& ns = group.metadata.namespace_;
+  for (const api::PodGroupResourceClaimStatus& s : group.status.resource_claim_statuses) {
+    if (s.name == entry.name && s.resource_claim_name && snapshot->FindClaim(ns, *s.resource_claim_name)) {
+      return s.resource_claim_name;
+    }
+  }
+  std::optional<std::string> name;
+  // One made earlier: controlled by the group, annotated with the claim name.
+  for (size_t claim_idx : snapshot->ClaimsControlledBy(group.metadata.uid)) {
+    const api::ResourceClaim& c = snapshot->claims[claim_idx];
+    const std::string* annotation = c.metadata.annotations.find(kPodClaimNameAnnotation);
+    if (c.metadata.namespace_ == ns && annotation != nullptr && *annotation == entry.name) name = c.metadata.name;
+  }
+  if (!name) {
+    const api::ResourceClaimTemplate* tmpl = snapshot->FindTemplate(ns, *entry.resource_claim_template_name);
+    if (tmpl == nullptr) return std::nullopt;
+    const std::string base = ClaimGenerateName(group.metadata.name, entry.name);
+    std::string candidate;
+    for (int attempt = 0;; ++attempt) {
+      candidate = base + StableNameSuffix(ns, group.metadata.name, entry.name, attempt);
+      if (!snapshot->FindClaim(ns, candidate)) break;
+    }
+    api::ResourceClaim claim;
+    claim.metadata.name = candidate;
+    claim.metadata.generate_name = base;
+    claim.metadata.namespace_ = ns;
+    claim.metadata.uid = StableUid("resourceclaim/" + ns + "/" + candidate);
+    claim.metadata.labels = tmpl->spec.metadata.labels;
+    claim.metadata.annotations = tmpl->spec.metadata.annotations;
+    claim.metadata.annotations.insert_or_assign(kPodClaimNameAnnotation, entry.name);
+    // The controller sets no blockOwnerDeletion here (handlePodGroupClaim).
+    claim.metadata.owner_references.push_back(api::OwnerReference{.api_version = "scheduling.k8s.io/v1beta1",
+                                                                  .kind = "PodGroup",
+                                                                  .name = group.metadata.name,
+                                                                  .uid = group.metadata.uid,
+                                                                  .controller = true,
+                                                                  .block_owner_deletion = std::nullopt});
+    claim.spec = tmpl->spec.spec;
+    snapshot->claims.push_back(std::move(claim));
+    created->push_back(snapshot->claims.size() - 1);
+    name = std::move(candidate);
+  }
+  api::PodGroup& g = snapshot->pod_groups[group_idx];
+  auto it = std::find_if(g.status.resource_claim_statuses.begin(), g.status.resource_claim_statuses.end(),
+                         [&](const api::PodGroupResourceClaimStatus& s) { return s.name == entry.name; });
+  if (it == g.status.resource_claim_statuses.end()) {
+    g.status.resource_claim_statuses.push_back({.name = entry.name, .resource_claim_name = *name});
+  } else {
+    it->resource_claim_name = *name;
+  }
+  return name;
 }
 
 }  // namespace
@@ -80,6 +192,14 @@ std::vector<size_t> EnsurePodClaims(Snapshot* snapshot, size_t pod_idx) {
     const api::PodResourceClaim pod_claim = pod.spec.resource_claims[entry_idx];
     if (!pod_claim.resource_claim_template_name || pod_claim.resource_claim_name) continue;
     if (FindStatus(pod, pod_claim.name) != nullptr) continue;  // created already (or not needed)
+    if (std::optional<size_t> group = PodGroupClaimOf(*snapshot, pod, pod_claim)) {
+      std::optional<std::string> name = EnsurePodGroupClaim(snapshot, *group, pod_claim, &created);
+      if (name) {
+        snapshot->pods[pod_idx].status.resource_claim_statuses.push_back(
+            api::PodResourceClaimStatus{.name = pod_claim.name, .resource_claim_name = *name});
+      }
+      continue;
+    }
     const std::string& ns = pod.metadata.namespace_;
     std::optional<std::string> name;
     // Crash recovery: a claim created earlier whose name never reached the pod.
@@ -139,8 +259,20 @@ StatusOr<std::vector<PodClaimRef>> ResolvePodClaims(const Snapshot& snapshot, co
       return FailedPreconditionError(fmt::format("resourceclaim \"{}\" is being deleted", claim_name));
     }
     if (must_check_owner && !IsControlledBy(claim, pod)) {
-      return FailedPreconditionError(fmt::format("ResourceClaim {}/{} was not created for Pod {} (Pod is not owner)",
-                                                 ns, claim_name, pod_key));
+      // With DRAWorkloadResourceClaims, a claim of the pod's PodGroup is
+      // the pod's too (IsForPod's acceptPodGroupOwner).
+      std::optional<std::string> group = PodGroupName(pod);
+      if (snapshot.gates.enabled(api::Gate::kDRAWorkloadResourceClaims) && group &&
+          snapshot.gates.enabled(api::Gate::kGenericWorkload)) {
+        if (ControllingPodGroup(snapshot, pod, claim) == nullptr) {
+          return FailedPreconditionError(fmt::format(
+              "ResourceClaim {}/{} was not created for Pod {} (neither Pod nor PodGroup {} is the owner)", ns,
+              claim_name, pod_key, *group));
+        }
+      } else {
+        return FailedPreconditionError(fmt::format(
+            "ResourceClaim {}/{} was not created for Pod {} (Pod is not owner)", ns, claim_name, pod_key));
+      }
     }
     out.push_back(PodClaimRef{.pod_claim = entry.name, .claim = *idx});
   }

@@ -57,7 +57,25 @@ api::ResourceClaim NewClaimFromTemplate(const api::Pod& pod, const api::PodResou
 // pod.status.resourceClaimStatuses. Entries whose template does not exist are
 // left alone (the scheduler then reports "ResourceClaim not created yet").
 // Returns the indices of the claims it created.
+// A template entry that is one of the pod's PodGroup's claims (README.md
+// §2.3) gets the group's claim instead: created once for the group (owner
+// the PodGroup, name "<group>-<claim>-" and a suffix, recorded in the
+// group's status.resourceClaimStatuses), and recorded in the pod's status.
 std::vector<size_t> EnsurePodClaims(Snapshot* snapshot, size_t pod_idx);
+
+// The PodGroup claim a pod claim entry stands for (upstream's BindTo: the
+// pod's group exists, DRAWorkloadResourceClaims and GenericWorkload are on,
+// and one of the group's spec.resourceClaims has the entry's name,
+// resourceClaimName and resourceClaimTemplateName): the group's index into
+// snapshot.pod_groups, else nullopt (a claim of the pod's own).
+std::optional<size_t> PodGroupClaimOf(const Snapshot& snapshot, const api::Pod& pod,
+                                      const api::PodResourceClaim& entry);
+
+// The reservedFor entry a pod's use of `claim` is recorded as: the pod, or
+// for a claim controlled by the pod's PodGroup, the PodGroup
+// {scheduling.k8s.io, podgroups} (one entry for the whole group).
+api::ResourceClaimConsumerReference ConsumerOf(const Snapshot& snapshot, const api::Pod& pod,
+                                               const api::ResourceClaim& claim);
 
 // One entry of pod.spec.resourceClaims resolved to a claim.
 struct PodClaimRef {

@@ -25,6 +25,7 @@
 #include "base/fnv.h"
 #include "sched/extended.h"
 #include "sched/fragmentation.h"
+#include "sched/gang.h"
 #include "sched/node_filters.h"
 #include "sched/pod_claims.h"
 #include "sched/resources.h"
@@ -247,8 +248,70 @@ class Scheduler {
   }
 
   PodOutcome Run(size_t pod_idx);
+  // A pod group's members (pending, in queue order) as one decision (gang.h).
+  // When the group fails with GangMode::kUpstream, ScheduleOptions::after_pod
+  // is called for its members here, before their tentative placements are
+  // undone (the state each member's failure comes from); `*reported` says
+  // so, and `*stop` whether after_pod asked to end the run.
+  std::vector<PodOutcome> RunGroup(const GroupEntity& entity, GroupOutcome* group, bool* reported, bool* stop);
 
  private:
+  // One placement a gang search tries for a member: a node and the
+  // allocations of the claims the pod allocates there (in the order
+  // ClaimsPerNode::For gives), found in the state the member is placed in.
+  struct Choice {
+    size_t node = 0;
+    int64_t score = 0;
+    std::vector<api::AllocationResult> allocations;
+    // What the allocations take: devices, then the counters and consumed
+    // capacity they use (all amounts added up). The search tries the
+    // leanest first.
+    int64_t devices = 0;
+    double amounts = 0;
+    bool packs = false;  // on a node the group's placed members use
+  };
+  // Undo of one member's Reserve and Bind while a group cycle is open
+  // (logging_): what the placement changed, restored by UndoTo.
+  struct ClaimBefore {
+    size_t claim = 0;
+    std::optional<api::AllocationResult> allocation;
+    std::vector<api::ResourceClaimConsumerReference> reserved_for;
+    std::vector<std::string> finalizers;
+  };
+  struct PlacementUndo {
+    size_t pod_idx = 0;
+    size_t node = 0;
+    Resources requests{};
+    NodeUsage usage_before{};
+    bool usage_added = false;
+    std::vector<api::AllocationResult> allocations;  // added to the allocator (and model)
+    std::vector<ClaimBefore> claims;
+    bool bound = false;
+    std::optional<api::PodExtendedResourceClaimStatus> extended_before;
+    bool created_claim = false;  // Bind appended the extended-resource claim
+    size_t changed_pods = 0, changed_claims = 0, created_claims = 0;  // result_ sizes before
+  };
+  std::vector<PlacementUndo> undo_;
+  bool logging_ = false;   // record PlacementUndo entries
+  bool in_group_ = false;  // no pod classes (their caches assume nodes only fill up)
+  bool all_nodes_ = false; // Filter every node from the first; next_start_node_ stays
+  size_t Mark() const { return undo_.size(); }
+  void UndoTo(size_t mark);
+  // The group cycle's parts (gang.h has the texts).
+  struct GangSearch;
+  // The member's placements in the current state: on the nodes from
+  // `min_node` on (indices into s_.nodes), upstream's node first, then by
+  // score (with `by_index`, in node order), at most max_nodes of them and
+  // every node of `used` (sorted: the nodes the group's placed members
+  // use), each with up to max_allocations device choices. `*steps` grows by
+  // the nodes filtered and the allocator's steps.
+  std::vector<Choice> Choices(size_t pod_idx, size_t min_node, bool by_index, std::span<const size_t> used,
+                              uint64_t* steps);
+  bool SameMember(size_t a, size_t b);
+  void Search(GangSearch& gs, size_t i, size_t placed);
+  bool RunSearch(const GroupEntity& entity, size_t min_count, size_t scheduled, std::vector<PodOutcome>* outs,
+                 GroupOutcome* group);
+
   // PreEnqueue: why the pod is not tried at all, or nullopt. Out of line: in
   // Run, with the pod-group check, GCC 12 compiled Run's per-node loop worse
   // (bench/RESULTS.md, "PreEnqueue out of line").
@@ -259,15 +322,6 @@ class Scheduler {
     if (const std::string& name = pod.spec.scheduler_name.empty() ? "default-scheduler" : pod.spec.scheduler_name;
         name != options_.scheduler_name) {
       return fmt::format("spec.schedulerName is \"{}\", not {}", name, options_.scheduler_name);
-    }
-    // A pod of a pod group (spec.schedulingGroup) is placed by upstream's
-    // GangScheduling plugin together with its group, all or nothing, and may
-    // share the group's claims. dractl does neither; placing the pods one by
-    // one would break the group's contract, so the pod is left alone.
-    if (std::optional<std::string> group = PodGroupName(pod)) {
-      return fmt::format("the pod belongs to pod group {} (spec.schedulingGroup): dractl does not schedule pod "
-                         "groups (gang scheduling, pod group claims); use kube-scheduler for them",
-                         group->empty() ? std::string("(unnamed)") : fmt::format("\"{}\"", *group));
     }
     return std::nullopt;
   }
@@ -362,6 +416,7 @@ class Scheduler {
   // to_allocate.
   struct Cycle {
     size_t pod_idx = 0;
+    const Choice* forced = nullptr;  // a gang search's choice: no Filter or Score
     const api::Pod* pod = nullptr;  // &s_.pods[pod_idx], once the claim controller ran
     PodOutcome out;
     // PreFilter.
@@ -392,6 +447,7 @@ class Scheduler {
   // The phases of Run, in order. Each returns the pod's outcome when the
   // cycle ends there, else nullopt.
   void RunClaimController(size_t pod_idx);
+  PodOutcome RunCycle(size_t pod_idx, const Choice* forced);
   std::optional<PodOutcome> PreFilter(Cycle& c);
   std::optional<PodOutcome> Classify(Cycle& c);
   std::optional<PodOutcome> Filter(Cycle& c);
@@ -525,6 +581,29 @@ PodOutcome Scheduler::Run(size_t pod_idx) {
   return Bind(c);
 }
 
+// A group member's cycle after PreEnqueue (checked for the whole group):
+// with `forced`, the search's choice instead of Filter and Score.
+PodOutcome Scheduler::RunCycle(size_t pod_idx, const Choice* forced) {
+  Cycle c;
+  c.pod_idx = pod_idx;
+  c.forced = forced;
+  c.out.pod = ObjectKey(s_.pods[pod_idx].metadata);
+  c.pod = &s_.pods[pod_idx];
+  if (std::optional<PodOutcome> end = PreFilter(c)) return std::move(*end);
+  if (std::optional<PodOutcome> end = Classify(c)) return std::move(*end);
+  if (forced != nullptr) {
+    c.feasible = {Candidate{.node = forced->node, .dra = !forced->allocations.empty()}};
+    c.best = 0;
+    c.best_score = forced->score;
+  } else {
+    if (std::optional<PodOutcome> end = Filter(c)) return std::move(*end);
+    if (c.feasible.empty()) return Unschedulable(c);
+    ScoreAndSelect(c);
+  }
+  if (std::optional<PodOutcome> end = Reserve(c)) return std::move(*end);
+  return Bind(c);
+}
+
 // The resource-claim controller runs independently of scheduling.
 void Scheduler::RunClaimController(size_t pod_idx) {
   std::vector<size_t> created;
@@ -615,7 +694,7 @@ std::optional<PodOutcome> Scheduler::Classify(Cycle& c) {
   // in this run fails at once: nodes only fill up during a run (no filter
   // here passes a node that more pods or allocations on it would fail), and
   // its claims are fresh ones from templates of equal specs.
-  const bool comparable = !options_.unschedulable_texts && !c.extended && pod.spec.node_name.empty() &&
+  const bool comparable = !options_.unschedulable_texts && !in_group_ && !c.extended && pod.spec.node_name.empty() &&
                           c.to_allocate.size() == c.all_claims.size() && (c.to_allocate.empty() || c.signature != 0);
   c.pod_class = comparable ? &ClassOf(c.pod_idx, c.requests, c.signature) : nullptr;
   if (c.pod_class != nullptr && c.pod_class->failed) {
@@ -646,7 +725,8 @@ std::optional<PodOutcome> Scheduler::Filter(Cycle& c) {
   const int32_t percentage = options_.percentage_of_nodes_to_score == 0 && options_.policy->packing() != Packing::kNone
                                  ? 100
                                  : options_.percentage_of_nodes_to_score;
-  const size_t want_feasible = NumFeasibleNodesToFind(percentage, num_nodes);
+  const size_t want_feasible = all_nodes_ ? num_nodes : NumFeasibleNodesToFind(percentage, num_nodes);
+  const size_t start_node = all_nodes_ ? 0 : next_start_node_;
   feasible.reserve(want_feasible);
   // A filter that passes every node for this pod is not called: a call costs
   // ~20 instructions even when it returns at once, on every node.
@@ -654,7 +734,7 @@ std::optional<PodOutcome> Scheduler::Filter(Cycle& c) {
   const bool has_node_affinity = HasNodeAffinity(pod);
   size_t processed = 0;
   for (; processed < num_nodes && feasible.size() < want_feasible; ++processed) {
-    const size_t node_idx = (next_start_node_ + processed) % num_nodes;
+    const size_t node_idx = (start_node + processed) % num_nodes;
     if (known_rejected != nullptr) {
       // Nodes that turned this pod's class down: passed over, as processed.
       const size_t skip = std::min(OnesFrom(*known_rejected, node_idx), num_nodes - processed);
@@ -753,7 +833,7 @@ std::optional<PodOutcome> Scheduler::Filter(Cycle& c) {
     }
     feasible.push_back(cand);
   }
-  if (num_nodes > 0) next_start_node_ = (next_start_node_ + processed) % num_nodes;
+  if (num_nodes > 0 && !all_nodes_) next_start_node_ = (next_start_node_ + processed) % num_nodes;
   if (feasible.empty() && !options_.unschedulable_texts) {
     if (c.pod_class != nullptr) c.pod_class->failed = true;
     return Fail(std::move(c.out), PodOutcome::Kind::kUnschedulable,
@@ -939,8 +1019,11 @@ std::optional<PodOutcome> Scheduler::Reserve(Cycle& c) {
   const std::string& node_name = s_.nodes[chosen.node].metadata.name;
   // PreBind: the API server refuses a 257th reservedFor entry.
   for (const api::ResourceClaim* claim : c.all_claims) {
+    std::string group_uid;
+    if (!s_.pod_groups.empty()) group_uid = ConsumerOf(s_, pod, *claim).uid;
+    const std::string& uid = s_.pod_groups.empty() ? pod.metadata.uid : group_uid;
     bool reserved = std::any_of(claim->status.reserved_for.begin(), claim->status.reserved_for.end(),
-                                [&](const auto& r) { return r.uid == pod.metadata.uid; });
+                                [&](const auto& r) { return r.uid == uid; });
     if (!reserved && claim->status.reserved_for.size() >= kReservedForMaxSize) {
       return Fail(std::move(c.out), PodOutcome::Kind::kError,
                   fmt::format("ResourceClaim.resource.k8s.io \"{}\" is invalid: status.reservedFor: Too many: {}: "
@@ -952,7 +1035,16 @@ std::optional<PodOutcome> Scheduler::Reserve(Cycle& c) {
   // search on the same state, so it fits the same way.
   const std::vector<const api::ResourceClaim*>& chosen_to_allocate = c.claims_per_node->For(allocatable_[chosen.node]);
   c.allocate_extended = chosen_to_allocate.size() > c.to_allocate.size();
-  if (!chosen_to_allocate.empty()) {
+  if (c.forced != nullptr) {
+    // Found by Choices on this state for these claims.
+    if (c.forced->allocations.size() != chosen_to_allocate.size()) {
+      return Fail(std::move(c.out), PodOutcome::Kind::kError,
+                  fmt::format("internal error: gang search's choice on node {} does not match the pod's claims "
+                              "(please report this)",
+                              node_name));
+    }
+    c.allocations = c.forced->allocations;
+  } else if (!chosen_to_allocate.empty()) {
     // A device-model policy's choice inside the node: its devices first.
     alloc::DevicePreference preference;
     if (model_) {
@@ -973,6 +1065,16 @@ std::optional<PodOutcome> Scheduler::Reserve(Cycle& c) {
     c.allocations = std::move(full->results);
   }
   // Reserve: the new allocations count for every later pod.
+  PlacementUndo* undo = nullptr;
+  if (logging_) {
+    undo = &undo_.emplace_back();
+    undo->pod_idx = c.pod_idx;
+    undo->node = chosen.node;
+    undo->requests = c.requests;
+    undo->changed_pods = result_.changed_pods.size();
+    undo->changed_claims = result_.changed_claims.size();
+    undo->created_claims = result_.created_claims.size();
+  }
   changed_nodes_.clear();
   for (const api::AllocationResult& a : c.allocations) {
     Status st = allocator_->AddAllocation(a, &changed_nodes_);
@@ -981,8 +1083,13 @@ std::optional<PodOutcome> Scheduler::Reserve(Cycle& c) {
       return Fail(std::move(c.out), PodOutcome::Kind::kError,
                   fmt::format("running Reserve plugin \"{}\": {}", kDynamicResourcesPlugin, st.message()));
     }
+    if (undo != nullptr) undo->allocations.push_back(a);
   }
   NodeUsage& usage = usage_[chosen.node];
+  if (undo != nullptr) {
+    undo->usage_before = usage;
+    undo->usage_added = true;
+  }
   usage.requested.Add(c.requests);
   usage.non_zero_requested.Add(c.non_zero_requests);
   if (model_) {
@@ -1001,6 +1108,19 @@ PodOutcome Scheduler::Bind(Cycle& c) {
   out.node = node_name;
   out.score = c.best_score;
   size_t next = 0;
+  PlacementUndo* undo = logging_ && !undo_.empty() && undo_.back().pod_idx == c.pod_idx ? &undo_.back() : nullptr;
+  if (undo != nullptr) {
+    undo->bound = true;
+    undo->extended_before = pod.status.extended_resource_claim_status;
+    undo->created_claim = c.allocate_extended;
+    for (const PodClaimRef& ref : c.refs) {
+      const api::ResourceClaim& claim = s_.claims[ref.claim];
+      undo->claims.push_back(ClaimBefore{.claim = ref.claim,
+                                         .allocation = claim.status.allocation,
+                                         .reserved_for = claim.status.reserved_for,
+                                         .finalizers = claim.metadata.finalizers});
+    }
+  }
   for (size_t i = 0; i < c.refs.size(); ++i) {
     api::ResourceClaim& claim = s_.claims[c.refs[i].claim];
     if (!c.allocated_before[i]) {
@@ -1010,11 +1130,20 @@ PodOutcome Scheduler::Bind(Cycle& c) {
         claim.metadata.finalizers.emplace_back(kDeleteProtectionFinalizer);
       }
     }
-    bool reserved = std::any_of(claim.status.reserved_for.begin(), claim.status.reserved_for.end(),
-                                [&](const auto& r) { return r.uid == pod.metadata.uid; });
-    if (!reserved) {
-      claim.status.reserved_for.push_back(api::ResourceClaimConsumerReference{
-          .resource = "pods", .name = pod.metadata.name, .uid = pod.metadata.uid});
+    bool reserved = false;
+    if (s_.pod_groups.empty()) {
+      reserved = std::any_of(claim.status.reserved_for.begin(), claim.status.reserved_for.end(),
+                             [&](const auto& r) { return r.uid == pod.metadata.uid; });
+      if (!reserved) {
+        claim.status.reserved_for.push_back(api::ResourceClaimConsumerReference{
+            .resource = "pods", .name = pod.metadata.name, .uid = pod.metadata.uid});
+      }
+    } else {
+      // A PodGroup's claim is reserved once, for the group (README.md §2.3).
+      api::ResourceClaimConsumerReference consumer = ConsumerOf(s_, pod, claim);
+      reserved = std::any_of(claim.status.reserved_for.begin(), claim.status.reserved_for.end(),
+                             [&](const auto& r) { return r.uid == consumer.uid; });
+      if (!reserved) claim.status.reserved_for.push_back(std::move(consumer));
     }
     if (!c.allocated_before[i] || !reserved) result_.changed_claims.push_back(c.refs[i].claim);
     out.claims.push_back(ClaimPlacement{.pod_claim = c.refs[i].pod_claim,
@@ -1054,6 +1183,478 @@ PodOutcome Scheduler::Bind(Cycle& c) {
   s_.pods[c.pod_idx].spec.node_name = node_name;
   result_.changed_pods.push_back(c.pod_idx);
   return std::move(out);
+}
+
+// --- Pod groups: the group cycle (gang.h; README.md §2.4).
+
+void Scheduler::UndoTo(size_t mark) {
+  if (undo_.size() <= mark) return;
+  while (undo_.size() > mark) {
+    PlacementUndo u = std::move(undo_.back());
+    undo_.pop_back();
+    for (auto it = u.claims.rbegin(); it != u.claims.rend(); ++it) {
+      api::ResourceClaim& claim = s_.claims[it->claim];
+      claim.status.allocation = std::move(it->allocation);
+      claim.status.reserved_for = std::move(it->reserved_for);
+      claim.metadata.finalizers = std::move(it->finalizers);
+    }
+    if (u.bound) {
+      api::Pod& pod = s_.pods[u.pod_idx];
+      pod.spec.node_name.clear();
+      pod.status.extended_resource_claim_status = std::move(u.extended_before);
+      if (u.created_claim) {
+        // The extended-resource claim Bind appended: nothing was appended
+        // after it (a group's claim controller runs before its cycle).
+        s_.claims.pop_back();
+        if (s_.claim_index.indexed > s_.claims.size()) s_.claim_index = Snapshot::ClaimIndex{};
+        if (from_template_.size() > s_.claims.size()) from_template_.resize(s_.claims.size());
+        if (template_checked_.size() > s_.claims.size()) template_checked_.resize(s_.claims.size());
+      }
+    }
+    for (auto it = u.allocations.rbegin(); it != u.allocations.rend(); ++it) {
+      changed_nodes_.clear();
+      // The same results AddAllocation summed: subtracting them cannot fail.
+      (void)allocator_->RemoveAllocation(*it, &changed_nodes_);
+      ForgetVerdicts();
+      if (model_) model_->ReleaseAllocation(*it);
+    }
+    if (u.usage_added) {
+      usage_[u.node] = std::move(u.usage_before);
+      if (model_) model_->RemovePod(u.node, u.requests);
+    }
+    result_.changed_pods.resize(u.changed_pods);
+    result_.changed_claims.resize(u.changed_claims);
+    result_.created_claims.resize(u.created_claims);
+  }
+  // The pod classes' caches assume nodes only fill up.
+  for (PodClass& pc : classes_) {
+    pc.failed = false;
+    std::fill(pc.rejected.begin(), pc.rejected.end(), 0);
+  }
+}
+
+bool Scheduler::SameMember(size_t a, size_t b) {
+  const api::Pod& pa = s_.pods[a];
+  const api::Pod& pb = s_.pods[b];
+  if (!(PodRequests(pa) == PodRequests(pb)) || pa.spec.tolerations != pb.spec.tolerations ||
+      pa.spec.node_selector != pb.spec.node_selector || !(pa.spec.affinity == pb.spec.affinity)) {
+    return false;
+  }
+  // Claims: fresh ones from templates of equal specs, in the same order.
+  StatusOr<std::vector<PodClaimRef>> ra = ResolvePodClaims(s_, pa);
+  StatusOr<std::vector<PodClaimRef>> rb = ResolvePodClaims(s_, pb);
+  if (!ra.ok() || !rb.ok() || ra->size() != rb->size()) return false;
+  for (size_t i = 0; i < ra->size(); ++i) {
+    const size_t ca = (*ra)[i].claim, cb = (*rb)[i].claim;
+    if (s_.claims[ca].status.allocation || s_.claims[cb].status.allocation) return false;
+    if (ca >= from_template_.size() || cb >= from_template_.size() || from_template_[ca] == nullptr ||
+        from_template_[cb] == nullptr || Canonical(from_template_[ca]) != Canonical(from_template_[cb])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// A device as the gang search tells choices apart: everything but its name
+// (selectors and constraints see attributes, capacity and counters, never
+// the name), with the pool it is in.
+namespace {
+bool SameShape(const api::Device* a, const api::Device* b) {
+  if (a == b) return true;
+  if (a == nullptr || b == nullptr) return false;
+  api::Device ca = *a, cb = *b;
+  ca.name.clear();
+  cb.name.clear();
+  return ca == cb;
+}
+}  // namespace
+
+std::vector<Scheduler::Choice> Scheduler::Choices(size_t pod_idx, size_t min_node, bool by_index,
+                                                  std::span<const size_t> used, uint64_t* steps) {
+  Cycle c;
+  c.pod_idx = pod_idx;
+  c.out.pod = ObjectKey(s_.pods[pod_idx].metadata);
+  c.pod = &s_.pods[pod_idx];
+  if (PreFilter(c) || Classify(c)) return {};
+  all_nodes_ = true;
+  std::optional<PodOutcome> end = Filter(c);
+  all_nodes_ = false;
+  *steps += s_.nodes.size();
+  if (end || c.feasible.empty()) return {};
+  ScoreAndSelect(c);
+  // Upstream's node first, then by score (highest first) and name.
+  std::vector<size_t> order;
+  for (size_t i = 0; i < c.feasible.size(); ++i) {
+    if (c.feasible[i].node >= min_node) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (by_index) return c.feasible[a].node < c.feasible[b].node;
+    if ((a == c.best) != (b == c.best)) return a == c.best;
+    if (scores_[a] != scores_[b]) return scores_[a] > scores_[b];
+    return c.feasible[a].node < c.feasible[b].node;
+  });
+  auto is_used = [&](size_t node) { return std::binary_search(used.begin(), used.end(), node); };
+  if (order.size() > options_.gang.max_nodes) {
+    // The best max_nodes, and the group's own nodes after them.
+    auto keep = std::stable_partition(order.begin() + static_cast<std::ptrdiff_t>(options_.gang.max_nodes), order.end(),
+                                      [&](size_t i) { return is_used(c.feasible[i].node); });
+    order.erase(keep, order.end());
+  }
+  const std::vector<int64_t> scores = scores_;
+  std::vector<Choice> out;
+  const alloc::SliceIndex& slices = allocator_->slices();
+  auto find_device = [&](const api::DeviceRequestAllocationResult& r) -> const api::Device* {
+    for (const api::ResourceSlice* slice : slices.OfPool(r.driver, r.pool)) {
+      for (const api::Device& d : slice->spec.devices) {
+        if (d.name == r.device) return &d;
+      }
+    }
+    return nullptr;
+  };
+  // The devices, counters and capacity a choice takes (Choice::devices,
+  // amounts).
+  auto weigh = [&](Choice& choice) {
+    for (const api::AllocationResult& a : choice.allocations) {
+      for (const api::DeviceRequestAllocationResult& r : a.devices.results) {
+        ++choice.devices;
+        for (const auto& [name, q] : r.consumed_capacity) choice.amounts += q.AsApproximateFloat64();
+        const api::Device* d = find_device(r);
+        if (d == nullptr) continue;
+        for (const api::DeviceCounterConsumption& use : d->rare->consumes_counters) {
+          for (const auto& [name, counter] : use.counters) choice.amounts += counter.value.AsApproximateFloat64();
+        }
+      }
+    }
+  };
+  using Shape = std::vector<std::pair<std::string, const api::Device*>>;
+  auto shape_of = [&](const std::vector<api::AllocationResult>& allocations) {
+    Shape shape;
+    for (const api::AllocationResult& a : allocations) {
+      for (const api::DeviceRequestAllocationResult& r : a.devices.results) {
+        shape.emplace_back(r.request + "\n" + r.driver + "\n" + r.pool, find_device(r));
+      }
+    }
+    return shape;
+  };
+  auto same_shape = [](const Shape& a, const Shape& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i].first != b[i].first || !SameShape(a[i].second, b[i].second)) return false;
+    }
+    return true;
+  };
+  for (size_t i : order) {
+    const size_t node = c.feasible[i].node;
+    const std::vector<const api::ResourceClaim*>& node_to_allocate = c.claims_per_node->For(allocatable_[node]);
+    if (node_to_allocate.empty()) {
+      out.push_back(Choice{.node = node, .score = scores[i], .allocations = {}, .packs = is_used(node)});
+      continue;
+    }
+    alloc::DevicePreference preference;
+    if (model_) {
+      preference =
+          model_->Choose(node, c.demand, c.packing, options_.device_choice == alloc::DeviceChoice::kBestFit);
+    }
+    StatusOr<alloc::NodeFit> first =
+        allocator_->Allocate(HandleOf(node), node_to_allocate, alloc::Allocator::ResultDetail::kFull, &preference);
+    *steps += 1 + (first.ok() ? first->steps : 0);
+    if (!first.ok() || !first->fits) continue;
+    std::vector<Shape> shapes = {shape_of(first->results)};
+    const size_t node_first = out.size();
+    out.push_back(Choice{.node = node, .score = scores[i], .allocations = std::move(first->results), .packs = is_used(node)});
+    weigh(out.back());
+    // Other device choices: each device of the first kept out in turn.
+    std::vector<api::DeviceRequestAllocationResult> taken;
+    for (const api::AllocationResult& a : out[node_first].allocations) {
+      for (const api::DeviceRequestAllocationResult& r : a.devices.results) taken.push_back(r);
+    }
+    for (const api::DeviceRequestAllocationResult& r : taken) {
+      if (out.size() - node_first >= options_.gang.max_allocations) break;
+      changed_nodes_.clear();
+      allocator_->SetExcluded(r.driver, r.pool, r.device, true, &changed_nodes_);
+      StatusOr<alloc::NodeFit> alt =
+          allocator_->Allocate(HandleOf(node), node_to_allocate, alloc::Allocator::ResultDetail::kFull);
+      *steps += 1 + (alt.ok() ? alt->steps : 0);
+      allocator_->SetExcluded(r.driver, r.pool, r.device, false, &changed_nodes_);
+      ForgetVerdicts();
+      if (!alt.ok() || !alt->fits) continue;
+      Shape shape = shape_of(alt->results);
+      if (std::any_of(shapes.begin(), shapes.end(), [&](const Shape& s) { return same_shape(s, shape); })) continue;
+      shapes.push_back(std::move(shape));
+      out.push_back(Choice{.node = node, .score = scores[i], .allocations = std::move(alt->results), .packs = is_used(node)});
+      weigh(out.back());
+    }
+  }
+  return out;
+}
+
+struct Scheduler::GangSearch {
+  std::vector<size_t> members;  // into s_.pods, in queue order
+  size_t min_count = 1;
+  size_t scheduled = 0;         // members bound before
+  uint64_t steps = 0;
+  uint64_t budget = 0;
+  std::vector<bool> dead;        // no choice even in the state before the group
+  std::vector<size_t> dead_from;  // dead members at or after each position
+  std::vector<int> same_as;      // the latest earlier member it is interchangeable with, or -1
+  std::vector<std::optional<Choice>> path, best;
+  size_t best_placed = 0;
+  bool found = false;
+  bool complete = false;   // best places every member that is not dead
+  bool exhausted = false;  // the budget ran out
+};
+
+// Depth-first over the members in queue order: each member takes one of
+// its choices (the leanest first) or is left out while minCount stays
+// reachable; the best assignment (most members) is kept.
+void Scheduler::Search(GangSearch& gs, size_t i, size_t placed) {
+  const size_t n = gs.members.size();
+  if (gs.complete || gs.exhausted) return;
+  const size_t reachable = placed + (n - i) - gs.dead_from[i];
+  if (gs.scheduled + reachable < gs.min_count || reachable <= gs.best_placed) return;
+  if (i == n) {
+    gs.best = gs.path;
+    gs.best_placed = placed;
+    gs.found = true;
+    gs.complete = placed == n - gs.dead_from[0];
+    return;
+  }
+  const int twin = gs.same_as[i];
+  // Interchangeable members: the later one is left out first.
+  const bool leave_out = gs.dead[i] || (twin >= 0 && !gs.path[static_cast<size_t>(twin)]);
+  if (!leave_out) {
+    if (gs.steps >= gs.budget) {
+      gs.exhausted = true;
+      return;
+    }
+    // Interchangeable members: a solution can always be reordered so that
+    // they take nodes in rising order.
+    const size_t min_node = twin >= 0 ? gs.path[static_cast<size_t>(twin)]->node : 0;
+    std::vector<size_t> used;
+    for (size_t j = 0; j < i; ++j) {
+      if (gs.path[j]) used.push_back(gs.path[j]->node);
+    }
+    std::sort(used.begin(), used.end());
+    used.erase(std::unique(used.begin(), used.end()), used.end());
+    // A member with twins walks the nodes in order (the twins after it
+    // continue from its node); the others take the best-scored nodes.
+    const bool by_index = twin >= 0 || (i + 1 < gs.members.size() && gs.same_as[i + 1] == static_cast<int>(i));
+    std::vector<Choice> choices = Choices(gs.members[i], min_node, by_index, used, &gs.steps);
+    // Upstream's order failed already (RunGroup tried it first): the
+    // leanest choices first (a partition rather than the whole device,
+    // kubernetes#138765), then those on the group's own nodes (what is left
+    // of a device the group broke into), ties in the order Choices gives.
+    std::stable_sort(choices.begin(), choices.end(), [](const Choice& a, const Choice& b) {
+      if (a.devices != b.devices) return a.devices < b.devices;
+      if (a.amounts != b.amounts) return a.amounts < b.amounts;
+      return a.packs && !b.packs;
+    });
+    for (Choice& choice : choices) {
+      if (gs.steps >= gs.budget) {
+        gs.exhausted = true;
+        return;
+      }
+      const size_t mark = Mark();
+      ++gs.steps;
+      PodOutcome out = RunCycle(gs.members[i], &choice);
+      if (out.kind == PodOutcome::Kind::kPlaced) {
+        gs.path[i] = choice;
+        Search(gs, i + 1, placed + 1);
+        gs.path[i].reset();
+      }
+      UndoTo(mark);
+      if (gs.complete || gs.exhausted) return;
+    }
+  }
+  Search(gs, i + 1, placed);
+}
+
+// GangMode::kSearch after the upstream cycle failed (and was undone): the
+// best assignment placed, or false with the snapshot unchanged.
+bool Scheduler::RunSearch(const GroupEntity& entity, size_t min_count, size_t scheduled,
+                          std::vector<PodOutcome>* outs, GroupOutcome* group) {
+  const size_t n = entity.pods.size();
+  GangSearch gs;
+  gs.members = entity.pods;
+  gs.min_count = min_count;
+  gs.scheduled = scheduled;
+  gs.budget = options_.gang.max_steps;
+  gs.dead.assign(n, false);
+  gs.same_as.assign(n, -1);
+  gs.path.resize(n);
+  // Interchangeable members, and members that fit nowhere even now (one
+  // check per kind of member).
+  std::vector<size_t> kinds;  // the first member of each kind, by position
+  std::vector<size_t> kind_of(n);
+  for (size_t i = 0; i < n; ++i) {
+    size_t k = 0;
+    while (k < kinds.size() && !SameMember(entity.pods[kinds[k]], entity.pods[i])) ++k;
+    if (k == kinds.size()) {
+      kinds.push_back(i);
+      gs.dead[i] = Choices(entity.pods[i], 0, false, {}, &gs.steps).empty();
+    } else {
+      gs.dead[i] = gs.dead[kinds[k]];
+    }
+    kind_of[i] = k;
+    for (size_t j = i; j-- > 0;) {
+      if (kind_of[j] == k) {
+        gs.same_as[i] = static_cast<int>(j);
+        break;
+      }
+    }
+  }
+  gs.dead_from.assign(n + 1, 0);
+  for (size_t i = n; i-- > 0;) gs.dead_from[i] = gs.dead_from[i + 1] + (gs.dead[i] ? 1 : 0);
+  const size_t mark = Mark();
+  Search(gs, 0, 0);
+  UndoTo(mark);
+  group->searched = true;
+  group->steps = gs.steps;
+  if (!gs.found) {
+    group->message += gs.exhausted
+                          ? fmt::format("; gang search: no placement of minCount members found before its budget "
+                                        "of {} steps ran out",
+                                        gs.budget)
+                          : fmt::format("; gang search: no placement of minCount members exists among the {} "
+                                        "best nodes and {} device choices per member ({} steps)",
+                                        options_.gang.max_nodes, options_.gang.max_allocations, gs.steps);
+    return false;
+  }
+  // The best assignment, then the members it left out as upstream would try
+  // them (in what the placed members left).
+  for (size_t i = 0; i < n; ++i) {
+    if (!gs.best[i]) continue;
+    (*outs)[i] = RunCycle(entity.pods[i], &*gs.best[i]);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (!gs.best[i]) (*outs)[i] = RunCycle(entity.pods[i], nullptr);
+  }
+  return true;
+}
+
+std::vector<PodOutcome> Scheduler::RunGroup(const GroupEntity& entity, GroupOutcome* group, bool* reported,
+                                            bool* stop) {
+  *reported = false;
+  *stop = false;
+  const size_t n = entity.pods.size();
+  std::vector<PodOutcome> outs(n);
+  for (size_t i = 0; i < n; ++i) outs[i].pod = ObjectKey(s_.pods[entity.pods[i]].metadata);
+  group->group = entity.group_namespace + "/" + entity.group_name;
+  group->members = n;
+  auto all = [&](PodOutcome::Kind kind, const std::string& message) {
+    group->kind = kind;
+    group->message = message;
+    for (PodOutcome& out : outs) {
+      out.kind = kind;
+      out.message = message;
+    }
+    return outs;
+  };
+  // The resource-claim controller does not wait for the scheduler.
+  for (size_t pod_idx : entity.pods) RunClaimController(pod_idx);
+  if (std::optional<std::string> why = GroupPreEnqueue(s_, entity)) return all(PodOutcome::Kind::kUnschedulable, *why);
+  // A member that PreEnqueue turns away keeps the whole group out of the
+  // queue; the others say which (dractl's text: upstream writes nothing).
+  for (size_t i = 0; i < n; ++i) {
+    std::optional<std::string> why = PreEnqueue(s_.pods[entity.pods[i]]);
+    if (!why) continue;
+    (void)all(PodOutcome::Kind::kUnschedulable,
+              fmt::format("pod group \"{}\" waits for its pod {}: {}", entity.group_name, outs[i].pod, *why));
+    outs[i].message = *why;
+    return outs;
+  }
+  if (std::optional<std::string> error = ValidateGroupPods(s_, entity)) return all(PodOutcome::Kind::kError, *error);
+  const api::PodGroup& pg = s_.pod_groups[*entity.group];
+  const size_t min_count = static_cast<size_t>(MinCount(pg));
+  const size_t scheduled_before = CountGroupPods(s_, entity.group_namespace, entity.group_name).scheduled;
+  group->min_count = MinCount(pg);
+  group->scheduled_before = scheduled_before;
+  if (n + scheduled_before < min_count) {
+    return all(PodOutcome::Kind::kUnschedulable, MinCountCannotBeSatisfied(min_count, scheduled_before, n));
+  }
+
+  // kube-scheduler's podGroupSchedulingDefaultAlgorithm: members in order,
+  // each assumed (here: bound, undoably) before the next is tried.
+  logging_ = true;
+  in_group_ = true;
+  const size_t mark = Mark();
+  size_t remaining = n, scheduled = scheduled_before, tried = 0;
+  PodOutcome::Kind kind = PodOutcome::Kind::kUnschedulable;
+  std::string message;
+  for (size_t i = 0; i < n; ++i) {
+    outs[i] = RunCycle(entity.pods[i], nullptr);
+    tried = i + 1;
+    if (outs[i].kind == PodOutcome::Kind::kError) {
+      kind = PodOutcome::Kind::kError;
+      message = "failed to schedule other pod from a pod group: " + outs[i].message;
+      break;
+    }
+    --remaining;
+    if (outs[i].kind == PodOutcome::Kind::kPlaced) ++scheduled;
+    if (remaining + scheduled < min_count) {
+      kind = PodOutcome::Kind::kUnschedulable;
+      message = MinCountCannotBeSatisfied(min_count, scheduled, remaining);
+      break;
+    }
+    if (scheduled < min_count) {
+      kind = PodOutcome::Kind::kUnschedulable;  // "Wait" ends as Unschedulable
+      message = MinCountNotYetSatisfied(min_count, scheduled, remaining);
+    } else {
+      kind = PodOutcome::Kind::kPlaced;
+      message.clear();
+    }
+  }
+  // Members the cycle did not reach get the group's status.
+  for (size_t i = tried; i < n; ++i) {
+    outs[i].kind = kind;
+    outs[i].message = message;
+  }
+  group->kind = kind;
+  group->message = message;
+  for (const PodOutcome& out : outs) {
+    GroupOutcome::MemberTry& t = group->upstream_pass.emplace_back();
+    t.pod = out.pod;
+    if (out.kind != PodOutcome::Kind::kPlaced) continue;
+    t.node = out.node;
+    for (const ClaimPlacement& claim : out.claims) {
+      for (const api::DeviceRequestAllocationResult& r : claim.results) {
+        t.devices.push_back(r.driver + "/" + r.pool + "/" + r.device);
+      }
+    }
+  }
+  if (kind != PodOutcome::Kind::kPlaced) {
+    // Members that fit take the group's status; members that did not keep
+    // their own (upstream's submitPodGroupAlgorithmResult).
+    for (size_t i = 0; i < tried; ++i) {
+      PodOutcome& out = outs[i];
+      const bool own = out.kind != PodOutcome::Kind::kPlaced &&
+                       (kind != PodOutcome::Kind::kError || out.kind == PodOutcome::Kind::kError);
+      if (own) continue;
+      out = PodOutcome{.pod = out.pod, .kind = kind, .message = message};
+    }
+    if (options_.after_pod && options_.gang.mode == GangMode::kUpstream) {
+      *reported = true;
+      for (size_t i = 0; i < n && !*stop; ++i) *stop = !options_.after_pod(entity.pods[i], outs[i]);
+    }
+    UndoTo(mark);
+    if (kind == PodOutcome::Kind::kUnschedulable && options_.gang.mode == GangMode::kSearch) {
+      std::vector<PodOutcome> searched = outs;
+      if (RunSearch(entity, min_count, scheduled_before, &searched, group)) {
+        outs = std::move(searched);
+        group->kind = PodOutcome::Kind::kPlaced;
+        group->message.clear();
+      } else {
+        for (PodOutcome& out : outs) {
+          if (out.message == message) out.message = group->message;
+        }
+      }
+    }
+  }
+  for (const PodOutcome& out : outs) group->placed += out.kind == PodOutcome::Kind::kPlaced ? 1 : 0;
+  undo_.clear();
+  logging_ = false;
+  in_group_ = false;
+  return outs;
 }
 
 void SortUnique(std::vector<size_t>& v) {
@@ -1112,9 +1713,30 @@ StatusOr<ScheduleResult> Schedule(Snapshot* snapshot, const ScheduleOptions& opt
                       own_nodes ? *own_nodes : *options.node_index, cel->get(), features, &result);
   const std::vector<size_t> queue =
       options.queue.empty() ? PendingQueue(*snapshot) : std::vector<size_t>(options.queue.begin(), options.queue.end());
-  for (size_t pod_idx : queue) {
-    result.pods.push_back(scheduler.Run(pod_idx));
-    if (options.after_pod && !options.after_pod(pod_idx, result.pods.back())) break;
+  if (!snapshot->gates.enabled(api::Gate::kGenericWorkload)) {
+    // No pod groups: the pods one by one.
+    for (size_t pod_idx : queue) {
+      result.pods.push_back(scheduler.Run(pod_idx));
+      if (options.after_pod && !options.after_pod(pod_idx, result.pods.back())) break;
+    }
+  }
+  for (const GroupEntity& entity :
+       snapshot->gates.enabled(api::Gate::kGenericWorkload) ? GroupQueue(*snapshot, queue) : std::vector<GroupEntity>{}) {
+    if (!entity.is_group()) {
+      const size_t pod_idx = entity.pods.front();
+      result.pods.push_back(scheduler.Run(pod_idx));
+      if (options.after_pod && !options.after_pod(pod_idx, result.pods.back())) break;
+      continue;
+    }
+    GroupOutcome group;
+    bool reported = false, stop = false;
+    std::vector<PodOutcome> outs = scheduler.RunGroup(entity, &group, &reported, &stop);
+    result.groups.push_back(std::move(group));
+    for (size_t i = 0; i < outs.size() && !stop; ++i) {
+      result.pods.push_back(std::move(outs[i]));
+      if (options.after_pod && !reported) stop = !options.after_pod(entity.pods[i], result.pods.back());
+    }
+    if (stop) break;
   }
   SortUnique(result.changed_pods);
   SortUnique(result.changed_claims);

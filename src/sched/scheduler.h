@@ -56,6 +56,29 @@ inline constexpr char kDynamicResourcesPlugin[] = "DynamicResources";
 
 struct PodOutcome;
 
+// How the members of a gang (a PodGroup, gate GenericWorkload) are placed.
+enum class GangMode {
+  // As kube-scheduler 1.37.2: members one at a time in queue order, each
+  // with the single-pod algorithm and its first allocation; earlier
+  // members' choices are never revisited; all or nothing against minCount.
+  kUpstream,
+  // kUpstream first; where it fails, a search over the members' node and
+  // device choices (backtracking, within `max_steps`) for the most members
+  // it can place, at least minCount. Never worse than kUpstream.
+  kSearch,
+};
+
+struct GangOptions {
+  GangMode mode = GangMode::kUpstream;
+  // The search's budget per group, in steps: a node filtered, a member
+  // placed and an allocator call are one each, and an allocator call adds
+  // its own search steps (NodeFit::steps), so that the budget bounds the
+  // time. Exhausted: the group is unschedulable, and says so.
+  uint64_t max_steps = 100'000;
+  size_t max_nodes = 16;        // nodes tried per member, best score first
+  size_t max_allocations = 8;   // device choices tried per member and node
+};
+
 struct ScheduleOptions {
   const ScorePolicy* policy = nullptr;  // required; borrowed
   // Ties between nodes with the highest score go to the node with the
@@ -79,7 +102,10 @@ struct ScheduleOptions {
   // choice of node does not depend on it.
   alloc::DeviceChoice device_choice = alloc::DeviceChoice::kFirstFit;
   // Called after each pod's attempt, in queue order, with the snapshot as
-  // that attempt left it (earlier pods placed, later ones not yet tried):
+  // that attempt left it (earlier pods placed, later ones not yet tried; for
+  // the members of a pod group, once the group is decided, and where
+  // GangMode::kUpstream fails it, with the members' tentative placements
+  // still in place):
   // `dractl explain` analyses pods there. Returning false ends the run (the
   // later pods are not tried and not in the result).
   std::function<bool(size_t pod_idx, const PodOutcome& outcome)> after_pod{};
@@ -103,6 +129,7 @@ struct ScheduleOptions {
   // rejections (the per-node texts cost more than the attempt for a driver
   // that only counts failures: simulate openb --engine dra).
   bool unschedulable_texts = true;
+  GangOptions gang{};
 };
 
 // How many feasible nodes Filter looks for in a cluster of `num_nodes`
@@ -155,8 +182,38 @@ struct PodOutcome {
   std::vector<NodeRejection> rejections{};
 };
 
+// What happened to one pod group's attempt (its members' own outcomes are
+// in ScheduleResult::pods).
+struct GroupOutcome {
+  std::string group{};  // "namespace/name"
+  // kPlaced: minCount is met (members that did not fit have their own
+  // outcome); kUnschedulable: none of the members was placed; kError: the
+  // group could not be tried (its pods disagree, a member's error).
+  PodOutcome::Kind kind = PodOutcome::Kind::kUnschedulable;
+  // The PodGroupInitiallyScheduled condition's message (kube-scheduler's
+  // PlacementFeasible texts, e.g. "minCount (4) cannot be satisfied: 1
+  // scheduled, 2 remaining"), with the search's summary in kSearch.
+  std::string message{};
+  int32_t min_count = 1;      // gang minCount; 1 for a basic policy
+  size_t scheduled_before = 0;  // members bound before this run
+  size_t members = 0;           // members tried now
+  size_t placed = 0;            // of them placed now
+  bool searched = false;        // kSearch ran its search (kUpstream failed)
+  uint64_t steps = 0;           // the search's steps
+  // kube-scheduler's pass over the members, in order, as it went before a
+  // failed group was undone: where each member fit, with its devices
+  // ("driver/pool/device"); node "" where it fit nowhere (or was not tried).
+  struct MemberTry {
+    std::string pod{};
+    std::string node{};
+    std::vector<std::string> devices{};
+  };
+  std::vector<MemberTry> upstream_pass{};
+};
+
 struct ScheduleResult {
-  std::vector<PodOutcome> pods{};  // in queue order
+  std::vector<PodOutcome> pods{};  // in queue order; a group's members together
+  std::vector<GroupOutcome> groups{};  // per pod group tried, in queue order
   // Indices into the snapshot of objects that changed (sorted, unique):
   // placed pods and pods whose resourceClaimStatuses were written; claims
   // created from templates, allocated or reserved.

@@ -116,6 +116,13 @@ std::vector<api::Node> ImpliedNodes(std::span<const api::Object* const> objects)
   return nodes;
 }
 
+std::optional<size_t> Snapshot::FindPodGroup(std::string_view ns, std::string_view name) const {
+  for (size_t i = 0; i < pod_groups.size(); ++i) {
+    if (pod_groups[i].metadata.namespace_ == ns && pod_groups[i].metadata.name == name) return i;
+  }
+  return std::nullopt;
+}
+
 Snapshot NewSnapshot(std::span<const api::Object* const> objects, const api::FeatureGates& gates) {
   Snapshot s;
   s.gates = gates;
@@ -128,11 +135,17 @@ Snapshot NewSnapshot(std::span<const api::Object* const> objects, const api::Fea
     if (const auto* c = std::get_if<api::DeviceClass>(o)) s.classes.push_back(*c);
     if (const auto* r = std::get_if<api::ResourceSlice>(o)) raw_slices.push_back(*r);
     if (const auto* r = std::get_if<api::DeviceTaintRule>(o)) s.rules.push_back(*r);
+    if (const auto* g = std::get_if<api::PodGroup>(o)) s.pod_groups.push_back(*g);
   }
   std::stable_sort(s.nodes.begin(), s.nodes.end(),
                    [](const api::Node& a, const api::Node& b) { return a.metadata.name < b.metadata.name; });
   for (api::Pod& p : s.pods) {
     if (p.metadata.uid.empty()) p.metadata.uid = StableUid("pod/" + p.metadata.namespace_ + "/" + p.metadata.name);
+  }
+  for (api::PodGroup& g : s.pod_groups) {
+    if (g.metadata.uid.empty()) {
+      g.metadata.uid = StableUid("podgroup/" + g.metadata.namespace_ + "/" + g.metadata.name);
+    }
   }
   std::vector<const api::ResourceSlice*> slice_ptrs;
   for (const api::ResourceSlice& r : raw_slices) slice_ptrs.push_back(&r);

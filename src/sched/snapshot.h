@@ -7,9 +7,9 @@
 // Invariants after NewSnapshot:
 //   1. `nodes` are sorted by name; the other lists keep input order.
 //   2. `slices` hold the DeviceTaintRules' taints (alloc::ApplyDeviceTaintRules).
-//   3. Every pod has a metadata.uid: pods without one get a stable one derived
-//      from namespace/name (StableUid), so owner references and reservedFor
-//      entries can name them.
+//   3. Every pod and PodGroup has a metadata.uid: those without one get a
+//      stable one derived from namespace/name (StableUid), so owner
+//      references and reservedFor entries can name them.
 #pragma once
 
 #include <optional>
@@ -21,6 +21,7 @@
 
 #include "api/features.h"
 #include "api/object.h"
+#include "api/scheduling.h"
 
 namespace dra::sched {
 
@@ -33,6 +34,9 @@ struct Snapshot {
   std::vector<api::DeviceClass> classes;
   std::vector<api::ResourceSlice> slices;
   std::vector<api::DeviceTaintRule> rules;
+  // scheduling.k8s.io PodGroups: the groups pods name in
+  // spec.schedulingGroup.podGroupName (gate GenericWorkload).
+  std::vector<api::PodGroup> pod_groups;
 
   // Index into `claims` of claim `name` in namespace `ns`, or nullopt.
   std::optional<size_t> FindClaim(std::string_view ns, std::string_view name) const;
@@ -40,6 +44,9 @@ struct Snapshot {
   // this uid, in claims order.
   std::vector<size_t> ClaimsControlledBy(std::string_view uid) const;
   const api::ResourceClaimTemplate* FindTemplate(std::string_view ns, std::string_view name) const;
+  // Index into `pod_groups` of PodGroup `name` in namespace `ns`, or nullopt
+  // (a scan: a snapshot holds few groups).
+  std::optional<size_t> FindPodGroup(std::string_view ns, std::string_view name) const;
 
 
   // The lookup tables behind FindClaim and ClaimsControlledBy, extended on

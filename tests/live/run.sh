@@ -9,7 +9,7 @@
 # folder (logs of every process) is kept when a check failed, or always with
 # DRA_LIVE_KEEP=1. A check named "serve §9.N" or "reflector §9.N" is acceptance
 # test 9.N of src/kube/README.md §9; tests/live/README.md §4 describes the
-# four parts below and the cluster each one runs on.
+# five parts below and the cluster each one runs on.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(cd "${1:?usage: run.sh BUILD_DIR}" && pwd)"
@@ -28,6 +28,7 @@ cleanup() {
   "$root/tests/live/cluster.sh" down "$work/cluster2" || true
   "$root/tests/live/cluster.sh" down "$work/cluster3" || true
   "$root/tests/live/cluster.sh" down "$work/cluster4" || true
+  "$root/tests/live/cluster.sh" down "$work/cluster5" || true
   if [ "$failures" -eq 0 ] && [ -z "${DRA_LIVE_KEEP:-}" ]; then rm -rf "$work"; else echo "run.sh: kept $work for inspection" >&2; fi
 }
 failures=0
@@ -843,18 +844,19 @@ if wait_for 40 bc2_timeout && wait_for 30 bc2_reallocated && ! bound bc-2; then
 else
   fail "serve binding conditions: timeout"; tail -10 "$work/serve4b.log"
 fi
-# Pod groups (src/kube/README.md §2.3): a member is left alone, with the
-# reason on the pod and in a FailedScheduling event.
+# Pod groups (src/kube/README.md §2.3): a member of a PodGroup serve has not
+# seen is left alone, with kube-scheduler's GangScheduling PreEnqueue reason
+# on the pod and in a FailedScheduling event; it is never bound on its own.
 k apply -f "$root/tests/live/serve-podgroup.yaml" > /dev/null
 gang_reported() {
   k get pod gang-0 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}' |
-    grep -q 'the pod belongs to pod group "train-job" (spec.schedulingGroup): dractl does not schedule pod groups' &&
+    grep -q 'waiting for pods.s pod group "train-job" to appear in scheduling queue' &&
   k get events.events.k8s.io -o json | jq -e \
     '[.items[] | select(.regarding.name == "gang-0" and .reason == "FailedScheduling")] | length == 1' > /dev/null
 }
 if [ "$(k get pod gang-0 -o jsonpath='{.spec.schedulingGroup.podGroupName}')" = train-job ] &&
    wait_for 20 gang_reported && sleep 2 && ! bound gang-0; then
-  pass "serve pod groups: a member of pod group train-job is left alone, the reason on the pod and in an event"
+  pass "serve pod groups: a member of an unseen pod group train-job is left alone, the reason on the pod and in an event"
 else
   fail "serve pod groups: gang-0 reported"; tail -10 "$work/serve4b.log"
 fi
@@ -969,6 +971,17 @@ kill "$taint_pid" 2>/dev/null || true
 wait "$taint_pid" 2>/dev/null || true
 stop_serve
 "$root/tests/live/cluster.sh" down "$work/cluster4"
+
+# ---------------------------------------------------------------------------
+# Part 5: dractl prints every object of examples/ and testdata/fixtures/ as
+# kubectl prints it, read from the files and from the API server
+# (tests/live/printing.sh), on a fresh API server.
+printing_gates=GenericWorkload=true,DRAListTypeAttributes=true
+DRA_APISERVER_FEATURE_GATES=$printing_gates "$root/tests/live/cluster.sh" up "$work/cluster5"
+admin="$work/cluster5/admin.kubeconfig"
+# shellcheck source=tests/live/printing.sh
+. "$root/tests/live/printing.sh"
+"$root/tests/live/cluster.sh" down "$work/cluster5"
 
 # A sanitizer build of dractl (scripts/test runs this again with build/asan)
 # reports into the logs of the processes the checks above do not wait for.

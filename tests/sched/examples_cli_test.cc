@@ -113,7 +113,7 @@ TEST(ExamplesCliTest, ExplainSaysWhenARequestCanNeverFit) {
   r = RunCommand(kBin + " explain -o yaml -f " + ShellQuote(kExample) + " ml-training/llama-405b-fp16 2>/dev/null");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "pods:\n- pod: ml-training/llama-405b-fp16\n")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "neverFits: \"no node has more than 8 devices matching class h100-or-newer")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "neverFits: 'no node has more than 8 devices matching class h100-or-newer")) << r.output;
   // A pod that waits for devices in use gets no such line.
   r = RunCommand(kBin + " explain --all-pending -f " + ShellQuote(kPacking) + " 2>/dev/null");
   EXPECT_FALSE(Contains(r.output, "can never fit")) << r.output;
@@ -245,7 +245,7 @@ TEST(ExamplesCliTest, FailOnPendingAndThePodScheduledCondition) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string condition =
       "  status:\n    conditions:\n    - type: PodScheduled\n      status: \"False\"\n      reason: Unschedulable\n"
-      "      message: \"0/4 nodes are available: 4 cannot allocate all claims.\"\n";
+      "      message: '0/4 nodes are available: 4 cannot allocate all claims.'\n";
   size_t n = 0;
   for (size_t at = r.output.find(condition); at != std::string::npos; at = r.output.find(condition, at + 1)) ++n;
   EXPECT_EQ(n, 3u) << r.output;

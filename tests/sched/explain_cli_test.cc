@@ -125,9 +125,10 @@ TEST(ExplainCliTest, SelectorMatchingNothingIsLocated) {
 }
 
 // A pod of a pod group, as `kubectl get -o yaml` prints it from a cluster with
-// GenericWorkload: explain gives the reason dractl leaves it alone, and
-// schedule leaves it pending with that reason.
-TEST(ExplainCliTest, PodGroupMemberIsLeftAlone) {
+// GenericWorkload, without its PodGroup: explain gives GangScheduling's
+// PreEnqueue reason, and schedule leaves it pending with that reason. Without
+// the gate, the API server would have dropped the field: an ordinary pod.
+TEST(ExplainCliTest, PodGroupMemberWaitsForItsPodGroup) {
   fs::path extra = WriteTemp("dractl_explain_podgroup.yaml",
                              "apiVersion: v1\n"
                              "kind: Pod\n"
@@ -136,19 +137,24 @@ TEST(ExplainCliTest, PodGroupMemberIsLeftAlone) {
                              "  schedulingGroup:\n"
                              "    podGroupName: train-job\n"
                              "  containers: [{name: c, image: x}]\n");
-  const std::string files = " -f " + ShellQuote(kData) + " -f " + ShellQuote(extra.string());
+  const std::string files =
+      " --feature-gates GenericWorkload=true -f " + ShellQuote(kData) + " -f " + ShellQuote(extra.string());
   CommandResult r = RunCommand(kBin + " explain --workloads ignore" + files + " default/worker-0");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output, "the pod belongs to pod group \"train-job\" (spec.schedulingGroup): dractl does "
-                                 "not schedule pod groups"))
+  EXPECT_TRUE(Contains(r.output, "pod default/worker-0: pending: waiting for pods's pod group \"train-job\" to appear "
+                                 "in scheduling queue\n"))
       << r.output;
+  CommandResult off = RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " -f " +
+                                 ShellQuote(extra.string()) + " default/worker-0");
+  EXPECT_TRUE(Contains(off.output, "spec.schedulingGroup: Forbidden: requires feature gate GenericWorkload")) << off.output;
+  EXPECT_TRUE(Contains(off.output, "pod default/worker-0: would be placed on node cpu-01")) << off.output;
   CommandResult s = RunCommand(kBin + " schedule --workloads ignore" + files);
   ASSERT_EQ(s.exit_code, 0) << s.output;
   const size_t pod = s.output.find("default/worker-0 ");
   ASSERT_NE(pod, std::string::npos) << s.output;
   const std::string line = s.output.substr(pod, s.output.find('\n', pod) - pod);
   EXPECT_TRUE(Contains(line, "<pending>")) << line;
-  EXPECT_TRUE(Contains(line, "pod group \"train-job\"")) << line;
+  EXPECT_TRUE(Contains(line, "pod group \"train-job\" to appear")) << line;
   // -o yaml lists the pod with the condition a scheduler writes on a pod it
   // leaves pending (issue #32 item 9), the reason in the message.
   CommandResult y = RunCommand(kBin + " schedule --workloads ignore -o yaml" + files);
@@ -157,7 +163,7 @@ TEST(ExplainCliTest, PodGroupMemberIsLeftAlone) {
   ASSERT_NE(listed, std::string::npos) << y.output;
   const std::string rest = y.output.substr(listed);
   EXPECT_TRUE(Contains(rest, "    - type: PodScheduled\n      status: \"False\"\n      reason: Unschedulable\n"
-                             "      message: \"the pod belongs to pod group \\\"train-job\\\"")) << rest;
+                             "      message: waiting for pods's pod group \"train-job\" to appear")) << rest;
 }
 
 TEST(ExplainCliTest, HelpUsageAndInputErrors) {

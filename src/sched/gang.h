@@ -1,0 +1,67 @@
+// Pod groups in the scheduling queue (KEP-4671, kube-scheduler 1.37.2's
+// GangScheduling plugin and pod-group cycle; README.md §2.4): which pods
+// form a group, in what order the queue meets groups and single pods, and
+// the group-level checks and texts that decide before any member is tried.
+// The group cycle itself (members placed one by one, undone on failure, and
+// the search of GangMode::kSearch) is in scheduler.cc, which owns the state
+// it changes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sched/snapshot.h"
+
+namespace dra::sched {
+
+// One entry of the scheduling queue: a single pod, or the pending members of
+// one pod group.
+struct GroupEntity {
+  std::vector<size_t> pods;  // into Snapshot::pods: one pod, or the members in queue order
+  // Members only: the group's namespace and name, and its index into
+  // Snapshot::pod_groups (nullopt: no such PodGroup in the snapshot).
+  std::string group_namespace;
+  std::string group_name;
+  std::optional<size_t> group;
+  bool is_group() const { return !group_name.empty(); }
+};
+
+// The queue `queue` (indices into snapshot.pods, in order) with the pods of
+// each pod group collected into one entity at the place of its first member
+// (kube-scheduler queues a group as one entity ordered by the group's
+// priority and first member's timestamp; members must share the group's
+// priority, so the first member's place is the group's). Without
+// GenericWorkload every pod is its own entity: the API server drops
+// spec.schedulingGroup while the gate is off.
+std::vector<GroupEntity> GroupQueue(const Snapshot& snapshot, std::span<const size_t> queue);
+
+// gang.minCount, or 1 for a basic policy (GangScheduling's getMinCount).
+int32_t MinCount(const api::PodGroup& group);
+
+// The pods of the snapshot in the group that kube-scheduler's PodGroupState
+// counts: every pod naming the group that is not finished or being deleted
+// (AllPodsCount), and of those the ones bound to a node (ScheduledPodsCount).
+struct GroupCounts {
+  size_t all = 0;
+  size_t scheduled = 0;
+};
+GroupCounts CountGroupPods(const Snapshot& snapshot, std::string_view ns, std::string_view name);
+
+// GangScheduling PreEnqueue: nullopt when the group may be tried, else
+// upstream's text (the group missing, or fewer pods than minCount).
+std::optional<std::string> GroupPreEnqueue(const Snapshot& snapshot, const GroupEntity& entity);
+
+// validatePodGroup: the error text when the group's pods (pending and
+// scheduled) disagree on spec.schedulerName, priority (the group's) or
+// preemptionPolicy; nullopt when they agree.
+std::optional<std::string> ValidateGroupPods(const Snapshot& snapshot, const GroupEntity& entity);
+
+// PlacementFeasible's texts.
+std::string MinCountCannotBeSatisfied(size_t min_count, size_t scheduled, size_t remaining);
+std::string MinCountNotYetSatisfied(size_t min_count, size_t scheduled, size_t remaining);
+
+}  // namespace dra::sched

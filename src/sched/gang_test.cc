@@ -1,0 +1,424 @@
+// Pod groups (gang.h, Scheduler::RunGroup): kube-scheduler 1.37.2's group
+// cycle (GangScheduling's PreEnqueue and PlacementFeasible texts, members
+// one at a time, all undone when minCount is missed) and the search of
+// GangMode::kSearch. Expectations are worked out by hand from upstream's
+// schedule_one_podgroup.go and gangscheduling.go, as each test says.
+#include "sched/gang.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "sched/scheduler_testing.h"
+
+namespace dra::sched {
+namespace {
+
+class GangTest : public SchedulerTest {
+ protected:
+  GangTest() { EXPECT_TRUE(snap_.gates.Set(api::Gate::kGenericWorkload, true).ok()); }
+
+  api::PodGroup& AddGroup(std::string name, std::optional<int32_t> min_count) {
+    api::PodGroup g;
+    g.metadata.namespace_ = "default";
+    g.metadata.name = std::move(name);
+    if (min_count) {
+      g.spec.scheduling_policy.gang = api::GangSchedulingPolicy{.min_count = *min_count};
+    } else {
+      g.spec.scheduling_policy.basic = true;
+    }
+    snap_.pod_groups.push_back(g);
+    return snap_.pod_groups.back();
+  }
+  // A member that takes one device through template `tmpl`.
+  api::Pod& AddMember(std::string name, const std::string& group, const std::string& tmpl = "any") {
+    api::Pod& p = AddPod(std::move(name));
+    p.spec.extra.insert_or_assign("schedulingGroup", fmt::format(R"({{"podGroupName":"{}"}})", group));
+    p.spec.resource_claims.push_back({.name = "gpu", .resource_claim_template_name = tmpl});
+    return p;
+  }
+  // A template of one device of class gpu with `selector` (none if empty).
+  void AddSelectingTemplate(std::string name, std::string selector) {
+    AddTemplate(name);
+    if (!selector.empty()) {
+      snap_.templates.back().spec.spec.devices.requests[0].exactly->selectors.push_back(
+          {.cel = api::CelDeviceSelector{std::move(selector)}});
+    }
+  }
+  // One node, two GPUs: gpu-0 of model X, gpu-1 of model Y.
+  void TwoModels() {
+    AddNode("n1");
+    AddGpus("n1", 2);
+    snap_.slices.back().spec.devices[0].attributes.insert_or_assign("model", api::DeviceAttribute::String("x"));
+    snap_.slices.back().spec.devices[1].attributes.insert_or_assign("model", api::DeviceAttribute::String("y"));
+    AddSelectingTemplate("any", "");
+    AddSelectingTemplate("model-x", "device.attributes['gpu.example.com'].model == 'x'");
+  }
+  ScheduleResult RunGang(GangMode mode, uint64_t max_steps = GangOptions{}.max_steps) {
+    auto p = NewPolicy("kube");
+    EXPECT_TRUE(p.ok());
+    policy_ = std::move(*p);
+    ScheduleOptions options{.policy = policy_.get()};
+    options.gang.mode = mode;
+    options.gang.max_steps = max_steps;
+    StatusOr<ScheduleResult> r = Schedule(&snap_, options);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return std::move(*r);
+  }
+  static std::map<std::string, PodOutcome> ByPod(const ScheduleResult& r) {
+    std::map<std::string, PodOutcome> out;
+    for (const PodOutcome& o : r.pods) out[o.pod] = o;
+    return out;
+  }
+  // The device a placed pod's claim got.
+  static std::string Device(const PodOutcome& o) {
+    return o.claims.size() == 1 && o.claims[0].results.size() == 1 ? o.claims[0].results[0].device : "";
+  }
+};
+
+// The issue's target. Pod a takes any GPU, pod b needs model X; a comes
+// first (same priority and creation time, name order). Upstream: a takes
+// gpu-0 (the first that fits), b fits nowhere: after a, PlacementFeasible
+// says 1 scheduled + 1 remaining >= 2 (wait); after b, 1 scheduled + 0
+// remaining < 2: "minCount (2) cannot be satisfied: 1 scheduled, 0
+// remaining", and a's reservation is undone. a gets the group's text, b its
+// own FitError.
+TEST_F(GangTest, UpstreamPlacesNeitherWhereOnePodAtATimeTakesTheWrongGpu) {
+  TwoModels();
+  AddGroup("train", 2);
+  AddMember("a", "train", "any");
+  AddMember("b", "train", "model-x");
+  ScheduleResult r = RunGang(GangMode::kUpstream);
+  std::map<std::string, PodOutcome> by = ByPod(r);
+  ASSERT_EQ(by.size(), 2u);
+  EXPECT_EQ(by["default/a"].kind, PodOutcome::Kind::kUnschedulable);
+  EXPECT_EQ(by["default/a"].message, "minCount (2) cannot be satisfied: 1 scheduled, 0 remaining");
+  EXPECT_EQ(by["default/b"].kind, PodOutcome::Kind::kUnschedulable);
+  EXPECT_EQ(by["default/b"].message, "0/1 nodes are available: 1 cannot allocate all claims.");
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].group, "default/train");
+  EXPECT_EQ(r.groups[0].kind, PodOutcome::Kind::kUnschedulable);
+  EXPECT_EQ(r.groups[0].placed, 0u);
+  EXPECT_FALSE(r.groups[0].searched);
+  // Nothing of a's placement is left: no node, no allocation, no reservation.
+  for (const api::Pod& p : snap_.pods) EXPECT_TRUE(p.spec.node_name.empty()) << p.metadata.name;
+  ASSERT_EQ(snap_.claims.size(), 2u);  // the controller's claims stay
+  for (const api::ResourceClaim& c : snap_.claims) {
+    EXPECT_FALSE(c.status.allocation.has_value()) << c.metadata.name;
+    EXPECT_TRUE(c.status.reserved_for.empty()) << c.metadata.name;
+    EXPECT_TRUE(c.metadata.finalizers.empty()) << c.metadata.name;
+  }
+  EXPECT_TRUE(r.changed_claims.size() == r.created_claims.size());
+}
+
+TEST_F(GangTest, SearchPlacesBothByGivingTheFirstPodTheOtherGpu) {
+  TwoModels();
+  AddGroup("train", 2);
+  AddMember("a", "train", "any");
+  AddMember("b", "train", "model-x");
+  ScheduleResult r = RunGang(GangMode::kSearch);
+  std::map<std::string, PodOutcome> by = ByPod(r);
+  ASSERT_EQ(by["default/a"].kind, PodOutcome::Kind::kPlaced) << by["default/a"].message;
+  ASSERT_EQ(by["default/b"].kind, PodOutcome::Kind::kPlaced) << by["default/b"].message;
+  EXPECT_EQ(Device(by["default/a"]), "gpu-1");
+  EXPECT_EQ(Device(by["default/b"]), "gpu-0");
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].kind, PodOutcome::Kind::kPlaced);
+  EXPECT_EQ(r.groups[0].placed, 2u);
+  EXPECT_TRUE(r.groups[0].searched);
+  EXPECT_GT(r.groups[0].steps, 0u);
+  for (const api::Pod& p : snap_.pods) EXPECT_EQ(p.spec.node_name, "n1");
+  for (const api::ResourceClaim& c : snap_.claims) {
+    ASSERT_TRUE(c.status.allocation.has_value());
+    EXPECT_EQ(c.status.reserved_for.size(), 1u);
+  }
+}
+
+// Where upstream succeeds, the search is not run and changes nothing.
+TEST_F(GangTest, SearchEqualsUpstreamWhereUpstreamSucceeds) {
+  AddNode("n1");
+  AddGpus("n1", 2);
+  AddTemplate("any");
+  AddGroup("train", 2);
+  AddMember("a", "train");
+  AddMember("b", "train");
+  const Snapshot before = snap_;
+  for (GangMode mode : {GangMode::kUpstream, GangMode::kSearch}) {
+    snap_ = before;
+    ScheduleResult r = RunGang(mode);
+    std::map<std::string, PodOutcome> by = ByPod(r);
+    EXPECT_EQ(Device(by["default/a"]), "gpu-0");
+    EXPECT_EQ(Device(by["default/b"]), "gpu-1");
+    ASSERT_EQ(r.groups.size(), 1u);
+    EXPECT_EQ(r.groups[0].kind, PodOutcome::Kind::kPlaced);
+    EXPECT_EQ(r.groups[0].message, "");
+    EXPECT_FALSE(r.groups[0].searched);
+  }
+}
+
+// GangScheduling PreEnqueue: the PodGroup must exist, and a gang needs
+// minCount pods (scheduled or not) before it is tried.
+TEST_F(GangTest, PreEnqueueWaitsForTheGroupAndForMinCountPods) {
+  AddNode("n1");
+  AddGpus("n1", 4);
+  AddTemplate("any");
+  AddMember("x-0", "missing");
+  AddGroup("big", 3);
+  AddMember("big-0", "big");
+  AddMember("big-1", "big");
+  ScheduleResult r = RunGang(GangMode::kUpstream);
+  std::map<std::string, PodOutcome> by = ByPod(r);
+  EXPECT_EQ(by["default/x-0"].message,
+            "waiting for pods's pod group \"missing\" to appear in scheduling queue");
+  EXPECT_EQ(by["default/big-0"].message, "waiting for minCount pods from a gang to appear in scheduling queue");
+  EXPECT_EQ(by["default/big-1"].message, "waiting for minCount pods from a gang to appear in scheduling queue");
+  for (const api::Pod& p : snap_.pods) EXPECT_TRUE(p.spec.node_name.empty());
+}
+
+// A pod bound before counts towards minCount (PodGroupState.ScheduledPods):
+// with 1 of 3 bound, the two pending members are enough, and the third is
+// tried once the second fits (scheduled 2 < 3 → wait, then 3 → success).
+TEST_F(GangTest, MembersBoundBeforeCountTowardsMinCount) {
+  AddNode("n1");
+  AddGpus("n1", 4);
+  AddTemplate("any");
+  AddGroup("train", 3);
+  AddMember("a", "train").spec.node_name = "n1";
+  AddMember("b", "train");
+  AddMember("c", "train");
+  ScheduleResult r = RunGang(GangMode::kUpstream);
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].scheduled_before, 1u);
+  EXPECT_EQ(r.groups[0].kind, PodOutcome::Kind::kPlaced);
+  EXPECT_EQ(r.groups[0].placed, 2u);
+}
+
+// minCount below the group's size: the members that fit are placed, the one
+// that does not keeps its own FitError, and the group succeeds (upstream:
+// after b, 2 scheduled >= 2; c's failure leaves it at 2).
+TEST_F(GangTest, MinCountBelowSizePlacesWhatFits) {
+  AddNode("n1");
+  AddGpus("n1", 2);
+  AddTemplate("any");
+  AddGroup("train", 2);
+  AddMember("a", "train");
+  AddMember("b", "train");
+  AddMember("c", "train");
+  ScheduleResult r = RunGang(GangMode::kUpstream);
+  std::map<std::string, PodOutcome> by = ByPod(r);
+  EXPECT_EQ(by["default/a"].kind, PodOutcome::Kind::kPlaced);
+  EXPECT_EQ(by["default/b"].kind, PodOutcome::Kind::kPlaced);
+  EXPECT_EQ(by["default/c"].kind, PodOutcome::Kind::kUnschedulable);
+  EXPECT_EQ(by["default/c"].message, "0/1 nodes are available: 1 cannot allocate all claims.");
+  EXPECT_EQ(r.groups[0].kind, PodOutcome::Kind::kPlaced);
+  EXPECT_EQ(r.groups[0].placed, 2u);
+}
+
+// A basic group has minCount 1: each member is tried; with nothing placed
+// the last PlacementFeasible says "minCount (1) cannot be satisfied: 0
+// scheduled, 0 remaining".
+TEST_F(GangTest, BasicGroupNeedsOneMember) {
+  AddNode("n1");
+  AddTemplate("any");
+  AddGroup("svc", std::nullopt);
+  AddMember("a", "svc");
+  AddMember("b", "svc");
+  ScheduleResult r = RunGang(GangMode::kUpstream);
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].min_count, 1);
+  EXPECT_EQ(r.groups[0].message, "minCount (1) cannot be satisfied: 0 scheduled, 0 remaining");
+  for (const PodOutcome& o : r.pods) {
+    EXPECT_EQ(o.message, "0/1 nodes are available: 1 cannot allocate all claims.") << o.pod;
+  }
+}
+
+// validatePodGroup: the pods must have the group's priority (unset = 0).
+TEST_F(GangTest, PodsWithAnotherPriorityThanTheGroupAreAnError) {
+  AddNode("n1");
+  AddGpus("n1", 2);
+  AddTemplate("any");
+  AddGroup("train", 2).spec.priority = 10;
+  AddMember("a", "train").spec.priority = 10;
+  AddMember("b", "train");
+  ScheduleResult r = RunGang(GangMode::kUpstream);
+  for (const PodOutcome& o : r.pods) {
+    EXPECT_EQ(o.kind, PodOutcome::Kind::kError);
+    EXPECT_EQ(o.message,
+              "all pods in a single pod group should have the same priority as the pod group's priority, got 0 and 10");
+  }
+}
+
+// A failed group leaves the cluster as it was: a later single pod gets the
+// device a member had tentatively taken.
+TEST_F(GangTest, AFailedGroupLeavesNothingBehindForLaterPods) {
+  TwoModels();
+  AddGroup("train", 2);
+  AddMember("a", "train", "any").metadata.creation_timestamp = "2026-01-01T00:00:00Z";
+  AddMember("b", "train", "model-x").metadata.creation_timestamp = "2026-01-01T00:00:00Z";
+  api::Pod& later = AddPod("later");
+  later.metadata.creation_timestamp = "2026-01-01T00:00:01Z";
+  later.spec.resource_claims.push_back({.name = "gpu", .resource_claim_template_name = "any"});
+  ScheduleResult r = RunGang(GangMode::kUpstream);
+  std::map<std::string, PodOutcome> by = ByPod(r);
+  ASSERT_EQ(by["default/later"].kind, PodOutcome::Kind::kPlaced);
+  EXPECT_EQ(Device(by["default/later"]), "gpu-0");
+}
+
+// The search's budget: one step is not enough to try anything; the group
+// says so and stays unplaced.
+TEST_F(GangTest, SearchBudgetExhaustedIsReported) {
+  TwoModels();
+  AddGroup("train", 2);
+  AddMember("a", "train", "any");
+  AddMember("b", "train", "model-x");
+  ScheduleResult r = RunGang(GangMode::kSearch, /*max_steps=*/1);
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].kind, PodOutcome::Kind::kUnschedulable);
+  EXPECT_TRUE(r.groups[0].searched);
+  EXPECT_THAT(r.groups[0].message,
+              ::testing::StartsWith("minCount (2) cannot be satisfied: 1 scheduled, 0 remaining; gang search: no "
+                                    "placement of minCount members found before its budget of 1 steps ran out"));
+  for (const api::Pod& p : snap_.pods) EXPECT_TRUE(p.spec.node_name.empty());
+}
+
+// kubernetes/kubernetes#138765: one GPU published whole or as two halves
+// that share its counter; each of two members asks firstAvailable [whole,
+// half]. Upstream: the first takes the whole GPU, the second finds no
+// counter left. The search gives both a half.
+TEST_F(GangTest, SearchSolvesPartitionsThatOnePodAtATimeWastes) {
+  AddNode("n1");
+  api::ResourceSlice s;
+  s.metadata.name = "n1-gpu";
+  s.spec.driver = "gpu.example.com";
+  s.spec.pool = {.name = "n1", .generation = 1, .resource_slice_count = 2};
+  s.spec.node_name = "n1";
+  // The counters in a slice of their own (1.35 on), in the same pool.
+  api::ResourceSlice counters = s;
+  counters.metadata.name = "n1-counters";
+  counters.spec.shared_counters.push_back({.name = "gpu-0", .counters = {}});
+  counters.spec.shared_counters[0].counters.insert_or_assign("mem", api::Counter{api::Quantity::FromInt(2)});
+  api::SetDefaults(counters, "1970-01-01T00:00:00Z");
+  snap_.slices.push_back(counters);
+  auto part = [](std::string name, std::string size, int64_t mem) {
+    api::Device d{.name = std::move(name)};
+    d.attributes.insert_or_assign("size", api::DeviceAttribute::String(std::move(size)));
+    api::DeviceCounterConsumption use{.counter_set = "gpu-0", .counters = {}, .compatibility_groups = {}};
+    use.counters.insert_or_assign("mem", api::Counter{api::Quantity::FromInt(mem)});
+    d.rare.mut().consumes_counters.push_back(std::move(use));
+    return d;
+  };
+  s.spec.devices = {part("whole", "whole", 2), part("half-0", "half", 1), part("half-1", "half", 1)};
+  api::SetDefaults(s, "1970-01-01T00:00:00Z");
+  snap_.slices.push_back(s);
+  api::ResourceClaimTemplate t;
+  t.metadata.namespace_ = "default";
+  t.metadata.name = "whole-or-half";
+  api::DeviceRequest request{.name = "gpu"};
+  for (const char* size : {"whole", "half"}) {
+    request.first_available.push_back(api::DeviceSubRequest{
+        .name = size,
+        .device_class_name = "gpu",
+        .selectors = {{.cel = api::CelDeviceSelector{fmt::format("device.attributes['gpu.example.com'].size == '{}'",
+                                                                 size)}}}});
+  }
+  t.spec.spec.devices.requests.push_back(request);
+  api::SetDefaults(t);
+  snap_.templates.push_back(t);
+  AddGroup("train", 2);
+  AddMember("a", "train", "whole-or-half");
+  AddMember("b", "train", "whole-or-half");
+
+  Snapshot before = snap_;
+  ScheduleResult upstream = RunGang(GangMode::kUpstream);
+  EXPECT_EQ(upstream.groups[0].kind, PodOutcome::Kind::kUnschedulable);
+  EXPECT_EQ(upstream.groups[0].message, "minCount (2) cannot be satisfied: 1 scheduled, 0 remaining");
+
+  snap_ = before;
+  ScheduleResult search = RunGang(GangMode::kSearch);
+  std::map<std::string, PodOutcome> by = ByPod(search);
+  ASSERT_EQ(search.groups[0].kind, PodOutcome::Kind::kPlaced) << search.groups[0].message;
+  EXPECT_EQ(Device(by["default/a"]), "half-0");
+  EXPECT_EQ(Device(by["default/b"]), "half-1");
+  EXPECT_EQ(by["default/a"].claims[0].results[0].request, "gpu/half");
+}
+
+// A PodGroup claim (DRAWorkloadResourceClaims): the controller makes one
+// claim for the group from the template, owned by the PodGroup and named
+// "<group>-<claim>-<suffix>"; every member records it; the first member
+// allocates it, the second follows it to its node; reservedFor names the
+// PodGroup once (upstream's BindTo and bindClaim).
+TEST_F(GangTest, APodGroupClaimIsSharedByTheGroupAndReservedForIt) {
+  ASSERT_TRUE(snap_.gates.Set(api::Gate::kDRAWorkloadResourceClaims, true).ok());
+  AddNode("n1");
+  AddGpus("n1", 1);
+  AddNode("n2");
+  AddGpus("n2", 1);
+  AddTemplate("any");
+  api::PodGroup& g = AddGroup("train", 2);
+  g.metadata.uid = "uid-train";
+  g.spec.resource_claims.push_back({.name = "shared", .resource_claim_template_name = "any"});
+  for (const char* name : {"a", "b"}) {
+    api::Pod& p = AddMember(name, "train");
+    p.spec.resource_claims[0].name = "shared";
+  }
+  ScheduleResult r = RunGang(GangMode::kUpstream);
+  std::map<std::string, PodOutcome> by = ByPod(r);
+  ASSERT_EQ(by["default/a"].kind, PodOutcome::Kind::kPlaced) << by["default/a"].message;
+  ASSERT_EQ(by["default/b"].kind, PodOutcome::Kind::kPlaced) << by["default/b"].message;
+  EXPECT_EQ(by["default/b"].node, by["default/a"].node);
+  ASSERT_EQ(snap_.claims.size(), 1u);
+  const api::ResourceClaim& claim = snap_.claims[0];
+  EXPECT_EQ(claim.metadata.name.rfind("train-shared-", 0), 0u) << claim.metadata.name;
+  ASSERT_EQ(claim.metadata.owner_references.size(), 1u);
+  EXPECT_EQ(claim.metadata.owner_references[0].kind, "PodGroup");
+  EXPECT_EQ(claim.metadata.owner_references[0].uid, "uid-train");
+  ASSERT_EQ(claim.status.reserved_for.size(), 1u);
+  EXPECT_EQ(claim.status.reserved_for[0],
+            (api::ResourceClaimConsumerReference{
+                .api_group = "scheduling.k8s.io", .resource = "podgroups", .name = "train", .uid = "uid-train"}));
+  ASSERT_EQ(snap_.pod_groups[0].status.resource_claim_statuses.size(), 1u);
+  EXPECT_EQ(snap_.pod_groups[0].status.resource_claim_statuses[0].resource_claim_name, claim.metadata.name);
+  for (const api::Pod& p : snap_.pods) {
+    ASSERT_EQ(p.status.resource_claim_statuses.size(), 1u);
+    EXPECT_EQ(p.status.resource_claim_statuses[0].resource_claim_name, claim.metadata.name);
+  }
+  EXPECT_THAT(by["default/a"].claims[0].claim, ::testing::StartsWith("default/train-shared-"));
+  EXPECT_TRUE(by["default/b"].claims[0].allocated_now == false);
+}
+
+// Queue: a group's members are tried together, at the place of the first.
+TEST(GroupQueueTest, MembersAreCollectedAtTheFirstMembersPlace) {
+  Snapshot s;
+  ASSERT_TRUE(s.gates.Set(api::Gate::kGenericWorkload, true).ok());
+  for (const char* name : {"solo-0", "g-0", "solo-1", "g-1", "h-0"}) {
+    api::Pod p;
+    p.metadata.namespace_ = "default";
+    p.metadata.name = name;
+    if (name[0] != 's') {
+      p.spec.extra.insert_or_assign("schedulingGroup", fmt::format(R"({{"podGroupName":"{}"}})", name[0]));
+    }
+    s.pods.push_back(p);
+  }
+  api::PodGroup g;
+  g.metadata.namespace_ = "default";
+  g.metadata.name = "g";
+  s.pod_groups.push_back(g);
+  const std::vector<size_t> queue = {0, 1, 2, 3, 4};
+  std::vector<GroupEntity> entities = GroupQueue(s, queue);
+  ASSERT_EQ(entities.size(), 4u);
+  EXPECT_THAT(entities[0].pods, ::testing::ElementsAre(0u));
+  EXPECT_THAT(entities[1].pods, ::testing::ElementsAre(1u, 3u));
+  EXPECT_EQ(entities[1].group, std::optional<size_t>(0));
+  EXPECT_THAT(entities[2].pods, ::testing::ElementsAre(2u));
+  EXPECT_EQ(entities[3].group_name, "h");
+  EXPECT_FALSE(entities[3].group.has_value());
+  // Gate off: every pod is its own entity.
+  s.gates = api::FeatureGates::Defaults();
+  EXPECT_EQ(GroupQueue(s, queue).size(), 5u);
+}
+
+}  // namespace
+}  // namespace dra::sched
