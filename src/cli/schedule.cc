@@ -18,6 +18,7 @@
 #include "manifest/emit.h"
 #include "manifest/encode.h"
 #include "manifest/json_parser.h"
+#include "sched/gang.h"
 #include "sched/scheduler.h"
 #include "sched/snapshot.h"
 #include "sched/taint_eviction.h"
@@ -57,30 +58,6 @@ void SetPodScheduledFalse(api::Pod& pod, const sched::PodOutcome& outcome) {
   std::string json = manifest::EmitJson(conditions, 0);
   while (!json.empty() && json.back() == '\n') json.pop_back();
   pod.status.extra.insert_or_assign("conditions", std::move(json));
-}
-
-// kube-scheduler's PodGroupInitiallyScheduled condition for a group it
-// tried (submitPodGroupAlgorithmResult): True/Scheduled, or False with
-// Unschedulable or SchedulerError and the group's message; a True condition
-// is never turned False (updatePodGroupCondition). lastTransitionTime is
-// the epoch, the "now" every command's defaulting uses (outputs do not
-// depend on the clock).
-void SetPodGroupCondition(api::PodGroup& group, const sched::GroupOutcome& outcome) {
-  api::Condition c{.type = api::kPodGroupInitiallyScheduled,
-                   .status = {},
-                   .observed_generation = group.metadata.generation,
-                   .last_transition_time = "1970-01-01T00:00:00Z",
-                   .reason = outcome.kind == sched::PodOutcome::Kind::kPlaced  ? api::kPodGroupReasonScheduled
-                             : outcome.kind == sched::PodOutcome::Kind::kError ? api::kPodGroupReasonSchedulerError
-                                                                              : api::kPodGroupReasonUnschedulable,
-                   .message = outcome.message};
-  c.status = api::EnumString<api::ConditionStatus>(outcome.kind == sched::PodOutcome::Kind::kPlaced ? "True" : "False");
-  for (api::Condition& old : group.status.conditions) {
-    if (old.type != api::kPodGroupInitiallyScheduled) continue;
-    if (old.status.text() != "True") old = std::move(c);
-    return;
-  }
-  group.status.conditions.push_back(std::move(c));
 }
 
 // "mig: gpu.nvidia.com/pool/dev,gpu.nvidia.com/pool/dev2; nic: ..."
@@ -163,10 +140,13 @@ void PrintObjects(sched::Snapshot& snapshot, const sched::ScheduleResult& result
   // The pod groups tried, with their condition (and the claims recorded in
   // their status).
   for (const sched::GroupOutcome& g : result.groups) {
+    if (!g.tried) continue;
     const size_t slash = g.group.find('/');
     std::optional<size_t> idx = snapshot.FindPodGroup(g.group.substr(0, slash), g.group.substr(slash + 1));
     if (!idx) continue;
-    SetPodGroupCondition(snapshot.pod_groups[*idx], g);
+    // The epoch: the "now" every command's defaulting uses (outputs do not
+    // depend on the clock).
+    sched::SetInitiallyScheduled(g, "1970-01-01T00:00:00Z", &snapshot.pod_groups[*idx]);
     items.Push(manifest::EncodeObject(api::Object(snapshot.pod_groups[*idx])));
   }
   for (size_t i : result.changed_claims) items.Push(manifest::EncodeObject(api::Object(snapshot.claims[i])));

@@ -42,6 +42,7 @@ std::optional<api::Kind> CollectionKind(std::string_view path) {
   if (last == "resourceclaims") return api::Kind::kResourceClaim;
   if (last == "resourceclaimtemplates") return api::Kind::kResourceClaimTemplate;
   if (last == "devicetaintrules") return api::Kind::kDeviceTaintRule;
+  if (last == "podgroups") return api::Kind::kPodGroup;
   return std::nullopt;
 }
 
@@ -54,6 +55,8 @@ std::vector<Collection> SnapshotCollections() {
       {.path = "/apis/resource.k8s.io/v1/resourceclaims"},
       {.path = "/apis/resource.k8s.io/v1/resourceclaimtemplates"},
       {.path = "/apis/resource.k8s.io/v1/devicetaintrules", .optional = true},
+      // Served with GenericWorkload and scheduling.k8s.io/v1beta1 enabled.
+      {.path = "/apis/scheduling.k8s.io/v1beta1/podgroups", .optional = true},
   };
 }
 

@@ -23,7 +23,8 @@ struct Collection {
 std::optional<api::Kind> CollectionKind(std::string_view path);
 
 // Nodes, Pods, ResourceClaims, ResourceClaimTemplates, ResourceSlices,
-// DeviceClasses (resource.k8s.io/v1) and, where served, DeviceTaintRules.
+// DeviceClasses (resource.k8s.io/v1) and, where served, DeviceTaintRules and
+// PodGroups (scheduling.k8s.io/v1beta1).
 std::vector<Collection> SnapshotCollections();
 
 struct ListPage {

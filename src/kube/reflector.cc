@@ -16,6 +16,7 @@ namespace {
 
 constexpr int64_t kInitialBackoffMillis = 500;
 constexpr int64_t kMaxBackoffMillis = 30000;
+constexpr int64_t kNotServedRelistMillis = 60000;
 
 std::string StringAt(const manifest::Node& node, std::string_view a, std::string_view b = {}) {
   const manifest::Node* n = node.Find(a);
@@ -105,6 +106,7 @@ Status Reflector::ListOnce(std::string* resource_version) {
   StatusOr<ListResult> list = ListAll(*client_, collection_, query_);
   if (!list.ok()) return list.status();
   ++stats_.lists;
+  served_ = list->served;
   ReflectorBatch batch;
   batch.collection = collection_.path;
   batch.replace = true;
@@ -200,6 +202,12 @@ void Reflector::Run() {
   while (!client_->cancelled()) {
     Status s = listed ? WatchOnce(&rv) : ListOnce(&rv);
     if (client_->cancelled()) break;
+    if (s.ok() && !served_) {
+      // An optional collection this API server does not serve (an empty
+      // list was delivered): look again now and then, never watch it.
+      Sleep(kNotServedRelistMillis);
+      continue;
+    }
     if (s.ok()) {
       listed = true;
       backoff = kInitialBackoffMillis;

@@ -80,6 +80,7 @@ class Reflector {
   Sink sink_;
   std::function<void(std::string_view)> log_;
   int watch_timeout_seconds_ = 300;
+  bool served_ = true;  // the last list found the collection (optional ones may 404)
   ReflectorStats stats_;
 };
 

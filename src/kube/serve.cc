@@ -16,6 +16,7 @@
 #include "manifest/json_parser.h"
 #include "manifest/loader.h"
 #include "sched/extended.h"
+#include "sched/gang.h"
 #include "sched/pod_claims.h"
 #include "sched/scheduler.h"
 #include "sched/snapshot.h"
@@ -337,6 +338,9 @@ Server::Round Server::Plan() {
   for (size_t t = 1; t < workers; ++t) pool.emplace_back(work);
   work();
   for (std::thread& t : pool) t.join();
+  for (const sched::GroupOutcome& g : result->groups) {
+    if (g.tried) UpdatePodGroupCondition(g);
+  }
   Round round{.placed = 0, .unschedulable = unschedulable, .deferred = deferred};
   for (PodWrite& w : writes) {
     for (api::Object& a : w.assumed) cache_.Assume(std::move(a));
@@ -599,8 +603,16 @@ StatusOr<api::ResourceClaim> Server::WriteClaim(const PodWrite::Claim& claim, co
         next.status.allocation->allocation_timestamp = NowRfc3339(false);
       }
     }
-    next.status.reserved_for.push_back(
-        {.api_group = "", .resource = "pods", .name = pod.metadata.name, .uid = pod.metadata.uid});
+    // The pod, or for a PodGroup's claim the group, as the round planned it.
+    api::ResourceClaimConsumerReference consumer{
+        .api_group = "", .resource = "pods", .name = pod.metadata.name, .uid = pod.metadata.uid};
+    for (const api::ResourceClaimConsumerReference& r : planned.status.reserved_for) {
+      if (r.api_group == "scheduling.k8s.io" && r.resource == "podgroups") consumer = r;
+    }
+    if (std::none_of(next.status.reserved_for.begin(), next.status.reserved_for.end(),
+                     [&](const auto& r) { return r.uid == consumer.uid; })) {
+      next.status.reserved_for.push_back(std::move(consumer));
+    }
     Clock::time_point start = Clock::now();
     StatusOr<Response> r = client_->Do("PUT", path + "/status", Json(api::Object(next)));
     if (!r.ok()) return r.status();
@@ -617,6 +629,32 @@ StatusOr<api::ResourceClaim> Server::WriteClaim(const PodWrite::Claim& claim, co
     return written;
   }
   return Status(StatusCode::kAborted, fmt::format("still conflicting after {} attempts", kMaxWriteAttempts));
+}
+
+// kube-scheduler's PodGroupInitiallyScheduled condition (updatePodGroupCondition):
+// written when it changes; a conflict or error is logged and the next round
+// writes it again.
+void Server::UpdatePodGroupCondition(const sched::GroupOutcome& outcome) {
+  const api::Object* cached = cache_.Find(api::Kind::kPodGroup, outcome.group);
+  if (cached == nullptr) return;
+  api::PodGroup next = std::get<api::PodGroup>(*cached);
+  if (!sched::SetInitiallyScheduled(outcome, NowRfc3339(false), &next)) return;
+  const std::string path = fmt::format("/apis/scheduling.k8s.io/v1beta1/namespaces/{}/podgroups/{}/status",
+                                       next.metadata.namespace_, next.metadata.name);
+  Clock::time_point start = Clock::now();
+  StatusOr<Response> r = client_->Do("PUT", path, Json(api::Object(next)));
+  if (!r.ok()) {
+    Log(fmt::format("pod group {}: condition: {}", outcome.group, r.status().message()));
+    return;
+  }
+  metrics_.ApiRequest("update", "podgroups/status", r->code, Seconds(start));
+  if (r->code < 200 || r->code >= 300) {
+    Log(fmt::format("pod group {}: condition: {}", outcome.group, ApiError(*r, "update").message()));
+    return;
+  }
+  Log(fmt::format("pod group {}: {} {}", outcome.group, api::kPodGroupInitiallyScheduled,
+                  outcome.kind == sched::PodOutcome::Kind::kPlaced ? "True" : "False: " + outcome.message));
+  if (StatusOr<api::Object> o = DecodeBody(r->body); o.ok()) cache_.Assume(std::move(*o));
 }
 
 void Server::Unreserve(const PodWrite::Claim& claim, const std::string& uid, const api::Pod& pod,

@@ -162,6 +162,7 @@ class Server {
   void Execute(PodWrite* write);
   StatusOr<api::ResourceClaim> WriteClaim(const PodWrite::Claim& claim, const api::Pod& pod,
                                           std::vector<api::Object>* assumed);
+  void UpdatePodGroupCondition(const sched::GroupOutcome& outcome);
   void Unreserve(const PodWrite::Claim& claim, const std::string& uid, const api::Pod& pod,
                  std::vector<api::Object>* assumed);
   Status Bind(const api::Pod& pod, const std::string& node);

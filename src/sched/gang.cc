@@ -7,6 +7,7 @@
 
 #include "api/features.h"
 #include "sched/pod_claims.h"
+#include "sched/scheduler.h"
 
 namespace dra::sched {
 namespace {
@@ -115,6 +116,30 @@ std::optional<std::string> ValidateGroupPods(const Snapshot& snapshot, const Gro
     }
   }
   return std::nullopt;
+}
+
+bool SetInitiallyScheduled(const GroupOutcome& outcome, const std::string& now, api::PodGroup* group) {
+  const bool placed = outcome.kind == PodOutcome::Kind::kPlaced;
+  api::Condition c{.type = api::kPodGroupInitiallyScheduled,
+                   .status = api::EnumString<api::ConditionStatus>(placed ? "True" : "False"),
+                   .observed_generation = group->metadata.generation,
+                   .last_transition_time = now,
+                   .reason = placed                                        ? api::kPodGroupReasonScheduled
+                             : outcome.kind == PodOutcome::Kind::kError ? api::kPodGroupReasonSchedulerError
+                                                                         : api::kPodGroupReasonUnschedulable,
+                   .message = outcome.message};
+  for (api::Condition& old : group->status.conditions) {
+    if (old.type != api::kPodGroupInitiallyScheduled) continue;
+    if (old.status.text() == "True") return false;
+    if (old.status == c.status && old.reason == c.reason && old.message == c.message &&
+        old.observed_generation == c.observed_generation) {
+      return false;  // unchanged: its transition time stays
+    }
+    old = std::move(c);
+    return true;
+  }
+  group->status.conditions.push_back(std::move(c));
+  return true;
 }
 
 std::string MinCountCannotBeSatisfied(size_t min_count, size_t scheduled, size_t remaining) {

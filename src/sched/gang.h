@@ -60,6 +60,15 @@ std::optional<std::string> GroupPreEnqueue(const Snapshot& snapshot, const Group
 // preemptionPolicy; nullopt when they agree.
 std::optional<std::string> ValidateGroupPods(const Snapshot& snapshot, const GroupEntity& entity);
 
+struct GroupOutcome;  // scheduler.h
+
+// kube-scheduler's PodGroupInitiallyScheduled condition for a group it tried
+// (submitPodGroupAlgorithmResult) written into `group`: True/Scheduled, or
+// False with Unschedulable or SchedulerError and the group's message, at
+// `now` (RFC 3339); a True condition is never turned False
+// (updatePodGroupCondition). Returns whether the condition changed.
+bool SetInitiallyScheduled(const GroupOutcome& outcome, const std::string& now, api::PodGroup* group);
+
 // PlacementFeasible's texts.
 std::string MinCountCannotBeSatisfied(size_t min_count, size_t scheduled, size_t remaining);
 std::string MinCountNotYetSatisfied(size_t min_count, size_t scheduled, size_t remaining);

@@ -137,6 +137,38 @@ TEST_F(GangTest, SearchPlacesBothByGivingTheFirstPodTheOtherGpu) {
   }
 }
 
+// The same with four: gpu-0 and gpu-1 of model X, gpu-2 and gpu-3 of Y;
+// members 0 and 1 take any GPU, 2 and 3 need X. One at a time, 0 and 1 take
+// both X GPUs; then 2 fails (1 remaining + 2 scheduled < 4). The search
+// must see that taking Y is another choice even though two GPUs share each
+// shape (both X GPUs are kept out to find it).
+TEST_F(GangTest, SearchPlacesFourWhereTheFirstTwoTakeTheOthersModel) {
+  AddNode("n1");
+  AddGpus("n1", 4);
+  for (int d = 0; d < 4; ++d) {
+    snap_.slices.back().spec.devices[static_cast<size_t>(d)].attributes.insert_or_assign(
+        "model", api::DeviceAttribute::String(d < 2 ? "x" : "y"));
+  }
+  AddSelectingTemplate("any", "");
+  AddSelectingTemplate("model-x", "device.attributes['gpu.example.com'].model == 'x'");
+  AddGroup("quad", 4);
+  AddMember("m0", "quad", "any");
+  AddMember("m1", "quad", "any");
+  AddMember("m2", "quad", "model-x");
+  AddMember("m3", "quad", "model-x");
+  const Snapshot before = snap_;
+  ScheduleResult upstream = RunGang(GangMode::kUpstream);
+  EXPECT_EQ(upstream.groups[0].message, "minCount (4) cannot be satisfied: 2 scheduled, 1 remaining");
+  snap_ = before;
+  ScheduleResult search = RunGang(GangMode::kSearch);
+  ASSERT_EQ(search.groups[0].kind, PodOutcome::Kind::kPlaced) << search.groups[0].message;
+  std::map<std::string, PodOutcome> by = ByPod(search);
+  EXPECT_EQ(Device(by["default/m0"]), "gpu-2");
+  EXPECT_EQ(Device(by["default/m1"]), "gpu-3");
+  EXPECT_EQ(Device(by["default/m2"]), "gpu-0");
+  EXPECT_EQ(Device(by["default/m3"]), "gpu-1");
+}
+
 // Where upstream succeeds, the search is not run and changes nothing.
 TEST_F(GangTest, SearchEqualsUpstreamWhereUpstreamSucceeds) {
   AddNode("n1");

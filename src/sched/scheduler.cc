@@ -1294,9 +1294,14 @@ std::vector<Scheduler::Choice> Scheduler::Choices(size_t pod_idx, size_t min_nod
     return c.feasible[a].node < c.feasible[b].node;
   });
   auto is_used = [&](size_t node) { return std::binary_search(used.begin(), used.end(), node); };
-  if (order.size() > options_.gang.max_nodes) {
+  // A member walking the nodes in order (its twins continue from its node)
+  // needs only the next few: a quarter of max_nodes, at least 4.
+  const size_t max_nodes =
+      by_index ? std::min(options_.gang.max_nodes, std::max<size_t>(4, options_.gang.max_nodes / 4))
+               : options_.gang.max_nodes;
+  if (order.size() > max_nodes) {
     // The best max_nodes, and the group's own nodes after them.
-    auto keep = std::stable_partition(order.begin() + static_cast<std::ptrdiff_t>(options_.gang.max_nodes), order.end(),
+    auto keep = std::stable_partition(order.begin() + static_cast<std::ptrdiff_t>(max_nodes), order.end(),
                                       [&](size_t i) { return is_used(c.feasible[i].node); });
     order.erase(keep, order.end());
   }
@@ -1363,19 +1368,36 @@ std::vector<Scheduler::Choice> Scheduler::Choices(size_t pod_idx, size_t min_nod
     const size_t node_first = out.size();
     out.push_back(Choice{.node = node, .score = scores[i], .allocations = std::move(first->results), .packs = is_used(node)});
     weigh(out.back());
-    // Other device choices: each device of the first kept out in turn.
+    // Other device choices: each device of the first kept out in turn,
+    // together with the node's devices of the same shape (another of them
+    // would be the same choice).
     std::vector<api::DeviceRequestAllocationResult> taken;
     for (const api::AllocationResult& a : out[node_first].allocations) {
       for (const api::DeviceRequestAllocationResult& r : a.devices.results) taken.push_back(r);
     }
     for (const api::DeviceRequestAllocationResult& r : taken) {
       if (out.size() - node_first >= options_.gang.max_allocations) break;
+      std::vector<std::pair<const api::ResourceSlice*, const api::Device*>> out_of_search;
+      const api::Device* device = find_device(r);
+      for (const api::ResourceSlice* slice : slices.OnNode(s_.nodes[node].metadata.name)) {
+        if (slice->spec.driver != r.driver || slice->spec.pool.name != r.pool) continue;
+        for (const api::Device& d : slice->spec.devices) {
+          if (d.name == r.device || (device != nullptr && SameShape(&d, device))) out_of_search.emplace_back(slice, &d);
+        }
+      }
+      if (out_of_search.empty()) out_of_search.emplace_back(nullptr, nullptr);  // not node-local: the device alone
       changed_nodes_.clear();
-      allocator_->SetExcluded(r.driver, r.pool, r.device, true, &changed_nodes_);
+      for (const auto& [slice, d] : out_of_search) {
+        allocator_->SetExcluded(r.driver, r.pool, d != nullptr ? std::string_view(d->name) : r.device, true,
+                                &changed_nodes_);
+      }
       StatusOr<alloc::NodeFit> alt =
           allocator_->Allocate(HandleOf(node), node_to_allocate, alloc::Allocator::ResultDetail::kFull);
-      *steps += 1 + (alt.ok() ? alt->steps : 0);
-      allocator_->SetExcluded(r.driver, r.pool, r.device, false, &changed_nodes_);
+      *steps += 1 + out_of_search.size() + (alt.ok() ? alt->steps : 0);
+      for (const auto& [slice, d] : out_of_search) {
+        allocator_->SetExcluded(r.driver, r.pool, d != nullptr ? std::string_view(d->name) : r.device, false,
+                                &changed_nodes_);
+      }
       ForgetVerdicts();
       if (!alt.ok() || !alt->fits) continue;
       Shape shape = shape_of(alt->results);
@@ -1563,6 +1585,7 @@ std::vector<PodOutcome> Scheduler::RunGroup(const GroupEntity& entity, GroupOutc
     outs[i].message = *why;
     return outs;
   }
+  group->tried = true;
   if (std::optional<std::string> error = ValidateGroupPods(s_, entity)) return all(PodOutcome::Kind::kError, *error);
   const api::PodGroup& pg = s_.pod_groups[*entity.group];
   const size_t min_count = static_cast<size_t>(MinCount(pg));

@@ -74,7 +74,7 @@ struct GangOptions {
   // placed and an allocator call are one each, and an allocator call adds
   // its own search steps (NodeFit::steps), so that the budget bounds the
   // time. Exhausted: the group is unschedulable, and says so.
-  uint64_t max_steps = 100'000;
+  uint64_t max_steps = 60'000;
   size_t max_nodes = 16;        // nodes tried per member, best score first
   size_t max_allocations = 8;   // device choices tried per member and node
 };
@@ -194,6 +194,9 @@ struct GroupOutcome {
   // PlacementFeasible texts, e.g. "minCount (4) cannot be satisfied: 1
   // scheduled, 2 remaining"), with the search's summary in kSearch.
   std::string message{};
+  // Past PreEnqueue (the group was popped from the queue): kube-scheduler
+  // writes the PodGroup's condition only then.
+  bool tried = false;
   int32_t min_count = 1;      // gang minCount; 1 for a basic policy
   size_t scheduled_before = 0;  // members bound before this run
   size_t members = 0;           // members tried now

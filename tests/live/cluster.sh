@@ -17,7 +17,9 @@
 # lifecycle controller would ever lift its not-ready taint from the Node
 # objects the tests create). No kubelet, no controller manager.
 # DRA_APISERVER_FEATURE_GATES (e.g. GenericWorkload=true) is kube-apiserver's
-# --feature-gates for clusters brought up with it set.
+# --feature-gates for clusters brought up with it set, and
+# DRA_APISERVER_RUNTIME_CONFIG (e.g. scheduling.k8s.io/v1beta1=true) its
+# --runtime-config.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 bin="$here/../../tools/k8s-bins/bin"
@@ -95,6 +97,7 @@ up() {
     --service-cluster-ip-range 10.0.0.0/24 --authorization-mode RBAC \
     --disable-admission-plugins ServiceAccount,TaintNodesByCondition --allow-privileged=true \
     --endpoint-reconciler-type none ${DRA_APISERVER_FEATURE_GATES:+--feature-gates "$DRA_APISERVER_FEATURE_GATES"} \
+    ${DRA_APISERVER_RUNTIME_CONFIG:+--runtime-config "$DRA_APISERVER_RUNTIME_CONFIG"} \
     > "$dir/kube-apiserver.args"
   kubeconfig admin "$api"
   kubeconfig dractl "$api"
@@ -145,7 +148,8 @@ down() {
   for p in kube-controller-manager kube-apiserver etcd; do stop "$p"; done
 }
 
-# kube-controller-manager with only the resource-claim controller (claims from
+# kube-controller-manager (with DRA_APISERVER_FEATURE_GATES, as the API server)
+# with only the resource-claim controller (claims from
 # templates, pod.status.resourceClaimStatuses, reservedFor pruning), the
 # garbage collector (tests/live/README.md §3), the device-taint eviction
 # controller and the ReplicaSet controller (issue #30: a pod evicted by a
@@ -158,7 +162,8 @@ start_kcm() {
   fi
   setsid "$bin/kube-controller-manager" --kubeconfig "$dir/admin.kubeconfig" \
     --controllers resourceclaim-controller,garbage-collector-controller,device-taint-eviction-controller,replicaset-controller \
-    --use-service-account-credentials=false --leader-elect=false --secure-port 0 "$@" \
+    --use-service-account-credentials=false --leader-elect=false --secure-port 0 \
+    ${DRA_APISERVER_FEATURE_GATES:+--feature-gates "$DRA_APISERVER_FEATURE_GATES"} "$@" \
     > "$dir/kube-controller-manager.log" 2>&1 < /dev/null &
   echo $! > "$dir/kube-controller-manager.pid"
   sleep 1

@@ -20,8 +20,11 @@ for b in "$dractl" "$probe" "$kubectl" "$root/tools/k8s-bins/bin/kube-controller
   [ -x "$b" ] || { echo "run.sh: $b is missing" >&2; exit 1; }
 done
 
-# GenericWorkload keeps spec.schedulingGroup on pods (the pod-group check).
+# GenericWorkload keeps spec.schedulingGroup on pods and, with
+# scheduling.k8s.io/v1beta1 enabled (beta APIs are off by default), serves
+# PodGroups (the pod-group checks).
 export DRA_APISERVER_FEATURE_GATES=GenericWorkload=true
+export DRA_APISERVER_RUNTIME_CONFIG=scheduling.k8s.io/v1beta1=true
 work="$(mktemp -d /tmp/dractl-live.XXXXXX)"
 cleanup() {
   "$root/tests/live/cluster.sh" down "$work/cluster" || true
@@ -664,7 +667,7 @@ if wait_for 20 bound le-1 && grep -q "bound default/le-1" "$work/replica-a.log" 
    ! grep -q "bound default/le-1" "$work/replica-b.log"; then
   pass "serve §9.10: of two replicas only the leader schedules"
 else
-  fail "serve §9.10: of two replicas only the leader schedules"; tail -5 "$work/replica-a.log" "$work/replica-b.log"
+  fail "serve §9.10: of two replicas only the leader schedules"; tail -n 5 "$work/replica-a.log" "$work/replica-b.log"
 fi
 kill -KILL "$replica_a"; wait "$replica_a" 2>/dev/null || true
 killed_at=$SECONDS
@@ -874,6 +877,16 @@ pack_kube_pid=$!
   --scheduler-name dractl-pack --policy dra-pack --workload-profile "$root/tests/live/serve-packing-profile.yaml" \
   > /dev/null 2> "$work/serve-pack-dra.log" &
 pack_dra_pid=$!
+# Issue #28: a gang of four (serve-gang.yaml), --gang upstream against
+# --gang search, each with its own scheduler name and node; they run while
+# the packing pods are placed.
+gang_pids=""
+for mode in upstream search; do
+  "$dractl" serve --kubeconfig "$user" --metrics-address "" --no-leader-elect --watch-timeout 30 \
+    --scheduler-name "dractl-gang-${mode/upstream/up}" --gang "$mode" > /dev/null 2> "$work/serve-gang-$mode.log" &
+  gang_pids="$gang_pids $!"
+done
+k apply -f "$root/tests/live/serve-gang.yaml" > /dev/null
 pack_pods() {  # SIZE TEMPLATE CPU COUNT: pods SIZE-{kube,dra}-0.. for both schedulers
   local set
   for set in kube:dractl-kube dra:dractl-pack; do
@@ -909,10 +922,33 @@ if [ "$kube_bound" -eq 8 ] && [ "$dra_bound" -eq 11 ] && [ "$kube_nodes" -eq 4 ]
   pass "serve --policy dra-pack binds all 11 pods (small pods on 1 node); --policy kube binds 8 (small pods on 4 nodes)"
 else
   fail "serve packing: kube bound $kube_bound (small pods on $kube_nodes nodes), dra-pack bound $dra_bound (on $dra_nodes)"
-  tail -5 "$work/serve-pack-kube.log" "$work/serve-pack-dra.log"
+  tail -n 5 "$work/serve-pack-kube.log" "$work/serve-pack-dra.log"
 fi
 kill "$pack_kube_pid" "$pack_dra_pid" 2>/dev/null || true
 wait "$pack_kube_pid" "$pack_dra_pid" 2>/dev/null || true
+group_condition() {  # GROUP: status reason message of PodGroupInitiallyScheduled
+  k get podgroup "$1" -o jsonpath='{.status.conditions[?(@.type=="PodGroupInitiallyScheduled")].status} {.status.conditions[?(@.type=="PodGroupInitiallyScheduled")].reason} {.status.conditions[?(@.type=="PodGroupInitiallyScheduled")].message}'
+}
+gang_decided() {
+  [ "$(bound_count quad-search-)" -eq 4 ] && [ "$(unschedulable_count quad-up-)" -eq 4 ] &&
+    group_condition quad-up | grep -q '^False Unschedulable minCount (4) cannot be satisfied: 2 scheduled, 1 remaining$' &&
+    group_condition quad-search | grep -q '^True Scheduled'
+}
+if wait_for 60 gang_decided && sleep 2 && [ "$(bound_count quad-up-)" -eq 0 ] &&
+   [ "$(k get pod quad-search-0 -o json | jq -r '.spec.nodeName')" = gang-search ] &&
+   k get resourceclaims -o json | jq -e '[.items[] | select((.metadata.ownerReferences[0].name // "") | startswith("quad-search-"))
+     | .status.allocation.devices.results[0].device] | sort == ["gpu-0", "gpu-1", "gpu-2", "gpu-3"]' > /dev/null; then
+  pass "serve pod groups: --gang search binds all four members of quad-search (pods 0 and 1 on the Y GPUs);" \
+    "--gang upstream binds none of quad-up: $(group_condition quad-up)"
+else
+  fail "serve pod groups: quad-search bound $(bound_count quad-search-), quad-up bound $(bound_count quad-up-)" \
+    "($(group_condition quad-up) / $(group_condition quad-search))"
+  tail -n 5 "$work/serve-gang-upstream.log" "$work/serve-gang-search.log"
+fi
+# shellcheck disable=SC2086
+kill $gang_pids 2>/dev/null || true
+# shellcheck disable=SC2086
+wait $gang_pids 2>/dev/null || true
 # Issue #30 item 4: a NoExecute DeviceTaintRule on the device of a pod dractl
 # placed. kube-controller-manager's device-taint eviction controller deletes
 # the pod (DisruptionTarget, DeletionByDeviceTaintManager); the ReplicaSet's
