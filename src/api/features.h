@@ -99,6 +99,8 @@ class FeatureGates {
 
   // The release these gates describe ("1.36"), or "" for AllOff()/FromList().
   std::string version() const;
+  // Its minor number (36), or 0 for AllOff()/FromList().
+  int minor() const { return minor_; }
   // Maturity of `gate` in version(); kAlpha for every gate when there is no version.
   Maturity maturity(Gate gate) const;
 

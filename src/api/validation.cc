@@ -357,7 +357,8 @@ int MinorOf(const FeatureGates& gates) {
 
 class Validator {
  public:
-  explicit Validator(const FeatureGates& gates) : gates_(gates), minor_(MinorOf(gates)) {}
+  explicit Validator(const FeatureGates& gates, CelExpressionChecker* cel = nullptr)
+      : gates_(gates), minor_(MinorOf(gates)), cel_(cel) {}
 
   FieldErrors Take() { return std::move(errs_); }
 
@@ -599,7 +600,10 @@ class Validator {
     }
   }
 
-  void CelExpression(std::string_view expression, const FieldPath& path) {
+  // upstream validateCELExpression: the compiler's problems (through cel_)
+  // at `path`; a derived attribute's cost counts towards the claim's total.
+  void CelExpression(std::string_view expression, const FieldPath& path,
+                     CelExpressionKind kind = CelExpressionKind::kSelector) {
     if (expression.size() > kCELSelectorExpressionMaxLength) {
       TooLong(path, kCELSelectorExpressionMaxLength);
       return;  // upstream does not compile too long expressions
@@ -608,10 +612,13 @@ class Validator {
       Required(path, "expression must not be empty");
       return;
     }
-    // TODO(#3): compile in the NewExpressions environment of the gates'
-    // release (result type bool) and reject an estimated cost above
-    // CELSelectorExpressionMaxCost (1,000,000) with Forbidden "too complex,
-    // exceeds cost limit".
+    if (cel_ == nullptr) return;
+    const CelExpressionCheck& check = cel_->Check(expression, kind);
+    for (const CelExpressionProblem& problem : check.problems) {
+      Add(problem.type, path, problem.type == FieldErrorType::kInvalid ? Quote(expression) : "", problem.detail,
+          problem.severity);
+    }
+    if (kind == CelExpressionKind::kDerivedAttribute && check.compiled) derived_attribute_cost_ += check.max_cost;
   }
 
   void Selectors(const std::vector<DeviceSelector>& selectors, const FieldPath& path) {
@@ -1563,6 +1570,7 @@ class Validator {
   void DeviceClaimOf(const DeviceClaim& claim, const FieldPath& path) {
     RequestNames names(claim);
     constraint_attributes_.clear();
+    derived_attribute_cost_ = 0;
     for (const DeviceConstraint& c : claim.constraints) {
       const std::optional<std::string>& attr =
           c.match_attribute ? c.match_attribute : c.distinct_attribute;
@@ -1603,6 +1611,10 @@ class Validator {
         RequestReferences(claim.config[i].requests, config.Index(i).Child("requests"), names);
         Configuration(claim.config[i].opaque, config.Index(i));
       }
+    }
+    if (derived_attribute_cost_ > kDeviceClaimDerivedAttributeCELMaxCost) {
+      Add(FieldErrorType::kForbidden, path, "",
+          "too complex, total cost of derived attribute CEL expressions in the claim exceeds cost limit");
     }
   }
 
@@ -1732,9 +1744,7 @@ class Validator {
       if (attr.expression.empty()) {
         Required(item.Child("expression"));
       } else {
-        // TODO(#3): compile in derived-attribute mode and check the per-
-        // expression and per-claim cost limits.
-        CelExpression(attr.expression, item.Child("expression"));
+        CelExpression(attr.expression, item.Child("expression"), CelExpressionKind::kDerivedAttribute);
       }
     }
     for (size_t i = 0; i < attributes.size(); ++i) {
@@ -2205,6 +2215,8 @@ class Validator {
  private:
   const FeatureGates& gates_;
   int minor_;
+  CelExpressionChecker* cel_;  // may be null
+  uint64_t derived_attribute_cost_ = 0;  // of the claim being validated
   FieldErrors errs_;
   // Constraint attribute names by target, for derivedAttributes (upstream
   // gatherConstraintAttributes): "" = all requests.
@@ -2213,10 +2225,24 @@ class Validator {
 
 }  // namespace
 
-FieldErrors ValidateDeviceClass(const DeviceClass& device_class, const FeatureGates& gates) {
-  Validator v(gates);
+FieldErrors ValidateDeviceClass(const DeviceClass& device_class, const FeatureGates& gates,
+                                CelExpressionChecker* cel) {
+  Validator v(gates, cel);
   v.DeviceClassOf(device_class);
   return v.Take();
+}
+
+FieldErrors ValidateDeviceClass(const DeviceClass& device_class, const FeatureGates& gates) {
+  return ValidateDeviceClass(device_class, gates, nullptr);
+}
+
+FieldErrors ValidateResourceClaim(const ResourceClaim& claim, const FeatureGates& gates) {
+  return ValidateResourceClaim(claim, gates, nullptr);
+}
+
+FieldErrors ValidateResourceClaimTemplate(const ResourceClaimTemplate& claim_template,
+                                          const FeatureGates& gates) {
+  return ValidateResourceClaimTemplate(claim_template, gates, nullptr);
 }
 
 FieldErrors ValidateResourceSlice(const ResourceSlice& slice, const FeatureGates& gates) {
@@ -2225,15 +2251,16 @@ FieldErrors ValidateResourceSlice(const ResourceSlice& slice, const FeatureGates
   return v.Take();
 }
 
-FieldErrors ValidateResourceClaim(const ResourceClaim& claim, const FeatureGates& gates) {
-  Validator v(gates);
+FieldErrors ValidateResourceClaim(const ResourceClaim& claim, const FeatureGates& gates,
+                                  CelExpressionChecker* cel) {
+  Validator v(gates, cel);
   v.ResourceClaimOf(claim);
   return v.Take();
 }
 
 FieldErrors ValidateResourceClaimTemplate(const ResourceClaimTemplate& claim_template,
-                                          const FeatureGates& gates) {
-  Validator v(gates);
+                                          const FeatureGates& gates, CelExpressionChecker* cel) {
+  Validator v(gates, cel);
   v.ResourceClaimTemplateOf(claim_template);
   return v.Take();
 }
@@ -2256,14 +2283,15 @@ FieldErrors ValidatePod(const Pod& pod, const FeatureGates& gates) {
   return v.Take();
 }
 
-FieldErrors Validate(const Object& object, const FeatureGates& gates) {
+FieldErrors Validate(const Object& object, const FeatureGates& gates, CelExpressionChecker* cel) {
   struct Dispatch {
     const FeatureGates& gates;
-    FieldErrors operator()(const DeviceClass& o) const { return ValidateDeviceClass(o, gates); }
+    CelExpressionChecker* cel;
+    FieldErrors operator()(const DeviceClass& o) const { return ValidateDeviceClass(o, gates, cel); }
     FieldErrors operator()(const ResourceSlice& o) const { return ValidateResourceSlice(o, gates); }
-    FieldErrors operator()(const ResourceClaim& o) const { return ValidateResourceClaim(o, gates); }
+    FieldErrors operator()(const ResourceClaim& o) const { return ValidateResourceClaim(o, gates, cel); }
     FieldErrors operator()(const ResourceClaimTemplate& o) const {
-      return ValidateResourceClaimTemplate(o, gates);
+      return ValidateResourceClaimTemplate(o, gates, cel);
     }
     FieldErrors operator()(const DeviceTaintRule& o) const {
       return ValidateDeviceTaintRule(o, gates);
@@ -2273,7 +2301,7 @@ FieldErrors Validate(const Object& object, const FeatureGates& gates) {
     FieldErrors operator()(const PodGroup& o) const { return ValidatePodGroup(o, gates); }
     FieldErrors operator()(const SchedulingWorkload& o) const { return ValidateSchedulingWorkload(o, gates); }
   };
-  return std::visit(Dispatch{gates}, object);
+  return std::visit(Dispatch{gates, cel}, object);
 }
 
 FieldErrors ValidateNodeSelector(const NodeSelector& selector, const FieldPath& path) {

@@ -35,14 +35,23 @@
 // effect None is not known. Gates without a version (AllOff, FromList) use the
 // newest rules.
 //
-// Not validated here: CEL compilation and cost (TODO(#3); only the expression
-// length is checked), update-only rules (immutability, "stored" expressions),
+// CEL expressions (device selectors, derived attributes) are compiled as the
+// API server compiles new expressions -- parse, type check, result type,
+// estimated cost -- by a CelExpressionChecker passed in; src/cel implements
+// it (cel/api_checker.h), which this layer cannot include. Without one only
+// their length and emptiness are checked.
+//
+// Not validated here: update-only rules (immutability, "stored" expressions),
 // admission (the admin-access namespace label), and anything that needs other
 // objects (see api/cross_validation.h).
 //
-// All functions are pure and thread-safe.
+// All functions are pure and thread-safe, except for the checker's cache: one
+// CelExpressionChecker must not be used by two threads at once.
 #pragma once
 
+#include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/features.h"
@@ -82,9 +91,51 @@ inline constexpr size_t kNetworkDeviceDataInterfaceNameMaxLength = 256;
 inline constexpr size_t kNetworkDeviceDataHardwareAddressMaxLength = 128;
 inline constexpr size_t kDeviceTaintRuleStatusMaxConditions = 8;
 
-FieldErrors ValidateDeviceClass(const DeviceClass& device_class, const FeatureGates& gates);
+// DeviceClaimDerivedAttributeCELMaxCost: the limit of one derived
+// attribute's estimated cost and of their sum in one claim.
+inline constexpr uint64_t kDeviceClaimDerivedAttributeCELMaxCost = 1'000'000;
+
+// Where a CEL expression sits: a device selector must evaluate to bool (or
+// the attribute type), a derived attribute to a scalar attribute value.
+enum class CelExpressionKind : uint8_t { kSelector, kDerivedAttribute };
+
+// What compiling one expression found: each problem becomes a FieldError at
+// the expression's path (kInvalid ones carry the expression as bad value).
+struct CelExpressionProblem {
+  FieldErrorType type = FieldErrorType::kInvalid;
+  std::string detail;
+  Severity severity = Severity::kError;
+};
+struct CelExpressionCheck {
+  std::vector<CelExpressionProblem> problems;
+  // Whether it compiled (parsed, type checked, result type accepted); then
+  // max_cost is its estimated cost, which counts towards a claim's total
+  // for derived attributes even when it alone is over the limit.
+  bool compiled = false;
+  uint64_t max_cost = 0;
+};
+
+// Compiles expressions of at most kCELSelectorExpressionMaxLength bytes in
+// the NewExpressions environment of the gates it was made for.
+class CelExpressionChecker {
+ public:
+  virtual ~CelExpressionChecker() = default;
+  // Valid until the next call.
+  virtual const CelExpressionCheck& Check(std::string_view expression, CelExpressionKind kind) = 0;
+};
+
+// `cel` may be null (see the file comment); it must have been made for the
+// same gates.
+FieldErrors ValidateDeviceClass(const DeviceClass& device_class, const FeatureGates& gates,
+                                CelExpressionChecker* cel);
 FieldErrors ValidateResourceSlice(const ResourceSlice& slice, const FeatureGates& gates);
 // Spec and status (allocation result, reservedFor, devices status).
+FieldErrors ValidateResourceClaim(const ResourceClaim& claim, const FeatureGates& gates,
+                                  CelExpressionChecker* cel);
+FieldErrors ValidateResourceClaimTemplate(const ResourceClaimTemplate& claim_template,
+                                          const FeatureGates& gates, CelExpressionChecker* cel);
+// The same without CEL compilation.
+FieldErrors ValidateDeviceClass(const DeviceClass& device_class, const FeatureGates& gates);
 FieldErrors ValidateResourceClaim(const ResourceClaim& claim, const FeatureGates& gates);
 FieldErrors ValidateResourceClaimTemplate(const ResourceClaimTemplate& claim_template,
                                           const FeatureGates& gates);
@@ -107,7 +158,7 @@ FieldErrors ValidatePodGroup(const PodGroup& group, const FeatureGates& gates);
 FieldErrors ValidateSchedulingWorkload(const SchedulingWorkload& workload, const FeatureGates& gates);
 
 // Dispatches on the kind.
-FieldErrors Validate(const Object& object, const FeatureGates& gates);
+FieldErrors Validate(const Object& object, const FeatureGates& gates, CelExpressionChecker* cel = nullptr);
 
 // core/v1 NodeSelector rules (at least one term; operators and their values;
 // matchFields only on metadata.name), with `path` naming the selector.

@@ -15,6 +15,7 @@
 #include "api/features.h"
 #include "api/validation.h"
 #include "base/release.h"
+#include "cel/api_checker.h"
 #include "cli/cluster_inputs.h"
 #include "cli/commands.h"
 #include "cli/common.h"
@@ -154,12 +155,38 @@ std::string OutcomeYaml(const ScenarioOutcome& outcome) {
 
 namespace {
 
+// A scenario is an allocator test vector: its objects are run as given, as
+// upstream's allocator tests build them, even where the API server would
+// refuse one. Says so, once, when that is the case.
+void WarnAboutRefusedObjects(const manifest::Scenario& scenario) {
+  StatusOr<api::FeatureGates> gates = api::FeatureGates::FromList(scenario.features);
+  if (!gates.ok()) return;  // the run reports unknown gates itself
+  const std::unique_ptr<api::CelExpressionChecker> cel = cel::NewApiServerChecker(*gates);
+  size_t refused = 0;
+  std::string first;
+  for (const api::Object& object : scenario.objects) {
+    api::Object defaulted = object;
+    api::SetDefaults(defaulted, "1970-01-01T00:00:00Z", *gates);
+    for (const api::FieldError& e : api::Validate(defaulted, *gates, cel.get())) {
+      if (e.severity != api::Severity::kError) continue;
+      if (refused++ == 0) first = std::string(api::KindName(object)) + " " + api::ObjectName(object) + ": " + e.ToString();
+      break;
+    }
+  }
+  if (refused == 0) return;
+  std::fprintf(stderr,
+               "dractl allocate: warning: %zu object%s of the scenario would be refused by the API server (first: "
+               "%s); --scenario runs them as given\n",
+               refused, refused == 1 ? "" : "s", first.c_str());
+}
+
 int RunScenarioFile(const std::string& scenario_path, uint64_t max_steps, alloc::DeviceChoice device_choice) {
   StatusOr<manifest::Scenario> scenario = manifest::LoadScenarioFile(scenario_path);
   if (!scenario.ok()) {
     std::fprintf(stderr, "dractl allocate: %s\n", scenario.status().message().c_str());
     return kExitInputError;
   }
+  WarnAboutRefusedObjects(*scenario);
   alloc::AllocatorOptions options;
   if (max_steps != 0) options.max_steps = max_steps;
   options.device_choice = device_choice;
@@ -370,7 +397,9 @@ int RunAllocate(std::span<const std::string_view> args) {
                "      Exit code 4 (and the reason on stderr) if the claims do not fit the node.\n"
                "  dractl allocate --scenario FILE\n"
                "      runs one allocator conformance scenario (dractl's conformance-scenario YAML) and\n"
-               "      prints the outcome as YAML: allocations, unsatisfiable: true, or error.",
+               "      prints the outcome as YAML: allocations, unsatisfiable: true, or error. Its objects\n"
+               "      are run as given, like upstream's allocator tests build them; a warning says when\n"
+               "      the API server would refuse some.",
                "dractl allocate"};
   std::string scenario_path;
   ManifestFlags flags;

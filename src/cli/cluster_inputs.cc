@@ -13,6 +13,7 @@
 #include "api/defaults.h"
 #include "api/validation.h"
 #include "base/version.h"
+#include "cel/api_checker.h"
 #include "cli/common.h"
 #include "fmt/format.h"
 #include "kube/client.h"
@@ -172,11 +173,12 @@ int LoadCluster(const std::vector<std::string>& files, const api::FeatureGates& 
   std::map<size_t, size_t> workload_of(from_workload.begin(), from_workload.end());
   std::set<std::string> said;  // workload template messages already added
   // As for allocate: the API server defaults and validates every object first.
+  const std::unique_ptr<api::CelExpressionChecker> cel = cel::NewApiServerChecker(gates);
   for (size_t i = 0; i < loaded->objects.size(); ++i) {
     manifest::LoadedObject& o = loaded->objects[i];
     api::SetDefaults(o.object, "1970-01-01T00:00:00Z", gates);
     // Errors and the API server's warnings (a gated field it would drop).
-    for (const api::FieldError& e : api::Validate(o.object, gates)) {
+    for (const api::FieldError& e : api::Validate(o.object, gates, cel.get())) {
       auto w = workload_of.find(i);
       if (w == workload_of.end()) {
         loaded->messages.push_back(ToMessage(o, e));

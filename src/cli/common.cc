@@ -13,6 +13,7 @@
 
 #include "api/defaults.h"
 #include "api/validation.h"
+#include "cel/api_checker.h"
 #include "fmt/format.h"
 #include "manifest/emit.h"
 #include "sched/workloads.h"
@@ -358,9 +359,12 @@ TemplatePod ValidateWorkloadTemplate(const api::Workload& workload, const api::F
 }
 
 int DefaultAndValidate(manifest::LoadResult* result, const api::FeatureGates& gates, std::string_view command) {
+  const std::unique_ptr<api::CelExpressionChecker> cel = cel::NewApiServerChecker(gates);
   for (manifest::LoadedObject& o : result->objects) {
     api::SetDefaults(o.object, "1970-01-01T00:00:00Z", gates);
-    for (const api::FieldError& e : api::Validate(o.object, gates)) result->messages.push_back(ToMessage(o, e));
+    for (const api::FieldError& e : api::Validate(o.object, gates, cel.get())) {
+      result->messages.push_back(ToMessage(o, e));
+    }
   }
   for (const manifest::LoadedWorkload& w : result->workloads) {
     for (const api::FieldError& e : ValidateWorkloadTemplate(w.workload, gates).errors) {

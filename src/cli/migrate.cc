@@ -12,6 +12,7 @@
 
 #include "api/defaults.h"
 #include "api/validation.h"
+#include "cel/api_checker.h"
 #include "cli/commands.h"
 #include "cli/cluster_inputs.h"
 #include "cli/common.h"
@@ -162,9 +163,10 @@ bool LoadOutput(const std::string& text, const api::FeatureGates& gates, manifes
   manifest::Loader({.keep_trees = true, .keep_workloads = true}).LoadText(text, "<migrate output>", out);
   manifest::LoadResult checked = *out;
   size_t errors = checked.error_count();
+  const std::unique_ptr<api::CelExpressionChecker> cel = cel::NewApiServerChecker(gates);
   for (manifest::LoadedObject& o : checked.objects) {
     api::SetDefaults(o.object, "1970-01-01T00:00:00Z");
-    for (const api::FieldError& e : api::Validate(o.object, gates)) {
+    for (const api::FieldError& e : api::Validate(o.object, gates, cel.get())) {
       if (e.severity == api::Severity::kWarning) continue;
       std::fprintf(stderr, "%s\n", ToMessage(o, e).ToString().c_str());
       ++errors;

@@ -2,25 +2,18 @@
 // cross-object checks it cannot make (as warnings), reported as
 // `file:line:col: Kind ns/name: field.path: message`.
 //
-// CEL selectors (of DeviceClasses and of the requests and subrequests of
-// ResourceClaims and ResourceClaimTemplates) are compiled as the API server
-// compiles new expressions (pkg/apis/resource/validation validateCELSelector
-// with dynamic-resource-allocation's CompileCELExpression): in the
-// NewExpressions environment of the --kubernetes-version release and its
-// feature gates, with the parser and checker of src/cel, then the result-type
-// rule and the estimated cost:
+// CEL selectors and derived attributes are compiled as the API server
+// compiles new expressions (cel/api_checker.h), in the NewExpressions
+// environment of the --kubernetes-version release and its feature gates:
 //
 //   spec.selectors[0].cel.expression: Invalid value: "...": compilation failed: ERROR: <input>:1:5: ...
 //   spec.selectors[0].cel.expression: Invalid value: "1": must evaluate to bool or the unknown type, not int
 //   spec.selectors[0].cel.expression: Forbidden: too complex, exceeds cost limit
 //
-// Expressions that api::Validate already rejects for their length, or that
-// the server would not see (a dropped gated field, a list over its limit),
-// are not compiled, as upstream does not compile them.
+// Every command that reads manifests validates them the same way
+// (cli/common.h DefaultAndValidate, cli/cluster_inputs.h LoadCluster).
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
-#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -32,209 +25,14 @@
 #include "api/features.h"
 #include "api/validation.h"
 #include "base/release.h"
-#include "cel/ast.h"
-#include "cel/checker.h"
-#include "cel/checker_decls.h"
-#include "cel/cost.h"
-#include "cel/dra_env.h"
-#include "cel/parser.h"
+#include "cel/api_checker.h"
 #include "cli/commands.h"
 #include "cli/cluster_inputs.h"
 #include "cli/common.h"
-#include "fmt/format.h"
 #include "manifest/emit.h"
-#include "re2/re2.h"
 
 namespace dra::cli {
 namespace {
-
-// device.capacity.memory / device.attributes.model: both maps are keyed by
-// the driver's domain first, so the name is taken as a domain and the
-// overloads do not match. Says how to write it.
-std::string DomainHint(std::string_view expression) {
-  static const RE2 kDotAccess(R"(device\.(capacity|attributes)\.([A-Za-z_][A-Za-z0-9_]*))");
-  std::string map, name;
-  if (!RE2::PartialMatch(expression, kDotAccess, &map, &name)) return "";
-  return fmt::format("\nhint: device.{0} is keyed by the driver's domain first: write device.{0}[\"<driver>\"].{1} "
-                     "(e.g. device.{0}[\"gpu.nvidia.com\"].{1})",
-                     map, name);
-}
-
-// Compiles CEL selectors in the NewExpressions environment of one release and
-// gate set. Each distinct expression is compiled once.
-class SelectorCompiler {
- public:
-  explicit SelectorCompiler(const api::FeatureGates& gates) : gates_(gates) {
-    const std::string version = gates.version();  // "1.36", or "" (newest rules)
-    options_.minor = kDefaultMinor;
-    if (version.starts_with("1.")) {
-      int minor = 0;
-      auto [ptr, ec] = std::from_chars(version.data() + 2, version.data() + version.size(), minor);
-      if (ec == std::errc() && ptr == version.data() + version.size()) options_.minor = minor;
-    }
-    options_.env = cel::ExpressionEnv::kNewExpressions;
-    options_.consumable_capacity = gates.enabled(api::Gate::kDRAConsumableCapacity);
-    options_.list_type_attributes = gates.enabled(api::Gate::kDRAListTypeAttributes);
-    env_ = cel::KubernetesCheckerEnv(options_);
-    parse_options_ = cel::KubernetesParseOptions(options_);
-    estimator_ = cel::NewKubernetesCostEstimator();
-  }
-
-  // The problems of every CEL selector of `object`.
-  api::FieldErrors Validate(const api::Object& object) {
-    errors_.clear();
-    if (const auto* c = std::get_if<api::DeviceClass>(&object)) {
-      Selectors(c->spec.selectors, api::FieldPath("spec").Child("selectors"));
-    } else if (const auto* claim = std::get_if<api::ResourceClaim>(&object)) {
-      Claim(claim->spec.devices, api::FieldPath("spec").Child("devices"));
-    } else if (const auto* t = std::get_if<api::ResourceClaimTemplate>(&object)) {
-      Claim(t->spec.spec.devices, api::FieldPath("spec").Child("spec").Child("devices"));
-    }
-    return std::move(errors_);
-  }
-
- private:
-  // What is wrong with one expression: a field error without its path.
-  struct Problem {
-    api::FieldErrorType type;
-    std::string detail;
-    api::Severity severity = api::Severity::kError;
-  };
-
-  void Claim(const api::DeviceClaim& claim, const api::FieldPath& path) {
-    if (claim.requests.size() > api::kDeviceRequestsMaxSize) return;
-    for (size_t i = 0; i < claim.requests.size(); ++i) {
-      const api::DeviceRequest& request = claim.requests[i];
-      const api::FieldPath item = path.Child("requests").Index(i);
-      const bool has_first_available = !request.first_available.empty();
-      if (request.exactly && !has_first_available) {
-        Selectors(request.exactly->selectors, item.Child("exactly").Child("selectors"));
-      } else if (has_first_available && !request.exactly) {
-        // Dropped by the server while DRAPrioritizedList is off.
-        if (!gates_.enabled(api::Gate::kDRAPrioritizedList)) continue;
-        if (request.first_available.size() > api::kFirstAvailableDeviceRequestMaxSize) continue;
-        for (size_t j = 0; j < request.first_available.size(); ++j) {
-          Selectors(request.first_available[j].selectors,
-                    item.Child("firstAvailable").Index(j).Child("selectors"));
-        }
-      }
-    }
-  }
-
-  void Selectors(const std::vector<api::DeviceSelector>& selectors, const api::FieldPath& path) {
-    if (selectors.size() > api::kDeviceSelectorsMaxSize) return;
-    for (size_t i = 0; i < selectors.size(); ++i) {
-      if (!selectors[i].cel) continue;
-      const std::string& expression = selectors[i].cel->expression;
-      if (expression.empty() || expression.size() > api::kCELSelectorExpressionMaxLength) continue;
-      for (const Problem& problem : Compile(expression)) {
-        api::FieldError e;
-        e.type = problem.type;
-        e.severity = problem.severity;
-        e.field = path.Index(i).Child("cel").Child("expression").String();
-        if (problem.type == api::FieldErrorType::kInvalid) e.bad_value = api::GoQuote(expression);
-        e.detail = problem.detail;
-        errors_.push_back(std::move(e));
-      }
-    }
-  }
-
-  const std::vector<Problem>& Compile(const std::string& expression) {
-    auto it = cache_.find(expression);
-    if (it != cache_.end()) return it->second;
-    return cache_.emplace(expression, CompileUncached(expression)).first->second;
-  }
-
-  std::vector<Problem> CompileUncached(std::string_view expression) {
-    StatusOr<cel::ParseResult> parsed = cel::Parse(expression, parse_options_);
-    if (!parsed.ok()) {
-      return {Problem{api::FieldErrorType::kInternal, parsed.status().message()}};
-    }
-    if (!parsed->issues.empty()) {
-      return {Problem{api::FieldErrorType::kInvalid,
-                      "compilation failed: " + cel::FormatIssues(expression, parsed->issues)}};
-    }
-    const cel::CheckResult checked = cel::Check(*parsed->expr, env_);
-    if (!checked.ok()) {
-      return {Problem{api::FieldErrorType::kInvalid,
-                      "compilation failed: " + cel::FormatIssues(expression, checked.issues) + DomainHint(expression)}};
-    }
-    if (std::optional<std::string> e =
-            cel::SelectorResultTypeError(checked.result_type(), options_)) {
-      return {Problem{api::FieldErrorType::kInvalid, *std::move(e)}};
-    }
-    const cel::CostEstimate cost =
-        cel::EstimateCost(*parsed->expr, checked, cel::KubernetesCostOptions(*estimator_));
-    if (cost.max > cel::kCelSelectorExpressionMaxCost) {
-      return {Problem{api::FieldErrorType::kForbidden, "too complex, exceeds cost limit"}};
-    }
-    std::vector<Problem> warnings;
-    FailingLiteralCalls(*parsed->expr, parsed->expr->expr, &warnings);
-    return warnings;
-  }
-
-  // The API server accepts `quantity('40GiB')`, `semver('v1')`, `ip(...)`,
-  // `cidr(...)` and `url(...)` with constant arguments that cannot convert
-  // (only duration, timestamp and regex literals are checked when compiling;
-  // tools/oracle shows which), but every evaluation that reaches such a call
-  // fails at scheduling time. A warning per call, with the run-time error.
-  void FailingLiteralCalls(const cel::ParsedExpr& parsed, const cel::Expr& e, std::vector<Problem>* out) {
-    if (e.Is<cel::CallExpr>()) {
-      const cel::CallExpr& call = e.call();
-      static constexpr std::string_view kConversions[] = {"quantity", "semver", "ip", "cidr", "url"};
-      const bool conversion = !call.has_target() && !call.args.empty() &&
-                              std::find(std::begin(kConversions), std::end(kConversions), call.function) !=
-                                  std::end(kConversions);
-      if (conversion && std::all_of(call.args.begin(), call.args.end(),
-                                    [](const cel::Expr& a) { return a.Is<cel::Constant>(); })) {
-        // The call alone, in CEL syntax (constants quoted as CEL writes them).
-        const std::string text = cel::DebugString(e);
-        if (std::optional<std::string> error = EvaluationError(text)) {
-          std::string where;
-          if (std::optional<cel::SourcePosition> pos = parsed.source_info.GetPosition(call.args[0].id())) {
-            where = fmt::format(" at <input>:{}:{}", pos->line, pos->column);
-          }
-          out->push_back(Problem{api::FieldErrorType::kInvalid,
-                                 fmt::format("{}{} fails whenever it is evaluated: {}; the API server accepts the "
-                                             "selector, kube-scheduler's evaluation of it fails",
-                                             text, where, *error),
-                                 api::Severity::kWarning});
-        }
-      }
-    }
-    cel::ForEachChild(e, [&](const cel::Expr& child) { FailingLiteralCalls(parsed, child, out); });
-  }
-
-  // The error of evaluating a constant expression in the scheduler's
-  // environment; std::nullopt when it has a value.
-  std::optional<std::string> EvaluationError(const std::string& text) {
-    if (!runtime_) {
-      StatusOr<std::unique_ptr<cel::DraEnvironment>> env = cel::DraEnvironment::New(
-          {.minor = options_.minor,
-           .new_expressions = false,
-           .consumable_capacity = options_.consumable_capacity,
-           .list_type_attributes = options_.list_type_attributes});
-      if (!env.ok()) return std::nullopt;
-      runtime_ = *std::move(env);
-    }
-    std::shared_ptr<const cel::CompiledSelector> compiled = runtime_->CompileExpression(text);
-    if (!compiled->ok()) return std::nullopt;  // not this check's business
-    StatusOr<cel::Value> value = runtime_->Evaluate(*compiled, nullptr, "", scratch_);
-    if (!value.ok()) return std::string(value.status().message());
-    if (value->is_error()) return std::string(value->error_message());
-    return std::nullopt;
-  }
-
-  const api::FeatureGates& gates_;
-  cel::KubernetesEnvOptions options_;
-  cel::CheckerEnv env_;
-  cel::ParseOptions parse_options_;
-  std::unique_ptr<cel::CostEstimator> estimator_;
-  std::map<std::string, std::vector<Problem>, std::less<>> cache_;
-  std::unique_ptr<cel::DraEnvironment> runtime_;  // made on first use
-  cel::EvalScratch scratch_;
-  api::FieldErrors errors_;
-};
 
 manifest::Node MessageToJson(const manifest::LoadMessage& m) {
   manifest::Node n = manifest::Node::Mapping();
@@ -302,12 +100,9 @@ int RunValidate(std::span<const std::string_view> args) {
     for (const api::FieldError& e : t.errors) add_workload_message(w, e);
     objects.push_back(std::move(t.pod));
   }
-  SelectorCompiler selectors(*gates);
+  const std::unique_ptr<api::CelExpressionChecker> cel = cel::NewApiServerChecker(*gates);
   for (size_t i = 0; i < result.objects.size(); ++i) {
-    for (const api::FieldError& e : api::Validate(result.objects[i].object, *gates)) {
-      result.messages.push_back(ToMessage(result.objects[i], e));
-    }
-    for (const api::FieldError& e : selectors.Validate(result.objects[i].object)) {
+    for (const api::FieldError& e : api::Validate(result.objects[i].object, *gates, cel.get())) {
       result.messages.push_back(ToMessage(result.objects[i], e));
     }
   }
