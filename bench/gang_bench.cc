@@ -9,9 +9,11 @@
 // Cluster (sched/generate.h): 400 nodes x 8 GPUs of three models
 // (H100-80GB, A100-80GB, L40S-48GB; node i gets model i % 3) and 100 nodes
 // x 8 A100-40GB partitioned on demand (MIG: counter sets, one device per
-// profile placement): 500 nodes, 4,000 GPUs. Before the groups, B (default
-// 1,200) one-GPU pods and 300 one-MIG-device pods are placed (spread by
-// kube's LeastAllocated): the groups meet a fragmented cluster.
+// profile placement): 500 nodes, 4,000 GPUs; and 50 nodes x 4 shared GPUs
+// (DRAConsumableCapacity: allowMultipleAllocations, 80Gi of capacity
+// `memory` each). Before the groups, B (default 1,200) one-GPU pods and 300
+// one-MIG-device pods are placed (spread by kube's LeastAllocated): the
+// groups meet a fragmented cluster.
 //
 // Groups (N, default 60; sizes 2, 4, 8, 16, 32, 64 in turn; devices per
 // member 1, 2, 4 or 8 from the seed), of four kinds in turn:
@@ -24,7 +26,10 @@
 //           parentIndex 7 (one per MIG node, 100 in all): one pod at a time
 //           the members take whole GPUs until none is left and the rest
 //           fit nowhere (kubernetes#138765 at scale); halves fit them all
-// minCount is the group's size, except every seventh group (half its size).
+//   share   every member takes a share of 10, 20 or 40Gi of one shared GPU
+// Kind and size both rotate (kind (g + g/6) % 6, size g % 6), so 36 groups
+// hold every pair. minCount is the group's size, except every seventh group
+// (half its size).
 //
 // Prints, per mode and size: groups, groups placed, mean and max time, mean
 // and max search steps. Target: 64-member groups decided in under 100 ms.
@@ -96,6 +101,40 @@ api::ResourceClaimTemplate PartitionTemplate(std::string name) {
   return t;
 }
 
+// 50 nodes of 4 GPUs that consumable capacity shares (DRAConsumableCapacity),
+// and their DeviceClass.
+std::string SharedGpuCluster() {
+  std::string text = R"(apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: share.example.com}
+spec:
+  selectors:
+  - cel: {expression: device.driver == "share.example.com"}
+)";
+  for (int n = 0; n < 50; ++n) {
+    text += fmt::format(R"(---
+apiVersion: v1
+kind: Node
+metadata: {{name: sh-{0:03d}, labels: {{kubernetes.io/hostname: sh-{0:03d}}}}}
+status: {{allocatable: {{cpu: "64", memory: 512Gi, pods: "110"}}}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: sh-{0:03d}-gpus}}
+spec:
+  driver: share.example.com
+  nodeName: sh-{0:03d}
+  pool: {{name: sh-{0:03d}, generation: 1, resourceSliceCount: 1}}
+  devices:
+)",
+                        n);
+    for (int d = 0; d < 4; ++d) {
+      text += fmt::format("  - {{name: gpu-{}, allowMultipleAllocations: true, capacity: {{memory: {{value: 80Gi}}}}}}\n", d);
+    }
+  }
+  return text;
+}
+
 api::Pod Pod(std::string name, int64_t created, const std::string& tmpl, const std::string& group) {
   api::Pod p;
   p.metadata.namespace_ = "default";
@@ -128,7 +167,8 @@ sched::Snapshot Build(int64_t groups, uint64_t seed, int64_t background, std::ve
   sched::MigClusterShape mig;
   mig.nodes = 100;
   mig.gpus_per_node = 8;
-  std::string text = Must(sched::GenerateCluster(gpus), "cluster") + "---\n" + Must(sched::GenerateMigCluster(mig), "mig");
+  std::string text = Must(sched::GenerateCluster(gpus), "cluster") + "---\n" + Must(sched::GenerateMigCluster(mig), "mig") +
+                     "---\n" + SharedGpuCluster();
   manifest::LoadResult loaded;
   manifest::Loader({}).LoadText(text, "generated.yaml", &loaded);
   if (loaded.error_count() > 0) Fail("generated input does not load: " + loaded.messages[0].ToString());
@@ -139,6 +179,7 @@ sched::Snapshot Build(int64_t groups, uint64_t seed, int64_t background, std::ve
   }
   api::FeatureGates gates = api::FeatureGates::Defaults();
   if (!gates.Set(api::Gate::kGenericWorkload, true).ok()) Fail("GenericWorkload");
+  if (!gates.Set(api::Gate::kDRAConsumableCapacity, true).ok()) Fail("DRAConsumableCapacity");
   sched::Snapshot s = sched::NewSnapshot(objects, gates);
   s.templates.push_back(Template("any-1", "gpu.example.com", 1, ""));
   s.templates.push_back(Template("mig-1g", "mig.nvidia.com", 1,
@@ -148,7 +189,7 @@ sched::Snapshot Build(int64_t groups, uint64_t seed, int64_t background, std::ve
   for (int64_t i = 0; i < 300; ++i) s.pods.push_back(Pod(fmt::format("bg-mig-{:03d}", i), t++, "mig-1g", ""));
   const int64_t sizes[] = {2, 4, 8, 16, 32, 64};
   const int64_t devices[] = {1, 1, 2, 2, 4, 8};
-  const char* kinds[] = {"any", "model", "leader", "mig", "partition"};
+  const char* kinds[] = {"any", "model", "leader", "mig", "partition", "share"};
   const char* profiles[] = {"1g.5gb", "2g.10gb", "3g.20gb"};
   uint64_t x = seed;
   auto next = [&x] {  // splitmix64: the same numbers on every platform
@@ -160,7 +201,7 @@ sched::Snapshot Build(int64_t groups, uint64_t seed, int64_t background, std::ve
   };
   for (int64_t g = 0; g < groups; ++g) {
     Group group{.name = fmt::format("g{:03d}", g),
-                .kind = kinds[g % 5],
+                .kind = kinds[(g + g / 6) % 6],
                 .size = sizes[g % 6],
                 .devices = devices[next() % 6]};
     const std::string model = kModels[next() % kModels.size()];
@@ -177,6 +218,13 @@ sched::Snapshot Build(int64_t groups, uint64_t seed, int64_t background, std::ve
     } else if (group.kind == "partition") {
       group.devices = 1;
       s.templates.push_back(PartitionTemplate(member_tmpl));
+    } else if (group.kind == "share") {
+      group.devices = 1;
+      api::ResourceClaimTemplate share = Template(member_tmpl, "share.example.com", 1, "");
+      const char* amounts[] = {"10Gi", "20Gi", "40Gi"};
+      share.spec.spec.devices.requests[0].exactly->capacity =
+          api::CapacityRequirements{.requests = {{"memory", *api::Quantity::Parse(amounts[next() % 3])}}};
+      s.templates.push_back(share);
     } else {
       group.devices = 1;
       s.templates.push_back(

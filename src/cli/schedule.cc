@@ -103,6 +103,7 @@ void PrintTable(const sched::ScheduleResult& result) {
   // One line per pod group tried: how many members, and why not.
   for (const sched::GroupOutcome& g : result.groups) {
     std::string how = g.searched ? fmt::format("; gang search: {} steps", g.steps) : "";
+    if (!g.placement.empty()) how += fmt::format("; topology domain {} of {}", g.placement, g.placements);
     if (g.kind == sched::PodOutcome::Kind::kPlaced) {
       out += fmt::format("pod group {}: {} of {} pending members placed ({} bound before, minCount {}{})\n", g.group,
                          g.placed, g.members, g.scheduled_before, g.min_count, how);

@@ -962,9 +962,13 @@ GroupExplanation ExplainGroup(const GroupOutcome& g, const Snapshot& original, c
     }
     return found;
   };
+  // Topology placements (gang.h): none at all, or none that held the group.
+  const bool no_placement =
+      g.message == "no feasible placements found" ||
+      (g.message.starts_with("0/") && g.message.find(" placements are available") != std::string::npos);
   const bool tried = std::any_of(g.upstream_pass.begin(), g.upstream_pass.end(),
                                  [](const GroupOutcome::MemberTry& t) { return !t.node.empty(); }) ||
-                     g.message.find("minCount (") == 0;
+                     g.message.find("minCount (") == 0 || no_placement;
   std::string head = fmt::format("pod group {} (minCount {}, {} pending, {} bound before): ", g.group, g.min_count,
                                  g.members, g.scheduled_before);
   if (g.kind == PodOutcome::Kind::kPlaced) {
@@ -975,7 +979,10 @@ GroupExplanation ExplainGroup(const GroupOutcome& g, const Snapshot& original, c
   if (!tried) return x;
   std::vector<std::string> pass;
   for (const GroupOutcome::MemberTry& t : g.upstream_pass) pass.push_back(TryText(t));
-  x.text.push_back(fmt::format("  one pod at a time, as kube-scheduler (then undone): {}", fmt::join(pass, "; ")));
+  if (g.message != "no feasible placements found") {
+    x.text.push_back(fmt::format("  one pod at a time, as kube-scheduler (then undone{}): {}",
+                                 g.placements > 1 ? ", in the first topology placement" : "", fmt::join(pass, "; ")));
+  }
   if (options.gang.mode == GangMode::kUpstream) {
     x.search_run = true;
     std::optional<GroupOutcome> searched = run(original, &x.search_placement, nullptr);
@@ -983,7 +990,9 @@ GroupExplanation ExplainGroup(const GroupOutcome& g, const Snapshot& original, c
     if (x.search_places) {
       std::vector<std::string> parts;
       for (const GroupOutcome::MemberTry& t : x.search_placement) parts.push_back(TryText(t));
-      x.text.push_back(fmt::format("  with --gang search the group is placed: {}", fmt::join(parts, "; ")));
+      x.text.push_back(fmt::format("  with --gang search the group is placed{}: {}",
+                                   searched->placement.empty() ? "" : " in topology domain " + searched->placement,
+                                   fmt::join(parts, "; ")));
       return x;
     }
     x.search_placement.clear();

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "alloc/constraints.h"
 #include "api/features.h"
 #include "sched/pod_claims.h"
 #include "sched/scheduler.h"
@@ -26,6 +27,140 @@ std::string PreemptionPolicy(const api::Pod& pod) {
 }
 
 }  // namespace
+
+namespace {
+
+// A device attribute's value as a domain name: scalars only (a list is no
+// domain).
+std::optional<std::string> DomainOf(const api::DeviceAttribute& a) {
+  if (const int64_t* v = a.int_value()) return std::to_string(*v);
+  if (const bool* v = a.bool_value()) return *v ? "true" : "false";
+  if (const api::InternedString* v = a.string_value()) return std::string(v->view());
+  if (const api::InternedString* v = a.version_value()) return std::string(v->view());
+  return std::nullopt;
+}
+
+// The group's members bound to a node (PodGroupState.ScheduledPods).
+std::vector<size_t> ScheduledMembers(const Snapshot& snapshot, const GroupEntity& entity) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < snapshot.pods.size(); ++i) {
+    const api::Pod& pod = snapshot.pods[i];
+    if (pod.metadata.namespace_ != entity.group_namespace || Finished(pod) || pod.spec.node_name.empty()) continue;
+    std::optional<std::string> group = PodGroupName(pod);
+    if (group && *group == entity.group_name) out.push_back(i);
+  }
+  return out;
+}
+
+// The domains already taken by scheduled members (getScheduledPodsTopologyDomain):
+// at most one, or upstream's error text.
+struct Pinned {
+  std::optional<std::string> domain;
+  std::optional<std::string> error;
+};
+Pinned PinnedDomain(const Snapshot& snapshot, const GroupEntity& entity, const std::string& key, bool devices) {
+  Pinned pinned;
+  auto take = [&](const std::string& domain) {
+    if (pinned.domain && *pinned.domain != domain) {
+      pinned.error = fmt::format("more than 1 domain found for pod group: {}, {}", *pinned.domain, domain);
+    }
+    if (!pinned.domain) pinned.domain = domain;
+  };
+  for (size_t pod_idx : ScheduledMembers(snapshot, entity)) {
+    const api::Pod& pod = snapshot.pods[pod_idx];
+    if (!devices) {
+      const api::Node* node = nullptr;
+      for (const api::Node& n : snapshot.nodes) {
+        if (n.metadata.name == pod.spec.node_name) node = &n;
+      }
+      if (node == nullptr) {
+        pinned.error = fmt::format("getting node for pod {}/{}: nodeinfo not found for node name \"{}\"",
+                                   pod.metadata.namespace_, pod.metadata.name, pod.spec.node_name);
+      } else if (const std::string* domain = node->metadata.labels.find(key); domain == nullptr) {
+        pinned.error = fmt::format("no topology domain found for pod {}/{}", pod.metadata.namespace_, pod.metadata.name);
+      } else {
+        take(*domain);
+      }
+    } else {
+      // The values of the devices the member's claims hold.
+      StatusOr<std::vector<PodClaimRef>> refs = ResolvePodClaims(snapshot, pod);
+      if (!refs.ok()) continue;
+      for (const PodClaimRef& ref : *refs) {
+        const api::ResourceClaim& claim = snapshot.claims[ref.claim];
+        if (!claim.status.allocation) continue;
+        for (const api::DeviceRequestAllocationResult& r : claim.status.allocation->devices.results) {
+          for (const api::ResourceSlice& slice : snapshot.slices) {
+            if (slice.spec.driver != r.driver || slice.spec.pool.name != r.pool) continue;
+            for (const api::Device& d : slice.spec.devices) {
+              if (d.name != r.device) continue;
+              const api::DeviceAttribute* a = alloc::LookupAttribute(d, slice.spec.driver, key);
+              if (std::optional<std::string> domain = a != nullptr ? DomainOf(*a) : std::nullopt) take(*domain);
+            }
+          }
+        }
+      }
+    }
+    if (pinned.error) break;
+  }
+  if (pinned.error) pinned.error = "cannot determine domain for already scheduled pods: " + *pinned.error;
+  return pinned;
+}
+
+}  // namespace
+
+GroupPlacements GeneratePlacements(const Snapshot& snapshot, const GroupEntity& entity, bool devices) {
+  GroupPlacements out;
+  const api::PodGroup* group = entity.group ? &snapshot.pod_groups[*entity.group] : nullptr;
+  const std::optional<api::PodGroupSchedulingConstraints>& constraints =
+      group != nullptr ? group->spec.scheduling_constraints : std::nullopt;
+  if (!constraints || constraints->topology.empty()) {
+    GroupPlacement all;
+    for (size_t i = 0; i < snapshot.nodes.size(); ++i) all.nodes.push_back(i);
+    out.placements.push_back(std::move(all));
+    return out;
+  }
+  const std::string& key = constraints->topology.front().key;
+  bool on_nodes = false;
+  for (const api::Node& n : snapshot.nodes) on_nodes = on_nodes || n.metadata.labels.find(key) != nullptr;
+  out.by_devices = devices && !on_nodes;
+  const Pinned pinned = PinnedDomain(snapshot, entity, key, out.by_devices);
+  if (pinned.error) {
+    out.error = true;
+    out.message = *pinned.error;
+    return out;
+  }
+  std::map<std::string, GroupPlacement> by_name;
+  if (!out.by_devices) {
+    for (size_t i = 0; i < snapshot.nodes.size(); ++i) {
+      const std::string* domain = snapshot.nodes[i].metadata.labels.find(key);
+      if (domain == nullptr || (pinned.domain && *pinned.domain != *domain)) continue;
+      GroupPlacement& p = by_name[*domain];
+      p.name = *domain;
+      p.nodes.push_back(i);
+    }
+  } else {
+    // Every value, then each placement keeps out the devices of the others.
+    std::vector<std::pair<DeviceKey, std::string>> valued;
+    for (const api::ResourceSlice& slice : snapshot.slices) {
+      for (const api::Device& d : slice.spec.devices) {
+        const api::DeviceAttribute* a = alloc::LookupAttribute(d, slice.spec.driver, key);
+        std::optional<std::string> domain = a != nullptr ? DomainOf(*a) : std::nullopt;
+        if (!domain) continue;
+        valued.emplace_back(DeviceKey{slice.spec.driver, slice.spec.pool.name, d.name}, *domain);
+        if (!pinned.domain || *pinned.domain == *domain) by_name[*domain].name = *domain;
+      }
+    }
+    for (auto& [name, p] : by_name) {
+      for (size_t i = 0; i < snapshot.nodes.size(); ++i) p.nodes.push_back(i);
+      for (const auto& [device, domain] : valued) {
+        if (domain != name) p.excluded.push_back(device);
+      }
+    }
+  }
+  for (auto& [name, p] : by_name) out.placements.push_back(std::move(p));
+  if (out.placements.empty()) out.message = "no feasible placements found";
+  return out;
+}
 
 std::vector<GroupEntity> GroupQueue(const Snapshot& snapshot, std::span<const size_t> queue) {
   std::vector<GroupEntity> out;

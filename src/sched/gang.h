@@ -60,6 +60,38 @@ std::optional<std::string> GroupPreEnqueue(const Snapshot& snapshot, const Group
 // preemptionPolicy; nullopt when they agree.
 std::optional<std::string> ValidateGroupPods(const Snapshot& snapshot, const GroupEntity& entity);
 
+// Placements (TopologyAwareWorkloadScheduling, KEP-5732; README.md §2.4):
+// where kube-scheduler 1.37.2 tries a pod group, each in turn. Without a
+// topology constraint one placement of every node; with
+// schedulingConstraints.topology[0].key, one per value of that node label
+// (nodes without it are in none), only the value of the group's scheduled
+// members' nodes once some are scheduled (TopologyPlacementGenerator).
+// Upstream walks them in map order; dractl by name.
+//
+// dractl's extension (`devices`, for --gang search): a key that no node
+// carries but devices do as an attribute ("gpu.example.com/nvlinkDomain",
+// as matchAttribute names it) makes one placement per value of that
+// attribute, on every node, with the devices whose attribute has another
+// value kept out: the members' devices share the value.
+struct DeviceKey {
+  std::string driver, pool, device;
+};
+struct GroupPlacement {
+  std::string name;            // the domain; "" for the all-nodes placement
+  std::vector<size_t> nodes;   // into snapshot.nodes, rising
+  std::vector<DeviceKey> excluded;  // device domains: the devices of the other values
+};
+struct GroupPlacements {
+  std::vector<GroupPlacement> placements;  // by name
+  bool by_devices = false;                 // the extension above
+  // When there are none: upstream's status, an error ("cannot determine
+  // domain for already scheduled pods: ...") or Unschedulable ("no feasible
+  // placements found").
+  bool error = false;
+  std::string message;
+};
+GroupPlacements GeneratePlacements(const Snapshot& snapshot, const GroupEntity& entity, bool devices);
+
 struct GroupOutcome;  // scheduler.h
 
 // kube-scheduler's PodGroupInitiallyScheduled condition for a group it tried

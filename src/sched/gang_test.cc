@@ -452,5 +452,136 @@ TEST(GroupQueueTest, MembersAreCollectedAtTheFirstMembersPlace) {
   EXPECT_EQ(GroupQueue(s, queue).size(), 5u);
 }
 
+// Topology (TopologyAwareWorkloadScheduling, KEP-5732): expectations worked
+// out by hand from kube-scheduler 1.37.2's TopologyPlacement
+// (topology_placement.go), podGroupSchedulingPlacementAlgorithm and
+// findBestPlacement (schedule_one_podgroup.go), PodGroupPodsCount and
+// NodeResourcesFit's ScorePlacement (MostAllocated, resource_allocation.go).
+class GangTopologyTest : public GangTest {
+ protected:
+  GangTopologyTest() { EXPECT_TRUE(snap_.gates.Set(api::Gate::kTopologyAwareWorkloadScheduling, true).ok()); }
+  void AddRackNode(const std::string& name, const std::string& rack, int gpus, std::string cpu = "8") {
+    AddNode(name, std::move(cpu)).metadata.labels.insert_or_assign("example.com/rack", rack);
+    AddGpus(name, gpus);
+  }
+  api::PodGroup& AddTopologyGroup(const std::string& name, int32_t min_count, const std::string& key) {
+    api::PodGroup& g = AddGroup(name, min_count);
+    g.spec.scheduling_constraints = api::PodGroupSchedulingConstraints{.topology = {{.key = key}}};
+    return g;
+  }
+};
+
+// Racks a (n1, n2) and b (n3, n4), one GPU per node; three members of one
+// GPU each, minCount 3. Placement a (first by name): two members fit, the
+// third fits neither node of the placement ("0/2 nodes"), so minCount (3)
+// cannot be satisfied: 2 scheduled, 0 remaining; the same in b. No
+// placement: upstream's "0/2 placements are available, first placement
+// status: ...". Without the topology constraint they spread over both racks.
+TEST_F(GangTopologyTest, NoRackHoldsTheGroup) {
+  AddRackNode("n1", "a", 1);
+  AddRackNode("n2", "a", 1);
+  AddRackNode("n3", "b", 1);
+  AddRackNode("n4", "b", 1);
+  AddSelectingTemplate("any", "");
+  AddTopologyGroup("train", 3, "example.com/rack");
+  AddMember("m0", "train");
+  AddMember("m1", "train");
+  AddMember("m2", "train");
+  ScheduleResult r = RunGang(GangMode::kUpstream);
+  std::map<std::string, PodOutcome> by = ByPod(r);
+  const std::string group_message =
+      "0/2 placements are available, first placement status: minCount (3) cannot be satisfied: 2 scheduled, 0 "
+      "remaining";
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].kind, PodOutcome::Kind::kUnschedulable);
+  EXPECT_EQ(r.groups[0].message, group_message);
+  EXPECT_EQ(r.groups[0].placements, 2u);
+  EXPECT_EQ(by["default/m0"].message, group_message);
+  EXPECT_EQ(by["default/m1"].message, group_message);
+  EXPECT_EQ(by["default/m2"].message, "0/2 nodes are available: 2 cannot allocate all claims.");
+  for (const api::Pod& p : snap_.pods) EXPECT_TRUE(p.spec.node_name.empty()) << p.metadata.name;
+  // The same group without the constraint: one placement of all four nodes.
+  snap_.pod_groups[0].spec.scheduling_constraints.reset();
+  ScheduleResult spread = RunGang(GangMode::kUpstream);
+  EXPECT_EQ(spread.groups[0].kind, PodOutcome::Kind::kPlaced);
+  EXPECT_EQ(spread.groups[0].placements, 1u);
+}
+
+// Both racks hold the two members; PodGroupPodsCount gives both 100. Fit's
+// placement score, MostAllocated over the sums: rack a (two nodes, 16 cpu,
+// 64Gi) takes 2 cpu and 2 x 200Mi (the non-zero default): cpu 2000*100/16000
+// = 12, memory 400Mi*100/64Gi = 0, (12+0)/2 = 6; rack b (one node, 8 cpu,
+// 32Gi): 25 and 1, 13. Rack b wins although a comes first by name.
+TEST_F(GangTopologyTest, TheFullerRackWins) {
+  AddRackNode("n1", "a", 1);
+  AddRackNode("n2", "a", 1);
+  AddRackNode("n3", "b", 2);
+  AddSelectingTemplate("any", "");
+  AddTopologyGroup("train", 2, "example.com/rack");
+  AddMember("m0", "train");
+  AddMember("m1", "train");
+  ScheduleResult r = RunGang(GangMode::kUpstream);
+  std::map<std::string, PodOutcome> by = ByPod(r);
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].kind, PodOutcome::Kind::kPlaced);
+  EXPECT_EQ(r.groups[0].placement, "b");
+  EXPECT_EQ(by["default/m0"].node, "n3");
+  EXPECT_EQ(by["default/m1"].node, "n3");
+}
+
+// Members already bound in racks a and b: TopologyPlacement's error, the
+// group's pending member fails with it (kError, no placement tried).
+TEST_F(GangTopologyTest, ScheduledMembersInTwoRacksAreAnError) {
+  AddRackNode("n1", "a", 1);
+  AddRackNode("n3", "b", 1);
+  AddSelectingTemplate("any", "");
+  AddTopologyGroup("train", 3, "example.com/rack");
+  for (const auto& [name, node] : {std::pair{"m0", "n1"}, std::pair{"m1", "n3"}}) {
+    api::Pod& p = AddPod(name);
+    p.spec.extra.insert_or_assign("schedulingGroup", R"({"podGroupName":"train"})");
+    p.spec.node_name = node;
+  }
+  AddMember("m2", "train");
+  ScheduleResult r = RunGang(GangMode::kUpstream);
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].kind, PodOutcome::Kind::kError);
+  EXPECT_EQ(r.groups[0].message,
+            "cannot determine domain for already scheduled pods: more than 1 domain found for pod group: a, b");
+  EXPECT_EQ(ByPod(r)["default/m2"].kind, PodOutcome::Kind::kError);
+}
+
+// dractl's extension for --gang search: a key no node carries but devices
+// do. One node, clique x = {gpu-0}, y = {gpu-1, gpu-2}. Upstream has no
+// placement at all ("no feasible placements found"); the search tries x
+// (one member fits) and y (both), and places both members in y.
+TEST_F(GangTopologyTest, SearchKeepsTheMembersInOneDeviceClique) {
+  AddNode("n1");
+  AddGpus("n1", 3);
+  const char* cliques[] = {"x", "y", "y"};
+  for (size_t i = 0; i < 3; ++i) {
+    snap_.slices.back().spec.devices[i].attributes.insert_or_assign("clique",
+                                                                    api::DeviceAttribute::String(cliques[i]));
+  }
+  AddSelectingTemplate("any", "");
+  AddTopologyGroup("train", 2, "gpu.example.com/clique");
+  AddMember("m0", "train");
+  AddMember("m1", "train");
+  ScheduleResult upstream = RunGang(GangMode::kUpstream);
+  ASSERT_EQ(upstream.groups.size(), 1u);
+  EXPECT_EQ(upstream.groups[0].kind, PodOutcome::Kind::kUnschedulable);
+  EXPECT_EQ(upstream.groups[0].message, "no feasible placements found");
+  EXPECT_EQ(ByPod(upstream)["default/m0"].message, "no feasible placements found");
+
+  ScheduleResult search = RunGang(GangMode::kSearch);
+  std::map<std::string, PodOutcome> by = ByPod(search);
+  ASSERT_EQ(search.groups.size(), 1u);
+  EXPECT_EQ(search.groups[0].kind, PodOutcome::Kind::kPlaced);
+  EXPECT_EQ(search.groups[0].placement, "y");
+  EXPECT_EQ(search.groups[0].placements, 2u);
+  std::vector<std::string> devices = {Device(by["default/m0"]), Device(by["default/m1"])};
+  std::sort(devices.begin(), devices.end());
+  EXPECT_EQ(devices, (std::vector<std::string>{"gpu-1", "gpu-2"}));
+}
+
 }  // namespace
 }  // namespace dra::sched

@@ -311,6 +311,36 @@ class Scheduler {
   void Search(GangSearch& gs, size_t i, size_t placed);
   bool RunSearch(const GroupEntity& entity, size_t min_count, size_t scheduled, std::vector<PodOutcome>* outs,
                  GroupOutcome* group);
+  // How a pass over a group's members ended.
+  struct GroupPass {
+    PodOutcome::Kind kind = PodOutcome::Kind::kUnschedulable;
+    std::string message;
+    size_t tried = 0;  // members tried, in order
+  };
+  // kube-scheduler's podGroupSchedulingDefaultAlgorithm: the members in
+  // order, each placed (undoably) before the next is tried; they stay.
+  GroupPass DefaultAlgorithm(const GroupEntity& entity, size_t min_count, size_t scheduled_before,
+                             std::vector<PodOutcome>& outs);
+  // podGroupSchedulingPlacementAlgorithm (TopologyAwareWorkloadScheduling):
+  // DefaultAlgorithm in each placement, undone, then again in the best one.
+  GroupPass PlacementAlgorithm(const GroupEntity& entity, const GroupPlacements& placements, size_t min_count,
+                               size_t scheduled_before, std::vector<PodOutcome>& outs, GroupOutcome* group);
+  // The search of GangMode::kSearch in each placement; the best one placed.
+  bool SearchPlacements(const GroupEntity& entity, const GroupPlacements& placements, size_t min_count,
+                        size_t scheduled_before, std::vector<PodOutcome>* outs, GroupOutcome* group);
+  // Filter sees only the placement's nodes (view_), and its excluded
+  // devices are kept out of the allocator's searches, until LeavePlacement.
+  void EnterPlacement(const GroupPlacement& placement);
+  void LeavePlacement(const GroupPlacement& placement);
+  // PodGroupPodsCount's raw score and NodeResourcesFit's ScorePlacement
+  // (MostAllocated over cpu and memory, summed over the placement's nodes,
+  // the members `outs` placed counted with the nodes' pods).
+  int64_t PlacementFitScore(const GroupPlacement& placement, const GroupEntity& entity,
+                            const std::vector<PodOutcome>& outs) const;
+  // The nodes Filter walks: view_ when set (a placement), else all.
+  std::vector<size_t> view_;
+  size_t NumNodes() const { return view_.empty() ? s_.nodes.size() : view_.size(); }
+  size_t NodeAt(size_t k) const { return view_.empty() ? k : view_[k]; }
 
   // PreEnqueue: why the pod is not tried at all, or nullopt. Out of line: in
   // Run, with the pod-group check, GCC 12 compiled Run's per-node loop worse
@@ -640,7 +670,7 @@ std::optional<PodOutcome> Scheduler::PreFilter(Cycle& c) {
   }
   c.refs = std::move(*refs);
 
-  const size_t num_nodes = s_.nodes.size();
+  const size_t num_nodes = NumNodes();
   for (const PodClaimRef& ref : c.refs) {
     const api::ResourceClaim* claim = &s_.claims[ref.claim];
     if (!claim->status.allocation) RememberTemplate(pod, ref.claim);
@@ -699,7 +729,7 @@ std::optional<PodOutcome> Scheduler::Classify(Cycle& c) {
   c.pod_class = comparable ? &ClassOf(c.pod_idx, c.requests, c.signature) : nullptr;
   if (c.pod_class != nullptr && c.pod_class->failed) {
     return Fail(std::move(c.out), PodOutcome::Kind::kUnschedulable,
-                fmt::format("0/{} nodes are available.", s_.nodes.size()));
+                fmt::format("0/{} nodes are available.", NumNodes()));
   }
   return std::nullopt;
 }
@@ -707,7 +737,7 @@ std::optional<PodOutcome> Scheduler::Classify(Cycle& c) {
 // Filter: the nodes that fit, into c.feasible.
 std::optional<PodOutcome> Scheduler::Filter(Cycle& c) {
   const api::Pod& pod = *c.pod;
-  const size_t num_nodes = s_.nodes.size();
+  const size_t num_nodes = NumNodes();
   // Locals, not reads through `c` after every call, in the loop.
   const Resources& requests = c.requests;
   const std::span<const api::ResourceClaim* const> all_claims = c.all_claims;
@@ -716,6 +746,7 @@ std::optional<PodOutcome> Scheduler::Filter(Cycle& c) {
   const bool extended = c.extended;
   const bool stale_extended_claim = c.stale_extended_claim;
   const uint32_t signature = c.signature;
+  // (No pod classes in a group cycle, so none while a placement's view_ is set.)
   std::vector<uint64_t>* known_rejected =
       c.pod_class != nullptr && !c.pod_class->rejected.empty() ? &c.pod_class->rejected : nullptr;
   const bool record_rejected = options_.unschedulable_texts;
@@ -732,9 +763,12 @@ std::optional<PodOutcome> Scheduler::Filter(Cycle& c) {
   // ~20 instructions even when it returns at once, on every node.
   const bool has_node_name = !pod.spec.node_name.empty();
   const bool has_node_affinity = HasNodeAffinity(pod);
+  // A placement's nodes (a local: the loop's calls could change a member).
+  const size_t* const view = view_.empty() ? nullptr : view_.data();
   size_t processed = 0;
   for (; processed < num_nodes && feasible.size() < want_feasible; ++processed) {
-    const size_t node_idx = (start_node + processed) % num_nodes;
+    const size_t k = (start_node + processed) % num_nodes;
+    const size_t node_idx = view == nullptr ? k : view[k];
     if (known_rejected != nullptr) {
       // Nodes that turned this pod's class down: passed over, as processed.
       const size_t skip = std::min(OnesFrom(*known_rejected, node_idx), num_nodes - processed);
@@ -878,7 +912,7 @@ Status Scheduler::FilterDra(size_t node_idx, const std::vector<const api::Resour
 // No node fit (texts on): why not, per node, in kube-scheduler's words.
 PodOutcome Scheduler::Unschedulable(Cycle& c) {
   const api::Pod& pod = *c.pod;
-  const size_t num_nodes = s_.nodes.size();
+  const size_t num_nodes = NumNodes();
   const alloc::Allocator& allocator = *allocator_;
   PodOutcome& out = c.out;
   // Why not, per node, in node order (the search may have started anywhere).
@@ -1279,7 +1313,7 @@ std::vector<Scheduler::Choice> Scheduler::Choices(size_t pod_idx, size_t min_nod
   all_nodes_ = true;
   std::optional<PodOutcome> end = Filter(c);
   all_nodes_ = false;
-  *steps += s_.nodes.size();
+  *steps += NumNodes();
   if (end || c.feasible.empty()) return {};
   ScoreAndSelect(c);
   // Upstream's node first, then by score (highest first) and name.
@@ -1554,6 +1588,191 @@ bool Scheduler::RunSearch(const GroupEntity& entity, size_t min_count, size_t sc
   return true;
 }
 
+Scheduler::GroupPass Scheduler::DefaultAlgorithm(const GroupEntity& entity, size_t min_count,
+                                                 size_t scheduled_before, std::vector<PodOutcome>& outs) {
+  const size_t n = entity.pods.size();
+  GroupPass pass;
+  size_t remaining = n, scheduled = scheduled_before;
+  for (size_t i = 0; i < n; ++i) {
+    outs[i] = RunCycle(entity.pods[i], nullptr);
+    pass.tried = i + 1;
+    if (outs[i].kind == PodOutcome::Kind::kError) {
+      pass.kind = PodOutcome::Kind::kError;
+      pass.message = "failed to schedule other pod from a pod group: " + outs[i].message;
+      break;
+    }
+    --remaining;
+    if (outs[i].kind == PodOutcome::Kind::kPlaced) ++scheduled;
+    if (remaining + scheduled < min_count) {
+      pass.kind = PodOutcome::Kind::kUnschedulable;
+      pass.message = MinCountCannotBeSatisfied(min_count, scheduled, remaining);
+      break;
+    }
+    if (scheduled < min_count) {
+      pass.kind = PodOutcome::Kind::kUnschedulable;  // "Wait" ends as Unschedulable
+      pass.message = MinCountNotYetSatisfied(min_count, scheduled, remaining);
+    } else {
+      pass.kind = PodOutcome::Kind::kPlaced;
+      pass.message.clear();
+    }
+  }
+  // Members the cycle did not reach get the group's status.
+  for (size_t i = pass.tried; i < n; ++i) {
+    outs[i].kind = pass.kind;
+    outs[i].message = pass.message;
+  }
+  return pass;
+}
+
+void Scheduler::EnterPlacement(const GroupPlacement& placement) {
+  if (placement.nodes.size() != s_.nodes.size()) view_ = placement.nodes;
+  if (placement.excluded.empty()) return;
+  changed_nodes_.clear();
+  for (const DeviceKey& d : placement.excluded) allocator_->SetExcluded(d.driver, d.pool, d.device, true, &changed_nodes_);
+  ForgetVerdicts();
+}
+
+void Scheduler::LeavePlacement(const GroupPlacement& placement) {
+  view_.clear();
+  if (placement.excluded.empty()) return;
+  changed_nodes_.clear();
+  for (const DeviceKey& d : placement.excluded) allocator_->SetExcluded(d.driver, d.pool, d.device, false, &changed_nodes_);
+  ForgetVerdicts();
+}
+
+int64_t Scheduler::PlacementFitScore(const GroupPlacement& placement, const GroupEntity& entity,
+                                     const std::vector<PodOutcome>& outs) const {
+  Resources requested, allocatable;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (outs[i].kind == PodOutcome::Kind::kPlaced) requested.Add(PodRequests(s_.pods[entity.pods[i]], true));
+  }
+  for (size_t node : placement.nodes) {
+    requested.Add(usage_[node].non_zero_requested);
+    allocatable.Add(allocatable_[node]);
+  }
+  // mostResourceScorer with weights cpu 1, memory 1.
+  int64_t score = 0, weights = 0;
+  for (auto [req, cap] : {std::pair{requested.milli_cpu, allocatable.milli_cpu},
+                          std::pair{requested.memory, allocatable.memory}}) {
+    if (cap == 0) continue;
+    score += std::min(req, cap) * kMaxNodeScore / cap;
+    ++weights;
+  }
+  return weights == 0 ? 0 : score / weights;
+}
+
+namespace {
+
+// findBestPlacement over the placements that fit: PodGroupPodsCount
+// (scheduled and placed members, normalized to 0-100 by the largest) plus
+// NodeResourcesFit's placement score, weight 1 each; ties (upstream: at
+// random) go to the first by name. Returns the index into `counts`.
+size_t BestPlacement(const std::vector<int64_t>& counts, const std::vector<int64_t>& fit) {
+  const int64_t max_count = std::max<int64_t>(1, *std::max_element(counts.begin(), counts.end()));
+  size_t best = 0;
+  int64_t best_total = -1;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    const int64_t total = counts[i] * kMaxNodeScore / max_count + fit[i];
+    if (total > best_total) {
+      best = i;
+      best_total = total;
+    }
+  }
+  return best;
+}
+
+size_t CountPlaced(const std::vector<PodOutcome>& outs) {
+  return static_cast<size_t>(std::count_if(outs.begin(), outs.end(),
+                                           [](const PodOutcome& o) { return o.kind == PodOutcome::Kind::kPlaced; }));
+}
+
+}  // namespace
+
+Scheduler::GroupPass Scheduler::PlacementAlgorithm(const GroupEntity& entity, const GroupPlacements& placements,
+                                                   size_t min_count, size_t scheduled_before,
+                                                   std::vector<PodOutcome>& outs, GroupOutcome* group) {
+  const size_t mark = Mark();
+  std::optional<GroupPass> first;
+  std::vector<PodOutcome> first_outs;
+  std::vector<size_t> feasible;
+  std::vector<int64_t> counts, fit;
+  for (size_t p = 0; p < placements.placements.size(); ++p) {
+    const GroupPlacement& placement = placements.placements[p];
+    std::vector<PodOutcome> tried = outs;
+    EnterPlacement(placement);
+    GroupPass pass = DefaultAlgorithm(entity, min_count, scheduled_before, tried);
+    UndoTo(mark);
+    LeavePlacement(placement);
+    if (pass.kind == PodOutcome::Kind::kError) {  // an error ends the cycle at once
+      outs = std::move(tried);
+      return pass;
+    }
+    if (pass.kind == PodOutcome::Kind::kPlaced) {
+      feasible.push_back(p);
+      counts.push_back(static_cast<int64_t>(scheduled_before + CountPlaced(tried)));
+      fit.push_back(PlacementFitScore(placement, entity, tried));
+    }
+    if (!first) {
+      first = std::move(pass);
+      first_outs = std::move(tried);
+    }
+  }
+  if (feasible.empty()) {
+    // The first placement's members, with upstream's summary.
+    GroupPass out = *first;
+    out.message = fmt::format("0/{} placements are available, first placement status: {}",
+                              placements.placements.size(), first->message);
+    outs = std::move(first_outs);
+    for (PodOutcome& o : outs) {
+      if (o.kind != PodOutcome::Kind::kPlaced && o.message == first->message) o.message = out.message;
+    }
+    return out;
+  }
+  const GroupPlacement& best = placements.placements[feasible[BestPlacement(counts, fit)]];
+  group->placement = best.name;
+  EnterPlacement(best);
+  GroupPass pass = DefaultAlgorithm(entity, min_count, scheduled_before, outs);
+  LeavePlacement(best);
+  return pass;
+}
+
+bool Scheduler::SearchPlacements(const GroupEntity& entity, const GroupPlacements& placements, size_t min_count,
+                                 size_t scheduled_before, std::vector<PodOutcome>* outs, GroupOutcome* group) {
+  const std::string message = group->message;
+  uint64_t steps = 0;
+  std::vector<size_t> feasible;
+  std::vector<int64_t> counts, fit;
+  for (size_t p = 0; p < placements.placements.size(); ++p) {
+    const GroupPlacement& placement = placements.placements[p];
+    std::vector<PodOutcome> searched = *outs;
+    const size_t mark = Mark();
+    EnterPlacement(placement);
+    const bool found = RunSearch(entity, min_count, scheduled_before, &searched, group);
+    UndoTo(mark);
+    LeavePlacement(placement);
+    steps += group->steps;
+    if (!found) continue;
+    feasible.push_back(p);
+    counts.push_back(static_cast<int64_t>(scheduled_before + CountPlaced(searched)));
+    fit.push_back(PlacementFitScore(placement, entity, searched));
+  }
+  if (feasible.empty()) {
+    group->steps = steps;
+    group->message = message + fmt::format("; gang search: no placement of minCount members in any of the {} "
+                                           "placements ({} steps)",
+                                           placements.placements.size(), steps);
+    return false;
+  }
+  group->message = message;
+  const GroupPlacement& best = placements.placements[feasible[BestPlacement(counts, fit)]];
+  group->placement = best.name;
+  EnterPlacement(best);
+  const bool found = RunSearch(entity, min_count, scheduled_before, outs, group);
+  LeavePlacement(best);
+  group->steps += steps;
+  return found;
+}
+
 std::vector<PodOutcome> Scheduler::RunGroup(const GroupEntity& entity, GroupOutcome* group, bool* reported,
                                             bool* stop) {
   *reported = false;
@@ -1596,42 +1815,26 @@ std::vector<PodOutcome> Scheduler::RunGroup(const GroupEntity& entity, GroupOutc
     return all(PodOutcome::Kind::kUnschedulable, MinCountCannotBeSatisfied(min_count, scheduled_before, n));
   }
 
-  // kube-scheduler's podGroupSchedulingDefaultAlgorithm: members in order,
-  // each assumed (here: bound, undoably) before the next is tried.
+  // TopologyAwareWorkloadScheduling: the group is tried in each placement.
+  std::optional<GroupPlacements> placements;
+  if (s_.gates.enabled(api::Gate::kTopologyAwareWorkloadScheduling)) {
+    placements = GeneratePlacements(s_, entity, options_.gang.mode == GangMode::kSearch);
+    group->placements = placements->placements.size();
+    if (placements->placements.empty()) {
+      for (const PodOutcome& out : outs) group->upstream_pass.push_back({.pod = out.pod, .node = {}, .devices = {}});
+      return all(placements->error ? PodOutcome::Kind::kError : PodOutcome::Kind::kUnschedulable,
+                 placements->message);
+    }
+  }
+
   logging_ = true;
   in_group_ = true;
   const size_t mark = Mark();
-  size_t remaining = n, scheduled = scheduled_before, tried = 0;
-  PodOutcome::Kind kind = PodOutcome::Kind::kUnschedulable;
-  std::string message;
-  for (size_t i = 0; i < n; ++i) {
-    outs[i] = RunCycle(entity.pods[i], nullptr);
-    tried = i + 1;
-    if (outs[i].kind == PodOutcome::Kind::kError) {
-      kind = PodOutcome::Kind::kError;
-      message = "failed to schedule other pod from a pod group: " + outs[i].message;
-      break;
-    }
-    --remaining;
-    if (outs[i].kind == PodOutcome::Kind::kPlaced) ++scheduled;
-    if (remaining + scheduled < min_count) {
-      kind = PodOutcome::Kind::kUnschedulable;
-      message = MinCountCannotBeSatisfied(min_count, scheduled, remaining);
-      break;
-    }
-    if (scheduled < min_count) {
-      kind = PodOutcome::Kind::kUnschedulable;  // "Wait" ends as Unschedulable
-      message = MinCountNotYetSatisfied(min_count, scheduled, remaining);
-    } else {
-      kind = PodOutcome::Kind::kPlaced;
-      message.clear();
-    }
-  }
-  // Members the cycle did not reach get the group's status.
-  for (size_t i = tried; i < n; ++i) {
-    outs[i].kind = kind;
-    outs[i].message = message;
-  }
+  const GroupPass pass = placements ? PlacementAlgorithm(entity, *placements, min_count, scheduled_before, outs, group)
+                                    : DefaultAlgorithm(entity, min_count, scheduled_before, outs);
+  const PodOutcome::Kind kind = pass.kind;
+  const std::string& message = pass.message;
+  const size_t tried = pass.tried;
   group->kind = kind;
   group->message = message;
   for (const PodOutcome& out : outs) {
@@ -1662,7 +1865,8 @@ std::vector<PodOutcome> Scheduler::RunGroup(const GroupEntity& entity, GroupOutc
     UndoTo(mark);
     if (kind == PodOutcome::Kind::kUnschedulable && options_.gang.mode == GangMode::kSearch) {
       std::vector<PodOutcome> searched = outs;
-      if (RunSearch(entity, min_count, scheduled_before, &searched, group)) {
+      if (placements ? SearchPlacements(entity, *placements, min_count, scheduled_before, &searched, group)
+                     : RunSearch(entity, min_count, scheduled_before, &searched, group)) {
         outs = std::move(searched);
         group->kind = PodOutcome::Kind::kPlaced;
         group->message.clear();

@@ -203,6 +203,11 @@ struct GroupOutcome {
   size_t placed = 0;            // of them placed now
   bool searched = false;        // kSearch ran its search (kUpstream failed)
   uint64_t steps = 0;           // the search's steps
+  // TopologyAwareWorkloadScheduling (gang.h GeneratePlacements): how many
+  // placements were tried, and the domain the group was placed in ("" for
+  // the all-nodes placement, or when it was not placed).
+  size_t placements = 0;
+  std::string placement{};
   // kube-scheduler's pass over the members, in order, as it went before a
   // failed group was undone: where each member fit, with its devices
   // ("driver/pool/device"); node "" where it fit nowhere (or was not tried).

@@ -112,5 +112,30 @@ TEST(GangCliTest, ExplainGivesTheGroupsNearestMiss) {
   EXPECT_TRUE(Contains(j.output, "\"searchPlaces\": false")) << j.output;
 }
 
+// A topology key that names a device attribute (tests/sched/gang/clique.yaml,
+// worked out in its header): upstream has no placement, the search keeps
+// both members in domain nvl-b; explain says so.
+TEST(GangCliTest, TopologyByDeviceAttribute) {
+  const std::string gates = " --feature-gates GenericWorkload=true,TopologyAwareWorkloadScheduling=true";
+  const std::string file = " -f " + ShellQuote(kData + "/clique.yaml");
+  CommandResult v = RunCommand(kBin + " validate" + gates + file);
+  EXPECT_EQ(v.exit_code, 0) << v.output;
+  EXPECT_TRUE(Contains(v.output, "0 errors, 0 warnings")) << v.output;
+  CommandResult up = RunCommand(kBin + " schedule" + gates + " --gang upstream" + file);
+  ASSERT_EQ(up.exit_code, 0) << up.output;
+  EXPECT_TRUE(Contains(up.output, "default/w-0  <pending>  no feasible placements found\n")) << up.output;
+  EXPECT_TRUE(Contains(up.output, "pod group default/pair: not placed: no feasible placements found\n")) << up.output;
+  CommandResult search = RunCommand(kBin + " schedule" + gates + " --gang search" + file);
+  ASSERT_EQ(search.exit_code, 0) << search.output;
+  EXPECT_TRUE(Contains(search.output, "default/w-0  n1    gpu: gpu.example.com/n1/gpu-1\n")) << search.output;
+  EXPECT_TRUE(Contains(search.output, "default/w-1  n1    gpu: gpu.example.com/n1/gpu-2\n")) << search.output;
+  EXPECT_TRUE(Contains(search.output, "; topology domain nvl-b of 2)\n")) << search.output;
+  CommandResult explain = RunCommand(kBin + " explain" + gates + " --gang upstream --all-pending" + file);
+  EXPECT_TRUE(Contains(explain.output, "  with --gang search the group is placed in topology domain nvl-b: default/w-0 "
+                                       "on n1 (gpu.example.com/n1/gpu-1); default/w-1 on n1 "
+                                       "(gpu.example.com/n1/gpu-2)\n"))
+      << explain.output;
+}
+
 }  // namespace
 }  // namespace dra::testing
