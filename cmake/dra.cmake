@@ -1,10 +1,25 @@
-# dra_add_library(NAME SRCS a.cc b.cc DEPS other libs)
-# Creates static library dra_NAME with include root src/ and the given deps.
+# dra_add_library(NAME [FOLDER path] [HEADERS path...] SRCS a.cc b.cc DEPS other libs)
+# Creates static library dra_NAME. It sees the headers of its own folder
+# (src/FOLDER, default src/NAME, included as "FOLDER/x.h"), of the libraries
+# it links and of the generated folder, nothing else: its include root is a
+# folder of the build tree, include/NAME, holding a symbolic link FOLDER ->
+# src/FOLDER (and one per extra header of HEADERS, paths under src/), and
+# linking a library is what puts another folder on the path. An include of a
+# folder the target does not link does not compile; scripts/check-layers
+# checks the floors between the folders that do link.
 function(dra_add_library name)
-  cmake_parse_arguments(ARG "" "" "SRCS;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "FOLDER" "SRCS;DEPS;HEADERS" ${ARGN})
+  if(NOT ARG_FOLDER)
+    set(ARG_FOLDER ${name})
+  endif()
+  set(root ${CMAKE_BINARY_DIR}/include/${name})
+  foreach(path ${ARG_FOLDER} ${ARG_HEADERS})
+    get_filename_component(parent ${root}/${path} DIRECTORY)
+    file(MAKE_DIRECTORY ${parent})
+    file(CREATE_LINK ${PROJECT_SOURCE_DIR}/src/${path} ${root}/${path} SYMBOLIC)
+  endforeach()
   add_library(dra_${name} STATIC ${ARG_SRCS})
-  target_include_directories(dra_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src
-                                                ${CMAKE_BINARY_DIR}/generated)
+  target_include_directories(dra_${name} PUBLIC ${root} ${CMAKE_BINARY_DIR}/generated)
   target_link_libraries(dra_${name} PUBLIC ${ARG_DEPS})
 endfunction()
 
