@@ -12,6 +12,7 @@
 #include <cstring>
 #include <ctime>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "base/version.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/simulate_print.h"
 #include "fmt/format.h"
 #include "sim/expected.h"
 #include "sim/openb.h"
@@ -136,57 +138,71 @@ const std::vector<sim::PublishedRun>* PublishedFor(const std::optional<sim::Publ
 }
 
 
-std::string JsonFor(const std::string& trace, sim::Policy policy, const std::vector<RunOutcome>& runs,
-                    const std::vector<sim::PublishedRun>* published) {
-  std::string s = fmt::format("{{\"trace\": \"{}\", \"policy\": \"{}\", \"seeds\": [", trace, sim::PolicyName(policy));
-  for (size_t i = 0; i < runs.size(); ++i) s += fmt::format("{}{}", i ? ", " : "", runs[i].seed);
-  s += "]";
+manifest::Node MeanSdNode(const std::optional<sim::MeanSd>& ms) {
+  if (!ms) return manifest::Node::Null();
+  manifest::Node n = manifest::Node::Mapping();
+  n.Add("mean", Fixed(ms->mean, 4));
+  n.Add("sd", Fixed(ms->sd, 4));
+  return n;
+}
+
+// One value per report column ("100", "130"), keyed by the column.
+template <typename ValueAt>
+manifest::Node ByColumn(ValueAt value_at) {
+  manifest::Node n = manifest::Node::Mapping();
+  for (int col : kReportColumns) n.Add(std::to_string(col), value_at(col));
+  return n;
+}
+
+manifest::Node JsonFor(const std::string& trace, sim::Policy policy, const std::vector<RunOutcome>& runs,
+                       const std::vector<sim::PublishedRun>* published) {
+  manifest::Node report = manifest::Node::Mapping();
+  report.Add("trace", manifest::Node::String(trace));
+  report.Add("policy", manifest::Node::String(std::string(sim::PolicyName(policy))));
+  manifest::Node seeds = manifest::Node::Sequence();
+  for (const RunOutcome& r : runs) seeds.Push(Integer(r.seed));
+  report.Add("seeds", std::move(seeds));
   for (const MetricDef& m : kMetrics) {
-    s += fmt::format(", \"{}\": {{", m.json);
-    for (size_t c = 0; c < std::size(kReportColumns); ++c) {
-      // null where no run reached the column (a trace tuned below 130%).
-      sim::MeanSd ms = OursAt(runs, m, kReportColumns[c]);
-      s += fmt::format("{}\"{}\": ", c ? ", " : "", kReportColumns[c]);
-      s += ms.n > 0 ? fmt::format("{{\"mean\": {:.4f}, \"sd\": {:.4f}}}", ms.mean, ms.sd) : "null";
-    }
-    s += "}";
+    // null where no run reached the column (a trace tuned below 130%).
+    report.Add(m.json, ByColumn([&](int col) {
+                 sim::MeanSd ms = OursAt(runs, m, col);
+                 return MeanSdNode(ms.n > 0 ? std::optional<sim::MeanSd>(ms) : std::nullopt);
+               }));
   }
   if (published != nullptr) {
-    s += ", \"published\": {";
-    for (size_t mi = 0; mi < std::size(kMetrics); ++mi) {
-      s += fmt::format("{}\"{}\": {{", mi ? ", " : "", kMetrics[mi].json);
-      for (size_t c = 0; c < std::size(kReportColumns); ++c) {
-        std::optional<sim::MeanSd> ms = PublishedAt(published, kMetrics[mi], kReportColumns[c]);
-        s += fmt::format("{}\"{}\": ", c ? ", " : "", kReportColumns[c]);
-        s += ms ? fmt::format("{{\"mean\": {:.4f}, \"sd\": {:.4f}}}", ms->mean, ms->sd) : "null";
-      }
-      s += "}";
-    }
-    if (AtLeast(policy)) {
-      s += fmt::format("}}, \"published_policy\": \"{}\", \"target\": \"at least\"",
-                       sim::PolicyName(ComparedWith(policy)));
-    } else {
-      s += fmt::format("}}, \"tolerance\": {}", Tolerance(trace, policy));
-    }
-  }
-  s += ", \"runs\": [";
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const RunOutcome& r = runs[i];
-    s += fmt::format("{}{{\"seed\": {}", i ? ", " : "", r.seed);
+    manifest::Node pub = manifest::Node::Mapping();
     for (const MetricDef& m : kMetrics) {
-      s += fmt::format(", \"{}\": {{", m.json);
-      for (size_t c = 0; c < std::size(kReportColumns); ++c) {
-        s += fmt::format("{}\"{}\": {}", c ? ", " : "", kReportColumns[c],
-                         Num(m.ours(r.columns)[static_cast<size_t>(kReportColumns[c])]));
-      }
-      s += "}";
+      pub.Add(m.json, ByColumn([&](int col) { return MeanSdNode(PublishedAt(published, m, col)); }));
     }
-    s += fmt::format(", \"pods\": {}, \"copies\": {}, \"removed\": {}, \"failed\": {}, \"allocator_calls\": {}, "
-                     "\"seconds\": {:.3f}}}",
-                     r.log.submitted, r.log.copies, r.log.removed, r.log.failed, r.log.allocator_calls, r.seconds);
+    report.Add("published", std::move(pub));
+    if (AtLeast(policy)) {
+      report.Add("published_policy", manifest::Node::String(std::string(sim::PolicyName(ComparedWith(policy)))));
+      report.Add("target", manifest::Node::String("at least"));
+    } else {
+      report.Add("tolerance", manifest::Node::Number(fmt::format("{}", Tolerance(trace, policy)),
+                                                     manifest::NodeKind::kFloat));
+    }
   }
-  s += "]}";
-  return s;
+  manifest::Node run_list = manifest::Node::Sequence();
+  for (const RunOutcome& r : runs) {
+    manifest::Node run = manifest::Node::Mapping();
+    run.Add("seed", Integer(r.seed));
+    for (const MetricDef& m : kMetrics) {
+      run.Add(m.json, ByColumn([&](int col) {
+                const std::optional<double>& v = m.ours(r.columns)[static_cast<size_t>(col)];
+                return v ? Fixed(*v, 2) : manifest::Node::Null();
+              }));
+    }
+    run.Add("pods", Integer(r.log.submitted));
+    run.Add("copies", Integer(r.log.copies));
+    run.Add("removed", Integer(r.log.removed));
+    run.Add("failed", Integer(r.log.failed));
+    run.Add("allocator_calls", Integer(r.log.allocator_calls));
+    run.Add("seconds", Fixed(r.seconds, 3));
+    run_list.Push(std::move(run));
+  }
+  report.Add("runs", std::move(run_list));
+  return report;
 }
 
 void PrintText(const std::string& trace, sim::Policy policy, const std::vector<RunOutcome>& runs,
@@ -442,7 +458,9 @@ int RunSimulate(std::span<const std::string_view> args) {
     std::string out = policy_list.size() > 1 ? "[" : "";
     for (size_t pi = 0; pi < policy_list.size(); ++pi) {
       const std::vector<sim::PublishedRun>* pub = PublishedFor(published, trace, policy_list[pi]);
-      out += (pi ? ",\n" : "") + JsonFor(trace, policy_list[pi], results[pi], pub);
+      std::string json = ReportJson(JsonFor(trace, policy_list[pi], results[pi], pub));
+      json.pop_back();  // the newline: several policies are a list, one a line
+      out += (pi ? ",\n" : "") + json;
     }
     out += policy_list.size() > 1 ? "]\n" : "\n";
     std::fputs(out.c_str(), stdout);

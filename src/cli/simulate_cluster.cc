@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "api/defaults.h"
-#include "base/json_escape.h"
 #include "cli/cluster_inputs.h"
 #include "cli/cluster_report.h"
 #include "cli/commands.h"
@@ -31,7 +31,7 @@ std::vector<SeriesRow> Rows(const std::vector<sched::TimelineSample>& samples) {
   rows.reserve(samples.size());
   for (const sched::TimelineSample& x : samples) {
     rows.push_back(SeriesRow{.time_csv = fmt::format("{}", x.time),
-                             .time_json = fmt::format("\"{}\"", sched::FormatUtcSeconds(x.time)),
+                             .time_json = manifest::Node::String(sched::FormatUtcSeconds(x.time)),
                              .first = x.device_allocation,
                              .cpu_allocation = x.cpu_allocation,
                              .running = x.running,
@@ -60,69 +60,94 @@ struct AutoscaleFlags {
   double utilization_threshold = 0.5;
 };
 
-std::string AutoscaleJson(const plan::AutoscaleReport& a, const AutoscaleFlags& flags, const plan::AutoscaleOptions& o) {
-  std::string out = fmt::format(
-      "{{\"expander\": \"{}\", \"scaleUpDelaySeconds\": {}, \"provisionSeconds\": {}, "
-      "\"scaleDownUnneededSeconds\": {}, \"utilizationThreshold\": {}, \"nodeHours\": {:.4f}, \"cost\": {:.4f}, "
-      "\"plans\": {}, \"groups\": [",
-      flags.groups.expander, o.scale_up_delay, o.provision_time, o.scale_down_unneeded, o.utilization_threshold, a.node_hours,
-      a.cost, a.plans);
-  for (size_t i = 0; i < a.groups.size(); ++i) {
-    const plan::GroupUsage& g = a.groups[i];
-    out += fmt::format(
-        "{}{{\"nodeGroup\": {}, \"added\": {}, \"removed\": {}, \"peak\": {}, \"nodeHours\": {:.4f}, "
-        "\"cost\": {:.4f}}}",
-        i ? ", " : "", JsonString(g.group), g.added, g.removed, g.peak, g.node_hours, g.cost);
+manifest::Node Str(std::string_view s) { return manifest::Node::String(std::string(s)); }
+
+// Shortest form, as fmt's "{}" writes a double (0.5, 1e-05).
+manifest::Node Shortest(double v) { return manifest::Node::Number(fmt::format("{}", v), manifest::NodeKind::kFloat); }
+
+manifest::Node AutoscaleNode(const plan::AutoscaleReport& a, const AutoscaleFlags& flags,
+                             const plan::AutoscaleOptions& o) {
+  manifest::Node groups = manifest::Node::Sequence();
+  for (const plan::GroupUsage& g : a.groups) {
+    groups.Push(Object({{"nodeGroup", Str(g.group)}, {"added", Integer(g.added)}, {"removed", Integer(g.removed)},
+                        {"peak", Integer(g.peak)}, {"nodeHours", Fixed(g.node_hours, 4)}, {"cost", Fixed(g.cost, 4)}}));
   }
-  out += "], \"events\": [";
-  for (size_t i = 0; i < a.events.size(); ++i) {
-    const plan::AutoscaleEvent& e = a.events[i];
-    out += fmt::format("{}{{\"time\": \"{}\", \"event\": \"{}\", \"nodeGroup\": {}, \"node\": {}}}", i ? ", " : "",
-                       sched::FormatUtcSeconds(e.time), plan::AutoscaleEventName(e.kind), JsonString(e.group),
-                       JsonString(e.node));
+  manifest::Node events = manifest::Node::Sequence();
+  for (const plan::AutoscaleEvent& e : a.events) {
+    events.Push(Object({{"time", Str(sched::FormatUtcSeconds(e.time))},
+                        {"event", Str(plan::AutoscaleEventName(e.kind))},
+                        {"nodeGroup", Str(e.group)},
+                        {"node", Str(e.node)}}));
   }
-  return out + "]}";
+  return Object({{"expander", Str(flags.groups.expander)},
+                 {"scaleUpDelaySeconds", Integer(o.scale_up_delay)},
+                 {"provisionSeconds", Integer(o.provision_time)},
+                 {"scaleDownUnneededSeconds", Integer(o.scale_down_unneeded)},
+                 {"utilizationThreshold", Shortest(o.utilization_threshold)},
+                 {"nodeHours", Fixed(a.node_hours, 4)},
+                 {"cost", Fixed(a.cost, 4)},
+                 {"plans", Integer(a.plans)},
+                 {"groups", std::move(groups)},
+                 {"events", std::move(events)}});
 }
 
-std::string FaultsJson(const std::vector<sched::FaultEvent>& events) {
-  std::string out = "[";
-  for (size_t i = 0; i < events.size(); ++i) {
-    const sched::FaultEvent& e = events[i];
-    out += fmt::format("{}{{\"time\": \"{}\", \"event\": \"{}\", \"target\": {}, \"taint\": {}, \"origin\": {}}}",
-                       i ? ", " : "", sched::FormatUtcSeconds(e.time), e.set ? "set" : "cleared",
-                       JsonString(e.target), JsonString(e.taint), JsonString(e.origin));
+manifest::Node FaultsNode(const std::vector<sched::FaultEvent>& events) {
+  manifest::Node out = manifest::Node::Sequence();
+  for (const sched::FaultEvent& e : events) {
+    out.Push(Object({{"time", Str(sched::FormatUtcSeconds(e.time))}, {"event", Str(e.set ? "set" : "cleared")},
+                     {"target", Str(e.target)}, {"taint", Str(e.taint)}, {"origin", Str(e.origin)}}));
   }
-  return out + "]";
+  return out;
 }
 
-std::string Json(const sched::TimelineResult& r, const ClusterFlags& flags) {
+manifest::Node PodNode(const sched::TimelinePod& p) {
+  manifest::Node pod = manifest::Node::Mapping();
+  pod.Add("pod", Str(p.pod));
+  pod.Add("arrival", Str(sched::FormatUtcSeconds(p.arrival)));
+  if (p.start) {
+    pod.Add("start", Str(sched::FormatUtcSeconds(*p.start)));
+    pod.Add("node", Str(p.node));
+  }
+  if (p.end) pod.Add("end", Str(sched::FormatUtcSeconds(*p.end)));
+  if (p.evictions) {
+    pod.Add("evictions", Integer(p.evictions));
+    pod.Add("seconds_lost", Integer(p.seconds_lost));
+  }
+  if (p.gone) pod.Add("gone", manifest::Node::Bool(true));
+  if (p.pending_at_end) pod.Add("pending", Str(p.last_message));
+  return pod;
+}
+
+// The -o json report; the caller adds "autoscaling" and "faults".
+manifest::Node Report(const sched::TimelineResult& r, const ClusterFlags& flags) {
   const sched::TimelineSummary& s = r.summary;
   const RunCounts c = CountsOf(s);
-  std::string out = fmt::format(
-      "{{\"policy\": \"{}\", \"device_choice\": \"{}\", \"seed\": {}, \"summary\": {{\"pods\": {}, {}, "
-      "\"start\": \"{}\", \"end\": \"{}\", {}, "
-      "\"devices\": {}, \"device_allocation_mean\": {:.4f}, \"peak_device_allocation\": {:.4f}, "
-      "\"cpu_allocation_mean\": {:.4f}, \"stranded_devices_mean\": {:.4f}, \"evictions\": {}, \"restarts\": {}, "
-      "\"seconds_lost\": {}, \"device_hours_tainted\": {:.4f}, \"peak_pending_for_taints\": {}}}, \"series\": [",
-      flags.policy, alloc::DeviceChoiceName(DeviceChoiceFor(flags.device_choice, flags.policy)), flags.seed, s.pods,
-      RunCountsJson(c), sched::FormatUtcSeconds(s.start_time), sched::FormatUtcSeconds(s.end_time), WaitJson(c),
-      s.devices, s.device_allocation_mean, s.peak_device_allocation, s.cpu_allocation_mean, s.stranded_devices_mean,
-      s.evictions, s.restarts, s.seconds_lost, s.device_hours_tainted, s.peak_pending_for_taints);
-  out += SeriesJson("device_allocation", "stranded_devices", Rows(r.samples));
-  out += "], \"pods\": [";
-  for (size_t i = 0; i < r.pods.size(); ++i) {
-    const sched::TimelinePod& p = r.pods[i];
-    out += fmt::format("{}{{\"pod\": {}, \"arrival\": \"{}\"", i ? ", " : "", JsonString(p.pod),
-                       sched::FormatUtcSeconds(p.arrival));
-    if (p.start) out += fmt::format(", \"start\": \"{}\", \"node\": {}", sched::FormatUtcSeconds(*p.start), JsonString(p.node));
-    if (p.end) out += fmt::format(", \"end\": \"{}\"", sched::FormatUtcSeconds(*p.end));
-    if (p.evictions) out += fmt::format(", \"evictions\": {}, \"seconds_lost\": {}", p.evictions, p.seconds_lost);
-    if (p.gone) out += ", \"gone\": true";
-    if (p.pending_at_end) out += fmt::format(", \"pending\": {}", JsonString(p.last_message));
-    out += "}";
-  }
-  out += "]}\n";
-  return out;
+  manifest::Node summary = manifest::Node::Mapping();
+  summary.Add("pods", Integer(s.pods));
+  AddRunCounts(c, &summary);
+  summary.Add("start", Str(sched::FormatUtcSeconds(s.start_time)));
+  summary.Add("end", Str(sched::FormatUtcSeconds(s.end_time)));
+  summary.Add("wait", WaitNode(c));
+  summary.Add("devices", Integer(s.devices));
+  summary.Add("device_allocation_mean", Fixed(s.device_allocation_mean, 4));
+  summary.Add("peak_device_allocation", Fixed(s.peak_device_allocation, 4));
+  summary.Add("cpu_allocation_mean", Fixed(s.cpu_allocation_mean, 4));
+  summary.Add("stranded_devices_mean", Fixed(s.stranded_devices_mean, 4));
+  summary.Add("evictions", Integer(s.evictions));
+  summary.Add("restarts", Integer(s.restarts));
+  summary.Add("seconds_lost", Integer(s.seconds_lost));
+  summary.Add("device_hours_tainted", Fixed(s.device_hours_tainted, 4));
+  summary.Add("peak_pending_for_taints", Integer(s.peak_pending_for_taints));
+  manifest::Node pods = manifest::Node::Sequence();
+  for (const sched::TimelinePod& p : r.pods) pods.Push(PodNode(p));
+  manifest::Node report = manifest::Node::Mapping();
+  report.Add("policy", Str(flags.policy));
+  report.Add("device_choice", Str(alloc::DeviceChoiceName(DeviceChoiceFor(flags.device_choice, flags.policy))));
+  report.Add("seed", Integer(flags.seed));
+  report.Add("summary", std::move(summary));
+  report.Add("series", SeriesNode("device_allocation", "stranded_devices", Rows(r.samples)));
+  report.Add("pods", std::move(pods));
+  return report;
 }
 
 // An openb pod list (testdata/traces/alibaba-openb) as workload: each pod as
@@ -395,10 +420,10 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
   std::optional<plan::AutoscaleReport> report;
   if (autoscale) report = autoscaler.Report(r->summary.start_time, r->summary.end_time);
   if (output == "json") {
-    std::string json = Json(*r, flags);
-    if (report) json.insert(json.size() - 2, ", \"autoscaling\": " + AutoscaleJson(*report, as, as_options));
-    json.insert(json.size() - 2, ", \"faults\": " + FaultsJson(injector.events()));
-    std::fputs(json.c_str(), stdout);
+    manifest::Node json = Report(*r, flags);
+    if (report) json.Add("autoscaling", AutoscaleNode(*report, as, as_options));
+    json.Add("faults", FaultsNode(injector.events()));
+    std::fputs(ReportJson(json).c_str(), stdout);
     return kExitOk;
   }
   const sched::TimelineSummary& s = r->summary;

@@ -1,8 +1,10 @@
 #include "cli/simulate_print.h"
 
 #include <cstdio>
+#include <utility>
 
 #include "fmt/format.h"
+#include "manifest/emit.h"
 
 namespace dra::cli {
 
@@ -16,15 +18,33 @@ void PrintRunCounts(const RunCounts& c) {
               static_cast<long long>(c.wait_max));
 }
 
-std::string RunCountsJson(const RunCounts& c) {
-  return fmt::format(
-      "\"started\": {}, \"started_on_arrival\": {}, \"pending_at_end\": {}, \"finished\": {}, \"peak_pending\": {}",
-      c.started, c.started_on_arrival, c.pending_at_end, c.finished, c.peak_pending);
+void AddRunCounts(const RunCounts& c, manifest::Node* summary) {
+  summary->Add("started", Integer(c.started));
+  summary->Add("started_on_arrival", Integer(c.started_on_arrival));
+  summary->Add("pending_at_end", Integer(c.pending_at_end));
+  summary->Add("finished", Integer(c.finished));
+  summary->Add("peak_pending", Integer(c.peak_pending));
 }
 
-std::string WaitJson(const RunCounts& c) {
-  return fmt::format("\"wait\": {{\"mean\": {:.3f}, \"p50\": {}, \"p95\": {}, \"max\": {}}}", c.wait_mean, c.wait_p50,
-                     c.wait_p95, c.wait_max);
+manifest::Node WaitNode(const RunCounts& c) {
+  return Object({{"mean", Fixed(c.wait_mean, 3)},
+                 {"p50", Integer(c.wait_p50)},
+                 {"p95", Integer(c.wait_p95)},
+                 {"max", Integer(c.wait_max)}});
+}
+
+manifest::Node Fixed(double value, int decimals) {
+  return manifest::Node::Number(fmt::format("{:.{}f}", value, decimals), manifest::NodeKind::kFloat);
+}
+
+std::string ReportJson(const manifest::Node& report) {
+  return manifest::EmitJson(report, 0, {.spaced_separators = true});
+}
+
+manifest::Node Object(std::initializer_list<std::pair<std::string_view, manifest::Node>> fields) {
+  manifest::Node n = manifest::Node::Mapping();
+  for (const auto& [key, value] : fields) n.Add(std::string(key), value);
+  return n;
 }
 
 std::string SeriesCsv(std::string_view first, std::string_view last, std::span<const SeriesRow> rows) {
@@ -36,16 +56,17 @@ std::string SeriesCsv(std::string_view first, std::string_view last, std::span<c
   return s;
 }
 
-std::string SeriesJson(std::string_view first, std::string_view last, std::span<const SeriesRow> rows) {
-  std::string out;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const SeriesRow& x = rows[i];
-    out += fmt::format(
-        "{}{{\"time\": {}, \"{}\": {:.4f}, \"cpu_allocation\": {:.4f}, \"running\": {}, \"pending\": {}, "
-        "\"{}\": {:.4f}}}",
-        i ? ", " : "", x.time_json, first, x.first, x.cpu_allocation, x.running, x.pending, last, x.last);
+manifest::Node SeriesNode(std::string_view first, std::string_view last, std::span<const SeriesRow> rows) {
+  manifest::Node series = manifest::Node::Sequence();
+  for (const SeriesRow& x : rows) {
+    series.Push(Object({{"time", x.time_json},
+                        {first, Fixed(x.first, 4)},
+                        {"cpu_allocation", Fixed(x.cpu_allocation, 4)},
+                        {"running", Integer(x.running)},
+                        {"pending", Integer(x.pending)},
+                        {last, Fixed(x.last, 4)}}));
   }
-  return out;
+  return series;
 }
 
 }  // namespace dra::cli

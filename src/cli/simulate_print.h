@@ -5,10 +5,15 @@
 // names of three columns and in how time is written.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+
+#include "manifest/node.h"
 
 namespace dra::cli {
 
@@ -42,16 +47,30 @@ RunCounts CountsOf(const Summary& s) {
 
 // The two text lines "  started ..." and "  wait from arrival ...".
 void PrintRunCounts(const RunCounts& c);
-// "\"started\": N, ..., \"peak_pending\": N" (no pods, no wait).
-std::string RunCountsJson(const RunCounts& c);
-// "\"wait\": {\"mean\": ..., \"p50\": ..., \"p95\": ..., \"max\": ...}".
-std::string WaitJson(const RunCounts& c);
+// Adds "started", "started_on_arrival", "pending_at_end", "finished" and
+// "peak_pending" to the mapping `summary` (no pods, no wait).
+void AddRunCounts(const RunCounts& c, manifest::Node* summary);
+// {"mean": 0.000, "p50": N, "p95": N, "max": N}: the wait, in seconds.
+manifest::Node WaitNode(const RunCounts& c);
+
+// The JSON reports of the simulate commands are manifest::Node trees printed
+// on one line by ReportJson, ", " and ": " between items (their format since
+// they were written by hand), ending in a newline. A number keeps the text it
+// is built with: `Fixed(0.5, 4)` prints 0.5000.
+manifest::Node Fixed(double value, int decimals);
+template <std::integral T>
+manifest::Node Integer(T value) {
+  return manifest::Node::Number(std::to_string(value), manifest::NodeKind::kInt);
+}
+std::string ReportJson(const manifest::Node& report);
+// A mapping of `fields`, in their order.
+manifest::Node Object(std::initializer_list<std::pair<std::string_view, manifest::Node>> fields);
 
 // One sample: time (as the caller writes it in CSV and in JSON), two
 // percentages, running and pending pods, a third percentage.
 struct SeriesRow {
   std::string time_csv;
-  std::string time_json;
+  manifest::Node time_json;
   double first = 0;
   double cpu_allocation = 0;
   int64_t running = 0;
@@ -61,7 +80,7 @@ struct SeriesRow {
 
 // Header "time,FIRST,cpu_allocation,running,pending,LAST", a row a line.
 std::string SeriesCsv(std::string_view first, std::string_view last, std::span<const SeriesRow> rows);
-// The JSON objects of the rows, comma-separated, with the same names.
-std::string SeriesJson(std::string_view first, std::string_view last, std::span<const SeriesRow> rows);
+// The rows as a sequence of JSON objects, with the same names.
+manifest::Node SeriesNode(std::string_view first, std::string_view last, std::span<const SeriesRow> rows);
 
 }  // namespace dra::cli

@@ -4,6 +4,7 @@
 // allocation, running and pending pods, fragmentation.
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/commands.h"
@@ -22,7 +23,7 @@ std::vector<SeriesRow> Rows(const std::vector<sim::ReplaySample>& series) {
   rows.reserve(series.size());
   for (const sim::ReplaySample& x : series) {
     rows.push_back(SeriesRow{.time_csv = fmt::format("{}", x.time),
-                             .time_json = fmt::format("{}", x.time),
+                             .time_json = Integer(x.time),
                              .first = x.gpu_allocation,
                              .cpu_allocation = x.cpu_allocation,
                              .running = x.running,
@@ -36,14 +37,26 @@ std::string Json(const sim::ReplayResult& r, sim::Policy policy, uint64_t seed, 
                  double speedup) {
   const sim::ReplaySummary& s = r.summary;
   const RunCounts c = CountsOf(s);
-  return fmt::format(
-      "{{\"policy\": \"{}\", \"seed\": {}, \"nodes\": {}, \"interval\": {}, \"speedup\": {}, \"summary\": {{\"pods\": {}, "
-      "{}, \"peak_gpu_allocation\": {:.4f}, \"start_time\": {}, \"end_time\": {}, {}, "
-      "\"gpu_allocation_mean\": {:.4f}, \"cpu_allocation_mean\": {:.4f}, \"gpu_capacity\": {}, "
-      "\"cpu_capacity\": {}}}, \"series\": [{}]}}\n",
-      sim::PolicyName(policy), seed, nodes, interval, speedup, s.pods, RunCountsJson(c), s.peak_gpu_allocation,
-      s.start_time, s.end_time, WaitJson(c), s.gpu_allocation_mean, s.cpu_allocation_mean, s.gpu_capacity,
-      s.cpu_capacity, SeriesJson("gpu_allocation", "frag_amount", Rows(r.series)));
+  manifest::Node summary = manifest::Node::Mapping();
+  summary.Add("pods", Integer(s.pods));
+  AddRunCounts(c, &summary);
+  summary.Add("peak_gpu_allocation", Fixed(s.peak_gpu_allocation, 4));
+  summary.Add("start_time", Integer(s.start_time));
+  summary.Add("end_time", Integer(s.end_time));
+  summary.Add("wait", WaitNode(c));
+  summary.Add("gpu_allocation_mean", Fixed(s.gpu_allocation_mean, 4));
+  summary.Add("cpu_allocation_mean", Fixed(s.cpu_allocation_mean, 4));
+  summary.Add("gpu_capacity", Integer(s.gpu_capacity));
+  summary.Add("cpu_capacity", Integer(s.cpu_capacity));
+  manifest::Node report = manifest::Node::Mapping();
+  report.Add("policy", manifest::Node::String(std::string(sim::PolicyName(policy))));
+  report.Add("seed", Integer(seed));
+  report.Add("nodes", Integer(nodes));
+  report.Add("interval", Integer(interval));
+  report.Add("speedup", manifest::Node::Number(fmt::format("{}", speedup), manifest::NodeKind::kFloat));
+  report.Add("summary", std::move(summary));
+  report.Add("series", SeriesNode("gpu_allocation", "frag_amount", Rows(r.series)));
+  return ReportJson(report);
 }
 
 }  // namespace

@@ -4,8 +4,8 @@
 #include <thread>
 #include <utility>
 
-#include "base/json_escape.h"
 #include "fmt/format.h"
+#include "kube/request_bodies.h"
 #include "manifest/emit.h"
 #include "manifest/json_parser.h"
 
@@ -54,12 +54,13 @@ bool LeaderElector::TryAcquireOrRenew() {
     return false;
   }
   if (got->code == 404) {
-    std::string body = fmt::format(
-        "{{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{{\"name\":{},\"namespace\":{}}},"
-        "\"spec\":{{\"holderIdentity\":{},\"leaseDurationSeconds\":{},\"acquireTime\":\"{}\",\"renewTime\":\"{}\","
-        "\"leaseTransitions\":0}}}}",
-        JsonString(options_.lease_name), JsonString(options_.lease_namespace), JsonString(options_.identity),
-        duration_s, now, now);
+    const std::string body = RequestJson(LeaseBody({.name = options_.lease_name,
+                                                     .namespace_ = options_.lease_namespace,
+                                                     .holder_identity = options_.identity,
+                                                     .lease_duration_seconds = duration_s,
+                                                     .acquire_time = now,
+                                                     .renew_time = now,
+                                                     .lease_transitions = 0}));
     StatusOr<Response> created = client_->Do(
         "POST", fmt::format("/apis/coordination.k8s.io/v1/namespaces/{}/leases", options_.lease_namespace), body);
     if (!created.ok() || created->code < 200 || created->code >= 300) {
@@ -108,13 +109,15 @@ bool LeaderElector::TryAcquireOrRenew() {
     acquire = now;
     ++transitions;
   }
-  std::string body = fmt::format(
-      "{{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{{\"name\":{},\"namespace\":{},"
-      "\"resourceVersion\":{}}},\"spec\":{{\"holderIdentity\":{},\"leaseDurationSeconds\":{},\"acquireTime\":{},"
-      "\"renewTime\":\"{}\",\"leaseTransitions\":{}}}}}",
-      JsonString(options_.lease_name), JsonString(options_.lease_namespace), JsonString(rv),
-      JsonString(options_.identity), duration_s,
-      acquire.empty() ? "null" : JsonString(acquire), now, transitions);
+  const std::string body =
+      RequestJson(LeaseBody({.name = options_.lease_name,
+                             .namespace_ = options_.lease_namespace,
+                             .resource_version = rv,
+                             .holder_identity = options_.identity,
+                             .lease_duration_seconds = duration_s,
+                             .acquire_time = acquire.empty() ? std::nullopt : std::optional<std::string_view>(acquire),
+                             .renew_time = now,
+                             .lease_transitions = transitions}));
   StatusOr<Response> put = client_->Do("PUT", LeasePath(), body);
   if (!put.ok()) {
     Log(fmt::format("leader election: {}", put.status().message()));
@@ -174,11 +177,17 @@ void LeaderElector::Release() {
   leading_ = false;
   // Clearing the holder lets another replica take over at once.
   const int64_t duration_s = std::chrono::duration_cast<std::chrono::seconds>(options_.lease_duration).count();
-  std::string body = fmt::format(
-      "{{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{{\"name\":{},\"namespace\":{},"
-      "\"resourceVersion\":{}}},\"spec\":{{\"holderIdentity\":null,\"leaseDurationSeconds\":{},\"renewTime\":\"{}\"}}}}",
-      JsonString(options_.lease_name), JsonString(options_.lease_namespace), JsonString(observed_rv_), duration_s,
-      NowRfc3339(true));
+  // A PUT replaces the spec: acquireTime and leaseTransitions go (null, as
+  // when left out).
+  const std::string now = NowRfc3339(true);
+  const std::string body = RequestJson(LeaseBody({.name = options_.lease_name,
+                                                   .namespace_ = options_.lease_namespace,
+                                                   .resource_version = observed_rv_,
+                                                   .holder_identity = std::nullopt,
+                                                   .lease_duration_seconds = duration_s,
+                                                   .acquire_time = std::nullopt,
+                                                   .renew_time = now,
+                                                   .lease_transitions = std::nullopt}));
   StatusOr<Response> r = client_->Do("PUT", LeasePath(), body);
   if (r.ok() && r->code >= 200 && r->code < 300) {
     Log("leader election: released the lease");

@@ -11,6 +11,7 @@
 #include "base/json_escape.h"
 #include "fmt/format.h"
 #include "kube/list.h"
+#include "kube/request_bodies.h"
 #include "manifest/emit.h"
 #include "manifest/encode.h"
 #include "manifest/json_parser.h"
@@ -520,27 +521,7 @@ void Server::DeleteCreatedClaim(const api::ResourceClaim& claim) {
 }
 
 Status Server::RecordPodClaims(const api::Pod& pod, std::vector<api::Object>* assumed) {
-  // A strategic merge patch: resourceClaimStatuses merge by name.
-  std::string entries;
-  for (const api::PodResourceClaimStatus& s : pod.status.resource_claim_statuses) {
-    entries += fmt::format("{}{{\"name\":{}", entries.empty() ? "" : ",", JsonString(s.name));
-    if (s.resource_claim_name) entries += fmt::format(",\"resourceClaimName\":{}", JsonString(*s.resource_claim_name));
-    entries += "}";
-  }
-  std::string status;
-  if (!entries.empty()) status = fmt::format("\"resourceClaimStatuses\":[{}]", entries);
-  if (const auto& ext = pod.status.extended_resource_claim_status; ext.has_value()) {
-    std::string mappings;
-    for (const api::ContainerExtendedResourceRequest& m : ext->request_mappings) {
-      mappings += fmt::format("{}{{\"containerName\":{},\"resourceName\":{},\"requestName\":{}}}",
-                              mappings.empty() ? "" : ",", JsonString(m.container_name),
-                              JsonString(m.resource_name), JsonString(m.request_name));
-    }
-    status += fmt::format("{}\"extendedResourceClaimStatus\":{{\"requestMappings\":[{}],\"resourceClaimName\":{}}}",
-                          status.empty() ? "" : ",", mappings, JsonString(ext->resource_claim_name));
-  }
-  std::string body = fmt::format("{{\"metadata\":{{\"uid\":{}}},\"status\":{{{}}}}}",
-                                 JsonString(pod.metadata.uid), status);
+  const std::string body = RequestJson(PodClaimStatusPatch(pod));
   Clock::time_point start = Clock::now();
   StatusOr<Response> r = client_->Do("PATCH", PodPath(pod) + "/status", body, "application/strategic-merge-patch+json");
   if (!r.ok()) return r.status();
@@ -659,9 +640,7 @@ void Server::UpdatePodGroupCondition(const sched::GroupOutcome& outcome) {
 
 void Server::Unreserve(const PodWrite::Claim& claim, const std::string& uid, const api::Pod& pod,
                        std::vector<api::Object>* assumed) {
-  std::string body = fmt::format(
-      "{{\"metadata\":{{\"uid\":{}}},\"status\":{{\"reservedFor\":[{{\"$patch\":\"delete\",\"uid\":{}}}]}}}}",
-      JsonString(uid), JsonString(pod.metadata.uid));
+  const std::string body = RequestJson(UnreservePatch(uid, pod.metadata.uid));
   std::string path = ClaimPath(claim.planned.metadata.namespace_, claim.planned.metadata.name) + "/status";
   Clock::time_point start = Clock::now();
   StatusOr<Response> r = client_->Do("PATCH", path, body, "application/strategic-merge-patch+json");
@@ -678,11 +657,7 @@ void Server::Unreserve(const PodWrite::Claim& claim, const std::string& uid, con
 }
 
 Status Server::Bind(const api::Pod& pod, const std::string& node) {
-  std::string body = fmt::format(
-      "{{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{{\"name\":{},\"namespace\":{},\"uid\":{}}},"
-      "\"target\":{{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":{}}}}}",
-      JsonString(pod.metadata.name), JsonString(pod.metadata.namespace_), JsonString(pod.metadata.uid),
-      JsonString(node));
+  const std::string body = RequestJson(BindingBody(pod, node));
   Clock::time_point start = Clock::now();
   StatusOr<Response> r = client_->Do("POST", PodPath(pod) + "/binding", body);
   if (!r.ok()) return r.status();
@@ -697,11 +672,9 @@ void Server::ReportUnschedulable(const api::Pod& pod, const std::string& message
   if (status != "False" || old_message != message) {
     // A strategic merge patch; conditions merge by type. The transition time
     // changes only when the status does.
-    std::string transition = status == "False" ? "" : fmt::format(",\"lastTransitionTime\":\"{}\"", NowRfc3339(false));
-    std::string body = fmt::format(
-        "{{\"status\":{{\"conditions\":[{{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":\"{}\","
-        "\"message\":{}{}}}]}}}}",
-        error ? "SchedulerError" : "Unschedulable", JsonString(message), transition);
+    const std::string transition = status == "False" ? "" : NowRfc3339(false);
+    const std::string body =
+        RequestJson(PodScheduledPatch(error ? "SchedulerError" : "Unschedulable", message, transition));
     Clock::time_point start = Clock::now();
     StatusOr<Response> r = client_->Do("PATCH", PodPath(pod) + "/status", body, "application/strategic-merge-patch+json");
     if (!r.ok()) {
@@ -899,14 +872,14 @@ void Server::PostEvent(const api::Pod& pod, std::string_view type, std::string_v
 }
 
 void Server::WriteEvent(const EventSeries::Event& e, bool series) {
-  const std::string series_json =
-      fmt::format("{{\"count\":{},\"lastObservedTime\":\"{}\"}}", e.count, Rfc3339(e.last_observed, true));
+  const std::string last_observed = Rfc3339(e.last_observed, true);
   const std::string events = fmt::format("/apis/events.k8s.io/v1/namespaces/{}/events", e.key.regarding_namespace);
   if (series) {
     // A series adds itself to the Event (client-go's strategic-merge patch
     // of the Event without and with it); a gone Event is created again.
     Clock::time_point start = Clock::now();
-    StatusOr<Response> r = client_->Do("PATCH", events + "/" + e.name, fmt::format("{{\"series\":{}}}", series_json),
+    StatusOr<Response> r = client_->Do("PATCH", events + "/" + e.name,
+                                       RequestJson(EventSeriesPatch(e.count, last_observed)),
                                        "application/strategic-merge-patch+json");
     if (!r.ok()) {
       Log(fmt::format("event {} for {}/{}: {}", e.name, e.key.regarding_namespace, e.key.regarding_name,
@@ -921,16 +894,20 @@ void Server::WriteEvent(const EventSeries::Event& e, bool series) {
       return;
     }
   }
-  std::string body = fmt::format(
-      "{{\"apiVersion\":\"events.k8s.io/v1\",\"kind\":\"Event\",\"metadata\":{{\"name\":{},"
-      "\"namespace\":{}}},\"eventTime\":\"{}\",\"reportingController\":{},\"reportingInstance\":{},"
-      "\"action\":{},\"reason\":{},\"type\":{},\"note\":{},{}\"regarding\":{{\"apiVersion\":\"v1\","
-      "\"kind\":\"Pod\",\"name\":{},\"namespace\":{},\"uid\":{}}}}}",
-      JsonString(e.name), JsonString(e.key.regarding_namespace), Rfc3339(e.event_time, true),
-      JsonString(options_.scheduler_name), JsonString(options_.instance), JsonString(e.key.action),
-      JsonString(e.key.reason), JsonString(e.key.type), JsonString(e.note),
-      series ? "\"series\":" + series_json + "," : std::string(), JsonString(e.key.regarding_name),
-      JsonString(e.key.regarding_namespace), JsonString(e.key.regarding_uid));
+  const std::string event_time = Rfc3339(e.event_time, true);
+  const std::string body = RequestJson(EventBody({.name = e.name,
+                                                  .namespace_ = e.key.regarding_namespace,
+                                                  .event_time = event_time,
+                                                  .reporting_controller = options_.scheduler_name,
+                                                  .reporting_instance = options_.instance,
+                                                  .action = e.key.action,
+                                                  .reason = e.key.reason,
+                                                  .type = e.key.type,
+                                                  .note = e.note,
+                                                  .pod_name = e.key.regarding_name,
+                                                  .pod_uid = e.key.regarding_uid},
+                                                 series ? EventSeriesNode(e.count, last_observed)
+                                                        : manifest::Node::Null()));
   Clock::time_point start = Clock::now();
   StatusOr<Response> r = client_->Do("POST", events, body);
   if (!r.ok()) {

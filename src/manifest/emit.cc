@@ -1288,6 +1288,7 @@ void EmitJsonNode(const Node& n, int indent, int level, const EmitOptions& opt, 
     out.push_back('\n');
     out.append(static_cast<size_t>(indent * lvl), ' ');
   };
+  const std::string_view item_separator = indent <= 0 && opt.spaced_separators ? ", " : ",";
   switch (n.kind) {
     case NodeKind::kNull: out += "null"; return;
     case NodeKind::kBool: out += n.bool_value ? "true" : "false"; return;
@@ -1321,7 +1322,7 @@ void EmitJsonNode(const Node& n, int indent, int level, const EmitOptions& opt, 
       }
       out.push_back('[');
       for (size_t i = 0; i < n.items.size(); ++i) {
-        if (i) out.push_back(',');
+        if (i) out += item_separator;
         newline(level + 1);
         EmitJsonNode(n.items[i], indent, level + 1, opt, out);
       }
@@ -1336,11 +1337,11 @@ void EmitJsonNode(const Node& n, int indent, int level, const EmitOptions& opt, 
       out.push_back('{');
       bool first = true;
       for (size_t i : KeyOrder(n, /*yaml=*/false, opt.sort_keys)) {
-        if (!first) out.push_back(',');
+        if (!first) out += item_separator;
         first = false;
         newline(level + 1);
         AppendGoJsonString(n.keys[i].first, opt.sort_keys, out);
-        out += indent > 0 ? ": " : ":";
+        out += indent > 0 || opt.spaced_separators ? ": " : ":";
         EmitJsonNode(n.items[i], indent, level + 1, opt, out);
       }
       newline(level);

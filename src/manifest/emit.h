@@ -32,6 +32,10 @@ struct EmitOptions {
   // \u003c, \u003e, \u0026. Without it keys keep their order and numbers
   // their text (reports).
   bool sort_keys = false;
+  // JSON with indent 0 only: ", " between items and ": " after keys, all on
+  // one line, as Python's json.dumps writes (dractl's own reports, such as
+  // `simulate -o json`); otherwise "," and ":", as json.Marshal writes.
+  bool spaced_separators = false;
 };
 
 std::string EmitYaml(const Node& root, const EmitOptions& options = {});

@@ -72,6 +72,21 @@ TEST(EmitTest, JsonRoundTripsThroughParser) {
   EXPECT_EQ((*docs)[0].root, root) << json;
 }
 
+TEST(EmitTest, JsonSpacedSeparatorsOnOneLine) {
+  Node root = Node::Mapping();
+  Node items = Node::Sequence();
+  items.Push(Node::Int(1));
+  items.Push(Node::Number("2.5000", NodeKind::kFloat));
+  root.Add("b", items);
+  root.Add("a", Node::Mapping());
+  root.Add("c", Node::Null());
+  // As Python's json.dumps(..., sort_keys=False) writes it, by hand.
+  EXPECT_EQ(EmitJson(root, 0, {.spaced_separators = true}), "{\"b\": [1, 2.5000], \"a\": {}, \"c\": null}\n");
+  EXPECT_EQ(EmitJson(root, 0), "{\"b\":[1,2.5000],\"a\":{},\"c\":null}\n");
+  // With an indent the layout is MarshalIndent's either way.
+  EXPECT_EQ(EmitJson(root, 2, {.spaced_separators = true}), EmitJson(root, 2));
+}
+
 TEST(EmitTest, YamlLooksLikeKubectl) {
   Node root = Node::Mapping();
   Node spec = Node::Mapping();

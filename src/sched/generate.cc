@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "base/json_escape.h"
 #include "sched/snapshot.h"
 
 namespace dra::sched {
@@ -16,16 +17,10 @@ constexpr int64_t kMaxNodes = 100'000;
 constexpr int64_t kMaxDevicesPerNode = 128;
 constexpr int64_t kMaxPods = 1'000'000;
 
-// YAML double-quoted scalar.
-std::string Quote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out.push_back('\\');
-    out.push_back(c);
-  }
-  out.push_back('"');
-  return out;
-}
+// YAML double-quoted scalar. JSON's escapes are YAML's too, and escaping
+// control characters keeps a newline a newline (a raw one in a double-quoted
+// scalar folds into a space); DEL is not printable in YAML.
+std::string Quote(std::string_view s) { return JsonString(s, {.escape_del = true}); }
 
 Status CheckCount(int64_t value, int64_t max, std::string_view what) {
   if (value < 1 || value > max) {

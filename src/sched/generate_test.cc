@@ -61,6 +61,21 @@ TEST(GenerateTest, ShapesOutOfRangeAreErrors) {
   EXPECT_EQ(GeneratePods(p).status().code(), StatusCode::kInvalidArgument);
 }
 
+// The CEL selector of the first request of the first claim or template.
+std::string SelectorOf(const manifest::LoadResult& loaded) {
+  for (const manifest::LoadedObject& o : loaded.objects) {
+    const api::DeviceClaim* devices = nullptr;
+    if (const auto* c = std::get_if<api::ResourceClaim>(&o.object)) devices = &c->spec.devices;
+    if (const auto* t = std::get_if<api::ResourceClaimTemplate>(&o.object)) devices = &t->spec.spec.devices;
+    if (devices == nullptr || devices->requests.empty() || !devices->requests[0].exactly ||
+        devices->requests[0].exactly->selectors.empty() || !devices->requests[0].exactly->selectors[0].cel) {
+      continue;
+    }
+    return devices->requests[0].exactly->selectors[0].cel->expression;
+  }
+  return "<none>";
+}
+
 // 3 nodes x 2 devices, models H100 (80Gi) on node-0000 and node-0002, L4
 // (24Gi) on node-0001; 4 pods whose claims want >= 40Gi: exactly the 4 H100
 // devices, so every pod is placed and none on node-0001.
@@ -71,7 +86,10 @@ TEST(GenerateTest, ClusterAndPodsLoadValidateAndSchedule) {
   c.models = {{"H100", 81920}, {"L4", 24576}};
   PodShape p;
   p.pods = 4;
-  p.selector = "device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0";
+  // The second clause is always true; its quotes, backslashes, newline and
+  // tab must read back as given (a raw newline in a double-quoted scalar
+  // would be read as a space).
+  p.selector = "device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0 &&\n\t\"a\\\\b\" != \"c\"";
   for (bool claim_per_pod : {false, true}) {
     p.claim_per_pod = claim_per_pod;
     StatusOr<std::string> cluster = GenerateCluster(c);
@@ -79,6 +97,7 @@ TEST(GenerateTest, ClusterAndPodsLoadValidateAndSchedule) {
     ASSERT_TRUE(cluster.ok() && pods.ok());
     EXPECT_EQ(*cluster, *GenerateCluster(c));  // deterministic
     manifest::LoadResult loaded = Load(*cluster + "---\n" + *pods);
+    EXPECT_EQ(SelectorOf(loaded), p.selector);
     std::map<std::string, int> want = {{"DeviceClass", 1}, {"Node", 3}, {"ResourceSlice", 3}, {"Pod", 4}};
     want[claim_per_pod ? "ResourceClaim" : "ResourceClaimTemplate"] = claim_per_pod ? 4 : 1;
     EXPECT_EQ(Kinds(loaded), want);
