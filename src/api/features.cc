@@ -53,9 +53,11 @@ constexpr std::array<GateRow, kGateCount> kGates = {{
     {Gate::kDRAWorkloadResourceClaims,    "DRAWorkloadResourceClaims",    {kNone,     kNone,     kAlphaOff, kBetaOff}},
     {Gate::kDRADerivedAttributes,         "DRADerivedAttributes",         {kNone,     kNone,     kNone,     kAlphaOff}},
     {Gate::kDRADeviceCompatibilityGroups, "DRADeviceCompatibilityGroups", {kNone,     kNone,     kNone,     kAlphaOff}},
-    // Beta in 1.37, on once the minimum compatibility version is 1.37, which
-    // is what a 1.37 cluster without emulation runs with.
-    {Gate::kDRAFractionalCapacityRange,   "DRAFractionalCapacityRange",   {kNone,     kNone,     kNone,     kBetaOn}},
+    // Beta in 1.37, on only once the minimum compatibility version is 1.37.
+    // A 1.37 binary's default minimum compatibility version is 1.36, so a
+    // 1.37.2 kube-apiserver without flags runs with it off
+    // (kubernetes_feature_enabled 0; tools/difftest --level validation).
+    {Gate::kDRAFractionalCapacityRange,   "DRAFractionalCapacityRange",   {kNone,     kNone,     kNone,     kBetaOff}},
     {Gate::kDRAOptionalNodeOperations,    "DRAOptionalNodeOperations",    {kNone,     kNone,     kNone,     kAlphaOff}},
     {Gate::kDRAPartitionableDevicesType,  "DRAPartitionableDevicesType",  {kNone,     kNone,     kNone,     kAlphaOff}},
     // The Workload API (scheduling.k8s.io PodGroup, pod.spec.schedulingGroup, gang scheduling).

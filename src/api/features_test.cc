@@ -61,7 +61,8 @@ INSTANTIATE_TEST_SUITE_P(
         DefaultCase{"1.36", Gate::kDRADerivedAttributes, false, Maturity::kAbsent},
         DefaultCase{"1.37", Gate::kDRADerivedAttributes, false, Maturity::kAlpha},
         DefaultCase{"1.37", Gate::kDRADeviceCompatibilityGroups, false, Maturity::kAlpha},
-        DefaultCase{"1.37", Gate::kDRAFractionalCapacityRange, true, Maturity::kBeta},
+        // Off: kube-apiserver v1.37.2 reports kubernetes_feature_enabled 0.
+        DefaultCase{"1.37", Gate::kDRAFractionalCapacityRange, false, Maturity::kBeta},
         DefaultCase{"1.37", Gate::kDRAOptionalNodeOperations, false, Maturity::kAlpha},
         DefaultCase{"1.37", Gate::kDRAPartitionableDevicesType, false, Maturity::kAlpha},
         DefaultCase{"v1.36.4", Gate::kDRAConsumableCapacity, true, Maturity::kBeta}));
