@@ -17,10 +17,14 @@
 //                           `driverVersion.major() >= 1 && memory > 1Mi`
 //   BM_BasicFresh, BM_CelFresh
 //                           the same, each pod on a new Allocator (built and
-//                           destroyed outside the timing): the cost when
-//                           nothing is cached, as for a scheduler that builds
-//                           one per pod; the other shapes reuse one Allocator
-//                           for every pod
+//                           destroyed outside the timing) on the snapshot's
+//                           alloc::SnapshotState, as for a scheduler that
+//                           builds one per pod on one snapshot: node states
+//                           and verdicts outlive each Allocator; the other
+//                           shapes reuse one Allocator for every pod
+//   BM_BasicCold, BM_CelCold
+//                           as Fresh, without a SnapshotState: nothing is
+//                           cached from one pod to the next
 //   BM_ManyRequests/{0,1}   64 devices per node, 32 devices with a list-mode
 //                           matchAttribute (DRAListTypeAttributes) on an int
 //                           list attribute that half the devices fail:
@@ -117,6 +121,7 @@ struct Cluster {
   std::unique_ptr<alloc::SliceIndex> index;
   std::unique_ptr<alloc::SelectorEvaluator> selectors;
   std::unique_ptr<alloc::Allocator> allocator;
+  std::shared_ptr<const alloc::SnapshotState> snapshot;  // for the Fresh shapes
 
   Cluster() {
     device_class.metadata.name = "test-class";
@@ -143,8 +148,14 @@ struct Cluster {
     if (!ev.ok()) Fail("NewCelSelectorEvaluator: " + ev.status().ToString());
     selectors = *std::move(ev);
     allocator = NewAllocator();
+    snapshot = std::make_shared<alloc::SnapshotState>(features, allocated, index.get());
   }
-  std::unique_ptr<alloc::Allocator> NewAllocator() const {
+  // On the shared SnapshotState (`shared`), or on its own.
+  std::unique_ptr<alloc::Allocator> NewAllocator(bool shared = false) const {
+    if (shared) {
+      return std::make_unique<alloc::Allocator>(snapshot, std::vector<const api::DeviceClass*>{&device_class},
+                                                selectors.get());
+    }
     return std::make_unique<alloc::Allocator>(features, allocated,
                                               std::vector<const api::DeviceClass*>{&device_class}, index.get(),
                                               selectors.get());
@@ -171,10 +182,15 @@ PodOutcome SchedulePod(const Cluster& c, const alloc::Allocator* allocator_or_nu
   return out;
 }
 
+// How the pods of a shape get their Allocator.
+enum class Mode { kWarm, kFresh, kCold };
+
 void Run(benchmark::State& state, std::string_view shape, const Cluster& c, int want_fit, uint64_t min_steps = 0,
-         bool fresh = false) {
+         Mode mode = Mode::kWarm) {
   const std::string name = std::string(shape) + "/" + std::to_string(state.range(0));
-  PodOutcome first = SchedulePod(c, fresh ? c.NewAllocator().get() : nullptr);
+  const bool fresh = mode != Mode::kWarm;
+  const bool shared = mode == Mode::kFresh;
+  PodOutcome first = SchedulePod(c, fresh ? c.NewAllocator(shared).get() : nullptr);
   if (first.nodes_fit != want_fit) {
     Fail(name + ": " + std::to_string(first.nodes_fit) + " nodes fit, want " +
          std::to_string(want_fit));
@@ -190,11 +206,12 @@ void Run(benchmark::State& state, std::string_view shape, const Cluster& c, int 
       benchmark::DoNotOptimize(o);
       continue;
     }
-    // Fresh: a new Allocator per pod, as a scheduler that builds one per pod
-    // would (nothing cached but compiled CEL). Building it (a copy of the
-    // AllocatedState) and destroying it are not timed.
+    // Fresh: a new Allocator per pod on the snapshot's SnapshotState, as a
+    // scheduler that builds one per pod would; Cold: nothing cached but
+    // compiled CEL. Building it (Cold: a copy of the AllocatedState) and
+    // destroying it are not timed.
     state.PauseTiming();
-    std::unique_ptr<alloc::Allocator> allocator = c.NewAllocator();
+    std::unique_ptr<alloc::Allocator> allocator = c.NewAllocator(shared);
     state.ResumeTiming();
     o = SchedulePod(c, allocator.get());
     benchmark::DoNotOptimize(o);
@@ -212,7 +229,7 @@ void Run(benchmark::State& state, std::string_view shape, const Cluster& c, int 
 
 // 10 devices per node ("instance-0".."instance-9"); `fill` 0 empty, 1 half
 // of each node allocated, 2 all of it.
-void BasicShape(benchmark::State& state, std::string_view request_selector, bool fresh = false) {
+void BasicShape(benchmark::State& state, std::string_view request_selector, Mode mode = Mode::kWarm) {
   constexpr int kDevices = 10;
   const int64_t fill = state.range(0);
   Cluster c;
@@ -228,15 +245,17 @@ void BasicShape(benchmark::State& state, std::string_view request_selector, bool
   }
   c.claim.spec.devices.requests.push_back(Request("req-0", 1, request_selector));
   c.Build();
-  const char* shape = fresh ? (request_selector.empty() ? "BM_BasicFresh" : "BM_CelFresh")
-                            : (request_selector.empty() ? "BM_Basic" : "BM_Cel");
-  Run(state, shape, c, fill == 2 ? 0 : kNodes, 0, fresh);
+  const std::string shape = std::string(request_selector.empty() ? "BM_Basic" : "BM_Cel") +
+                            (mode == Mode::kFresh ? "Fresh" : mode == Mode::kCold ? "Cold" : "");
+  Run(state, shape, c, fill == 2 ? 0 : kNodes, 0, mode);
 }
 
 void BM_Basic(benchmark::State& state) { BasicShape(state, ""); }
 void BM_Cel(benchmark::State& state) { BasicShape(state, kCelSelector); }
-void BM_BasicFresh(benchmark::State& state) { BasicShape(state, "", /*fresh=*/true); }
-void BM_CelFresh(benchmark::State& state) { BasicShape(state, kCelSelector, /*fresh=*/true); }
+void BM_BasicFresh(benchmark::State& state) { BasicShape(state, "", Mode::kFresh); }
+void BM_CelFresh(benchmark::State& state) { BasicShape(state, kCelSelector, Mode::kFresh); }
+void BM_BasicCold(benchmark::State& state) { BasicShape(state, "", Mode::kCold); }
+void BM_CelCold(benchmark::State& state) { BasicShape(state, kCelSelector, Mode::kCold); }
 
 // 64 devices per node; device i has the int list attribute numaNodes =
 // [i%4, (i+1)%4], so with list-mode matchAttribute only the devices with
@@ -318,6 +337,8 @@ BENCHMARK(BM_Basic)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Cel)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_BasicFresh)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_CelFresh)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_BasicCold)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_CelCold)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ManyRequests)->DenseRange(0, 1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Partitionable)->DenseRange(0, 1)->Unit(benchmark::kMicrosecond);
 

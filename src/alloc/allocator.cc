@@ -5,10 +5,12 @@
 //
 // Layout of the work (what is done how often):
 //   per Allocator     AllocatorCache: the NodeStates and the VerdictTables
+//   (or SnapshotState) (a VerdictStore, shared with the copy Detach makes)
 //   per node          NodeState: the gathered pools and the candidate devices
 //                     (allocated flags, device IDs, per-device node selection,
-//                     aggregated capacity, available counters), built on the
-//                     node's first Allocate call and never changed after
+//                     aggregated capacity, available counters, also as
+//                     DenseCounters), built on the node's first Allocate call
+//                     and changed only by AddAllocation and its kin
 //   per expression    VerdictTable: one byte per device of the SliceIndex,
 //                     filled as the search evaluates selectors
 //   per call          Search: prepared claims, the devices taken, counters
@@ -93,13 +95,33 @@ enum class OnNode : uint8_t { kNotApplicable, kYes, kNo, kError };
 
 struct Candidate {
   int pool = 0;
+  // Its counter consumption: DenseCounters::uses[uses_begin, uses_begin +
+  // uses_count) of its pool (the fields fill padding: 40 bytes in all).
+  uint32_t uses_begin = 0;
   const api::ResourceSlice* slice = nullptr;
   const api::Device* device = nullptr;
   uint32_t device_id = 0;  // SliceIndex numbering: the column of VerdictTables
   bool allocated = false;  // in AllocatedState::devices
   OnNode on_node = OnNode::kNotApplicable;
+  uint16_t uses_count = 0;
   // AllocatedState::aggregated_capacity of the device, or nullptr.
   const CapacityAmounts* aggregated = nullptr;
+};
+static_assert(sizeof(Candidate) <= 40);
+
+// The shared counters of one pool as integers (§8 without maps): every
+// counter of `available` (a CounterSets, in its order: set name, counter
+// name) is a slot, every quantity a multiple of 10^scale held as an exact
+// integer. `exact` is false when some quantity is not (the search then uses
+// the CounterSets with Quantity arithmetic, as before).
+struct DenseCounters {
+  struct Use {
+    uint32_t slot = 0;
+    int64_t amount = 0;
+  };
+  bool exact = false;
+  std::vector<int64_t> available;  // per slot
+  std::vector<Use> uses;           // per candidate of the pool, see Candidate::uses_begin
 };
 
 // What Allocate needs about one node that does not depend on the claims.
@@ -118,9 +140,12 @@ struct NodeState {
   // devices allocated before this snapshot consume (nullopt for pools without
   // candidates).
   std::vector<std::optional<CounterSets>> available;
+  // The same as integers, per pool (empty without DRAPartitionableDevices).
+  std::vector<DenseCounters> dense;
   // "invalid resource pools were encountered: ..." when some pool is invalid.
   std::string invalid_message;
-  // Raised by AllocatorCache::Refresh whenever the state changes.
+  // Changed by AllocatorCache::Refresh whenever the state changes, to a
+  // number no state has had (next_generation below).
   uint64_t generation = 1;
 };
 
@@ -151,6 +176,9 @@ namespace {
 // Tells AllocatorCaches apart in the per-thread table cache (an address could
 // be reused after an Allocator is destroyed; these numbers are not).
 std::atomic<uint64_t> next_cache_id{1};
+// NodeState::generation after a change: unique across caches, so that the
+// copies Allocator::Detach makes never reuse a number with another meaning.
+std::atomic<uint64_t> next_generation{2};
 
 bool UsesLabels(const api::ResourceSlice& s) {
   return s.spec.node_selector.has_value() || s.spec.per_device_node_selection.value_or(false);
@@ -191,16 +219,98 @@ CounterSets AvailableCounters(const Pool& pool, const AllocatedState& state) {
   return sets;
 }
 
-std::unique_ptr<NodeState> BuildNodeState(const Allocator& a, const api::Node& node) {
+// The bound on every integer of DenseCounters, and on the sum of the
+// magnitudes of a pool's uses: a call's consumption of a slot is a sum of
+// distinct candidates' uses (a device charges its counters once, however many
+// shares it gives), so it stays within int64.
+constexpr int64_t kDenseLimit = int64_t{1} << 62;
+
+// `q` as an integer multiple of 10^scale, if it is one and |q| <= kDenseLimit.
+std::optional<int64_t> Scaled(const Quantity& q, int32_t scale) {
+  const int64_t v = q.ScaledValue(scale);
+  if (v > kDenseLimit || v < -kDenseLimit) return std::nullopt;
+  if (Quantity::FromScaled(v, scale, quantity::Format::kDecimalSI).Compare(q) != 0) return std::nullopt;
+  return v;
+}
+
+// state.dense[pool_idx] from state.available[pool_idx] and the consumption of
+// the pool's candidates (Candidate::uses_begin/end are set).
+void BuildDenseCounters(NodeState& state, size_t pool_idx) {
+  if (state.dense.size() < state.pools.size()) state.dense.resize(state.pools.size());
+  DenseCounters& dense = state.dense[pool_idx];
+  dense = DenseCounters{};
+  if (!state.available[pool_idx]) return;
+  const CounterSets& available = *state.available[pool_idx];
+  // Slots in CounterSets order; consumption of a counter the pool does not
+  // have is never checked (§8) and gets no slot.
+  std::vector<std::pair<std::pair<std::string_view, std::string_view>, const Quantity*>> slots;
+  for (const auto& [set_name, counters] : available) {
+    for (const auto& [name, have] : counters) slots.push_back({{set_name, name}, &have});
+  }
+  if (slots.empty()) {  // no counters: nothing to count (uses_count stays 0)
+    dense.exact = true;
+    return;
+  }
+  auto slot_of = [&](std::string_view set_name, std::string_view name) -> std::optional<uint32_t> {
+    auto it = std::lower_bound(slots.begin(), slots.end(), std::pair(set_name, name),
+                               [](const auto& slot, const auto& key) { return slot.first < key; });
+    if (it == slots.end() || it->first != std::pair(set_name, name)) return std::nullopt;
+    return static_cast<uint32_t>(it - slots.begin());
+  };
+  for (int32_t scale : {0, -3, -6, -9}) {
+    dense.exact = true;
+    dense.available.clear();
+    dense.uses.clear();
+    int64_t magnitudes = 0;  // of the uses so far, at most kDenseLimit
+    for (const auto& slot : slots) {
+      std::optional<int64_t> v = Scaled(*slot.second, scale);
+      if (!v) {
+        dense.exact = false;
+        break;
+      }
+      dense.available.push_back(*v);
+    }
+    for (Candidate& c : state.candidates) {
+      if (!dense.exact) break;
+      if (static_cast<size_t>(c.pool) != pool_idx) continue;
+      c.uses_begin = static_cast<uint32_t>(dense.uses.size());
+      for (const api::DeviceCounterConsumption& use : c.device->rare->consumes_counters) {
+        for (const auto& [name, counter] : use.counters) {
+          std::optional<uint32_t> slot = slot_of(use.counter_set, name.view());
+          if (!slot) continue;
+          std::optional<int64_t> amount = Scaled(counter.value, scale);
+          if (!amount) {
+            dense.exact = false;
+            break;
+          }
+          magnitudes += *amount < 0 ? -*amount : *amount;  // both at most 2^62: no overflow
+          if (magnitudes > kDenseLimit) {
+            dense.exact = false;
+            break;
+          }
+          dense.uses.push_back({.slot = *slot, .amount = *amount});
+        }
+        if (!dense.exact) break;
+      }
+      const size_t count = dense.uses.size() - c.uses_begin;
+      if (count > UINT16_MAX || dense.uses.size() > UINT32_MAX) dense.exact = false;
+      c.uses_count = static_cast<uint16_t>(count);
+    }
+    if (dense.exact) return;
+  }
+  dense = DenseCounters{};
+}
+
+std::unique_ptr<NodeState> BuildNodeState(const SliceIndex& index, const Features& features,
+                                          const AllocatedState& allocated_state, const api::Node& node) {
   auto state = std::make_unique<NodeState>();
   state->name = node.metadata.name;
-  const SliceIndex& index = a.slices();
   // The slices GatherPools considers; only node selectors read labels.
   for (const api::ResourceSlice* s : index.OnNode(node.metadata.name)) state->uses_labels |= UsesLabels(*s);
   for (const api::ResourceSlice* s : index.WithoutNodeName()) state->uses_labels |= UsesLabels(*s);
   if (state->uses_labels) state->labels = node.metadata.labels;
 
-  StatusOr<std::vector<Pool>> pools = GatherPools(index, node, a.features());
+  StatusOr<std::vector<Pool>> pools = GatherPools(index, node, features);
   if (!pools.ok()) {
     state->error = pools.status();
     return state;
@@ -219,7 +329,6 @@ std::unique_ptr<NodeState> BuildNodeState(const Allocator& a, const api::Node& n
   // instead of building "driver/pool/device" per device saves an allocation
   // and a search of the whole set per device; `id == prefix + name` holds
   // exactly when the key is in the range and its rest equals `name`.
-  const AllocatedState& allocated_state = a.allocated();
   const auto& allocated = allocated_state.devices;
   const auto& aggregated = allocated_state.aggregated_capacity;
   std::string prefix;
@@ -262,11 +371,12 @@ std::unique_ptr<NodeState> BuildNodeState(const Allocator& a, const api::Node& n
       }
     }
   }
-  if (a.features().partitionable_devices) {
+  if (features.partitionable_devices) {
     state->available.resize(all_pools.size());
     for (size_t pool_idx = 0; pool_idx < all_pools.size(); ++pool_idx) {
       const Pool& pool = all_pools[pool_idx];
       if (!pool.incomplete && !pool.invalid) state->available[pool_idx] = AvailableCounters(pool, allocated_state);
+      BuildDenseCounters(*state, pool_idx);
     }
   }
   std::vector<std::string> invalid;
@@ -281,13 +391,54 @@ std::unique_ptr<NodeState> BuildNodeState(const Allocator& a, const api::Node& n
 
 }  // namespace
 
-// The Allocator's memory of work done (allocator.h, "Caches"). Thread-safe:
-// the maps are guarded by `mu`; what they point to is never freed or moved
-// before the Allocator dies, so pointers handed out stay valid without the
-// lock (NodeStates are immutable, VerdictTables are atomics).
+// The VerdictTables of one snapshot (SliceIndex and features), by
+// expression; shared by an AllocatorCache and the copies Detach makes.
+struct VerdictStore {
+  explicit VerdictStore(size_t devices)
+      : device_count(devices), id(next_cache_id.fetch_add(1, std::memory_order_relaxed)) {}
+  const size_t device_count;
+  const uint64_t id;
+  std::mutex mu;
+  std::unordered_map<std::string, std::unique_ptr<VerdictTable>, StringHash, std::equal_to<>>
+      tables;  // guarded by mu
+};
+
+// The Allocator's memory of work done (allocator.h, "Caches"), or a
+// SnapshotState's, shared by its Allocators. Thread-safe: the maps are
+// guarded by `mu`; what they point to is never freed or moved before the
+// cache dies, so pointers handed out stay valid without the lock (NodeStates
+// are immutable but for Refresh, which no call may overlap; VerdictTables are
+// atomics).
 struct AllocatorCache {
-  explicit AllocatorCache(const Allocator& allocator)
-      : a(allocator), id(next_cache_id.fetch_add(1, std::memory_order_relaxed)) {}
+  AllocatorCache(const SliceIndex* slice_index, const Features* feature_set, const AllocatedState* allocated_state,
+                 std::shared_ptr<VerdictStore> verdicts)
+      : slices(slice_index),
+        features(feature_set),
+        allocation(allocated_state),
+        store(verdicts ? std::move(verdicts) : std::make_shared<VerdictStore>(slice_index->device_count())),
+        id(next_cache_id.fetch_add(1, std::memory_order_relaxed)) {}
+
+  // A private copy for an Allocator that leaves its SnapshotState: the same
+  // node states (and verdict tables, shared) over `allocated_state`, a copy
+  // of this cache's allocated state.
+  std::shared_ptr<AllocatorCache> CopyFor(const Features* feature_set, const AllocatedState* allocated_state) {
+    auto copy = std::make_shared<AllocatorCache>(slices, feature_set, allocated_state, store);
+    std::lock_guard<std::mutex> lock(mu);
+    const auto& aggregated = allocated_state->aggregated_capacity;
+    for (const auto& [name, states] : nodes) {
+      for (const auto& s : states) {
+        auto state = std::make_unique<NodeState>(*s);
+        for (Candidate& c : state->candidates) {
+          if (c.aggregated == nullptr) continue;
+          const Pool& pool = state->pools[static_cast<size_t>(c.pool)];
+          auto it = aggregated.find(DeviceIdString(pool.driver, pool.name, c.device->name));
+          c.aggregated = it == aggregated.end() ? nullptr : &it->second;
+        }
+        copy->Insert(std::move(state));
+      }
+    }
+    return copy;
+  }
 
   // The state of `node`, built on first use. Its `error` is set if the node's
   // pools could not be gathered.
@@ -333,22 +484,29 @@ struct AllocatorCache {
     }
     // Built without the lock: other nodes go on meanwhile. Two threads may
     // build the same node; the first stored wins and both answer with it.
-    std::unique_ptr<NodeState> built = BuildNodeState(a, node);
+    std::unique_ptr<NodeState> built = BuildNodeState(*slices, *features, *allocation, node);
     std::lock_guard<std::mutex> lock(mu);
     auto it = nodes.find(std::string_view(node.metadata.name));
+    if (it != nodes.end()) {
+      for (const auto& s : it->second) {
+        if (matches(*s)) return *s;
+      }
+    }
+    return Insert(std::move(built));
+  }
+
+  // Stores a new state. REQUIRES: mu held (or the cache not yet shared).
+  NodeState& Insert(std::unique_ptr<NodeState> built) {
+    auto it = nodes.find(std::string_view(built->name));
     // The key views the name held by the first state (states are never
     // dropped, and live on the heap).
     if (it == nodes.end()) it = nodes.emplace(std::string_view(built->name), NodeStates{}).first;
-    NodeStates& states = it->second;
-    for (const auto& s : states) {
-      if (matches(*s)) return *s;
-    }
     for (const Pool& pool : built->pools) {
       // Likewise, the key views the first user's pool.
       if (!pool.incomplete && !pool.invalid) pool_users[PoolKey(pool.driver, pool.name)].push_back(built.get());
     }
-    states.push_back(std::move(built));
-    return *states.back();
+    it->second.push_back(std::move(built));
+    return *it->second.back();
   }
 
   // Brings every node state that holds the device of `result` up to date
@@ -358,7 +516,7 @@ struct AllocatorCache {
     std::lock_guard<std::mutex> lock(mu);
     auto users = pool_users.find(PoolKey(result.driver, result.pool));
     if (users == pool_users.end()) return;
-    const AllocatedState& allocated = a.allocated();
+    const AllocatedState& allocated = *allocation;
     const std::string device_id = DeviceIdString(result.driver, result.pool, result.device);
     const bool in_devices = allocated.Unavailable(device_id);
     auto aggregated = allocated.aggregated_capacity.find(device_id);
@@ -366,7 +524,7 @@ struct AllocatorCache {
     // candidate, and the pool's available counters even where it is not (a
     // device of the pool that is not usable on the node still consumes them).
     for (NodeState* state : users->second) {
-      ++state->generation;
+      state->generation = next_generation.fetch_add(1, std::memory_order_relaxed);
       if (changed_nodes != nullptr) changed_nodes->push_back(state->name);
       for (Candidate& c : state->candidates) {
         const Pool& pool = state->pools[static_cast<size_t>(c.pool)];
@@ -378,6 +536,7 @@ struct AllocatorCache {
         const Pool& pool = state->pools[pool_idx];
         if (state->available[pool_idx] && pool.name == result.pool && pool.driver == result.driver) {
           state->available[pool_idx] = AvailableCounters(pool, allocated);
+          BuildDenseCounters(*state, pool_idx);
         }
       }
     }
@@ -396,27 +555,31 @@ struct AllocatorCache {
     static constexpr size_t kSlots = 8;
     thread_local std::array<Slot, kSlots> slots;
     thread_local size_t next = 0;
+    const uint64_t store_id = store->id;
     for (const Slot& slot : slots) {
-      if (slot.cache == id && slot.expression == expression) return *slot.table;
+      if (slot.cache == store_id && slot.expression == expression) return *slot.table;
     }
     const VerdictTable* table = nullptr;
     {
-      std::lock_guard<std::mutex> lock(mu);
-      auto it = tables.find(expression);
-      if (it == tables.end()) {
-        it = tables.emplace(std::string(expression), std::make_unique<VerdictTable>(a.slices().device_count())).first;
+      std::lock_guard<std::mutex> lock(store->mu);
+      auto it = store->tables.find(expression);
+      if (it == store->tables.end()) {
+        it = store->tables.emplace(std::string(expression), std::make_unique<VerdictTable>(store->device_count)).first;
       }
       table = it->second.get();
     }
     Slot& slot = slots[next];
     next = (next + 1) % kSlots;
-    slot.cache = id;
+    slot.cache = store_id;
     slot.expression.assign(expression);
     slot.table = table;
     return *table;
   }
 
-  const Allocator& a;
+  const SliceIndex* const slices;
+  const Features* const features;
+  const AllocatedState* const allocation;
+  const std::shared_ptr<VerdictStore> store;
   const uint64_t id;
   std::mutex mu;
   // Node name -> its states, one per distinct label set when labels matter.
@@ -426,27 +589,61 @@ struct AllocatorCache {
   // (driver, pool) -> the node states holding that (complete, valid) pool,
   // for Refresh. Guarded by mu.
   std::unordered_map<PoolKey, std::vector<NodeState*>, PoolKeyHash> pool_users;
-  std::unordered_map<std::string, std::unique_ptr<VerdictTable>, StringHash, std::equal_to<>>
-      tables;  // guarded by mu
 };
 
 }  // namespace internal
+
+SnapshotState::SnapshotState(Features features, AllocatedState allocated, const SliceIndex* slices)
+    : features_(features),
+      allocated_(std::move(allocated)),
+      slices_(slices),
+      cache_(std::make_shared<internal::AllocatorCache>(slices_, &features_, &allocated_, nullptr)) {}
+
+SnapshotState::~SnapshotState() = default;
 
 Allocator::Allocator(Features features, AllocatedState allocated, std::vector<const api::DeviceClass*> classes,
                      const SliceIndex* slices, SelectorEvaluator* selectors, AllocatorOptions options)
     : features_(features),
       allocated_(std::move(allocated)),
+      allocated_view_(&allocated_),
       slices_(slices),
       selectors_(selectors),
       options_(std::move(options)),
-      cache_(std::make_unique<internal::AllocatorCache>(*this)) {
+      cache_(std::make_shared<internal::AllocatorCache>(slices_, &features_, &allocated_, nullptr)) {
+  for (const api::DeviceClass* c : classes) classes_.emplace(c->metadata.name, c);
+  if (!options_.new_share_id) options_.new_share_id = NewRandomShareId;
+}
+
+Allocator::Allocator(std::shared_ptr<const SnapshotState> snapshot, std::vector<const api::DeviceClass*> classes,
+                     SelectorEvaluator* selectors, AllocatorOptions options)
+    : features_(snapshot->features()),
+      allocated_view_(&snapshot->allocated()),
+      snapshot_(snapshot),
+      slices_(&snapshot->slices()),
+      selectors_(selectors),
+      options_(std::move(options)),
+      cache_(snapshot->cache_) {
   for (const api::DeviceClass* c : classes) classes_.emplace(c->metadata.name, c);
   if (!options_.new_share_id) options_.new_share_id = NewRandomShareId;
 }
 
 Allocator::~Allocator() = default;
 
+void Allocator::Detach() {
+  if (snapshot_ == nullptr) return;
+  allocated_ = snapshot_->allocated();
+  allocated_view_ = &allocated_;
+  cache_ = cache_->CopyFor(&features_, &allocated_);
+  snapshot_.reset();
+}
+
+const internal::NodeState& Allocator::StateOf(NodeHandle node) const {
+  if (node.cache_id_ == cache_->id) return *node.state_;
+  return cache_->Node(*node.node_);
+}
+
 Status Allocator::AddAllocation(const api::AllocationResult& allocation, std::vector<std::string>* changed_nodes) {
+  Detach();
   for (const api::DeviceRequestAllocationResult& result : allocation.devices.results) {
     if (Status st = allocated_.AddResult(result, features_); !st.ok()) return st;
     cache_->Refresh(result, changed_nodes);
@@ -455,6 +652,7 @@ Status Allocator::AddAllocation(const api::AllocationResult& allocation, std::ve
 }
 
 Status Allocator::RemoveAllocation(const api::AllocationResult& allocation, std::vector<std::string>* changed_nodes) {
+  Detach();
   for (const api::DeviceRequestAllocationResult& result : allocation.devices.results) {
     if (Status st = allocated_.RemoveResult(result, features_); !st.ok()) return st;
     cache_->Refresh(result, changed_nodes);
@@ -465,6 +663,8 @@ Status Allocator::RemoveAllocation(const api::AllocationResult& allocation, std:
 void Allocator::SetExcluded(std::string_view driver, std::string_view pool, std::string_view device, bool excluded,
                             std::vector<std::string>* changed_nodes) {
   std::string id = DeviceIdString(driver, pool, device);
+  if (excluded == (allocated().excluded.count(id) > 0)) return;
+  Detach();
   if (excluded) {
     if (!allocated_.excluded.insert(std::move(id)).second) return;
   } else if (allocated_.excluded.erase(id) == 0) {
@@ -479,19 +679,20 @@ void Allocator::SetExcluded(std::string_view driver, std::string_view pool, std:
 
 uint64_t Allocator::NodeGeneration(const api::Node& node) const { return cache_->Node(node).generation; }
 
-uint64_t Allocator::NodeGeneration(NodeHandle node) const { return node.state_->generation; }
+uint64_t Allocator::NodeGeneration(NodeHandle node) const { return StateOf(node).generation; }
 
 Allocator::NodeHandle Allocator::Handle(const api::Node& node) const {
   NodeHandle h;
   h.state_ = &cache_->Node(node);
   h.node_ = &node;
+  h.cache_id_ = cache_->id;
   return h;
 }
 
 Allocator::DeviceCount Allocator::CountDevices(const api::Node& node) const { return CountDevices(Handle(node)); }
 
 Allocator::DeviceCount Allocator::CountDevices(NodeHandle node) const {
-  const internal::NodeState& state = *node.state_;
+  const internal::NodeState& state = StateOf(node);
   DeviceCount count;
   count.devices = static_cast<int64_t>(state.candidates.size());
   for (const internal::Candidate& c : state.candidates) count.in_use += c.allocated;
@@ -616,6 +817,14 @@ class Search {
 
   const CounterSets& Available(int pool);
   CounterSets& Consumed(int pool);
+  // The pool's DenseCounters if this call uses them for it, else nullptr.
+  const internal::DenseCounters* Dense(int pool) const {
+    if (!dense_) return nullptr;
+    const auto& dense = state_->dense;
+    const size_t p = static_cast<size_t>(pool);
+    return p < dense.size() && dense[p].exact ? &dense[p] : nullptr;
+  }
+  std::vector<int64_t>& DenseConsumed(int pool, size_t slots);
   bool CountersFit(int candidate);
   // A result of an allocated claim shares the device (AllocatedState::
   // shared_device_ids has "driver/pool/device/<shareID>").
@@ -666,6 +875,11 @@ class Search {
   // Counters consumed in this call, per pool (driver and pool name: upstream
   // 1.37 keys them by pool ID; keying by pool name only is older, quirk Q9).
   std::vector<CounterSets> consumed_by_pool_;
+  // The same for the pools with exact DenseCounters, per slot (never beyond
+  // kDenseLimit in magnitude, see there), when dense_
+  // (every call but best fit's, whose ordering reads consumed_by_pool_).
+  bool dense_ = false;
+  std::vector<std::vector<int64_t>> dense_consumed_;
   // Best fit: whether this call orders devices, their sizes (DeviceSizer,
   // built on first use) and the published counters per pool.
   bool best_fit_ = false;
@@ -715,6 +929,8 @@ void Search::Reset(const Allocator& allocator, internal::AllocatorCache& cache, 
     allocating_capacity_.clear();
   }
   consumed_by_pool_.clear();
+  for (auto& consumed : dense_consumed_) consumed.clear();
+  dense_ = false;
   best_fit_ = false;
   preference_ = nullptr;
   sizes_.clear();
@@ -934,10 +1150,35 @@ StatusOr<Verdict> Search::Selectable(int candidate, int claim_idx, int request_i
     }
     return true;
   };
-  DRA_ASSIGN_OR_RETURN(bool class_ok, evaluate(entry.device_class->spec.selectors, entry.class_tables, true));
-  if (!class_ok) return Verdict::kClass;
-  DRA_ASSIGN_OR_RETURN(bool request_ok, evaluate(*entry.selectors, entry.request_tables, false));
-  if (!request_ok) return Verdict::kRequest;
+  // Usually every verdict is in the tables already: read them without the
+  // evaluation machinery (kTrue: all true so far; kFalse: one false before
+  // any unknown; kUnknown: evaluate as above).
+  auto known = [&](size_t count, size_t first_table) {
+    for (size_t i = 0; i < count; ++i) {
+      const VerdictTable* table = tables_[first_table + i];
+      if (table == nullptr) continue;
+      const uint8_t v = table->verdicts[c.device_id].load(std::memory_order_relaxed);
+      if (v != VerdictTable::kTrue) return v;
+    }
+    return VerdictTable::kTrue;
+  };
+  const std::vector<api::DeviceSelector>& class_selectors = entry.device_class->spec.selectors;
+  switch (known(class_selectors.size(), entry.class_tables)) {
+    case VerdictTable::kTrue: break;
+    case VerdictTable::kFalse: return Verdict::kClass;
+    default: {
+      DRA_ASSIGN_OR_RETURN(bool class_ok, evaluate(class_selectors, entry.class_tables, true));
+      if (!class_ok) return Verdict::kClass;
+    }
+  }
+  switch (known(entry.selectors->size(), entry.request_tables)) {
+    case VerdictTable::kTrue: break;
+    case VerdictTable::kFalse: return Verdict::kRequest;
+    default: {
+      DRA_ASSIGN_OR_RETURN(bool request_ok, evaluate(*entry.selectors, entry.request_tables, false));
+      if (!request_ok) return Verdict::kRequest;
+    }
+  }
   switch (c.on_node) {
     case OnNode::kNotApplicable:
     case OnNode::kYes: return Verdict::kYes;
@@ -968,8 +1209,29 @@ const CounterSets& Search::Available(int pool_idx) {
   return kNone;
 }
 
+std::vector<int64_t>& Search::DenseConsumed(int pool_idx, size_t slots) {
+  if (dense_consumed_.size() < pools().size()) dense_consumed_.resize(pools().size());
+  std::vector<int64_t>& consumed = dense_consumed_[static_cast<size_t>(pool_idx)];
+  if (consumed.size() != slots) consumed.assign(slots, 0);
+  return consumed;
+}
+
 bool Search::CountersFit(int candidate) {
   const Candidate& c = candidates()[static_cast<size_t>(candidate)];
+  if (const internal::DenseCounters* dense = Dense(c.pool)) {
+    std::vector<int64_t>& consumed = DenseConsumed(c.pool, dense->available.size());
+    for (uint32_t u = c.uses_begin; u < c.uses_begin + c.uses_count; ++u) {
+      consumed[dense->uses[u].slot] += dense->uses[u].amount;
+    }
+    // Every counter of every set of the pool is checked, not only D's (§8).
+    for (size_t slot = 0; slot < consumed.size(); ++slot) {
+      if (dense->available[slot] < consumed[slot]) {
+        GiveBackCounters(candidate);
+        return false;
+      }
+    }
+    return true;
+  }
   const CounterSets& available = Available(c.pool);
   CounterSets& consumed = Consumed(c.pool);
   for (const api::DeviceCounterConsumption& use : c.device->rare->consumes_counters) {
@@ -1004,6 +1266,13 @@ bool Search::CountersFit(int candidate) {
 
 void Search::GiveBackCounters(int candidate) {
   const Candidate& c = candidates()[static_cast<size_t>(candidate)];
+  if (const internal::DenseCounters* dense = Dense(c.pool)) {
+    std::vector<int64_t>& consumed = DenseConsumed(c.pool, dense->available.size());
+    for (uint32_t u = c.uses_begin; u < c.uses_begin + c.uses_count; ++u) {
+      consumed[dense->uses[u].slot] -= dense->uses[u].amount;
+    }
+    return;
+  }
   CounterSets& consumed = Consumed(c.pool);
   for (const api::DeviceCounterConsumption& use : c.device->rare->consumes_counters) {
     auto& set = consumed[use.counter_set];
@@ -1638,6 +1907,7 @@ StatusOr<NodeFit> Search::Run(const Allocator& allocator, internal::AllocatorCac
   } done{busy_};
   Reset(allocator, cache, state, node);
   best_fit_ = allocator.options().device_choice == DeviceChoice::kBestFit && detail == Allocator::ResultDetail::kFull;
+  dense_ = !best_fit_;
   if (preference != nullptr && !preference->empty() && detail == Allocator::ResultDetail::kFull) {
     preference_ = preference;
   }
@@ -1651,6 +1921,7 @@ StatusOr<NodeFit> Search::Run(const Allocator& allocator, internal::AllocatorCac
     // DevicePreference) fails only where first fit does.
     earlier_steps = steps_;
     Reset(allocator, cache, state, node);
+    dense_ = true;  // first fit now
     DRA_RETURN_IF_ERROR(Prepare(claims));
     o = ShortfallWithoutSearch() ? Outcome::kFail : Step(0, 0, 0, 0, false);
   }
@@ -1689,7 +1960,7 @@ StatusOr<NodeFit> Allocator::Allocate(const api::Node& node, std::span<const api
 
 StatusOr<NodeFit> Allocator::Allocate(NodeHandle handle, std::span<const api::ResourceClaim* const> claims,
                                       ResultDetail detail, const DevicePreference* preference) const {
-  const NodeState& state = *handle.state_;
+  const NodeState& state = StateOf(handle);
   const api::Node& node = *handle.node_;
   if (!state.error.ok()) return state.error;
   // One Search per thread, reused: its buffers keep their capacity. A call

@@ -29,6 +29,8 @@
 //     the search reaches that device, and the call reports it as before.
 // Memory grows with the nodes seen (about one Candidate per device) and with
 // the distinct expressions (one byte per device of the SliceIndex each).
+// Built on a SnapshotState (below), an Allocator uses the snapshot's caches,
+// shared with every other Allocator on it.
 // Because of the caches, the slices, classes and SelectorEvaluator must not
 // change while the Allocator lives, and the evaluator must be deterministic.
 //
@@ -138,10 +140,52 @@ struct NodeFit {
   uint64_t steps = 0;                          // search steps used
 };
 
+// State that outlives one Allocator: the caches of "Caches" above (node
+// states, verdict tables) for one snapshot — one SliceIndex, one feature set,
+// one AllocatedState — shared by every Allocator built on it, as
+// kube-scheduler builds a new allocator per pod on one snapshot. The first
+// Allocator to meet a node or an expression does the work; the others reuse
+// it, so a fresh Allocator per pod costs what a warm one costs.
+//
+// Invalidation: a SnapshotState never changes. When the slices or the
+// allocations change, build a new one (DeviceClasses are not part of it:
+// verdicts are kept per expression, node states do not read classes). An
+// Allocator that changes its own allocated state (AddAllocation,
+// RemoveAllocation, SetExcluded) first takes a private copy of the shared
+// node states (Allocator::Detach below) and keeps sharing only the verdict
+// tables; the SnapshotState and the other Allocators are not affected.
+//
+// The Allocators built on one SnapshotState must use SelectorEvaluators that
+// decide alike (CEL evaluators for its features): verdicts are shared by
+// expression text. Thread-safe like one Allocator's caches. The SliceIndex is
+// borrowed and must outlive the SnapshotState and its Allocators.
+class SnapshotState {
+ public:
+  SnapshotState(Features features, AllocatedState allocated, const SliceIndex* slices);
+  ~SnapshotState();
+  SnapshotState(const SnapshotState&) = delete;
+  SnapshotState& operator=(const SnapshotState&) = delete;
+
+  const Features& features() const { return features_; }
+  const AllocatedState& allocated() const { return allocated_; }
+  const SliceIndex& slices() const { return *slices_; }
+
+ private:
+  friend class Allocator;
+  Features features_;
+  AllocatedState allocated_;
+  const SliceIndex* slices_;
+  std::shared_ptr<internal::AllocatorCache> cache_;
+};
+
 class Allocator {
  public:
   Allocator(Features features, AllocatedState allocated, std::vector<const api::DeviceClass*> classes,
             const SliceIndex* slices, SelectorEvaluator* selectors, AllocatorOptions options = {});
+  // On a shared snapshot (SnapshotState): its features, allocated state and
+  // slices, and its caches. Nothing is copied.
+  Allocator(std::shared_ptr<const SnapshotState> snapshot, std::vector<const api::DeviceClass*> classes,
+            SelectorEvaluator* selectors, AllocatorOptions options = {});
   ~Allocator();
   Allocator(const Allocator&) = delete;
   Allocator& operator=(const Allocator&) = delete;
@@ -177,6 +221,9 @@ class Allocator {
     friend class Allocator;
     const internal::NodeState* state_ = nullptr;
     const api::Node* node_ = nullptr;
+    // The cache the state belongs to: a handle taken before the Allocator
+    // detached from its SnapshotState is resolved again on use.
+    uint64_t cache_id_ = 0;
   };
   NodeHandle Handle(const api::Node& node) const;
   StatusOr<NodeFit> Allocate(NodeHandle node, std::span<const api::ResourceClaim* const> claims,
@@ -195,7 +242,8 @@ class Allocator {
   // the one that failed).
   // With `changed_nodes`, appends the names of the nodes whose cached state
   // changed (those that see a pool of the allocated devices and were seen by
-  // this Allocator before): Allocate outcomes on other nodes stay as they were.
+  // this Allocator before — on a SnapshotState, by any Allocator on it):
+  // Allocate outcomes on other nodes stay as they were.
   // REQUIRES: no Allocate call in flight on any thread.
   Status AddAllocation(const api::AllocationResult& allocation, std::vector<std::string>* changed_nodes = nullptr);
 
@@ -228,20 +276,29 @@ class Allocator {
   uint64_t NodeGeneration(NodeHandle node) const;
 
   const Features& features() const { return features_; }
-  const AllocatedState& allocated() const { return allocated_; }
+  const AllocatedState& allocated() const { return *allocated_view_; }
   const AllocatorOptions& options() const { return options_; }
   const api::DeviceClass* FindClass(std::string_view name) const;
   const SliceIndex& slices() const { return *slices_; }
   SelectorEvaluator& selectors() const { return *selectors_; }
 
  private:
+  // Before the first change to the allocated state of an Allocator built on
+  // a SnapshotState: copies its allocated state and its node states (the
+  // handles out are resolved again), so that the change stays private.
+  void Detach();
+  // The state behind a handle, resolved again if it is from before Detach.
+  const internal::NodeState& StateOf(NodeHandle node) const;
+
   Features features_;
-  AllocatedState allocated_;
+  AllocatedState allocated_;                  // this Allocator's own, unless on a snapshot
+  const AllocatedState* allocated_view_;      // &allocated_ or the snapshot's
+  std::shared_ptr<const SnapshotState> snapshot_;  // while attached to one
   std::map<std::string, const api::DeviceClass*, std::less<>> classes_;
   const SliceIndex* slices_;
   SelectorEvaluator* selectors_;
   AllocatorOptions options_;
-  std::unique_ptr<internal::AllocatorCache> cache_;  // see "Caches" above
+  std::shared_ptr<internal::AllocatorCache> cache_;  // see "Caches" above; the snapshot's while attached
 };
 
 // A random lower-case RFC 4122 version-4 UUID.

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <thread>
+#include <tuple>
 
 namespace dra::alloc {
 namespace {
@@ -279,34 +280,43 @@ TEST(AllocatorTest, RemovedAllocationsAndExcludedDevicesAreFreeAgain) {
   SliceIndex index(ptrs);
   std::vector<const api::DeviceClass*> cls;
   for (auto& c : f.classes) cls.push_back(&c);
-  Allocator allocator(f.features, f.state, cls, &index, &f.selectors);
-  api::ResourceClaim one = Claim("c0", {Request("r", 1)});
-  api::ResourceClaim two = Claim("c1", {Request("r", 2)});
-  auto devices = [&](const api::ResourceClaim& claim) {
-    std::vector<const api::ResourceClaim*> claims = {&claim};
-    StatusOr<NodeFit> fit = allocator.Allocate(f.node, claims);
-    EXPECT_TRUE(fit.ok()) << fit.status().ToString();
-    std::vector<std::string> names;
-    if (fit.ok() && fit->fits) {
-      for (const auto& r : fit->results[0].devices.results) names.push_back(r.device);
-    }
-    return names;
-  };
-  ASSERT_THAT(devices(one), ::testing::ElementsAre("whole"));
-  std::vector<const api::ResourceClaim*> claims = {&one};
-  api::AllocationResult whole = allocator.Allocate(f.node, claims)->results[0];
-  ASSERT_TRUE(allocator.AddAllocation(whole).ok());
-  EXPECT_THAT(devices(one), ::testing::IsEmpty());  // the set's 2 are used
-  std::vector<std::string> changed;
-  ASSERT_TRUE(allocator.RemoveAllocation(whole, &changed).ok());
-  EXPECT_THAT(changed, ::testing::ElementsAre("node-1"));
-  EXPECT_THAT(devices(one), ::testing::ElementsAre("whole"));
-  EXPECT_TRUE(allocator.allocated().devices.empty());
-  allocator.SetExcluded("drv", "pool", "whole", true);
-  EXPECT_THAT(devices(one), ::testing::ElementsAre("half-0"));
-  EXPECT_THAT(devices(two), ::testing::ElementsAre("half-0", "half-1"));
-  allocator.SetExcluded("drv", "pool", "whole", false);
-  EXPECT_THAT(devices(one), ::testing::ElementsAre("whole"));
+  // Alike on an Allocator of its own and on one of a SnapshotState (whose
+  // first change detaches it, counters included).
+  for (bool on_snapshot : {false, true}) {
+    SCOPED_TRACE(on_snapshot ? "on a SnapshotState" : "own state");
+    std::unique_ptr<Allocator> own =
+        on_snapshot ? std::make_unique<Allocator>(std::make_shared<SnapshotState>(f.features, f.state, &index), cls,
+                                                  &f.selectors)
+                    : std::make_unique<Allocator>(f.features, f.state, cls, &index, &f.selectors);
+    Allocator& allocator = *own;
+    api::ResourceClaim one = Claim("c0", {Request("r", 1)});
+    api::ResourceClaim two = Claim("c1", {Request("r", 2)});
+    auto devices = [&](const api::ResourceClaim& claim) {
+      std::vector<const api::ResourceClaim*> claims = {&claim};
+      StatusOr<NodeFit> fit = allocator.Allocate(f.node, claims);
+      EXPECT_TRUE(fit.ok()) << fit.status().ToString();
+      std::vector<std::string> names;
+      if (fit.ok() && fit->fits) {
+        for (const auto& r : fit->results[0].devices.results) names.push_back(r.device);
+      }
+      return names;
+    };
+    ASSERT_THAT(devices(one), ::testing::ElementsAre("whole"));
+    std::vector<const api::ResourceClaim*> claims = {&one};
+    api::AllocationResult whole = allocator.Allocate(f.node, claims)->results[0];
+    ASSERT_TRUE(allocator.AddAllocation(whole).ok());
+    EXPECT_THAT(devices(one), ::testing::IsEmpty());  // the set's 2 are used
+    std::vector<std::string> changed;
+    ASSERT_TRUE(allocator.RemoveAllocation(whole, &changed).ok());
+    EXPECT_THAT(changed, ::testing::ElementsAre("node-1"));
+    EXPECT_THAT(devices(one), ::testing::ElementsAre("whole"));
+    EXPECT_TRUE(allocator.allocated().devices.empty());
+    allocator.SetExcluded("drv", "pool", "whole", true);
+    EXPECT_THAT(devices(one), ::testing::ElementsAre("half-0"));
+    EXPECT_THAT(devices(two), ::testing::ElementsAre("half-0", "half-1"));
+    allocator.SetExcluded("drv", "pool", "whole", false);
+    EXPECT_THAT(devices(one), ::testing::ElementsAre("whole"));
+  }
 }
 
 TEST(AllocatorTest, SharedCountersLimitPartitions) {
@@ -330,6 +340,46 @@ TEST(AllocatorTest, SharedCountersLimitPartitions) {
   ASSERT_TRUE(fit.ok());
   EXPECT_FALSE(fit->fits);
   EXPECT_GT(fit->reason.counters, 0);
+}
+
+// Counters are kept as integers at a common power of ten where every
+// quantity of the pool is one ("1500m" and "500m" at 10^-3), and as
+// Quantities where none is (1e30 exceeds 2^62 at every scale): both ways
+// decide alike. Worked out by hand: three 500m partitions fill 1500m; two of
+// 4e29 fit in 1e30, a third (1.2e30) does not.
+TEST(AllocatorTest, SharedCountersAtAnyScale) {
+  for (const auto& [have, each, fit, too_many] :
+       std::vector<std::tuple<std::string, std::string, int, int>>{{"1500m", "500m", 3, 4}, {"1e30", "4e29", 2, 3}}) {
+    SCOPED_TRACE(have + " / " + each);
+    Fixture f;
+    api::ResourceSlice& counters = f.Slice({});
+    counters.spec.node_name.reset();
+    counters.spec.all_nodes = true;
+    counters.spec.shared_counters.push_back({.name = "set"});
+    counters.spec.shared_counters[0].counters.insert_or_assign("mem", api::Counter{*quantity::Quantity::Parse(have)});
+    api::ResourceSlice& devs = f.Slice({"p0", "p1", "p2", "p3"});
+    for (auto& d : devs.spec.devices) {
+      api::DeviceCounterConsumption use{.counter_set = "set"};
+      use.counters.insert_or_assign("mem", api::Counter{*quantity::Quantity::Parse(each)});
+      d.rare.mut().consumes_counters.push_back(use);
+    }
+    for (auto& s : f.slices) s.spec.pool.resource_slice_count = 2;
+    auto fit_ok = f.Allocate({Claim("c0", {Request("r", fit)})});
+    ASSERT_TRUE(fit_ok.ok()) << fit_ok.status().ToString();
+    EXPECT_TRUE(fit_ok->fits);
+    auto no_fit = f.Allocate({Claim("c0", {Request("r", too_many)})});
+    ASSERT_TRUE(no_fit.ok());
+    EXPECT_FALSE(no_fit->fits);
+    EXPECT_GT(no_fit->reason.counters, 0);
+    // With p0 allocated, one fewer fits.
+    f.state.devices.insert("drv/pool/p0");
+    auto fewer = f.Allocate({Claim("c0", {Request("r", fit)})});
+    ASSERT_TRUE(fewer.ok());
+    EXPECT_FALSE(fewer->fits);
+    fewer = f.Allocate({Claim("c0", {Request("r", fit - 1)})});
+    ASSERT_TRUE(fewer.ok());
+    EXPECT_TRUE(fewer->fits);
+  }
 }
 
 TEST(AllocatorTest, MultiAllocatableDeviceIsSharedWithShareIds) {
@@ -454,13 +504,24 @@ struct Cluster {
     for (auto& s : slices) ptrs.push_back(&s);
     index = std::make_unique<SliceIndex>(ptrs);
   }
-  std::unique_ptr<Allocator> NewAllocator(uint64_t max_steps = 0) {
+  std::vector<const api::DeviceClass*> ClassPointers() const {
     std::vector<const api::DeviceClass*> cls;
     for (auto& c : classes) cls.push_back(&c);
+    return cls;
+  }
+  static AllocatorOptions Options(uint64_t max_steps) {
     auto n = std::make_shared<std::atomic<int>>(0);
-    AllocatorOptions options{.max_steps = max_steps,
-                             .new_share_id = [n] { return "share-" + std::to_string(n->fetch_add(1)); }};
-    return std::make_unique<Allocator>(features, state, cls, index.get(), &selectors, options);
+    return {.max_steps = max_steps, .new_share_id = [n] { return "share-" + std::to_string(n->fetch_add(1)); }};
+  }
+  std::unique_ptr<Allocator> NewAllocator(uint64_t max_steps = 0) {
+    return std::make_unique<Allocator>(features, state, ClassPointers(), index.get(), &selectors, Options(max_steps));
+  }
+  // On a SnapshotState of this cluster (shared caches).
+  std::unique_ptr<Allocator> NewAllocatorOn(std::shared_ptr<const SnapshotState> snapshot) {
+    return std::make_unique<Allocator>(std::move(snapshot), ClassPointers(), &selectors, Options(0));
+  }
+  std::shared_ptr<const SnapshotState> NewSnapshot() const {
+    return std::make_shared<SnapshotState>(features, state, index.get());
   }
 };
 
@@ -497,13 +558,20 @@ StatusOr<NodeFit> AllocateWith(const Allocator& allocator, const api::Node& node
   return allocator.Allocate(node, ptrs);
 }
 
-TEST(AllocatorCacheTest, OneAllocatorAnswersAsFreshOnes) {
-  Cluster cluster(6);
-  const auto claim_sets = CacheTestClaims();
+// Describe() of every (node, claim set), each on an Allocator of its own.
+std::vector<std::string> AnswersOfOwnAllocators(Cluster& cluster,
+                                                const std::vector<std::vector<api::ResourceClaim>>& claim_sets) {
   std::vector<std::string> want;
   for (const api::Node& node : cluster.nodes) {
     for (const auto& claims : claim_sets) want.push_back(Describe(AllocateWith(*cluster.NewAllocator(), node, claims)));
   }
+  return want;
+}
+
+TEST(AllocatorCacheTest, OneAllocatorAnswersAsFreshOnes) {
+  Cluster cluster(6);
+  const auto claim_sets = CacheTestClaims();
+  const std::vector<std::string> want = AnswersOfOwnAllocators(cluster, claim_sets);
   auto shared = cluster.NewAllocator();
   for (int round = 0; round < 3; ++round) {  // every node twice more, warm
     size_t i = 0;
@@ -518,6 +586,75 @@ TEST(AllocatorCacheTest, OneAllocatorAnswersAsFreshOnes) {
   EXPECT_EQ(want[0].substr(0, 4), "fits");
   EXPECT_NE(want[5].find("error: "), std::string::npos);
   EXPECT_NE(want[5].find("CEL runtime error"), std::string::npos);
+}
+
+// A new Allocator per claim set on one SnapshotState (as kube-scheduler makes
+// one per pod): every answer is that of an Allocator of its own, and the
+// later Allocators reuse the first ones' work (no selector is evaluated
+// again).
+TEST(SnapshotStateTest, AllocatorsOnOneSnapshotAnswerAsOwnOnesAndShareTheWork) {
+  Cluster cluster(6);
+  const auto claim_sets = CacheTestClaims();
+  const std::vector<std::string> want = AnswersOfOwnAllocators(cluster, claim_sets);
+  const auto snapshot = cluster.NewSnapshot();
+  int evaluations_after_first_round = 0;
+  for (int round = 0; round < 2; ++round) {
+    size_t i = 0;
+    for (const api::Node& node : cluster.nodes) {
+      for (const auto& claims : claim_sets) {
+        EXPECT_EQ(Describe(AllocateWith(*cluster.NewAllocatorOn(snapshot), node, claims)), want[i])
+            << "round " << round << " " << node.metadata.name;
+        ++i;
+      }
+    }
+    if (round == 0) evaluations_after_first_round = cluster.selectors.evaluations.load();
+  }
+  // Only the failing selector ("runtime-error": errors are never kept) is
+  // evaluated again in the second round: once per node, on the first device
+  // of model y that the "broken" claim reaches.
+  EXPECT_EQ(cluster.selectors.evaluations.load() - evaluations_after_first_round, 6);
+}
+
+// AddAllocation, RemoveAllocation and SetExcluded on an Allocator built on a
+// SnapshotState change only that Allocator: the snapshot and the other
+// Allocators on it answer as before. Handles taken before stay usable.
+TEST(SnapshotStateTest, AChangeStaysWithTheAllocatorThatMadeIt) {
+  Cluster cluster(2);  // node-0: a, b, c free; node-1: a allocated
+  const auto snapshot = cluster.NewSnapshot();
+  auto changing = cluster.NewAllocatorOn(snapshot);
+  auto other = cluster.NewAllocatorOn(snapshot);
+  const api::Node& node0 = cluster.nodes[0];
+  const std::vector<api::ResourceClaim> one = {Claim("one", {Request("r", 1, {"model == \"y\""})})};
+  auto device = [&](const Allocator& a, Allocator::NodeHandle h) {
+    std::vector<const api::ResourceClaim*> ptrs = {&one[0]};
+    StatusOr<NodeFit> fit = a.Allocate(h, ptrs, Allocator::ResultDetail::kFull);
+    EXPECT_TRUE(fit.ok()) << fit.status().ToString();
+    if (!fit.ok() || !fit->fits) return std::string("none");
+    return fit->results[0].devices.results[0].pool + "/" + fit->results[0].devices.results[0].device;
+  };
+  const Allocator::NodeHandle handle = changing->Handle(node0);
+  const uint64_t generation = changing->NodeGeneration(handle);
+  StatusOr<NodeFit> fit = AllocateWith(*changing, node0, one);
+  ASSERT_TRUE(fit.ok() && fit->fits);
+  ASSERT_EQ(device(*changing, handle), "node-0/b");  // the first device of model y
+  std::vector<std::string> changed;
+  ASSERT_TRUE(changing->AddAllocation(fit->results[0], &changed).ok());
+  EXPECT_THAT(changed, ::testing::Contains("node-0"));
+  EXPECT_EQ(device(*changing, handle), "node-0/c");  // b is taken now
+  EXPECT_NE(changing->NodeGeneration(handle), generation);
+  EXPECT_EQ(changing->CountDevices(handle).in_use, 1);
+  EXPECT_EQ(device(*other, other->Handle(node0)), "node-0/b");
+  EXPECT_EQ(device(*cluster.NewAllocatorOn(snapshot), cluster.NewAllocatorOn(snapshot)->Handle(node0)), "node-0/b");
+  EXPECT_TRUE(snapshot->allocated().devices.count("drv/node-0/b") == 0);
+
+  other->SetExcluded("drv", "node-0", "b", true);
+  EXPECT_EQ(device(*other, other->Handle(node0)), "node-0/c");
+  auto fresh = cluster.NewAllocatorOn(snapshot);
+  EXPECT_EQ(device(*fresh, fresh->Handle(node0)), "node-0/b");
+
+  ASSERT_TRUE(changing->RemoveAllocation(fit->results[0]).ok());
+  EXPECT_EQ(device(*changing, handle), "node-0/b");
+  EXPECT_EQ(changing->CountDevices(handle).in_use, 0);
 }
 
 TEST(AllocatorCacheTest, VerdictsAreEvaluatedOncePerDeviceButErrorsEveryTime) {
@@ -567,22 +704,25 @@ TEST(AllocatorCacheTest, NodesWithTheSameNameAndOtherLabelsAreNotConfused) {
 TEST(AllocatorCacheTest, ConcurrentCallsAnswerAsSequentialOnes) {
   Cluster cluster(16);
   const auto claim_sets = CacheTestClaims();
-  std::vector<std::string> want;
-  for (const api::Node& node : cluster.nodes) {
-    for (const auto& claims : claim_sets) want.push_back(Describe(AllocateWith(*cluster.NewAllocator(), node, claims)));
-  }
+  const std::vector<std::string> want = AnswersOfOwnAllocators(cluster, claim_sets);
   auto shared = cluster.NewAllocator();
+  // Also a new Allocator per round on one SnapshotState, in every thread.
+  const auto snapshot = cluster.NewSnapshot();
   std::atomic<int> mismatches{0};
   std::vector<std::thread> threads;
   for (int thread_idx = 0; thread_idx < 4; ++thread_idx) {
     threads.emplace_back([&, thread_idx] {
       for (int round = 0; round < 20; ++round) {
+        const std::unique_ptr<Allocator> on_snapshot = cluster.NewAllocatorOn(snapshot);
         // Each thread walks the nodes from its own starting point.
         for (size_t k = 0; k < cluster.nodes.size(); ++k) {
           const size_t node_idx = (k + static_cast<size_t>(thread_idx) * 5) % cluster.nodes.size();
           for (size_t set_idx = 0; set_idx < claim_sets.size(); ++set_idx) {
+            const std::string& expected = want[node_idx * claim_sets.size() + set_idx];
             std::string got = Describe(AllocateWith(*shared, cluster.nodes[node_idx], claim_sets[set_idx]));
-            if (got != want[node_idx * claim_sets.size() + set_idx]) mismatches.fetch_add(1);
+            if (got != expected) mismatches.fetch_add(1);
+            got = Describe(AllocateWith(*on_snapshot, cluster.nodes[node_idx], claim_sets[set_idx]));
+            if (got != expected) mismatches.fetch_add(1);
           }
         }
       }

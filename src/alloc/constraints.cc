@@ -67,7 +67,13 @@ bool ScalarEqual(const api::DeviceAttribute& a, const api::DeviceAttribute& b) {
 class ConstraintBase : public Constraint {
  public:
   ConstraintBase(std::vector<std::string> requests, std::string attribute)
-      : requests_(std::move(requests)), attribute_(std::move(attribute)) {}
+      : requests_(std::move(requests)), attribute_(std::move(attribute)), full_name_(attribute_) {
+    const size_t slash = attribute_.find('/');
+    if (slash != std::string::npos) {
+      domain_ = std::string_view(attribute_).substr(0, slash);
+      short_name_ = api::InternedString(std::string_view(attribute_).substr(slash + 1));
+    }
+  }
 
  protected:
   bool Applies(std::string_view request, std::string_view subrequest) const {
@@ -90,12 +96,29 @@ class ConstraintBase : public Constraint {
   Lookup Find(std::string_view request, std::string_view subrequest, const api::Device& device,
               std::string_view driver, const api::DeviceAttribute** out) const {
     if (!Applies(request, subrequest)) return Lookup::kSkip;
-    *out = LookupAttribute(device, driver, attribute_);
+    *out = Attribute(device, driver);
     return *out == nullptr ? Lookup::kMissing : Lookup::kFound;
+  }
+
+  // LookupAttribute(device, driver, attribute_), with the names interned once:
+  // attribute keys are interned, so a key equals a name exactly when they are
+  // the same pointer (no string compares per device).
+  const api::DeviceAttribute* Attribute(const api::Device& device, std::string_view driver) const {
+    for (const auto& [key, value] : device.attributes) {
+      if (key == full_name_) return &value;
+    }
+    if (short_name_.empty() || driver != domain_) return nullptr;
+    for (const auto& [key, value] : device.attributes) {
+      if (key == short_name_) return &value;
+    }
+    return nullptr;
   }
 
   std::vector<std::string> requests_;
   std::string attribute_;
+  api::InternedString full_name_;
+  std::string_view domain_;         // of attribute_, before its '/'; empty without one
+  api::InternedString short_name_;  // after the '/'; empty without one
 };
 
 class MatchAttribute final : public ConstraintBase {
