@@ -32,6 +32,7 @@ struct ScheduleFlags {
   std::vector<std::string> files;
   std::string output = "table";
   bool fail_on_pending = false;
+  std::string trace;  // --trace FILE
 };
 
 // The condition kube-scheduler writes on a pod it cannot place (its
@@ -160,6 +161,56 @@ void PrintObjects(sched::Snapshot& snapshot, const sched::ScheduleResult& result
   std::fwrite(text.data(), 1, text.size(), stdout);
 }
 
+// --trace: per pod in queue order, kube-scheduler's framework view (the
+// shape tools/oracle `schedule` prints, so that tools/difftest --level
+// scheduler compares them): the node or the message; per rejected node the
+// first plugin that turned it down and its reasons; per feasible node each
+// score plugin's normalized score and the weighted total.
+std::string TraceJson(const sched::ScheduleResult& result, const std::vector<sched::PodTrace>& traces) {
+  manifest::Node pods = manifest::Node::Sequence();
+  for (const sched::PodOutcome& o : result.pods) {
+    manifest::Node pod = manifest::Node::Mapping();
+    pod.Add("pod", manifest::Node::String(o.pod));
+    if (o.kind == sched::PodOutcome::Kind::kPlaced) {
+      pod.Add("node", manifest::Node::String(o.node));
+    } else {
+      pod.Add("message", manifest::Node::String(o.message));
+      if (o.kind == sched::PodOutcome::Kind::kError) pod.Add("error", manifest::Node::Bool(true));
+    }
+    // The pod's last cycle (a pod is tried once, a group member maybe more).
+    const sched::PodTrace* trace = nullptr;
+    for (const sched::PodTrace& t : traces) {
+      if (t.pod == o.pod) trace = &t;
+    }
+    if (trace != nullptr && !trace->rejections.empty()) {
+      manifest::Node filter = manifest::Node::Mapping();
+      for (const sched::NodeRejection& r : trace->rejections) {
+        manifest::Node verdict = manifest::Node::Mapping();
+        verdict.Add("plugin", manifest::Node::String(r.plugin));
+        manifest::Node reasons = manifest::Node::Sequence();
+        for (const std::string& reason : r.reasons) reasons.Push(manifest::Node::String(reason));
+        verdict.Add("reasons", std::move(reasons));
+        filter.Add(r.node, std::move(verdict));
+      }
+      pod.Add("filter", std::move(filter));
+    }
+    if (trace != nullptr && !trace->scores.empty()) {
+      manifest::Node scores = manifest::Node::Mapping();
+      for (const sched::NodeScoreTrace& n : trace->scores) {
+        manifest::Node plugins = manifest::Node::Mapping();
+        for (const sched::PluginScore& p : n.plugins) plugins.Add(std::string(p.plugin), manifest::Node::Int(p.score));
+        plugins.Add("total", manifest::Node::Int(n.total));
+        scores.Add(n.node, std::move(plugins));
+      }
+      pod.Add("scores", std::move(scores));
+    }
+    pods.Push(std::move(pod));
+  }
+  manifest::Node root = manifest::Node::Mapping();
+  root.Add("pods", std::move(pods));
+  return manifest::EmitJson(root, 0);
+}
+
 int Run(const ScheduleFlags& flags) {
   std::optional<api::FeatureGates> gates = GatesFromFlags("dractl schedule", flags.cluster.version, flags.cluster.gates);
   if (!gates) return kExitUsageError;
@@ -206,10 +257,18 @@ int Run(const ScheduleFlags& flags) {
                    sched::FormatUtcSeconds(t->time).c_str(), fmt::format("{}", fmt::join(t->taints, ", ")).c_str());
     }
   }
+  std::vector<sched::PodTrace> traces;
+  if (!flags.trace.empty()) options.trace = &traces;
   StatusOr<sched::ScheduleResult> result = sched::Schedule(&snapshot, options);
   if (!result.ok()) {
     std::fprintf(stderr, "dractl schedule: internal error: %s\n", result.status().ToString().c_str());
     return kExitInternalError;
+  }
+  if (!flags.trace.empty()) {
+    if (Status st = WriteTextFile(flags.trace, TraceJson(*result, traces)); !st.ok()) {
+      std::fprintf(stderr, "dractl schedule: --trace: %s\n", st.ToString().c_str());
+      return kExitInputError;
+    }
   }
   if (flags.output == "table") {
     PrintTable(*result);
@@ -257,6 +316,9 @@ int RunSchedule(std::span<const std::string_view> args) {
       ->check(CLI::IsMember({"table", "yaml", "json"}))
       ->capture_default_str();
   app.add_flag("--fail-on-pending", flags.fail_on_pending, "exit 6 when any pod stays pending (after printing)");
+  app.add_option("--trace", flags.trace,
+                 "also write, as JSON to FILE, per pod the first plugin that rejected each node (with its "
+                 "reasons) and each score plugin's score per feasible node (tools/difftest --level scheduler)");
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
   return Run(flags);
 }

@@ -794,6 +794,14 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
   ex.nodes.reserve(outcome.rejections.size());
   for (const NodeRejection& rej : outcome.rejections) {
     NodeCause c{.node = rej.node, .plugin = rej.plugin, .reasons = rej.reasons};
+    if (rej.plugin == "TaintToleration") {
+      // kube-scheduler does not say which taint; explain does.
+      if (std::optional<size_t> node_idx = node_index_.Find(rej.node)) {
+        if (const api::Taint* taint = FirstUntoleratedTaint(pod, s_.nodes[*node_idx])) {
+          c.reasons = {fmt::format("node(s) had untolerated taint {{{}: {}}}", taint->key, taint->value)};
+        }
+      }
+    }
     const bool dra = rej.plugin == kDynamicResourcesPlugin;
     const std::string first = rej.reasons.empty() ? "" : rej.reasons[0];
     if (!dra) {

@@ -2,7 +2,6 @@
 // tainttoleration,nodeaffinity,noderesources} (Filter of each).
 #include "sched/node_filters.h"
 
-#include <fmt/format.h>
 
 #include <string_view>
 
@@ -44,18 +43,19 @@ bool FilterNodeName(const api::Pod& pod, const api::Node& node, std::vector<std:
   return false;
 }
 
-bool FilterTaints(const api::Pod& pod, const api::Node& node, std::vector<std::string>* reasons) {
+const api::Taint* FirstUntoleratedTaint(const api::Pod& pod, const api::Node& node) {
   for (const api::Taint& taint : node.spec.taints) {
     // Only NoSchedule and NoExecute keep pods off (PreferNoSchedule scores).
     if (taint.effect != api::TaintEffect::kNoSchedule && taint.effect != api::TaintEffect::kNoExecute) continue;
-    if (!Tolerated(pod, taint)) {
-      if (reasons != nullptr) {
-        reasons->push_back(fmt::format("node(s) had untolerated taint {{{}: {}}}", taint.key, taint.value));
-      }
-      return false;
-    }
+    if (!Tolerated(pod, taint)) return &taint;
   }
-  return true;
+  return nullptr;
+}
+
+bool FilterTaints(const api::Pod& pod, const api::Node& node, std::vector<std::string>* reasons) {
+  if (FirstUntoleratedTaint(pod, node) == nullptr) return true;
+  if (reasons != nullptr) reasons->emplace_back(kReasonUntoleratedTaint);
+  return false;
 }
 
 StatusOr<bool> FilterNodeAffinity(const api::Pod& pod, const api::Node& node, std::vector<std::string>* reasons) {

@@ -22,6 +22,9 @@ namespace dra::sched {
 
 inline constexpr char kReasonUnschedulable[] = "node(s) were unschedulable";
 inline constexpr char kReasonNodeName[] = "node(s) didn't match the requested node name";
+// TaintToleration's text in 1.37 (tainttoleration/taint_toleration.go
+// Filter; older releases named the taint: "untolerated taint {KEY: VALUE}").
+inline constexpr char kReasonUntoleratedTaint[] = "node(s) had untolerated taint(s)";
 inline constexpr char kReasonNodeAffinity[] = "node(s) didn't match Pod's node affinity/selector";
 inline constexpr char kReasonTooManyPods[] = "Too many pods";
 // The taint the node lifecycle controller pairs with spec.unschedulable.
@@ -45,8 +48,10 @@ bool FilterUnschedulable(const api::Pod& pod, const api::Node& node, std::vector
 // NodeName: spec.nodeName, when set, must be the node's name.
 bool FilterNodeName(const api::Pod& pod, const api::Node& node, std::vector<std::string>* reasons);
 
-// TaintToleration: the first NoSchedule/NoExecute taint no toleration
-// tolerates: "node(s) had untolerated taint {KEY: VALUE}".
+// TaintToleration: a NoSchedule/NoExecute taint no toleration tolerates:
+// "node(s) had untolerated taint(s)". FirstUntoleratedTaint names the first
+// (null: none), for explain's detail.
+const api::Taint* FirstUntoleratedTaint(const api::Pod& pod, const api::Node& node);
 bool FilterTaints(const api::Pod& pod, const api::Node& node, std::vector<std::string>* reasons);
 
 // NodeAffinity: spec.nodeSelector (every label equal) and required node

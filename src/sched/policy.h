@@ -4,10 +4,11 @@
 // ScorePolicy and are added to NewPolicy.
 //
 //   kube     kube-scheduler's default scoring, limited to what dractl models:
-//            NodeResourcesFit (LeastAllocated, cpu and memory, weight 1 each)
-//            + NodeResourcesBalancedAllocation (cpu, memory)
-//            + DynamicResources (prioritized-list score, README.md §4.6),
-//            each plugin weight 1, each 0-100.
+//            3 TaintToleration (PreferNoSchedule taints) + 2 NodeAffinity
+//            (preferred terms) + NodeResourcesFit (LeastAllocated, cpu and
+//            memory, weight 1 each) + NodeResourcesBalancedAllocation (cpu,
+//            memory) + 2 DynamicResources (prioritized-list score,
+//            README.md §4.6): 1.37's default weights, each plugin 0-100.
 //   binpack  MostAllocated over cpu, memory and devices (equal weights; the
 //            device term only on nodes with devices): fills nodes first.
 //   best-fit the node the pod leaves with the least free: fewest devices left
@@ -29,6 +30,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "api/core.h"
 #include "base/status.h"
@@ -68,6 +70,24 @@ struct PodFit {
   // With a DeviceModel: the milli-devices the pod's new allocations take on
   // this node (DeviceModel::DemandMilli); else 0.
   int64_t device_milli = 0;
+  // With ScorePolicy::scores_node_preferences: TaintToleration's raw score
+  // on this node (PreferNoSchedule taints the pod does not tolerate) and
+  // NodeAffinity's (the weights of the preferred terms the node matches),
+  // and their highest over the feasible nodes (for NormalizeScore).
+  // `affinity_scored` is false for a pod without preferred terms (upstream's
+  // PreScore skips the plugin).
+  int64_t taint_raw_score = 0;
+  int64_t taint_max_raw_score = 0;
+  int64_t affinity_raw_score = 0;
+  int64_t affinity_max_raw_score = 0;
+  bool affinity_scored = false;
+};
+
+// One score plugin's normalized score (0-100, before its weight), for
+// `dractl schedule --trace`.
+struct PluginScore {
+  std::string_view plugin;
+  int64_t score = 0;
 };
 
 // Policies that score on the devices (fragmentation.h).
@@ -89,6 +109,15 @@ class ScorePolicy {
   // NodeState::free_device_milli and PodFit::device_milli, and takes the
   // devices the model chooses, the tightest first).
   virtual bool uses_device_model() const { return packing() != Packing::kNone; }
+  // Whether Score reads PodFit's taint and affinity scores (the scheduler
+  // computes them over the feasible nodes only then).
+  virtual bool scores_node_preferences() const { return false; }
+  // The plugin scores Score() adds up, for a trace; empty for policies that
+  // are not made of kube-scheduler's plugins. Not called on the hot path.
+  virtual std::vector<PluginScore> Explain(const NodeState& /*node*/, const api::Pod& /*pod*/,
+                                           const PodFit& /*fit*/) const {
+    return {};
+  }
 };
 
 // The names NewPolicy knows, for help texts.
@@ -101,6 +130,18 @@ StatusOr<std::unique_ptr<ScorePolicy>> NewPolicy(std::string_view name);
 int64_t LeastAllocatedScore(const NodeState& node, const PodFit& fit);
 int64_t BalancedAllocationScore(const NodeState& node, const PodFit& fit);
 int64_t DraNormalizedScore(const PodFit& fit);  // 100 * raw / max, 0 if max is 0
+// TaintToleration (tainttoleration/taint_toleration.go): the raw score is
+// the number of the node's PreferNoSchedule taints that no toleration of the
+// pod tolerates; normalized 100 - 100 * raw / max (100 when max is 0).
+int64_t IntolerablePreferNoScheduleTaints(const api::Pod& pod, const api::Node& node);
+int64_t TaintTolerationScore(const PodFit& fit);
+// NodeAffinity (nodeaffinity/node_affinity.go): the raw score is the sum of
+// the weights of the pod's preferred terms the node matches (a term that
+// cannot be parsed matches nothing); normalized 100 * raw / max (0 when max
+// is 0, and when the pod has no preferred terms).
+bool HasPreferredNodeAffinity(const api::Pod& pod);
+int64_t PreferredNodeAffinityWeight(const api::Pod& pod, const api::Node& node);
+int64_t NodeAffinityScore(const PodFit& fit);
 int64_t MostAllocatedScore(const NodeState& node, const PodFit& fit);
 // -(devices left free * 1000 + cpu and memory left free, mean, in permille):
 // 0 is a perfect fit, lower is a looser one.

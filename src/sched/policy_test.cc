@@ -34,10 +34,63 @@ TEST(PolicyTest, BalancedAllocationPenalisesSkew) {
   TestNode n_node(4000, 1000, 0, 0);
   NodeState& n = n_node.state;
   PodFit fit{.requests = {.milli_cpu = 2000, .memory = 100}};
-  // fractions 0.5 and 0.1: std = 0.2 -> 80.
-  EXPECT_EQ(BalancedAllocationScore(n, fit), 80);
+  // 1.37 scores the change (balanced_allocation.go balancedResourceScorer):
+  // with the pod, fractions 0.5 and 0.1: std = 0.2 -> 80; without, an empty
+  // node: 100; 50 + (50 + 80 - 100) / 2 = 65.
+  EXPECT_EQ(BalancedAllocationScore(n, fit), 65);
   fit.requests = {};
   EXPECT_EQ(BalancedAllocationScore(n, fit), 0);  // PreScore skips
+}
+
+TEST(PolicyTest, BalancedAllocationRewardsAPodThatEvensTheNodeOut) {
+  TestNode n_node(4000, 1000, 2000, 0);  // cpu half used, memory free
+  PodFit fit{.requests = {.milli_cpu = 0, .memory = 500}};
+  // Without the pod: 0.5 and 0 -> std 0.25 -> 75; with it 0.5 and 0.5 -> 100;
+  // 50 + (50 + 100 - 75) / 2 = 50 + 37 = 87.
+  EXPECT_EQ(BalancedAllocationScore(n_node.state, fit), 87);
+}
+
+TEST(PolicyTest, TaintTolerationCountsUntoleratedPreferNoScheduleTaints) {
+  api::Node node;
+  node.spec.taints = {{.key = "a", .value = "x", .effect = api::TaintEffect::kPreferNoSchedule},
+                      {.key = "b", .value = "", .effect = api::TaintEffect::kPreferNoSchedule},
+                      {.key = "c", .value = "", .effect = api::TaintEffect::kNoSchedule}};
+  api::Pod pod;
+  // NoSchedule taints do not count (they filter).
+  EXPECT_EQ(IntolerablePreferNoScheduleTaints(pod, node), 2);
+  // A toleration with another effect does not tolerate a PreferNoSchedule taint.
+  pod.spec.tolerations = {
+      {.key = "a", .operator_ = api::TolerationOperator::kExists, .effect = api::TaintEffect::kNoSchedule}};
+  EXPECT_EQ(IntolerablePreferNoScheduleTaints(pod, node), 2);
+  pod.spec.tolerations = {{.key = "a", .operator_ = api::TolerationOperator::kExists}};
+  EXPECT_EQ(IntolerablePreferNoScheduleTaints(pod, node), 1);
+  // DefaultNormalizeScore, reversed: 100 - 100 * raw / max; 100 when max is 0.
+  EXPECT_EQ(TaintTolerationScore({.taint_raw_score = 1, .taint_max_raw_score = 3}), 67);
+  EXPECT_EQ(TaintTolerationScore({.taint_raw_score = 3, .taint_max_raw_score = 3}), 0);
+  EXPECT_EQ(TaintTolerationScore({.taint_raw_score = 0, .taint_max_raw_score = 0}), 100);
+}
+
+TEST(PolicyTest, NodeAffinityAddsTheWeightsOfMatchingPreferredTerms) {
+  api::Node node;
+  node.metadata.name = "n1";
+  node.metadata.labels.insert_or_assign("zone", "a");
+  api::Pod pod;
+  EXPECT_FALSE(HasPreferredNodeAffinity(pod));
+  auto term = [](std::string value) {
+    api::NodeSelectorTerm t;
+    t.match_expressions.push_back({.key = "zone", .operator_ = "In", .values = {std::move(value)}});
+    return t;
+  };
+  pod.spec.affinity.emplace().node_affinity.emplace().preferred_during_scheduling_ignored_during_execution = {
+      {.weight = 5, .preference = term("a")}, {.weight = 50, .preference = term("b")},
+      {.weight = 1, .preference = term("a")}};
+  EXPECT_TRUE(HasPreferredNodeAffinity(pod));
+  EXPECT_EQ(PreferredNodeAffinityWeight(pod, node), 6);
+  // DefaultNormalizeScore: 100 * raw / max; 0 when max is 0 or the plugin
+  // is skipped (no preferred terms).
+  EXPECT_EQ(NodeAffinityScore({.affinity_raw_score = 6, .affinity_max_raw_score = 50, .affinity_scored = true}), 12);
+  EXPECT_EQ(NodeAffinityScore({.affinity_raw_score = 0, .affinity_max_raw_score = 0, .affinity_scored = true}), 0);
+  EXPECT_EQ(NodeAffinityScore({.affinity_raw_score = 6, .affinity_max_raw_score = 6, .affinity_scored = false}), 0);
 }
 
 TEST(PolicyTest, DraScoreIsNormalisedToTheBestNode) {
@@ -106,9 +159,17 @@ TEST(PolicyTest, PoliciesByName) {
              .non_zero_requests = {.milli_cpu = 2000, .memory = 100},
              .dra_raw_score = 8,
              .dra_max_raw_score = 8};
-  // least (50 + 90) / 2 = 70, balanced 80, dra 100 at weight 2 (1.37's
-  // default_plugins.go, applyDynamicResources): 70 + 80 + 200.
-  EXPECT_EQ((*kube)->Score(n, api::Pod{}, fit), 350);
+  // 1.37's default weights (default_plugins.go; applyDynamicResources):
+  // TaintToleration 100 (no PreferNoSchedule taints anywhere) at weight 3,
+  // NodeAffinity 0 (no preferred terms) at 2, least (50 + 90) / 2 = 70,
+  // balanced 65 (see above), dra 100 at weight 2: 300 + 0 + 70 + 65 + 200.
+  EXPECT_EQ((*kube)->Score(n, api::Pod{}, fit), 635);
+  std::vector<PluginScore> parts = (*kube)->Explain(n, api::Pod{}, fit);
+  ASSERT_EQ(parts.size(), 5u);
+  EXPECT_EQ(parts[0].plugin, "TaintToleration");
+  EXPECT_EQ(parts[0].score, 100);
+  EXPECT_EQ(parts[3].plugin, "NodeResourcesBalancedAllocation");
+  EXPECT_EQ(parts[3].score, 65);
   auto binpack = NewPolicy("binpack");
   ASSERT_TRUE(binpack.ok());
   EXPECT_EQ((*binpack)->Score(n, api::Pod{}, fit), 30);  // (50 + 10) / 2

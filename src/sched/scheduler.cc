@@ -202,6 +202,11 @@ class Scheduler {
             const NodeIndex& node_index, alloc::SelectorEvaluator* selectors, const alloc::Features& features,
             ScheduleResult* result)
       : s_(*snapshot), options_(options), features_(features), result_(*result), node_index_(node_index) {
+    for (const api::Node& node : s_.nodes) {
+      for (const api::Taint& taint : node.spec.taints) {
+        prefer_no_schedule_taints_ |= taint.effect == api::TaintEffect::kPreferNoSchedule;
+      }
+    }
     std::vector<const api::ResourceClaim*> allocated_claims;
     for (const api::ResourceClaim& c : s_.claims) {
       if (c.status.allocation) allocated_claims.push_back(&c);
@@ -485,6 +490,7 @@ class Scheduler {
                    uint32_t node_signature, std::span<const api::ResourceClaim* const> to_allocate,
                    DraVerdict& verdict);
   PodOutcome Unschedulable(Cycle& c);
+  NodeRejection RejectionOf(Cycle& c, const Rejected& r, std::vector<std::string>& claim_keys);
   void ScoreAndSelect(Cycle& c);
   std::optional<PodOutcome> Reserve(Cycle& c);
   PodOutcome Bind(Cycle& c);
@@ -526,6 +532,10 @@ class Scheduler {
   WorkloadProfile own_profile_;
   std::unique_ptr<DeviceModel> model_;
   std::vector<int64_t> scores_;  // per feasible node, reused
+  std::vector<int64_t> preference_raw_;  // per feasible node: taint, affinity raw scores (kube), reused
+  // Some node has a PreferNoSchedule taint (nodes do not change in a run):
+  // else TaintToleration scores 100 everywhere and nothing is computed.
+  bool prefer_no_schedule_taints_ = false;
   // Content of the templates seen in this run: a template with the same
   // spec as an earlier one stands for it (Signature).
   std::unordered_map<const api::ResourceClaimTemplate*, const api::ResourceClaimTemplate*> canonical_;
@@ -909,77 +919,85 @@ Status Scheduler::FilterDra(size_t node_idx, const std::vector<const api::Resour
   return OkStatus();
 }
 
+// The texts of one rejection of Filter (the filter that turned the node
+// down runs again, now with texts). `claim_keys` caches the keys of
+// c.to_allocate across calls.
+NodeRejection Scheduler::RejectionOf(Cycle& c, const Rejected& r, std::vector<std::string>& claim_keys) {
+  const api::Pod& pod = *c.pod;
+  const alloc::Allocator& allocator = *allocator_;
+  const api::Node& node = s_.nodes[r.node];
+  NodeRejection rejection{
+      .node = node.metadata.name, .plugin = r.plugin, .reasons = {}, .detail = {}, .dra_reason = {}};
+  if ((r.why == Rejected::kCannotAllocate || r.why == Rejected::kInvalidPools) &&
+      why_not_[r.node].signature != c.signature) {
+    // A remembered verdict whose reason was overwritten since: the same
+    // claims on the same node give the same reason.
+    const std::vector<const api::ResourceClaim*>& node_to_allocate = c.claims_per_node->For(allocatable_[r.node]);
+    StatusOr<alloc::NodeFit> fit =
+        allocator.Allocate(HandleOf(r.node), node_to_allocate, alloc::Allocator::ResultDetail::kSummary);
+    if (fit.ok() && !fit->fits) WhyNot(r.node, c.signature, c.to_allocate, std::move(fit->reason));
+  }
+  const DraWhyNot& memo = why_not_[r.node];
+  std::vector<std::string>* texts = &rejection.reasons;
+  switch (r.why) {
+    // The same filters on the same state as in Filter: the same verdict,
+    // now with its texts.
+    case Rejected::kUnschedulable:
+      FilterUnschedulable(pod, node, texts);
+      break;
+    case Rejected::kNodeName:
+      FilterNodeName(pod, node, texts);
+      break;
+    case Rejected::kTaints:
+      FilterTaints(pod, node, texts);
+      break;
+    case Rejected::kNodeAffinity:
+      // It succeeded on this node in Filter (an error returned at once).
+      (void)FilterNodeAffinity(pod, node, texts);
+      break;
+    case Rejected::kResources:
+      FilterResources(c.requests, usage_[r.node].requested, allocatable_[r.node], &extended_classes_, texts);
+      break;
+    case Rejected::kStaleExtendedClaim:
+      rejection.reasons = {"cannot schedule extended resource claim"};
+      break;
+    case Rejected::kExtendedCannotFit:
+      rejection.reasons = {"cannot fit resource"};
+      break;
+    case Rejected::kInvalidPools:
+      rejection.reasons = {memo.reason.message};
+      rejection.detail = memo.reason.message;
+      break;
+    case Rejected::kCannotAllocate: {
+      rejection.reasons = {"cannot allocate all claims"};
+      alloc::Reason reason = memo.reason;
+      if (memo.reason_claim >= 0) {
+        if (claim_keys.empty()) {
+          for (const api::ResourceClaim* claim : c.to_allocate) claim_keys.push_back(ObjectKey(claim->metadata));
+        }
+        reason.claim = claim_keys[static_cast<size_t>(memo.reason_claim)];
+      }
+      rejection.dra_reason = std::move(reason);
+      break;
+    }
+    case Rejected::kNotAvailable:
+      rejection.reasons = {"resourceclaim not available on the node"};
+      break;
+  }
+  return rejection;
+}
+
 // No node fit (texts on): why not, per node, in kube-scheduler's words.
 PodOutcome Scheduler::Unschedulable(Cycle& c) {
-  const api::Pod& pod = *c.pod;
   const size_t num_nodes = NumNodes();
-  const alloc::Allocator& allocator = *allocator_;
   PodOutcome& out = c.out;
   // Why not, per node, in node order (the search may have started anywhere).
   std::sort(rejected_.begin(), rejected_.end(), [](const Rejected& a, const Rejected& b) { return a.node < b.node; });
   out.rejections.reserve(rejected_.size());
   std::vector<std::string> claim_keys;  // of to_allocate, built on first use
-  for (const Rejected& r : rejected_) {
-    const api::Node& node = s_.nodes[r.node];
-    NodeRejection rejection{
-        .node = node.metadata.name, .plugin = r.plugin, .reasons = {}, .detail = {}, .dra_reason = {}};
-    if ((r.why == Rejected::kCannotAllocate || r.why == Rejected::kInvalidPools) &&
-        why_not_[r.node].signature != c.signature) {
-      // A remembered verdict whose reason was overwritten since: the same
-      // claims on the same node give the same reason.
-      const std::vector<const api::ResourceClaim*>& node_to_allocate = c.claims_per_node->For(allocatable_[r.node]);
-      StatusOr<alloc::NodeFit> fit =
-          allocator.Allocate(HandleOf(r.node), node_to_allocate, alloc::Allocator::ResultDetail::kSummary);
-      if (fit.ok() && !fit->fits) WhyNot(r.node, c.signature, c.to_allocate, std::move(fit->reason));
-    }
-    const DraWhyNot& memo = why_not_[r.node];
-    std::vector<std::string>* texts = &rejection.reasons;
-    switch (r.why) {
-      // The same filters on the same state as in Filter: the same verdict,
-      // now with its texts.
-      case Rejected::kUnschedulable:
-        FilterUnschedulable(pod, node, texts);
-        break;
-      case Rejected::kNodeName:
-        FilterNodeName(pod, node, texts);
-        break;
-      case Rejected::kTaints:
-        FilterTaints(pod, node, texts);
-        break;
-      case Rejected::kNodeAffinity:
-        // It succeeded on this node in Filter (an error returned at once).
-        (void)FilterNodeAffinity(pod, node, texts);
-        break;
-      case Rejected::kResources:
-        FilterResources(c.requests, usage_[r.node].requested, allocatable_[r.node], &extended_classes_, texts);
-        break;
-      case Rejected::kStaleExtendedClaim:
-        rejection.reasons = {"cannot schedule extended resource claim"};
-        break;
-      case Rejected::kExtendedCannotFit:
-        rejection.reasons = {"cannot fit resource"};
-        break;
-      case Rejected::kInvalidPools:
-        rejection.reasons = {memo.reason.message};
-        rejection.detail = memo.reason.message;
-        break;
-      case Rejected::kCannotAllocate: {
-        rejection.reasons = {"cannot allocate all claims"};
-        alloc::Reason reason = memo.reason;
-        if (memo.reason_claim >= 0) {
-          if (claim_keys.empty()) {
-            for (const api::ResourceClaim* claim : c.to_allocate) claim_keys.push_back(ObjectKey(claim->metadata));
-          }
-          reason.claim = claim_keys[static_cast<size_t>(memo.reason_claim)];
-        }
-        rejection.dra_reason = std::move(reason);
-        break;
-      }
-      case Rejected::kNotAvailable:
-        rejection.reasons = {"resourceclaim not available on the node"};
-        break;
-    }
-    out.rejections.push_back(std::move(rejection));
+  for (const Rejected& r : rejected_) out.rejections.push_back(RejectionOf(c, r, claim_keys));
+  if (options_.trace != nullptr) {
+    options_.trace->push_back(PodTrace{.pod = out.pod, .rejections = out.rejections, .scores = {}});
   }
   // The message first: the order in which Fail's arguments are evaluated is
   // unspecified, and moving `out` first would empty out.rejections.
@@ -1005,11 +1023,36 @@ void Scheduler::ScoreAndSelect(Cycle& c) {
   NodeState state;
   PodFit fit{.requests = c.requests, .non_zero_requests = c.non_zero_requests};
   fit.dra_max_raw_score = max_raw;
+  // TaintToleration and NodeAffinity (kube): raw scores, normalized by their
+  // highest over the feasible nodes. Most nodes have no taints and most pods
+  // no preferred terms: then nothing is computed per node.
+  const bool preferences = packing == Packing::kNone && options_.policy->scores_node_preferences();
+  const bool taints_scored = preferences && prefer_no_schedule_taints_;
+  fit.affinity_scored = preferences && HasPreferredNodeAffinity(pod);
+  if (taints_scored || fit.affinity_scored) {
+    preference_raw_.assign(2 * feasible.size(), 0);
+    for (size_t i = 0; i < feasible.size(); ++i) {
+      const api::Node& node = s_.nodes[feasible[i].node];
+      if (taints_scored) preference_raw_[2 * i] = IntolerablePreferNoScheduleTaints(pod, node);
+      if (fit.affinity_scored) preference_raw_[2 * i + 1] = PreferredNodeAffinityWeight(pod, node);
+      fit.taint_max_raw_score = std::max(fit.taint_max_raw_score, preference_raw_[2 * i]);
+      fit.affinity_max_raw_score = std::max(fit.affinity_max_raw_score, preference_raw_[2 * i + 1]);
+    }
+  }
+  const bool node_preferences = taints_scored || fit.affinity_scored;
+  PodTrace* trace = nullptr;
+  if (options_.trace != nullptr) {
+    trace = &options_.trace->emplace_back(PodTrace{.pod = c.out.pod, .rejections = {}, .scores = {}});
+    std::sort(rejected_.begin(), rejected_.end(), [](const Rejected& a, const Rejected& b) { return a.node < b.node; });
+    std::vector<std::string> claim_keys;
+    for (const Rejected& r : rejected_) trace->rejections.push_back(RejectionOf(c, r, claim_keys));
+  }
   scores_.resize(feasible.size());
   for (size_t i = 0; i < feasible.size(); ++i) {
     const Candidate& cand = feasible[i];
     if (packing != Packing::kNone) {
       scores_[i] = model_->Score(cand.node, demand, packing);
+      if (trace != nullptr) trace->scores.push_back(NodeScoreTrace{.node = s_.nodes[cand.node].metadata.name});
       continue;
     }
     if (cand.dra) {
@@ -1023,9 +1066,22 @@ void Scheduler::ScoreAndSelect(Cycle& c) {
       state.free_device_milli = model_->FreeMilli(cand.node);
       fit.device_milli = model_->DemandMilli(cand.node, demand);
     }
+    if (node_preferences) {
+      fit.taint_raw_score = preference_raw_[2 * i];
+      fit.affinity_raw_score = preference_raw_[2 * i + 1];
+    }
     scores_[i] = options_.policy->Score(state, pod, fit);
+    if (trace != nullptr) {
+      trace->scores.push_back(NodeScoreTrace{
+          .node = s_.nodes[cand.node].metadata.name, .plugins = options_.policy->Explain(state, pod, fit), .total = 0});
+    }
   }
   options_.policy->Normalize(scores_);
+  if (trace != nullptr) {
+    for (size_t i = 0; i < feasible.size(); ++i) trace->scores[i].total = scores_[i];
+    std::sort(trace->scores.begin(), trace->scores.end(),
+              [](const NodeScoreTrace& a, const NodeScoreTrace& b) { return a.node < b.node; });
+  }
   size_t best = 0;
   int64_t best_score = 0;
   uint64_t best_tie = 0;

@@ -55,6 +55,7 @@ inline constexpr size_t kReservedForMaxSize = 256;
 inline constexpr char kDynamicResourcesPlugin[] = "DynamicResources";
 
 struct PodOutcome;
+struct PodTrace;
 
 // How the members of a gang (a PodGroup, gate GenericWorkload) are placed.
 enum class GangMode {
@@ -130,6 +131,10 @@ struct ScheduleOptions {
   // that only counts failures: simulate openb --engine dra).
   bool unschedulable_texts = true;
   GangOptions gang{};
+  // When set, each cycle that reaches Filter appends its PodTrace (texts for
+  // every rejected node, scores per plugin): for `dractl schedule --trace`
+  // and tools/difftest --level scheduler. Costs texts; off on the hot path.
+  std::vector<PodTrace>* trace = nullptr;
 };
 
 // How many feasible nodes Filter looks for in a cluster of `num_nodes`
@@ -160,6 +165,21 @@ struct NodeRejection {
   // request r: cannot allocate: ..."), rendered on demand (a pod that fits
   // nowhere has one per node); else empty.
   std::string Detail() const { return !detail.empty() ? detail : dra_reason ? dra_reason->ToString() : ""; }
+};
+
+// What `dractl schedule --trace` prints for one pod that reached Filter
+// (ScheduleOptions::trace): the first plugin that turned each node down,
+// with its texts, and per feasible node each score plugin's normalized
+// score and the policy's total (as kube-scheduler's framework sees them).
+struct NodeScoreTrace {
+  std::string node{};
+  std::vector<PluginScore> plugins{};  // empty for policies not made of plugins
+  int64_t total = 0;
+};
+struct PodTrace {
+  std::string pod{};  // "namespace/name"
+  std::vector<NodeRejection> rejections{};  // in node order
+  std::vector<NodeScoreTrace> scores{};     // in node order
 };
 
 struct PodOutcome {

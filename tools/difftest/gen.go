@@ -781,7 +781,9 @@ func (g *gen) genClaim(name string) obj {
 		var cs []any
 		for i := 0; i < nc; i++ {
 			c := obj{}
-			if g.p(0.6) {
+			// distinctAttribute only with its gate: without it the API server
+			// drops the field and then refuses the constraint.
+			if g.p(0.6) || !g.on["DRAConsumableCapacity"] {
 				c["matchAttribute"] = g.constraintAttr()
 			} else {
 				c["distinctAttribute"] = g.constraintAttr()

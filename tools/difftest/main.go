@@ -6,6 +6,7 @@
 //
 //	difftest --seed S --count N [--features random|random-all|none|G1,G2...]
 //	         [--dractl PATH] [--oracle PATH] [--keep DIR] [--out DIR] [--validate]
+//	difftest --level validation --seed S --count N [--dractl PATH]  (validation_run.go)
 package main
 
 import (
@@ -43,6 +44,7 @@ type options struct {
 	verbose   bool
 	dump      string
 	skipKnown string
+	level     string
 }
 
 func main() {
@@ -63,7 +65,14 @@ func main() {
 	flag.BoolVar(&o.verbose, "v", false, "print every scenario")
 	flag.StringVar(&o.dump, "dump", "", "directory to save every generated scenario (generator debugging)")
 	flag.StringVar(&o.skipKnown, "skip-known", "", "skip scenarios that can hit known mismatch classes (comma-separated: all-shares, fractional, lazy-cel) to look for others")
+	flag.StringVar(&o.level, "level", "allocator", "allocator, validation (objects against a real kube-apiserver's dry run) or scheduler (clusters against kube-scheduler's plugins; README.md)")
 	flag.Parse()
+	if o.level == "validation" {
+		os.Exit(runValidation(o))
+	}
+	if o.level == "scheduler" {
+		os.Exit(runScheduler(o)) // sched_run.go
+	}
 	os.Exit(run(o))
 }
 

@@ -555,19 +555,13 @@ func parseBenchFlags(name string, args []string, verdicts bool) (benchFlags, boo
 
 // readSliceList decodes a List of ResourceSlices with upstream's scheme.
 func readSliceList(path string) ([]*resourceapi.ResourceSlice, error) {
-	data, err := os.ReadFile(path)
+	items, err := readListItems(path)
 	if err != nil {
 		return nil, err
 	}
-	var list struct {
-		Items []json.RawMessage `json:"items"`
-	}
-	if err := json.Unmarshal(data, &list); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	decoder := strictCodecs.UniversalDeserializer()
 	var out []*resourceapi.ResourceSlice
-	for i, raw := range list.Items {
+	for i, raw := range items {
 		obj, _, err := decoder.Decode(raw, nil, nil)
 		if err != nil {
 			return nil, fmt.Errorf("%s: item %d: %w", path, i, err)

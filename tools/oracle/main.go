@@ -6,6 +6,7 @@
 //	oracle cel run FILE.jsonl
 //	oracle compare [flags] DIR_OR_FILE...
 //	oracle batch  (paths on stdin; used by tools/difftest)
+//	oracle schedule [--batch] FILE  (kube-scheduler 1.37.2's plugins; tools/difftest --level scheduler)
 //	oracle bench gen|cel|alloc  (used by bench/compare)
 package main
 
@@ -19,6 +20,7 @@ const usage = `usage:
   oracle cel run FILE.jsonl           evaluate CEL vectors with upstream's DRA CEL
   oracle compare [flags] PATH...      compare dractl with the oracle (see -h)
   oracle batch [--timeout D]          scenario paths on stdin, one JSON outcome a line
+  oracle schedule [--batch] FILE      kube-scheduler's plugins on a cluster (scheduler.go)
   oracle bench gen|cel|alloc ...      upstream's side of bench/compare (see bench.go)
 `
 
@@ -40,6 +42,8 @@ func main() {
 		os.Exit(cmdCompare(os.Args[2:]))
 	case "batch":
 		os.Exit(cmdBatch(os.Args[2:]))
+	case "schedule":
+		os.Exit(cmdSchedule(os.Args[2:]))
 	case "bench":
 		os.Exit(cmdBench(os.Args[2:]))
 	default:

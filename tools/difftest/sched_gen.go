@@ -1,0 +1,283 @@
+package main
+
+// The scheduler level's generator (--level scheduler, README.md): random
+// clusters for `dractl schedule` and `oracle schedule` (kube-scheduler
+// 1.37.2's plugins). Scenario i of seed S comes from a PCG seeded with S and
+// i, so it is the same whatever --count is.
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+)
+
+// SchedScenario is one cluster: a JSON List of objects, and the gate
+// overrides both sides get (--feature-gates).
+type SchedScenario struct {
+	Index int
+	Gates string
+	List  obj
+}
+
+type schedGen struct {
+	g      *gen
+	nodes  []obj
+	taints []obj // every taint some node has, for tolerations
+	gpus   map[string][]string
+	held   []string // claims allocated before the run
+	items  []any
+	ts     int
+}
+
+const schedDriver = "gpu.example.com"
+
+// GenerateSched draws scenario `index` of `seed`.
+func GenerateSched(seed uint64, index int) SchedScenario {
+	g := &gen{r: rand.New(rand.NewPCG(seed, uint64(index)+0x5c4ed))}
+	s := &schedGen{g: g, gpus: map[string][]string{}}
+	var gates []string // DRAPrioritizedList and DRAExtendedResource are locked on in 1.37
+	s.genClasses()
+	n := g.n(2, 6)
+	for i := 1; i <= n; i++ {
+		s.genNode(fmt.Sprintf("node-%d", i))
+	}
+	s.genAllocated()
+	pending := g.n(1, 6)
+	for i := 0; i < pending; i++ {
+		s.genPod(fmt.Sprintf("pod-%d", i))
+	}
+	return SchedScenario{Index: index, Gates: strings.Join(gates, ","),
+		List: obj{"apiVersion": "v1", "kind": "List", "items": s.items}}
+}
+
+func (s *schedGen) add(o obj) { s.items = append(s.items, o) }
+
+func (s *schedGen) genClasses() {
+	g := s.g
+	gpu := obj{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+		"metadata": obj{"name": "gpu"},
+		"spec":     obj{"selectors": []any{obj{"cel": obj{"expression": fmt.Sprintf("device.driver == %q", schedDriver)}}}}}
+	if g.p(0.5) {
+		gpu["spec"].(obj)["extendedResourceName"] = "example.com/gpu"
+	}
+	s.add(gpu)
+	s.add(obj{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+		"metadata": obj{"name": "gpu-big"},
+		"spec": obj{"selectors": []any{obj{"cel": obj{"expression": fmt.Sprintf(
+			"device.driver == %q && device.attributes[%q].model == \"big\"", schedDriver, schedDriver)}}}}})
+}
+
+var schedTaintKeys = []string{"dedicated", "gpu", "maintenance"}
+
+func (s *schedGen) genNode(name string) {
+	g := s.g
+	labels := obj{"kubernetes.io/hostname": name, "zone": pick(g, []string{"a", "b", "c"})}
+	if g.p(0.5) {
+		labels["tier"] = pick(g, []string{"gold", "silver"})
+	}
+	alloc := obj{
+		"cpu":    pick(g, []string{"2", "4", "8", "16", "3500m"}),
+		"memory": pick(g, []string{"4Gi", "8Gi", "16Gi", "32Gi", "6000Mi"}),
+		"pods":   pick(g, []string{"2", "4", "110"}),
+	}
+	if g.p(0.15) {
+		alloc["example.com/gpu"] = pick(g, []string{"1", "2", "0"})
+	}
+	spec := obj{}
+	if g.p(0.12) {
+		spec["unschedulable"] = true
+	}
+	if g.p(0.35) {
+		var taints []any
+		seen := map[string]bool{} // unique by key and effect (API validation)
+		for k := g.n(1, 2); k > 0; k-- {
+			t := obj{"key": pick(g, schedTaintKeys), "effect": pick(g, []string{"NoSchedule", "PreferNoSchedule", "PreferNoSchedule", "NoExecute"})}
+			if id := fmt.Sprint(t["key"], t["effect"]); seen[id] {
+				continue
+			} else {
+				seen[id] = true
+			}
+			if g.p(0.6) {
+				t["value"] = pick(g, []string{"x", "y"})
+			}
+			taints = append(taints, t)
+			s.taints = append(s.taints, t)
+		}
+		spec["taints"] = taints
+	}
+	node := obj{"apiVersion": "v1", "kind": "Node",
+		"metadata": obj{"name": name, "labels": labels},
+		"spec":     spec,
+		"status":   obj{"allocatable": alloc, "capacity": alloc}}
+	s.add(node)
+	s.nodes = append(s.nodes, node)
+	if g.p(0.7) {
+		var devices []any
+		for d := 0; d < g.n(1, 4); d++ {
+			dev := fmt.Sprintf("gpu-%d", d)
+			devices = append(devices, obj{"name": dev, "attributes": obj{
+				"model": obj{"string": pick(g, []string{"big", "small"})},
+			}})
+			s.gpus[name] = append(s.gpus[name], dev)
+		}
+		s.add(obj{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+			"metadata": obj{"name": name + "-gpu"},
+			"spec": obj{"driver": schedDriver, "nodeName": name,
+				"pool":    obj{"name": name, "generation": 1, "resourceSliceCount": 1},
+				"devices": devices}})
+	}
+	// Pods already bound there.
+	for k := g.n(0, 2); k > 0; k-- {
+		p := s.podShell(fmt.Sprintf("%s-running-%d", name, k))
+		p["spec"].(obj)["nodeName"] = name
+		s.add(p)
+	}
+}
+
+func (s *schedGen) podShell(name string) obj {
+	g := s.g
+	res := obj{}
+	if g.p(0.8) {
+		res["cpu"] = pick(g, []string{"100m", "250m", "500m", "1", "2", "3"})
+	}
+	if g.p(0.8) {
+		res["memory"] = pick(g, []string{"128Mi", "512Mi", "1Gi", "2Gi", "5Gi"})
+	}
+	container := obj{"name": "c", "image": "busybox"}
+	if len(res) > 0 {
+		container["resources"] = obj{"requests": res}
+	}
+	s.ts++
+	return obj{"apiVersion": "v1", "kind": "Pod",
+		"metadata": obj{"name": name, "namespace": "default", "uid": "uid-" + name,
+			"creationTimestamp": fmt.Sprintf("2026-01-01T00:%02d:%02dZ", s.ts/60, s.ts%60)},
+		"spec": obj{"containers": []any{container}}}
+}
+
+// genAllocated: a claim already allocated on some node's first device, and
+// a shared claim not yet allocated, for pods to name.
+func (s *schedGen) genAllocated() {
+	g := s.g
+	for _, n := range s.nodes {
+		name := n["metadata"].(obj)["name"].(string)
+		if len(s.gpus[name]) == 0 || !g.p(0.3) {
+			continue
+		}
+		s.held = append(s.held, "held-"+name)
+		s.add(obj{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+			"metadata": obj{"name": "held-" + name, "namespace": "default", "uid": "uid-held-" + name},
+			"spec":     obj{"devices": obj{"requests": []any{obj{"name": "r", "exactly": obj{"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}}}}},
+			"status": obj{"allocation": obj{
+				"devices": obj{"results": []any{obj{"request": "r", "driver": schedDriver, "pool": name, "device": s.gpus[name][0]}}},
+				"nodeSelector": obj{"nodeSelectorTerms": []any{obj{"matchFields": []any{
+					obj{"key": "metadata.name", "operator": "In", "values": []any{name}}}}}}}}})
+	}
+	s.add(obj{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+		"metadata": obj{"name": "shared", "namespace": "default", "uid": "uid-shared"},
+		"spec":     obj{"devices": obj{"requests": []any{obj{"name": "r", "exactly": obj{"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}}}}}})
+}
+
+func (s *schedGen) genPod(name string) {
+	g := s.g
+	p := s.podShell(name)
+	spec := p["spec"].(obj)
+	if g.p(0.4) {
+		spec["priority"] = pick(g, []int{0, 10, 100})
+	}
+	if len(s.taints) > 0 && g.p(0.4) {
+		var tols []any
+		for k := g.n(1, 2); k > 0; k-- {
+			t := pick(g, s.taints)
+			tol := obj{"key": t["key"]}
+			if v, ok := t["value"]; ok && g.p(0.7) {
+				tol["operator"], tol["value"] = "Equal", v
+			} else {
+				tol["operator"] = "Exists"
+			}
+			if g.p(0.6) {
+				tol["effect"] = t["effect"]
+			}
+			tols = append(tols, tol)
+		}
+		spec["tolerations"] = tols
+	}
+	if g.p(0.15) {
+		spec["nodeSelector"] = obj{"zone": pick(g, []string{"a", "b"})}
+	}
+	affinity := obj{}
+	if g.p(0.2) {
+		affinity["requiredDuringSchedulingIgnoredDuringExecution"] = obj{"nodeSelectorTerms": []any{obj{
+			"matchExpressions": []any{obj{"key": "zone", "operator": pick(g, []string{"In", "NotIn"}),
+				"values": strs(g.subset([]string{"a", "b", "c"}, g.n(1, 2)))}}}}}
+	}
+	if g.p(0.35) {
+		var terms []any
+		for k := g.n(1, 2); k > 0; k-- {
+			key, vals := "zone", g.subset([]string{"a", "b", "c"}, 1)
+			if g.p(0.5) {
+				key, vals = "tier", []string{pick(g, []string{"gold", "silver"})}
+			}
+			terms = append(terms, obj{"weight": pick(g, []int{1, 5, 50, 100}), "preference": obj{
+				"matchExpressions": []any{obj{"key": key, "operator": "In", "values": strs(vals)}}}})
+		}
+		affinity["preferredDuringSchedulingIgnoredDuringExecution"] = terms
+	}
+	if len(affinity) > 0 {
+		spec["affinity"] = obj{"nodeAffinity": affinity}
+	}
+	container := spec["containers"].([]any)[0].(obj)
+	var podClaims, containerClaims []any
+	if g.p(0.5) {
+		tmpl := name + "-t"
+		var requests []any
+		for r := 0; r < g.n(1, 2); r++ {
+			rname := fmt.Sprintf("r%d", r)
+			if g.p(0.3) {
+				requests = append(requests, obj{"name": rname, "firstAvailable": []any{
+					obj{"name": "big", "deviceClassName": "gpu-big", "allocationMode": "ExactCount", "count": g.n(1, 2)},
+					obj{"name": "any", "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}}})
+			} else {
+				requests = append(requests, obj{"name": rname, "exactly": obj{
+					"deviceClassName": pick(g, []string{"gpu", "gpu", "gpu-big"}), "allocationMode": "ExactCount", "count": g.n(1, 2)}})
+			}
+		}
+		s.add(obj{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+			"metadata": obj{"name": tmpl, "namespace": "default"},
+			"spec":     obj{"spec": obj{"devices": obj{"requests": requests}}}})
+		podClaims = append(podClaims, obj{"name": "gpus", "resourceClaimTemplateName": tmpl})
+		containerClaims = append(containerClaims, obj{"name": "gpus"})
+	}
+	if g.p(0.15) {
+		podClaims = append(podClaims, obj{"name": "sh", "resourceClaimName": "shared"})
+		containerClaims = append(containerClaims, obj{"name": "sh"})
+	}
+	if len(s.held) > 0 && g.p(0.1) {
+		// An allocated claim: only its node is available.
+		podClaims = append(podClaims, obj{"name": "held", "resourceClaimName": pick(g, s.held)})
+		containerClaims = append(containerClaims, obj{"name": "held"})
+	}
+	if len(podClaims) > 0 {
+		spec["resourceClaims"] = podClaims
+		res, _ := container["resources"].(obj)
+		if res == nil {
+			res = obj{}
+			container["resources"] = res
+		}
+		res["claims"] = containerClaims
+	}
+	if g.p(0.15) {
+		res, _ := container["resources"].(obj)
+		if res == nil {
+			res = obj{}
+			container["resources"] = res
+		}
+		req, _ := res["requests"].(obj)
+		if req == nil {
+			req = obj{}
+			res["requests"] = req
+		}
+		req["example.com/gpu"] = "1"
+		res["limits"] = obj{"example.com/gpu": "1"}
+	}
+	s.add(p)
+}
