@@ -1,6 +1,7 @@
 #include "cel/api_checker.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -79,9 +80,9 @@ class ApiServerChecker final : public api::CelExpressionChecker {
   }
 
   const CelExpressionCheck& Check(std::string_view expression, CelExpressionKind kind) override {
-    auto key = std::make_pair(std::string(expression), kind);
-    auto it = cache_.find(key);
-    if (it == cache_.end()) it = cache_.emplace(key, Compile(expression, kind)).first;
+    auto& cache = cache_[static_cast<size_t>(kind)];
+    auto it = cache.find(expression);  // no copy of the expression on a hit
+    if (it == cache.end()) it = cache.emplace(std::string(expression), Compile(expression, kind)).first;
     return it->second;
   }
 
@@ -177,7 +178,8 @@ class ApiServerChecker final : public api::CelExpressionChecker {
   CheckerEnv env_;
   ParseOptions parse_options_;
   std::unique_ptr<CostEstimator> estimator_;
-  std::map<std::pair<std::string, CelExpressionKind>, CelExpressionCheck> cache_;
+  // Per CelExpressionKind, by expression.
+  std::array<std::map<std::string, CelExpressionCheck, std::less<>>, 2> cache_;
   std::unique_ptr<DraEnvironment> runtime_;  // made on first use
   EvalScratch scratch_;
 };

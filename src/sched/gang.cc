@@ -66,13 +66,15 @@ Pinned PinnedDomain(const Snapshot& snapshot, const GroupEntity& entity, const s
     }
     if (!pinned.domain) pinned.domain = domain;
   };
+  std::map<std::string_view, const api::Node*> nodes;  // by name, made on first use
   for (size_t pod_idx : ScheduledMembers(snapshot, entity)) {
     const api::Pod& pod = snapshot.pods[pod_idx];
     if (!devices) {
-      const api::Node* node = nullptr;
-      for (const api::Node& n : snapshot.nodes) {
-        if (n.metadata.name == pod.spec.node_name) node = &n;
+      if (nodes.empty()) {
+        for (const api::Node& n : snapshot.nodes) nodes.emplace(n.metadata.name, &n);
       }
+      auto found = nodes.find(pod.spec.node_name);
+      const api::Node* node = found == nodes.end() ? nullptr : found->second;
       if (node == nullptr) {
         pinned.error = fmt::format("getting node for pod {}/{}: nodeinfo not found for node name \"{}\"",
                                    pod.metadata.namespace_, pod.metadata.name, pod.spec.node_name);
@@ -122,15 +124,15 @@ GroupPlacements GeneratePlacements(const Snapshot& snapshot, const GroupEntity& 
   const std::string& key = constraints->topology.front().key;
   bool on_nodes = false;
   for (const api::Node& n : snapshot.nodes) on_nodes = on_nodes || n.metadata.labels.find(key) != nullptr;
-  out.by_devices = devices && !on_nodes;
-  const Pinned pinned = PinnedDomain(snapshot, entity, key, out.by_devices);
+  const bool by_devices = devices && !on_nodes;
+  const Pinned pinned = PinnedDomain(snapshot, entity, key, by_devices);
   if (pinned.error) {
     out.error = true;
     out.message = *pinned.error;
     return out;
   }
   std::map<std::string, GroupPlacement> by_name;
-  if (!out.by_devices) {
+  if (!by_devices) {
     for (size_t i = 0; i < snapshot.nodes.size(); ++i) {
       const std::string* domain = snapshot.nodes[i].metadata.labels.find(key);
       if (domain == nullptr || (pinned.domain && *pinned.domain != *domain)) continue;

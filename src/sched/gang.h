@@ -83,7 +83,6 @@ struct GroupPlacement {
 };
 struct GroupPlacements {
   std::vector<GroupPlacement> placements;  // by name
-  bool by_devices = false;                 // the extension above
   // When there are none: upstream's status, an error ("cannot determine
   // domain for already scheduled pods: ...") or Unschedulable ("no feasible
   // placements found").
