@@ -25,6 +25,12 @@
 //   BM_BasicCold, BM_CelCold
 //                           as Fresh, without a SnapshotState: nothing is
 //                           cached from one pod to the next
+//   BM_BasicFilter, BM_CelFilter
+//                           as Fresh, the way sched/scheduler.cc calls the
+//                           allocator: every node through a NodeHandle with
+//                           ResultDetail::kSummary (the decision only), then
+//                           the full AllocationResult on the node chosen (the
+//                           first that fits; none for /2)
 //   BM_ManyRequests/{0,1}   64 devices per node, 32 devices with a list-mode
 //                           matchAttribute (DRAListTypeAttributes) on an int
 //                           list attribute that half the devices fail:
@@ -182,15 +188,42 @@ PodOutcome SchedulePod(const Cluster& c, const alloc::Allocator* allocator_or_nu
   return out;
 }
 
+// The scheduler's pattern (sched/scheduler.cc Filter, then Reserve): every
+// node decided with kSummary through a handle, results in full only on the
+// node chosen (here the first that fits).
+PodOutcome FilterPod(const Cluster& c, const alloc::Allocator& allocator) {
+  const api::ResourceClaim* claims[] = {&c.claim};
+  PodOutcome out;
+  const api::Node* chosen = nullptr;
+  for (const api::Node& node : c.nodes) {
+    StatusOr<alloc::NodeFit> fit =
+        allocator.Allocate(allocator.Handle(node), claims, alloc::Allocator::ResultDetail::kSummary);
+    if (!fit.ok()) Fail("Allocate on " + node.metadata.name + ": " + fit.status().ToString());
+    out.nodes_fit += fit->fits ? 1 : 0;
+    out.steps += fit->steps;
+    if (fit->fits && chosen == nullptr) chosen = &node;
+  }
+  if (chosen != nullptr) {
+    StatusOr<alloc::NodeFit> fit = allocator.Allocate(*chosen, claims);
+    if (!fit.ok() || !fit->fits || fit->results.size() != 1 || !fit->results[0].node_selector) {
+      Fail("full allocation on the chosen node " + chosen->metadata.name + " failed");
+    }
+  }
+  return out;
+}
+
 // How the pods of a shape get their Allocator.
-enum class Mode { kWarm, kFresh, kCold };
+enum class Mode { kWarm, kFresh, kCold, kFilter };
 
 void Run(benchmark::State& state, std::string_view shape, const Cluster& c, int want_fit, uint64_t min_steps = 0,
          Mode mode = Mode::kWarm) {
   const std::string name = std::string(shape) + "/" + std::to_string(state.range(0));
   const bool fresh = mode != Mode::kWarm;
-  const bool shared = mode == Mode::kFresh;
-  PodOutcome first = SchedulePod(c, fresh ? c.NewAllocator(shared).get() : nullptr);
+  const bool shared = mode == Mode::kFresh || mode == Mode::kFilter;
+  auto pod = [&](const alloc::Allocator* allocator) {
+    return mode == Mode::kFilter ? FilterPod(c, *allocator) : SchedulePod(c, allocator);
+  };
+  PodOutcome first = pod(fresh ? c.NewAllocator(shared).get() : nullptr);
   if (first.nodes_fit != want_fit) {
     Fail(name + ": " + std::to_string(first.nodes_fit) + " nodes fit, want " +
          std::to_string(want_fit));
@@ -213,7 +246,7 @@ void Run(benchmark::State& state, std::string_view shape, const Cluster& c, int 
     state.PauseTiming();
     std::unique_ptr<alloc::Allocator> allocator = c.NewAllocator(shared);
     state.ResumeTiming();
-    o = SchedulePod(c, allocator.get());
+    o = pod(allocator.get());
     benchmark::DoNotOptimize(o);
     state.PauseTiming();
     allocator.reset();
@@ -246,7 +279,10 @@ void BasicShape(benchmark::State& state, std::string_view request_selector, Mode
   c.claim.spec.devices.requests.push_back(Request("req-0", 1, request_selector));
   c.Build();
   const std::string shape = std::string(request_selector.empty() ? "BM_Basic" : "BM_Cel") +
-                            (mode == Mode::kFresh ? "Fresh" : mode == Mode::kCold ? "Cold" : "");
+                            (mode == Mode::kFresh    ? "Fresh"
+                             : mode == Mode::kCold   ? "Cold"
+                             : mode == Mode::kFilter ? "Filter"
+                                                     : "");
   Run(state, shape, c, fill == 2 ? 0 : kNodes, 0, mode);
 }
 
@@ -256,6 +292,8 @@ void BM_BasicFresh(benchmark::State& state) { BasicShape(state, "", Mode::kFresh
 void BM_CelFresh(benchmark::State& state) { BasicShape(state, kCelSelector, Mode::kFresh); }
 void BM_BasicCold(benchmark::State& state) { BasicShape(state, "", Mode::kCold); }
 void BM_CelCold(benchmark::State& state) { BasicShape(state, kCelSelector, Mode::kCold); }
+void BM_BasicFilter(benchmark::State& state) { BasicShape(state, "", Mode::kFilter); }
+void BM_CelFilter(benchmark::State& state) { BasicShape(state, kCelSelector, Mode::kFilter); }
 
 // 64 devices per node; device i has the int list attribute numaNodes =
 // [i%4, (i+1)%4], so with list-mode matchAttribute only the devices with
@@ -339,6 +377,8 @@ BENCHMARK(BM_BasicFresh)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_CelFresh)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_BasicCold)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_CelCold)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_BasicFilter)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_CelFilter)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ManyRequests)->DenseRange(0, 1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Partitionable)->DenseRange(0, 1)->Unit(benchmark::kMicrosecond);
 

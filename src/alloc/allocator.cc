@@ -34,6 +34,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <deque>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -42,6 +43,7 @@
 #include <unordered_map>
 
 #include "alloc/capacity.h"
+#include "alloc/compatibility_groups.h"
 #include "alloc/constraints.h"
 #include "alloc/result.h"
 #include "fmt/format.h"
@@ -75,6 +77,7 @@ std::string Reason::ToString() const {
   add(in_use, "in use");
   add(taint, "tainted");
   add(counters, "without counters left");
+  add(incompatible, "incompatible with devices sharing their counter set");
   add(capacity, "without capacity left");
   add(constraint, "violating a constraint");
   if (needed > 0) {
@@ -142,6 +145,10 @@ struct NodeState {
   std::vector<std::optional<CounterSets>> available;
   // The same as integers, per pool (empty without DRAPartitionableDevices).
   std::vector<DenseCounters> dense;
+  // Per pool, with DRADeviceCompatibilityGroups: per counter set, the groups
+  // of the devices allocated before this snapshot that draw from it (§8.1;
+  // upstream compatibilityGroupsBaselineForPool). Empty without the feature.
+  std::vector<std::vector<std::pair<std::string, GroupIntersection>>> groups_baseline;
   // "invalid resource pools were encountered: ..." when some pool is invalid.
   std::string invalid_message;
   // Changed by AllocatorCache::Refresh whenever the state changes, to a
@@ -150,13 +157,41 @@ struct NodeState {
 };
 
 // The verdicts of one CEL expression on every device of the SliceIndex,
-// indexed by Candidate::device_id. Entries go from kUnknown to kFalse or
-// kTrue once and never back; racing threads store the same value.
+// indexed by Candidate::device_id. Entries go from kUnknown (through kTried:
+// the slice's columns did not decide it, cel/columnar.h) to kFalse or kTrue
+// once and never back; racing threads store the same value.
 struct VerdictTable {
-  static constexpr uint8_t kUnknown = 0, kFalse = 1, kTrue = 2;
+  static constexpr uint8_t kUnknown = 0, kFalse = 1, kTrue = 2, kTried = 3;
   explicit VerdictTable(size_t devices) : verdicts(std::make_unique<std::atomic<uint8_t>[]>(devices)) {}
   std::unique_ptr<std::atomic<uint8_t>[]> verdicts;  // value-initialized: kUnknown
+  mutable std::atomic<bool> no_columns{false};       // the evaluator has no columnar form
 };
+
+// Fills `table` for every device of `c`'s slice at once where the evaluator
+// can (SelectorEvaluator::EvaluateSlice), marking the rest kTried so that the
+// slice is not tried again; returns `c`'s cell.
+uint8_t FillSliceVerdicts(const VerdictTable& table, SelectorEvaluator& selectors, std::string_view expression,
+                          const Candidate& c) {
+  if (table.no_columns.load(std::memory_order_relaxed)) return VerdictTable::kTried;
+  const std::vector<api::Device>& devices = c.slice->spec.devices;
+  const size_t first = c.device_id - static_cast<size_t>(c.device - devices.data());
+  thread_local std::vector<uint8_t> column;
+  column.assign(devices.size(), VerdictTable::kUnknown);
+  if (!selectors.EvaluateSlice(expression, devices, c.slice->spec.driver, column)) {
+    table.no_columns.store(true, std::memory_order_relaxed);
+    return VerdictTable::kTried;
+  }
+  for (size_t i = 0; i < devices.size(); ++i) {
+    std::atomic<uint8_t>& cell = table.verdicts[first + i];
+    if (column[i] != VerdictTable::kUnknown) {
+      cell.store(column[i], std::memory_order_relaxed);
+    } else {
+      uint8_t unknown = VerdictTable::kUnknown;
+      cell.compare_exchange_strong(unknown, VerdictTable::kTried, std::memory_order_relaxed);
+    }
+  }
+  return table.verdicts[c.device_id].load(std::memory_order_relaxed);
+}
 
 struct StringHash {
   using is_transparent = void;
@@ -217,6 +252,28 @@ CounterSets AvailableCounters(const Pool& pool, const AllocatedState& state) {
   subtract(pool.slices);
   subtract(pool.other_slices);
   return sets;
+}
+
+// The compatibility groups baseline of `pool` (§8.1): per counter set, the
+// intersection over the allocated devices of the pool (targeting the node or
+// not) that draw from it, in slice order.
+std::vector<std::pair<std::string, GroupIntersection>> GroupsBaseline(const Pool& pool, const AllocatedState& state) {
+  std::vector<std::pair<std::string, GroupIntersection>> baseline;
+  if (state.devices.empty() && state.shared_device_ids.empty() && state.aggregated_capacity.empty()) return baseline;
+  for (const auto* slices : {&pool.slices, &pool.other_slices}) {
+    for (const api::ResourceSlice* s : *slices) {
+      for (const api::Device& d : s->spec.devices) {
+        if (d.rare->consumes_counters.empty()) continue;
+        if (!state.InUseForCounters(DeviceIdString(pool.driver, pool.name, d.name))) continue;
+        for (const api::DeviceCounterConsumption& use : d.rare->consumes_counters) {
+          auto it = std::find_if(baseline.begin(), baseline.end(), [&](const auto& e) { return e.first == use.counter_set; });
+          if (it == baseline.end()) it = baseline.insert(baseline.end(), {use.counter_set, GroupIntersection()});
+          it->second.Add(use.compatibility_groups);
+        }
+      }
+    }
+  }
+  return baseline;
 }
 
 // The bound on every integer of DenseCounters, and on the sum of the
@@ -379,6 +436,13 @@ std::unique_ptr<NodeState> BuildNodeState(const SliceIndex& index, const Feature
       BuildDenseCounters(*state, pool_idx);
     }
   }
+  if (features.compatibility_groups) {
+    state->groups_baseline.resize(all_pools.size());
+    for (size_t pool_idx = 0; pool_idx < all_pools.size(); ++pool_idx) {
+      const Pool& pool = all_pools[pool_idx];
+      if (!pool.incomplete && !pool.invalid) state->groups_baseline[pool_idx] = GroupsBaseline(pool, allocated_state);
+    }
+  }
   std::vector<std::string> invalid;
   for (const Pool& pool : all_pools) {
     if (pool.invalid) invalid.push_back(fmt::format("{}/{}: {}", pool.driver, pool.name, pool.invalid_reason));
@@ -537,6 +601,13 @@ struct AllocatorCache {
         if (state->available[pool_idx] && pool.name == result.pool && pool.driver == result.driver) {
           state->available[pool_idx] = AvailableCounters(pool, allocated);
           BuildDenseCounters(*state, pool_idx);
+        }
+      }
+      // The compatibility groups of the allocated devices (§8.1), likewise.
+      for (size_t pool_idx = 0; pool_idx < state->groups_baseline.size(); ++pool_idx) {
+        const Pool& pool = state->pools[pool_idx];
+        if (!pool.incomplete && !pool.invalid && pool.name == result.pool && pool.driver == result.driver) {
+          state->groups_baseline[pool_idx] = GroupsBaseline(pool, allocated);
         }
       }
     }
@@ -721,6 +792,9 @@ struct Entry {
   const std::vector<api::DeviceSelector>* selectors = nullptr;
   const std::vector<api::DeviceToleration>* tolerations = nullptr;
   const std::optional<api::CapacityRequirements>* capacity = nullptr;
+  // DRADerivedAttributes: the request's derivedAttributes (§7.4); nullptr
+  // when it has none.
+  const std::vector<api::DerivedAttribute>* derived = nullptr;
   bool admin_access = false;
   bool all = false;
   int64_t num_devices = 0;
@@ -748,6 +822,8 @@ struct Record {
   int pos = 0;  // the candidate's position in the entry's search order
   bool multi = false;
   bool counters_added = false;
+  // Entries this take pushed onto Search::groups_undo_ (§8.1).
+  uint16_t groups_saved = 0;
   // Consumable capacity of a shared device: whether this call had already
   // taken capacity of the device before this share (the entry stays then).
   bool capacity_entry_existed = false;
@@ -769,7 +845,7 @@ std::string ClaimName(const PreparedClaim& claim) {
 
 enum class Outcome { kSuccess, kFail, kMaxSize, kError };
 enum class Verdict : uint8_t { kYes, kClass, kRequest, kNode, kBinding };
-enum class TakeResult { kTaken, kInUse, kCounters, kTaint, kConstraint, kCapacity, kError };
+enum class TakeResult { kTaken, kInUse, kCounters, kIncompatible, kTaint, kConstraint, kCapacity, kError };
 
 // All per-call state. Reused from call to call on one thread (Allocate keeps
 // one per thread), so Reset clears without giving memory back.
@@ -836,6 +912,17 @@ class Search {
     return it != shared.end() && std::string_view(*it).substr(0, prefix.size()) == prefix;
   }
   void GiveBackCounters(int candidate);
+  // DRADeviceCompatibilityGroups (§8.1): whether `candidate` may join every
+  // counter set it draws from; if so its groups are folded in and `*saved`
+  // entries pushed onto groups_undo_, which RestoreGroups(saved) pops.
+  // `baseline_only`: against the allocated devices alone, changing nothing.
+  bool TakeGroups(int candidate, uint16_t* saved, bool baseline_only = false);
+  void RestoreGroups(uint16_t saved);
+  // The constraint `constraint_idx` of the claim for `candidate` taken by
+  // `entry`, whose request defines derived attributes (§7.4): the derived
+  // value where the constraint's attribute is one, else as Constraint::Add.
+  // Not OK when evaluating the derived attribute fails.
+  StatusOr<bool> AddWithDerived(PreparedClaim& claim, const Entry& entry, size_t constraint_idx, int candidate);
   // DeviceChoice::kBestFit: sets entry.order (best_fit.h) from the devices the
   // claim took so far and the counters left in this call.
   void OrderForBestFit(int claim_idx, Entry& entry);
@@ -880,6 +967,26 @@ class Search {
   // (every call but best fit's, whose ordering reads consumed_by_pool_).
   bool dense_ = false;
   std::vector<std::vector<int64_t>> dense_consumed_;
+  // DRADeviceCompatibilityGroups: per pool, per counter set in use in this
+  // call, the rolling intersection (seeded from NodeState::groups_baseline),
+  // and the undo stack of the takes (the state before each change).
+  struct GroupsSaved {
+    int pool = 0;
+    size_t entry = 0;  // index in groups_running_[pool]
+    GroupIntersection before;
+  };
+  std::vector<std::vector<std::pair<std::string_view, GroupIntersection>>> groups_running_;
+  std::vector<GroupsSaved> groups_undo_;
+  // DRADerivedAttributes: the values evaluated in this call, per (candidate,
+  // expression) (upstream derivedAttributesCache). A deque: constraints keep
+  // pointers to the values.
+  struct PairHash {
+    size_t operator()(const std::pair<int, std::string_view>& k) const {
+      return std::hash<std::string_view>()(k.second) * 31 + static_cast<size_t>(k.first);
+    }
+  };
+  std::unordered_map<std::pair<int, std::string_view>, const api::DeviceAttribute*, PairHash> derived_cache_;
+  std::deque<api::DeviceAttribute> derived_values_;
   // Best fit: whether this call orders devices, their sizes (DeviceSizer,
   // built on first use) and the published counters per pool.
   bool best_fit_ = false;
@@ -930,6 +1037,15 @@ void Search::Reset(const Allocator& allocator, internal::AllocatorCache& cache, 
   }
   consumed_by_pool_.clear();
   for (auto& consumed : dense_consumed_) consumed.clear();
+  // (Only calls with the 1.37 alpha features fill these.)
+  if (!groups_running_.empty()) {
+    groups_running_.clear();
+    groups_undo_.clear();
+  }
+  if (!derived_values_.empty()) {
+    derived_cache_.clear();
+    derived_values_.clear();
+  }
   dense_ = false;
   best_fit_ = false;
   preference_ = nullptr;
@@ -957,6 +1073,11 @@ Status Search::PrepareEntry(PreparedClaim& claim, int request_idx, int entry_idx
                             const std::optional<bool>& admin_access,
                             const api::EnumString<api::AllocationMode>& mode, int64_t count) {
   auto where = [&] { return fmt::format("claim {}, request {}", ClaimName(claim), entry.name); };
+  if (entry.derived != nullptr && !f_->derived_attributes) {
+    // Upstream refuses rather than ignore constraints it cannot honour (§7.4).
+    return InvalidArgumentError(
+        fmt::format("{}: cannot handle request with derived attributes, the feature is disabled", where()));
+  }
   for (size_t i = 0; i < selectors.size(); ++i) {
     if (!selectors[i].cel) {
       return InvalidArgumentError(
@@ -1070,6 +1191,7 @@ Status Search::Prepare(std::span<const api::ResourceClaim* const> claims) {
         e.request = request.name;
         e.tolerations = &ex.tolerations;
         e.capacity = &ex.capacity;
+        e.derived = ex.derived_attributes.empty() ? nullptr : &ex.derived_attributes;
         DRA_RETURN_IF_ERROR(PrepareEntry(prepared, static_cast<int>(request_idx), 0, e, ex.device_class_name,
                                          ex.selectors, ex.admin_access, ex.allocation_mode, ex.count));
         min_devices += e.num_devices;
@@ -1085,6 +1207,7 @@ Status Search::Prepare(std::span<const api::ResourceClaim* const> claims) {
           e.subrequest = sub.name;
           e.tolerations = &sub.tolerations;
           e.capacity = &sub.capacity;
+          e.derived = sub.derived_attributes.empty() ? nullptr : &sub.derived_attributes;
           DRA_RETURN_IF_ERROR(PrepareEntry(prepared, static_cast<int>(request_idx), static_cast<int>(sub_idx), e,
                                            sub.device_class_name, sub.selectors, std::nullopt, sub.allocation_mode,
                                            sub.count));
@@ -1133,6 +1256,9 @@ StatusOr<Verdict> Search::Selectable(int candidate, int claim_idx, int request_i
       std::atomic<uint8_t>& cell = table->verdicts[c.device_id];
       uint8_t known = cell.load(std::memory_order_relaxed);
       if (known == VerdictTable::kUnknown) {
+        known = FillSliceVerdicts(*table, a_->selectors(), selectors[i].cel->expression, c);
+      }
+      if (known == VerdictTable::kTried) {
         StatusOr<bool> match = a_->selectors().Evaluate(selectors[i].cel->expression, device, driver);
         if (!match.ok()) {
           std::string owner = is_class ? "class " + entry.device_class->metadata.name : "claim " + ClaimName(claim);
@@ -1448,24 +1574,52 @@ TakeResult Search::Take(int claim_idx, int request_idx, int entry_idx, int candi
   // has its counters accounted for: a further share does not charge them.
   const bool capacity_in_use = multi && (aggregated != nullptr || SharedInUse(candidate) ||
                                          allocating_capacity_[static_cast<size_t>(candidate)]);
+  // Compatibility groups (§8.1) are checked, like the counters, only when
+  // the counters get charged, and before them.
+  uint16_t groups_saved = 0;
+  if (f_->compatibility_groups && !capacity_in_use && !consumes.empty() && !TakeGroups(candidate, &groups_saved)) {
+    return TakeResult::kIncompatible;
+  }
   if (!capacity_in_use && !consumes.empty()) {
-    if (!CountersFit(candidate)) return TakeResult::kCounters;
+    if (!CountersFit(candidate)) {
+      RestoreGroups(groups_saved);
+      return TakeResult::kCounters;
+    }
     counters_added = true;
   }
   // From here on every refusal rolls back what this call changed, in
   // reverse order (upstream 1.37 rollbackDevice; README.md §5.3 and quirk Q9
   // describe the older leaks).
-  if (f_->device_taints && !TaintsAllow(device, *entry.tolerations)) {
+  auto give_back = [&] {
+    RestoreGroups(groups_saved);
     if (counters_added) GiveBackCounters(candidate);
+  };
+  if (f_->device_taints && !TaintsAllow(device, *entry.tolerations)) {
+    give_back();
     return TakeResult::kTaint;
   }
 
   for (size_t i = 0; i < claim.constraints.size(); ++i) {
-    if (claim.constraints[i]->Add(entry.request, entry.subrequest, device, c.slice->spec.driver)) continue;
+    bool added = false;
+    if (entry.derived == nullptr) {
+      added = claim.constraints[i]->Add(entry.request, entry.subrequest, device, c.slice->spec.driver);
+    } else {
+      StatusOr<bool> derived_added = AddWithDerived(claim, entry, i, candidate);
+      if (!derived_added.ok()) {
+        for (size_t j = i; j > 0; --j) {
+          claim.constraints[j - 1]->Remove(entry.request, entry.subrequest, device, c.slice->spec.driver);
+        }
+        give_back();
+        error_ = derived_added.status();
+        return TakeResult::kError;
+      }
+      added = *derived_added;
+    }
+    if (added) continue;
     for (size_t j = i; j > 0; --j) {
       claim.constraints[j - 1]->Remove(entry.request, entry.subrequest, device, c.slice->spec.driver);
     }
-    if (counters_added) GiveBackCounters(candidate);
+    give_back();
     if (must) {
       error_ = FailedPreconditionError(fmt::format(
           "claim {}, request {}: cannot add device {} because a claim constraint would not be satisfied", ClaimName(claim),
@@ -1480,8 +1634,8 @@ TakeResult Search::Take(int claim_idx, int request_idx, int entry_idx, int candi
   }
 
   Record record{.request = request_idx, .entry = entry_idx, .candidate = candidate, .multi = multi,
-                .counters_added = counters_added, .capacity_entry_existed = false, .share_id = std::nullopt,
-                .consumed = {}};
+                .counters_added = counters_added, .groups_saved = groups_saved, .capacity_entry_existed = false,
+                .share_id = std::nullopt, .consumed = {}};
   // A shared device's share records what it consumes; otherwise only the
   // verdict matters. (allocating_capacity_ is sized only with the feature.)
   const bool check_capacity =
@@ -1503,7 +1657,7 @@ TakeResult Search::Take(int claim_idx, int request_idx, int entry_idx, int candi
       for (size_t j = claim.constraints.size(); j > 0; --j) {
         claim.constraints[j - 1]->Remove(entry.request, entry.subrequest, device, c.slice->spec.driver);
       }
-      if (counters_added) GiveBackCounters(candidate);
+      give_back();
       if (!fit.ok()) {
         error_ = FailedPreconditionError(fmt::format("claim {}, request {}: rechecking capacity for device {}: {}",
                                                      ClaimName(claim), entry.name, Id(candidate),
@@ -1553,6 +1707,7 @@ void Search::Undo(int claim_idx) {
         }
       }
     }
+    RestoreGroups(record.groups_saved);
     if (record.counters_added) GiveBackCounters(record.candidate);
     return;
   }
@@ -1561,13 +1716,97 @@ void Search::Undo(int claim_idx) {
     takers_.erase(std::next(it).base());
     --taker_count_[static_cast<size_t>(record.candidate)];
   }
+  RestoreGroups(record.groups_saved);
   if (record.counters_added) GiveBackCounters(record.candidate);
+}
+
+bool Search::TakeGroups(int candidate, uint16_t* saved, bool baseline_only) {
+  const Candidate& c = candidates()[static_cast<size_t>(candidate)];
+  const size_t pool = static_cast<size_t>(c.pool);
+  static const std::vector<std::pair<std::string, GroupIntersection>> kNoBaseline;
+  const auto& baseline = pool < state_->groups_baseline.size() ? state_->groups_baseline[pool] : kNoBaseline;
+  auto baseline_of = [&](std::string_view set) -> const GroupIntersection* {
+    for (const auto& [name, groups] : baseline) {
+      if (name == set) return &groups;
+    }
+    return nullptr;
+  };
+  if (baseline_only) {
+    for (const api::DeviceCounterConsumption& use : c.device->rare->consumes_counters) {
+      const GroupIntersection* b = baseline_of(use.counter_set);
+      if (b != nullptr && !b->Admits(use.compatibility_groups)) return false;
+    }
+    return true;
+  }
+  if (groups_running_.size() <= pool) groups_running_.resize(pools().size());
+  auto& running = groups_running_[pool];
+  *saved = 0;
+  for (const api::DeviceCounterConsumption& use : c.device->rare->consumes_counters) {
+    size_t entry = 0;
+    while (entry < running.size() && running[entry].first != use.counter_set) ++entry;
+    if (entry == running.size()) {
+      // First use in this call: start from the allocated devices' groups.
+      const GroupIntersection* b = baseline_of(use.counter_set);
+      running.emplace_back(use.counter_set, b != nullptr ? *b : GroupIntersection());
+    }
+    GroupIntersection& groups = running[entry].second;
+    if (!groups.Admits(use.compatibility_groups)) {
+      RestoreGroups(*saved);
+      *saved = 0;
+      return false;
+    }
+    groups_undo_.push_back({.pool = c.pool, .entry = entry, .before = groups});
+    ++*saved;
+    groups.Add(use.compatibility_groups);
+  }
+  return true;
+}
+
+void Search::RestoreGroups(uint16_t saved) {
+  for (; saved > 0; --saved) {
+    GroupsSaved& undo = groups_undo_.back();
+    groups_running_[static_cast<size_t>(undo.pool)][undo.entry].second = std::move(undo.before);
+    groups_undo_.pop_back();
+  }
+}
+
+StatusOr<bool> Search::AddWithDerived(PreparedClaim& claim, const Entry& entry, size_t constraint_idx,
+                                      int candidate) {
+  Constraint& constraint = *claim.constraints[constraint_idx];
+  const Candidate& c = candidates()[static_cast<size_t>(candidate)];
+  const std::string& driver = c.slice->spec.driver;
+  // The last definition of the name counts (upstream builds a map).
+  const api::DerivedAttribute* derived = nullptr;
+  for (const api::DerivedAttribute& d : *entry.derived) {
+    if (d.name == constraint.attribute_name()) derived = &d;
+  }
+  if (derived == nullptr || !constraint.Applies(entry.request, entry.subrequest)) {
+    return constraint.Add(entry.request, entry.subrequest, *c.device, driver);
+  }
+  const std::pair<int, std::string_view> key(candidate, derived->expression);
+  auto cached = derived_cache_.find(key);
+  if (cached == derived_cache_.end()) {
+    StatusOr<api::DeviceAttribute> value = a_->selectors().EvaluateAttribute(derived->expression, *c.device, driver);
+    if (!value.ok()) {
+      const std::string what = value.status().code() == StatusCode::kInvalidArgument
+                                   ? fmt::format("compile derived attribute {} failed", derived->name)
+                                   : fmt::format("evaluate derived attribute {} on device {} failed", derived->name,
+                                                 Id(candidate));
+      const StatusCode code = value.status().code() == StatusCode::kInvalidArgument ? StatusCode::kInvalidArgument
+                                                                                    : StatusCode::kFailedPrecondition;
+      return Status(code, fmt::format("claim {}, request {}: {}: {}", ClaimName(claim), entry.name, what,
+                                      value.status().message()));
+    }
+    cached = derived_cache_.emplace(key, &derived_values_.emplace_back(*std::move(value))).first;
+  }
+  return constraint.AddAttribute(*cached->second);
 }
 
 void Search::CountRejection(TakeResult r) {
   switch (r) {
     case TakeResult::kInUse: ++reason_.in_use; break;
     case TakeResult::kCounters: ++reason_.counters; break;
+    case TakeResult::kIncompatible: ++reason_.incompatible; break;
     case TakeResult::kTaint: ++reason_.taint; break;
     case TakeResult::kConstraint: ++reason_.constraint; break;
     case TakeResult::kCapacity: ++reason_.capacity; break;
@@ -1629,7 +1868,13 @@ StatusOr<int64_t> Search::CountUsable(int claim_idx, int request_idx, int entry_
       }
     }
     const auto& consumes = device.rare->consumes_counters;
-    if (!consumes.empty() && !(multi && (aggregated != nullptr || SharedInUse(candidate)))) {
+    const bool charges_counters = !consumes.empty() && !(multi && (aggregated != nullptr || SharedInUse(candidate)));
+    if (charges_counters && f_->compatibility_groups && !TakeGroups(candidate, nullptr, /*baseline_only=*/true)) {
+      // Incompatible with devices allocated before: nothing taken later helps.
+      ++count.incompatible;
+      continue;
+    }
+    if (charges_counters) {
       // Nothing is consumed in this call yet: the most the counters allow.
       if (!f_->partitionable_devices || !CountersFit(candidate)) {
         ++count.counters;
@@ -1697,6 +1942,8 @@ bool Search::ShortfallWithoutSearch() {
       const auto& entries = claim.requests[ri].entries;
       for (size_t ei = 0; ei < entries.size(); ++ei) {
         const Entry& e = entries[ei];
+        // Evaluating a derived attribute for a constraint can fail (§7.4).
+        if (e.derived != nullptr && !claim.constraints.empty()) return false;
         if (e.all) {
           if (!e.all_devices.empty() && !claim.constraints.empty()) return false;
           continue;

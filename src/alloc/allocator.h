@@ -103,6 +103,7 @@ struct Reason {
   int64_t in_use = 0;             // allocated already, or taken in this call
   int64_t taint = 0;              // an untolerated NoSchedule/NoExecute taint
   int64_t counters = 0;           // shared counters exhausted (or feature off)
+  int64_t incompatible = 0;       // compatibilityGroups disjoint from a counter set's devices
   int64_t capacity = 0;           // consumable capacity exhausted / policy
   int64_t constraint = 0;         // a claim constraint refused it
 

@@ -35,7 +35,21 @@ class FakeSelectors final : public SelectorEvaluator {
     }
     return InvalidArgumentError("fake: unknown expression");
   }
+  // Derived attributes: "const" is the string "same" on every device;
+  // "index" the device's int attribute "index" (an error without it).
+  StatusOr<api::DeviceAttribute> EvaluateAttribute(std::string_view expr, const api::Device& device,
+                                                   std::string_view) override {
+    derived_evaluations.fetch_add(1, std::memory_order_relaxed);
+    if (expr == "const") return api::DeviceAttribute::String("same");
+    if (expr == "index") {
+      const api::DeviceAttribute* a = device.attributes.find("index");
+      if (a == nullptr) return FailedPreconditionError("no such key: index");
+      return *a;
+    }
+    return InvalidArgumentError("fake: unknown expression");
+  }
   std::atomic<int> evaluations{0};
+  std::atomic<int> derived_evaluations{0};
 };
 
 struct Fixture {
@@ -1039,6 +1053,192 @@ TEST(AllocatorBestFitTest, DecidesFitLikeFirstFit) {
     ASSERT_TRUE(fit.ok());
     EXPECT_FALSE(fit->fits) << DeviceChoiceName(choice);
   }
+}
+
+// --- 1.37 alpha: compatibility groups (README.md §8.1) ----------------------
+// Expectations from upstream's rules (compatibility_groups.go): a device
+// joins a counter set only if its groups meet the intersection of the groups
+// of the devices already on it; no groups only joins no groups.
+
+// A counter set "set" (10 slots) and one device slice whose devices each
+// consume one slot and declare `groups` (per device; empty: none).
+void GroupedPartitions(Fixture& f, const std::vector<std::pair<std::string, std::vector<std::string>>>& devices) {
+  f.features.compatibility_groups = true;
+  api::ResourceSlice& counters = f.Slice({});
+  counters.spec.shared_counters.push_back({.name = "set"});
+  counters.spec.shared_counters[0].counters.insert_or_assign("slots", api::Counter{*quantity::Quantity::Parse("10")});
+  std::vector<std::string> names;
+  for (const auto& d : devices) names.push_back(d.first);
+  api::ResourceSlice& devs = f.Slice(names);
+  for (size_t i = 0; i < devices.size(); ++i) {
+    api::DeviceCounterConsumption use{.counter_set = "set", .compatibility_groups = devices[i].second};
+    use.counters.insert_or_assign("slots", api::Counter{*quantity::Quantity::Parse("1")});
+    devs.spec.devices[i].rare.mut().consumes_counters.push_back(use);
+  }
+  for (auto& s : f.slices) s.spec.pool.resource_slice_count = 2;
+}
+
+// The devices one claim with one request "r" for `count` devices gets;
+// empty when it does not fit (`incompatible`: the reason's count then).
+std::vector<std::string> TakeCount(Fixture& f, int64_t count, int64_t* incompatible = nullptr) {
+  auto fit = f.Allocate({Claim("c0", {Request("r", count)})});
+  EXPECT_TRUE(fit.ok()) << fit.status().ToString();
+  if (!fit.ok() || !fit->fits) {
+    if (fit.ok() && incompatible != nullptr) *incompatible = fit->reason.incompatible;
+    return {};
+  }
+  return Devices(*fit);
+}
+
+TEST(AllocatorCompatibilityGroupsTest, DisjointGroupsDoNotShareACounterSet) {
+  Fixture f;
+  GroupedPartitions(f, {{"p0", {"a"}}, {"p1", {"b"}}, {"p2", {"a", "b"}}, {"p3", {}}});
+  // p1 ({b}) is refused after p0 ({a}); p2 shares a.
+  EXPECT_EQ(TakeCount(f, 2), (std::vector<std::string>{"r:p0", "r:p2"}));
+  // Three never fit together: {p0, p2}, {p1, p2} are the only compatible
+  // pairs and p3 (no groups) joins none of them.
+  int64_t incompatible = 0;
+  EXPECT_TRUE(TakeCount(f, 3, &incompatible).empty());
+  EXPECT_GT(incompatible, 0);
+}
+
+TEST(AllocatorCompatibilityGroupsTest, DevicesWithoutGroupsShareOnlyWithEachOther) {
+  Fixture f;
+  GroupedPartitions(f, {{"p0", {}}, {"p1", {"a"}}, {"p2", {}}});
+  EXPECT_EQ(TakeCount(f, 2), (std::vector<std::string>{"r:p0", "r:p2"}));
+}
+
+TEST(AllocatorCompatibilityGroupsTest, AllocatedDevicesCount) {
+  Fixture f;
+  GroupedPartitions(f, {{"p0", {"a"}}, {"p1", {"b"}}, {"p2", {"b", "a"}}});
+  f.state.devices.insert("drv/pool/p0");
+  EXPECT_EQ(TakeCount(f, 1), (std::vector<std::string>{"r:p2"}));
+  // Counting before the search already knows p1 can never join.
+  int64_t incompatible = 0;
+  EXPECT_TRUE(TakeCount(f, 2, &incompatible).empty());
+  EXPECT_EQ(incompatible, 1);
+}
+
+// AddAllocation (the scheduler's path) updates the allocated devices' groups
+// as it updates their counters.
+TEST(AllocatorCompatibilityGroupsTest, AddAllocationUpdatesTheGroups) {
+  Fixture f;
+  GroupedPartitions(f, {{"p0", {"a"}}, {"p1", {"b"}}, {"p2", {"b", "a"}}});
+  std::vector<const api::ResourceSlice*> ptrs;
+  for (auto& s : f.slices) ptrs.push_back(&s);
+  SliceIndex index(ptrs);
+  std::vector<const api::DeviceClass*> cls;
+  for (auto& c : f.classes) cls.push_back(&c);
+  Allocator allocator(f.features, f.state, cls, &index, &f.selectors, AllocatorOptions{});
+  AllocatedState state;
+  const api::ResourceClaim one = Claim("c0", {Request("r")});
+  std::vector<const api::ResourceClaim*> claims = {&one};
+  StatusOr<NodeFit> fit = allocator.Allocate(f.node, claims);
+  ASSERT_TRUE(fit.ok() && fit->fits);
+  EXPECT_EQ(Devices(*fit), (std::vector<std::string>{"r:p0"}));
+  Commit(allocator, state, *fit, f.features);
+  // p0 ({a}) is allocated now: p1 ({b}) cannot join it, p2 can.
+  fit = allocator.Allocate(f.node, claims);
+  ASSERT_TRUE(fit.ok() && fit->fits);
+  EXPECT_EQ(Devices(*fit), (std::vector<std::string>{"r:p2"}));
+}
+
+TEST(AllocatorCompatibilityGroupsTest, UndoneOnBacktrack) {
+  Fixture f;
+  GroupedPartitions(f, {{"p0", {"a"}}, {"p1", {"b"}}, {"p2", {"b", "c"}}});
+  f.slices[1].spec.devices[0].attributes.insert_or_assign("model", api::DeviceAttribute::String("x"));
+  f.slices[1].spec.devices[1].attributes.insert_or_assign("model", api::DeviceAttribute::String("y"));
+  f.slices[1].spec.devices[2].attributes.insert_or_assign("model", api::DeviceAttribute::String("x"));
+  // r0: p0 first, then p1 for r1 is refused; p0 must be undone completely
+  // for p2 and then p1 to fit.
+  auto fit = f.Allocate({Claim("c0", {Request("r0", 1, {"model == \"x\""}), Request("r1", 1, {"model == \"y\""})})});
+  ASSERT_TRUE(fit.ok() && fit->fits) << fit.status().ToString();
+  EXPECT_EQ(Devices(*fit), (std::vector<std::string>{"r0:p2", "r1:p1"}));
+}
+
+TEST(AllocatorCompatibilityGroupsTest, GateOffIgnoresTheSliceAndItsPool) {
+  Fixture f;
+  GroupedPartitions(f, {{"p0", {"a"}}, {"p1", {}}});
+  f.features.compatibility_groups = false;
+  auto fit = f.Allocate({Claim("c0", {Request("r")})});
+  ASSERT_TRUE(fit.ok()) << fit.status().ToString();
+  EXPECT_FALSE(fit->fits);  // the pool is incomplete: 1 of its 2 slices
+}
+
+// --- 1.37 alpha: derived attributes (README.md §7.4) ------------------------
+
+api::DeviceRequest Derived(api::DeviceRequest r, std::string name, std::string expression) {
+  r.exactly->derived_attributes.push_back({.name = std::move(name), .expression = std::move(expression)});
+  return r;
+}
+
+api::ResourceClaim WithConstraint(api::ResourceClaim c, api::DeviceConstraint constraint) {
+  c.spec.devices.constraints.push_back(std::move(constraint));
+  return c;
+}
+
+TEST(AllocatorDerivedAttributesTest, ConstraintsSeeTheDerivedValue) {
+  Fixture f;
+  f.features.derived_attributes = true;
+  f.Slice({"a", "b"});
+  f.slices[0].spec.devices[0].attributes.insert_or_assign("model", api::DeviceAttribute::String("x"));
+  f.slices[0].spec.devices[1].attributes.insert_or_assign("model", api::DeviceAttribute::String("y"));
+  // The device's own drv/model differs; the derived one (same name) shadows it.
+  auto fit = f.Allocate({WithConstraint(Claim("c0", {Derived(Request("r", 2), "drv/model", "const")}),
+                                        {.match_attribute = "drv/model"})});
+  ASSERT_TRUE(fit.ok() && fit->fits) << fit.status().ToString();
+  EXPECT_EQ(Devices(*fit), (std::vector<std::string>{"r:a", "r:b"}));
+  // Without the derived attribute the models differ.
+  fit = f.Allocate({WithConstraint(Claim("c0", {Request("r", 2)}), {.match_attribute = "drv/model"})});
+  ASSERT_TRUE(fit.ok());
+  EXPECT_FALSE(fit->fits);
+  // Only the requests that define it see it: s has no derived/x.
+  fit = f.Allocate({WithConstraint(Claim("c0", {Derived(Request("r"), "derived/x", "const"), Request("s")}),
+                                   {.match_attribute = "derived/x"})});
+  ASSERT_TRUE(fit.ok());
+  EXPECT_FALSE(fit->fits);
+}
+
+TEST(AllocatorDerivedAttributesTest, DistinctOnDerivedValuesAndCache) {
+  Fixture f;
+  f.features.derived_attributes = true;
+  f.Slice({"a", "b", "c"});
+  const int64_t index[] = {1, 1, 2};
+  for (size_t i = 0; i < 3; ++i) {
+    f.slices[0].spec.devices[i].attributes.insert_or_assign("index", api::DeviceAttribute::Int(index[i]));
+  }
+  auto fit = f.Allocate({WithConstraint(Claim("c0", {Derived(Request("r", 2), "derived/i", "index")}),
+                                        {.distinct_attribute = "derived/i"})});
+  ASSERT_TRUE(fit.ok() && fit->fits) << fit.status().ToString();
+  EXPECT_EQ(Devices(*fit), (std::vector<std::string>{"r:a", "r:c"}));
+  // Evaluated once per device and expression in the call: a, b, c.
+  EXPECT_EQ(f.selectors.derived_evaluations.load(), 3);
+}
+
+TEST(AllocatorDerivedAttributesTest, EvaluationErrorStopsTheAllocation) {
+  Fixture f;
+  f.features.derived_attributes = true;
+  f.Slice({"a", "b"});
+  f.slices[0].spec.devices[1].attributes.insert_or_assign("index", api::DeviceAttribute::Int(1));
+  // a has no index: the error comes before b is tried, and before counting
+  // could tell that 3 devices never fit.
+  for (int64_t count : {1, 3}) {
+    auto fit = f.Allocate({WithConstraint(Claim("c0", {Derived(Request("r", count), "derived/i", "index")}),
+                                          {.match_attribute = "derived/i"})});
+    ASSERT_FALSE(fit.ok());
+    EXPECT_THAT(fit.status().message(),
+                ::testing::HasSubstr("evaluate derived attribute derived/i on device drv/pool/a failed: no such key"));
+  }
+}
+
+TEST(AllocatorDerivedAttributesTest, GateOffIsAnError) {
+  Fixture f;
+  f.Slice({"a"});
+  auto fit = f.Allocate({WithConstraint(Claim("c0", {Derived(Request("r"), "derived/x", "const")}),
+                                        {.match_attribute = "derived/x"})});
+  ASSERT_FALSE(fit.ok());
+  EXPECT_THAT(fit.status().message(),
+              ::testing::HasSubstr("cannot handle request with derived attributes, the feature is disabled"));
 }
 
 }  // namespace

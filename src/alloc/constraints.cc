@@ -75,8 +75,10 @@ class ConstraintBase : public Constraint {
     }
   }
 
- protected:
-  bool Applies(std::string_view request, std::string_view subrequest) const {
+ public:
+  const std::string& attribute_name() const override { return attribute_; }
+
+  bool Applies(std::string_view request, std::string_view subrequest) const override {
     if (requests_.empty()) return true;
     for (const std::string& r : requests_) {
       if (r == request) return true;
@@ -89,6 +91,7 @@ class ConstraintBase : public Constraint {
     return false;
   }
 
+ protected:
   // The constrained attribute of `device` when the constraint applies to
   // (request, subrequest): kSkip if it does not apply, kMissing if the device
   // lacks the attribute, else kFound with `*out` set.
@@ -130,6 +133,11 @@ class MatchAttribute final : public ConstraintBase {
            std::string_view driver) override {
     const api::DeviceAttribute* a = nullptr;
     if (Lookup l = Find(request, subrequest, device, driver, &a); l != Lookup::kFound) return l == Lookup::kSkip;
+    return AddAttribute(*a);
+  }
+
+  bool AddAttribute(const api::DeviceAttribute& attribute) override {
+    const api::DeviceAttribute* a = &attribute;
     if (list_mode_) {
       std::optional<AttributeSet> set = ToSet(*a);
       if (!set) return false;
@@ -173,6 +181,11 @@ class DistinctAttribute final : public ConstraintBase {
            std::string_view driver) override {
     const api::DeviceAttribute* a = nullptr;
     if (Lookup l = Find(request, subrequest, device, driver, &a); l != Lookup::kFound) return l == Lookup::kSkip;
+    return AddAttribute(*a);
+  }
+
+  bool AddAttribute(const api::DeviceAttribute& attribute) override {
+    const api::DeviceAttribute* a = &attribute;
     if (list_mode_) {
       // Pairwise disjoint with every device added so far.
       std::optional<AttributeSet> mine = ToSet(*a);

@@ -37,6 +37,15 @@ class Constraint {
                    std::string_view driver) = 0;
   virtual void Remove(std::string_view request, std::string_view subrequest, const api::Device& device,
                       std::string_view driver) = 0;
+
+  // Derived attributes (gate DRADerivedAttributes, src/alloc/README.md §7.4)
+  // replace the device's own attribute of the same name for the requests
+  // that define them. The caller checks Applies, looks the value up itself
+  // and calls AddAttribute (Remove as usual). `attribute` must stay valid
+  // until the device is removed.
+  virtual const std::string& attribute_name() const = 0;
+  virtual bool Applies(std::string_view request, std::string_view subrequest) const = 0;
+  virtual bool AddAttribute(const api::DeviceAttribute& attribute) = 0;
 };
 
 // Builds the constraint for `spec`; nullptr if it has neither field set.

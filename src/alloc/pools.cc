@@ -89,6 +89,18 @@ SliceIndex::SliceIndex(std::vector<const api::ResourceSlice*> slices) : all_(std
     if (!repeated[pos]) first_device_.emplace_back(slice, first[pos]);
   }
 
+  for (const api::ResourceSlice* s : all_) {
+    for (const api::Device& d : s->spec.devices) {
+      const auto& consumes = d.rare->consumes_counters;
+      if (std::any_of(consumes.begin(), consumes.end(),
+                      [](const api::DeviceCounterConsumption& use) { return !use.compatibility_groups.empty(); })) {
+        grouped_.push_back(s);
+        break;
+      }
+    }
+  }
+  std::sort(grouped_.begin(), grouped_.end());
+  grouped_.erase(std::unique(grouped_.begin(), grouped_.end()), grouped_.end());
   std::vector<size_t> on_node, every;
   for (size_t i = 0; i < all_.size(); ++i) {
     const api::ResourceSlice* s = all_[i];
@@ -169,7 +181,14 @@ StatusOr<std::vector<Pool>> GatherPools(const SliceIndex& index, const api::Node
   };
   // Keys view the slices' driver and pool names (the slices outlive the call).
   std::map<std::pair<std::string_view, std::string_view>, Collected> collected;
+  // With DRADeviceCompatibilityGroups off, slices using compatibility groups
+  // are invisible: not collected here and not counted towards completeness
+  // below, so their pool is incomplete (README.md §3.1 item 2).
+  auto hidden = [&](const api::ResourceSlice* s) {
+    return !features.compatibility_groups && index.UsesCompatibilityGroups(s);
+  };
   auto consider = [&](const api::ResourceSlice* s) -> Status {
+    if (hidden(s)) return OkStatus();
     DRA_ASSIGN_OR_RETURN(bool relevant, SliceTargetsNode(*s, node, features));
     if (!relevant) return OkStatus();
     auto [it, inserted] = collected.try_emplace({s->spec.driver, s->spec.pool.name});
@@ -198,7 +217,7 @@ StatusOr<std::vector<Pool>> GatherPools(const SliceIndex& index, const api::Node
     bool obsolete = false;
     for (const api::ResourceSlice* s : index.OfPool(pool.driver, pool.name)) {
       if (s->spec.pool.generation > c.generation) obsolete = true;
-      if (s->spec.pool.generation == c.generation) same_generation.push_back(s);
+      if (s->spec.pool.generation == c.generation && !hidden(s)) same_generation.push_back(s);
     }
     if (static_cast<int64_t>(c.slices.size()) != announced) {
       if (obsolete) continue;  // a newer generation exists elsewhere: drop the pool

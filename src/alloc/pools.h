@@ -22,6 +22,8 @@
 // and safe to share between threads.
 #pragma once
 
+#include <algorithm>
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -56,6 +58,14 @@ class SliceIndex {
   size_t device_count() const { return device_count_; }
   int64_t FirstDeviceId(const api::ResourceSlice* slice) const;
 
+  // Whether some device of `slice` declares compatibilityGroups on one of
+  // its counter consumptions (upstream sliceUsesCompatibilityGroups): with
+  // DRADeviceCompatibilityGroups off, GatherPools ignores such slices
+  // (src/alloc/README.md §3.1 item 2).
+  bool UsesCompatibilityGroups(const api::ResourceSlice* slice) const {
+    return !grouped_.empty() && std::binary_search(grouped_.begin(), grouped_.end(), slice);
+  }
+
  private:
   // Flat sorted arrays, not maps: an index is built for every scheduling
   // run and `dractl explain`, over thousands of slices, and the views point
@@ -65,6 +75,8 @@ class SliceIndex {
   // keeps the numbers of its first listing.
   std::vector<std::pair<const api::ResourceSlice*, size_t>> first_device_;
   size_t device_count_ = 0;
+  // The slices for which UsesCompatibilityGroups holds, sorted by address.
+  std::vector<const api::ResourceSlice*> grouped_;
   // The slices with a node name, by (node name, input order); node_keys_[i]
   // is by_node_[i]'s node name.
   std::vector<std::string_view> node_keys_;

@@ -315,28 +315,7 @@ class DraScratch {
       hint.index = 0;
     }
     const bool own_domain = path.has_bare && path.domain == driver;
-    const auto begin = map.begin();
-    const size_t n = map.size();
-    if (hint.index < n) {
-      const auto& [key, value] = *(begin + hint.index);
-      if (own_domain && key == path.bare) return &value;
-      if (key == path.qualified && !own_domain) return &value;
-    }
-    size_t found = n;
-    for (size_t i = 0; i < n; ++i) {
-      const api::InternedString key = begin[static_cast<std::ptrdiff_t>(i)].first;
-      if (own_domain && key == path.bare) {
-        found = i;
-        break;
-      }
-      if (key == path.qualified && found == n) {
-        found = i;
-        if (!own_domain) break;
-      }
-    }
-    if (found == n) return nullptr;
-    hint.index = static_cast<uint32_t>(found);
-    return &begin[static_cast<std::ptrdiff_t>(found)].second;
+    return FindDeviceEntry(map, path.qualified, path.bare, own_domain, hint.index);
   }
 
   // The inner map of `domain`, shared by every lookup of it in this evaluation.
@@ -644,6 +623,7 @@ std::shared_ptr<const CompiledSelector> DraEnvironment::CompileUncached(std::str
     if (planned->issues.empty()) {
       out->program_ = std::move(planned->program);
       out->device_slot_ = out->program_->VariableSlot(internal::kDeviceVariable);
+      if (selector) out->columnar_ = ColumnarSelector::New(parsed->expr->expr, expression.size(), options_.cost_limit);
       return out;
     }
     issues = std::move(planned->issues);
@@ -651,6 +631,24 @@ std::shared_ptr<const CompiledSelector> DraEnvironment::CompileUncached(std::str
   out->error_ = "compilation failed: " + FormatIssues(expression, issues);
   out->issues_ = std::move(issues);
   return out;
+}
+
+bool DraEnvironment::MatchColumn(const CompiledSelector& selector, std::span<const api::Device> devices,
+                                 std::string_view driver, std::span<uint8_t> out, EvalScratch& scratch,
+                                 DeviceCheck check) const {
+  if (selector.columnar_ == nullptr) return false;
+  selector.columnar_->Evaluate(devices, driver, out);
+  if (check == DeviceCheck::kCheck) {
+    // A device whose attributes do not convert fails every selector with an
+    // error: leave it to Matches, which reports it.
+    internal::DraScratch& s = *scratch.impl_;
+    for (size_t i = 0; i < devices.size(); ++i) {
+      if (out[i] == kColumnUnknown) continue;
+      s.Reset(&devices[i], driver, options_);
+      if (!s.CheckAttributes().ok()) out[i] = kColumnUnknown;
+    }
+  }
+  return true;
 }
 
 Status DraEnvironment::CheckDevice(const api::Device& device, EvalScratch& scratch) const {

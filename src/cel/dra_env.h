@@ -55,6 +55,7 @@
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -65,6 +66,7 @@
 #include "base/status.h"
 #include "cel/checker.h"
 #include "cel/checker_decls.h"
+#include "cel/columnar.h"
 #include "cel/function_registry.h"
 #include "cel/issue.h"
 #include "cel/k8s_lib.h"
@@ -127,11 +129,15 @@ class CompiledSelector {
   const std::vector<Issue>& issues() const { return issues_; }
   // The planned program (for tests and debugging), or nullptr.
   const Program* program() const { return program_.get(); }
+  // The columnar form (cel/columnar.h), or nullptr when the selector is not
+  // one of its shapes.
+  const ColumnarSelector* columnar() const { return columnar_.get(); }
 
  private:
   friend class DraEnvironment;
   std::string expression_;
   std::shared_ptr<const Program> program_;
+  std::shared_ptr<const ColumnarSelector> columnar_;
   std::optional<size_t> device_slot_;
   std::string error_;
   std::vector<Issue> issues_;
@@ -205,6 +211,19 @@ class DraEnvironment {
   StatusOr<bool> Matches(const CompiledSelector& selector, const api::Device& device,
                          std::string_view driver, EvalScratch& scratch,
                          DeviceCheck check = DeviceCheck::kCheck) const;
+
+  // Matches over all devices of one slice of `driver` at once, where
+  // `selector` has a columnar form (cel/columnar.h): out[i] (REQUIRES
+  // out.size() == devices.size()) becomes kColumnTrue or kColumnFalse where
+  // Matches(selector, devices[i], ...) would return that bool, else
+  // kColumnUnknown (call Matches for that device: an error, a shape the
+  // columns do not decide, or a device that fails the check of `check`).
+  // Returns false, leaving `out` alone, when the selector has no columnar
+  // form or does not compile. Does not update scratch.cost(). Thread-safe
+  // with one scratch per thread.
+  bool MatchColumn(const CompiledSelector& selector, std::span<const api::Device> devices,
+                   std::string_view driver, std::span<uint8_t> out, EvalScratch& scratch,
+                   DeviceCheck check = DeviceCheck::kCheck) const;
 
   // The check Matches makes before evaluating (kFailedPrecondition, e.g.
   // "attribute names: unsupported attribute value"). It depends only on the

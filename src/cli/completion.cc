@@ -104,6 +104,7 @@ std::string Bash(const std::vector<AppInfo>& apps, const std::string& function) 
   out += function + "() {\n  local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\" path=dractl w i\n";
   out += "  for ((i = 1; i < COMP_CWORD; i++)); do\n    w=\"${COMP_WORDS[i]}\"\n    case \"$path $w\" in\n";
   std::vector<std::string> paths;
+  paths.reserve(apps.size());
   for (const AppInfo& a : apps) paths.push_back("\"" + a.path + "\"");
   out += "      " + Join(paths, "|") + ") path=\"$path $w\" ;;\n    esac\n  done\n";
   out += "  case \"$path\" in\n";

@@ -171,6 +171,215 @@ Status AddCsvWorkload(const std::string& path, std::vector<api::Pod>* pods, std:
   return OkStatus();
 }
 
+// The command line of `dractl simulate cluster`.
+struct SimulateClusterArgs {
+  std::vector<std::string> files, workload_files;
+  ClusterFlags flags;
+  std::string output = "text", csv;
+  std::string report_file;
+  AutoscaleFlags as;
+  FaultFlags ff;
+};
+
+void AddSimulateClusterOptions(CLI::App& app, SimulateClusterArgs& a) {
+  app.add_option("-f,--filename", a.files, "cluster: file, directory or - (stdin); repeatable");
+  app.add_option("--workload", a.workload_files, "pods arriving over time: YAML/JSON or an openb pod CSV; repeatable")
+      ->required();
+  AddClusterFlags(app, a.flags);
+  app.add_option("-o,--output", a.output, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  app.add_option("--csv", a.csv, "write the series to FILE");
+  app.add_option("--report", a.report_file,
+                 "write an HTML page to FILE: devices allocated and tainted, pods running and pending over time, "
+                 "the faults, the pods evicted");
+  AddNodeGroupFlags(app, &a.as.groups);
+  app.add_option("--scale-up-delay", a.as.scale_up_delay,
+                 "how long a pod is pending before it asks for nodes (90, 10s, 3m, 1h)")
+      ->capture_default_str();
+  app.add_option("--provision-time", a.as.provision_time, "from a scale-up to the node ready with its slices")
+      ->capture_default_str();
+  app.add_option("--scale-down-unneeded", a.as.scale_down_unneeded,
+                 "how long a node of a group stays unneeded before it is removed")
+      ->capture_default_str();
+  app.add_option("--utilization-threshold", a.as.utilization_threshold,
+                 "nodes of a group below this utilization (the largest of cpu, memory and the share of their "
+                 "devices allocated) whose pods fit elsewhere are unneeded")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  app.add_option("--faults", a.ff.files, "Faults files: devices or nodes tainted from one time to another; repeatable");
+  app.add_option("--fault-rate", a.ff.rate,
+                 "random device failures: per device and hour (0.0004), or 1%/day, 2/day, 0.5%/h; each physical "
+                 "device (a MIG-capable GPU counts once) gets dractl.io/fault:NoExecute");
+  app.add_option("--repair-time", a.ff.repair_time,
+                 "--fault-rate: how long a failed device stays tainted (4h), or exp:4h for exponentially distributed "
+                 "repair times of that mean")
+      ->capture_default_str();
+  app.add_option("--fault-seed", a.ff.seed, "--fault-rate: the random failures' seed")->capture_default_str();
+  app.add_option("--fault-driver", a.ff.driver, "--fault-rate: only devices of this driver (default: all)");
+  app.add_option("--eviction-grace", a.ff.grace,
+                 "how long an evicted pod keeps its devices (its terminationGracePeriodSeconds)")
+      ->capture_default_str();
+}
+
+// The durations and the fault rate of the command line, checked (a usage
+// error prints why and gives nullopt).
+struct SimulateClusterTimes {
+  plan::AutoscaleOptions as_options;
+  int64_t grace = 0;
+  bool exponential_repair = false;
+  int64_t repair = 0;
+  double rate = 0;
+};
+
+std::optional<SimulateClusterTimes> CheckTimeFlags(CLI::App& app, SimulateClusterArgs& a, bool autoscale) {
+  for (const char* flag : {"--expander", "--max-time", "--scale-up-delay", "--provision-time", "--scale-down-unneeded",
+                           "--utilization-threshold"}) {
+    if (!autoscale && app.get_option(flag)->count() > 0) {
+      std::fprintf(stderr, "dractl simulate cluster: %s is for autoscaling: give --node-groups FILE or "
+                           "--node-group-from NODE=NAME:MAX:PRICE\n", flag);
+      return std::nullopt;
+    }
+  }
+  SimulateClusterTimes t;
+  plan::AutoscaleOptions& as_options = t.as_options;
+  for (auto [flag, text, out] : {std::tuple{"--scale-up-delay", &a.as.scale_up_delay, &as_options.scale_up_delay},
+                                 std::tuple{"--provision-time", &a.as.provision_time, &as_options.provision_time},
+                                 std::tuple{"--scale-down-unneeded", &a.as.scale_down_unneeded,
+                                            &as_options.scale_down_unneeded}}) {
+    std::optional<int64_t> seconds = sched::ParseDurationSeconds(*text);
+    if (!seconds) {
+      std::fprintf(stderr, "dractl simulate cluster: %s %s: want a duration such as 90, 10s, 3m or 1h30m\n", flag,
+                   text->c_str());
+      return std::nullopt;
+    }
+    *out = *seconds;
+  }
+  FaultFlags& ff = a.ff;
+  for (const char* flag : {"--repair-time", "--fault-seed", "--fault-driver"}) {
+    if (ff.rate.empty() && app.get_option(flag)->count() > 0) {
+      std::fprintf(stderr, "dractl simulate cluster: %s is for random failures: give --fault-rate\n", flag);
+      return std::nullopt;
+    }
+  }
+  const std::optional<int64_t> grace = sched::ParseDurationSeconds(ff.grace);
+  const bool exponential_repair = ff.repair_time.starts_with("exp:");
+  const std::optional<int64_t> repair =
+      sched::ParseDurationSeconds(std::string_view(ff.repair_time).substr(exponential_repair ? 4 : 0));
+  const std::optional<double> rate = ff.rate.empty() ? std::optional<double>(0) : sched::ParseFaultRate(ff.rate);
+  for (auto [flag, ok, text] : {std::tuple{"--eviction-grace", grace.has_value(), &ff.grace},
+                                std::tuple{"--repair-time", repair.has_value() && *repair > 0, &ff.repair_time}}) {
+    if (!ok) {
+      std::fprintf(stderr, "dractl simulate cluster: %s %s: want a duration such as 90, 10s, 3m or 1h30m\n", flag,
+                   text->c_str());
+      return std::nullopt;
+    }
+  }
+  if (!rate) {
+    std::fprintf(stderr, "dractl simulate cluster: --fault-rate %s: want a rate per device and hour (0.0004), or "
+                         "N/day, N%%/day, N/h, N%%/h\n", ff.rate.c_str());
+    return std::nullopt;
+  }
+  t.grace = *grace;
+  t.exponential_repair = exponential_repair;
+  t.repair = *repair;
+  t.rate = *rate;
+  return t;
+}
+
+// Reads the --workload files: openb pod lists here, the other files as the
+// cluster is read (never live). Returns an exit code, or -1 to go on.
+int LoadWorkload(const std::vector<std::string>& workload_files, const api::FeatureGates& gates,
+                 const ClusterInputOptions& inputs, std::vector<api::Pod>* workload,
+                 std::vector<api::Object>* workload_others, manifest::LoadResult* loaded_workload) {
+  std::vector<std::string> object_files;
+  for (const std::string& f : workload_files) {
+    if (f.size() > 4 && f.compare(f.size() - 4, 4, ".csv") == 0) {
+      if (Status st = AddCsvWorkload(f, workload, workload_others); !st.ok()) {
+        std::fprintf(stderr, "dractl simulate cluster: --workload %s: %s\n", f.c_str(), st.message().c_str());
+        return kExitInputError;
+      }
+    } else {
+      object_files.push_back(f);
+    }
+  }
+  if (!object_files.empty()) {
+    ClusterInputOptions wopts = inputs;
+    wopts.live = false;
+    if (int rc = LoadCluster(object_files, gates, wopts, loaded_workload); rc >= 0) return rc;
+  }
+  return -1;
+}
+
+// The packing policies' default profile: every pod of the workload. Returns
+// an exit code, or -1 to go on.
+int DefaultWorkloadProfile(const ClusterFlags& flags, const api::FeatureGates& gates, const sched::Snapshot& snapshot,
+                           const std::vector<api::Pod>& workload, std::optional<sched::WorkloadProfile>* profile) {
+  sched::Snapshot with_workload;
+  std::vector<size_t> pods;
+  if ((flags.policy == "fgd" || flags.policy == "dra-pack") && flags.workload_profile.empty()) {
+    with_workload.templates = snapshot.templates;
+    with_workload.claims = snapshot.claims;
+    with_workload.pods = workload;
+    for (size_t i = 0; i < workload.size(); ++i) pods.push_back(i);
+  }
+  return PrepareProfile(flags, gates, flags.workload_profile.empty() ? with_workload : snapshot, pods, "workload pods",
+                        "dractl simulate cluster", profile);
+}
+
+// Random failures run over the workload's span: to its last deletion (or arrival).
+int64_t FaultEnd(const std::vector<api::Pod>& workload) {
+  int64_t fault_end = INT64_MIN;
+  for (const api::Pod& p : workload) {
+    for (const std::string* t : {&p.metadata.creation_timestamp, &p.metadata.deletion_timestamp}) {
+      if (std::optional<int64_t> v = sched::ParseUtcSeconds(*t)) fault_end = std::max(fault_end, *v);
+    }
+  }
+  return fault_end;
+}
+
+// The text summary.
+void PrintClusterSummary(const sched::TimelineResult& r, const SimulateClusterArgs& a,
+                         const manifest::LoadResult& cluster, const std::vector<sched::FaultEvent>& fault_events,
+                         const std::optional<plan::AutoscaleReport>& report) {
+  const ClusterFlags& flags = a.flags;
+  const AutoscaleFlags& as = a.as;
+  const sched::TimelineSummary& s = r.summary;
+  std::printf("simulate: policy %s, device choice %s, %zu nodes, %lld devices, %lld workload pods, %s .. %s\n",
+              flags.policy.c_str(),
+              std::string(alloc::DeviceChoiceName(DeviceChoiceFor(flags.device_choice, flags.policy))).c_str(),
+              cluster.objects.empty() ? size_t{0} : static_cast<size_t>(std::count_if(
+                  cluster.objects.begin(), cluster.objects.end(),
+                  [](const manifest::LoadedObject& o) { return std::holds_alternative<api::Node>(o.object); })),
+              static_cast<long long>(s.devices), static_cast<long long>(s.pods),
+              s.pods ? sched::FormatUtcSeconds(s.start_time).c_str() : "-",
+              s.pods ? sched::FormatUtcSeconds(s.end_time).c_str() : "-");
+  PrintRunCounts(CountsOf(s));
+  std::printf("  time-weighted: devices %.2f%% allocated (peak %.2f%%), CPU %.2f%%, stranded devices %.2f%%\n",
+              s.device_allocation_mean, s.peak_device_allocation, s.cpu_allocation_mean, s.stranded_devices_mean);
+  if (s.evictions > 0 || !fault_events.empty() || s.device_hours_tainted > 0) {
+    std::printf("  evictions %lld (%lld running again; %lld s from eviction to running again, or to the end), "
+                "tainted devices %.2f device-hours (at most %lld pods pending only for them), %zu fault events\n",
+                static_cast<long long>(s.evictions), static_cast<long long>(s.restarts),
+                static_cast<long long>(s.seconds_lost), s.device_hours_tainted,
+                static_cast<long long>(s.peak_pending_for_taints), fault_events.size());
+  }
+  if (report) {
+    std::printf("  autoscaling (--expander %s; pending %s before a scale-up, provisioned in %s, removed after %s "
+                "unneeded): %.2f node-hours, cost %.2f, %lld pod evictions\n",
+                as.groups.expander.c_str(), as.scale_up_delay.c_str(), as.provision_time.c_str(),
+                as.scale_down_unneeded.c_str(), report->node_hours, report->cost,
+                static_cast<long long>(s.evictions));
+    for (const plan::GroupUsage& g : report->groups) {
+      std::printf("    %s: %lld added, %lld removed, peak %lld nodes, %.2f node-hours, cost %.2f\n", g.group.c_str(),
+                  static_cast<long long>(g.added), static_cast<long long>(g.removed), static_cast<long long>(g.peak),
+                  g.node_hours, g.cost);
+    }
+  }
+  for (const sched::TimelinePod& p : r.pods) {
+    if (p.pending_at_end) std::printf("  still pending: %s: %s\n", p.pod.c_str(), p.last_message.c_str());
+  }
+  if (a.csv.empty()) std::printf("  (the series: -o json or --csv FILE)\n");
+}
+
 }  // namespace
 
 int RunSimulateCluster(std::span<const std::string_view> args) {
@@ -196,128 +405,36 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
       "workloads come back as new pods); the summary adds evictions, restarts, seconds lost and tainted\n"
       "device-hours.",
       "dractl simulate cluster"};
-  std::vector<std::string> files, workload_files;
-  ClusterFlags flags;
-  std::string output = "text", csv;
-  app.add_option("-f,--filename", files, "cluster: file, directory or - (stdin); repeatable");
-  app.add_option("--workload", workload_files, "pods arriving over time: YAML/JSON or an openb pod CSV; repeatable")
-      ->required();
-  AddClusterFlags(app, flags);
-  app.add_option("-o,--output", output, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
-  app.add_option("--csv", csv, "write the series to FILE");
-  std::string report_file;
-  app.add_option("--report", report_file,
-                 "write an HTML page to FILE: devices allocated and tainted, pods running and pending over time, "
-                 "the faults, the pods evicted");
-  AutoscaleFlags as;
-  AddNodeGroupFlags(app, &as.groups);
-  app.add_option("--scale-up-delay", as.scale_up_delay, "how long a pod is pending before it asks for nodes (90, 10s, 3m, 1h)")
-      ->capture_default_str();
-  app.add_option("--provision-time", as.provision_time, "from a scale-up to the node ready with its slices")
-      ->capture_default_str();
-  app.add_option("--scale-down-unneeded", as.scale_down_unneeded,
-                 "how long a node of a group stays unneeded before it is removed")
-      ->capture_default_str();
-  app.add_option("--utilization-threshold", as.utilization_threshold,
-                 "nodes of a group below this utilization (the largest of cpu, memory and the share of their "
-                 "devices allocated) whose pods fit elsewhere are unneeded")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
-  FaultFlags ff;
-  app.add_option("--faults", ff.files, "Faults files: devices or nodes tainted from one time to another; repeatable");
-  app.add_option("--fault-rate", ff.rate,
-                 "random device failures: per device and hour (0.0004), or 1%/day, 2/day, 0.5%/h; each physical "
-                 "device (a MIG-capable GPU counts once) gets dractl.io/fault:NoExecute");
-  app.add_option("--repair-time", ff.repair_time,
-                 "--fault-rate: how long a failed device stays tainted (4h), or exp:4h for exponentially distributed "
-                 "repair times of that mean")
-      ->capture_default_str();
-  app.add_option("--fault-seed", ff.seed, "--fault-rate: the random failures' seed")->capture_default_str();
-  app.add_option("--fault-driver", ff.driver, "--fault-rate: only devices of this driver (default: all)");
-  app.add_option("--eviction-grace", ff.grace,
-                 "how long an evicted pod keeps its devices (its terminationGracePeriodSeconds)")
-      ->capture_default_str();
+  SimulateClusterArgs a;
+  AddSimulateClusterOptions(app, a);
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
-  const bool autoscale = as.groups.given();
-  for (const char* flag : {"--expander", "--max-time", "--scale-up-delay", "--provision-time", "--scale-down-unneeded",
-                           "--utilization-threshold"}) {
-    if (!autoscale && app.get_option(flag)->count() > 0) {
-      std::fprintf(stderr, "dractl simulate cluster: %s is for autoscaling: give --node-groups FILE or "
-                           "--node-group-from NODE=NAME:MAX:PRICE\n", flag);
-      return kExitUsageError;
-    }
-  }
-  plan::AutoscaleOptions as_options;
-  for (auto [flag, text, out] : {std::tuple{"--scale-up-delay", &as.scale_up_delay, &as_options.scale_up_delay},
-                                 std::tuple{"--provision-time", &as.provision_time, &as_options.provision_time},
-                                 std::tuple{"--scale-down-unneeded", &as.scale_down_unneeded,
-                                            &as_options.scale_down_unneeded}}) {
-    std::optional<int64_t> seconds = sched::ParseDurationSeconds(*text);
-    if (!seconds) {
-      std::fprintf(stderr, "dractl simulate cluster: %s %s: want a duration such as 90, 10s, 3m or 1h30m\n", flag,
-                   text->c_str());
-      return kExitUsageError;
-    }
-    *out = *seconds;
-  }
-  for (const char* flag : {"--repair-time", "--fault-seed", "--fault-driver"}) {
-    if (ff.rate.empty() && app.get_option(flag)->count() > 0) {
-      std::fprintf(stderr, "dractl simulate cluster: %s is for random failures: give --fault-rate\n", flag);
-      return kExitUsageError;
-    }
-  }
-  const std::optional<int64_t> grace = sched::ParseDurationSeconds(ff.grace);
-  const bool exponential_repair = ff.repair_time.starts_with("exp:");
-  const std::optional<int64_t> repair =
-      sched::ParseDurationSeconds(std::string_view(ff.repair_time).substr(exponential_repair ? 4 : 0));
-  const std::optional<double> rate = ff.rate.empty() ? std::optional<double>(0) : sched::ParseFaultRate(ff.rate);
-  for (auto [flag, ok, text] : {std::tuple{"--eviction-grace", grace.has_value(), &ff.grace},
-                                std::tuple{"--repair-time", repair.has_value() && *repair > 0, &ff.repair_time}}) {
-    if (!ok) {
-      std::fprintf(stderr, "dractl simulate cluster: %s %s: want a duration such as 90, 10s, 3m or 1h30m\n", flag,
-                   text->c_str());
-      return kExitUsageError;
-    }
-  }
-  if (!rate) {
-    std::fprintf(stderr, "dractl simulate cluster: --fault-rate %s: want a rate per device and hour (0.0004), or "
-                         "N/day, N%%/day, N/h, N%%/h\n", ff.rate.c_str());
-    return kExitUsageError;
-  }
+  const bool autoscale = a.as.groups.given();
+  std::optional<SimulateClusterTimes> times = CheckTimeFlags(app, a, autoscale);
+  if (!times) return kExitUsageError;
+  plan::AutoscaleOptions& as_options = times->as_options;
+  const ClusterFlags& flags = a.flags;
   std::vector<sched::Fault> faults;
   const auto parse_faults = [&](std::string_view text, const std::string& file,
                                 std::vector<manifest::LoadMessage>* messages) {
     sched::ParseFaults(text, file, &faults, messages);
   };
-  if (int rc = ReadOwnFormat("dractl simulate cluster", "--faults", ff.files, parse_faults); rc >= 0) return rc;
+  if (int rc = ReadOwnFormat("dractl simulate cluster", "--faults", a.ff.files, parse_faults); rc >= 0) return rc;
 
   std::optional<api::FeatureGates> gates = GatesFromFlags("dractl simulate cluster", flags.version, flags.gates);
   if (!gates) return kExitUsageError;
   const std::unique_ptr<sched::ScorePolicy> policy = PolicyFromFlag("dractl simulate cluster", flags.policy);
   if (!policy) return kExitUsageError;
-  std::optional<ClusterInputOptions> inputs = InputOptions("dractl simulate cluster", files, flags);
+  std::optional<ClusterInputOptions> inputs = InputOptions("dractl simulate cluster", a.files, flags);
   if (!inputs) return kExitUsageError;
   manifest::LoadResult cluster;
-  if (int rc = LoadCluster(files, *gates, *inputs, &cluster); rc >= 0) return rc;
+  if (int rc = LoadCluster(a.files, *gates, *inputs, &cluster); rc >= 0) return rc;
 
   std::vector<api::Pod> workload;
   std::vector<api::Object> workload_others;
-  std::vector<std::string> object_files;
-  for (const std::string& f : workload_files) {
-    if (f.size() > 4 && f.compare(f.size() - 4, 4, ".csv") == 0) {
-      if (Status st = AddCsvWorkload(f, &workload, &workload_others); !st.ok()) {
-        std::fprintf(stderr, "dractl simulate cluster: --workload %s: %s\n", f.c_str(), st.message().c_str());
-        return kExitInputError;
-      }
-    } else {
-      object_files.push_back(f);
-    }
-  }
   manifest::LoadResult loaded_workload;
-  if (!object_files.empty()) {
-    ClusterInputOptions wopts = *inputs;
-    wopts.live = false;
-    if (int rc = LoadCluster(object_files, *gates, wopts, &loaded_workload); rc >= 0) return rc;
+  if (int rc = LoadWorkload(a.workload_files, *gates, *inputs, &workload, &workload_others, &loaded_workload);
+      rc >= 0) {
+    return rc;
   }
   std::vector<const api::Object*> objects;
   for (const manifest::LoadedObject& o : cluster.objects) objects.push_back(&o.object);
@@ -331,31 +448,17 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
   for (const api::Object& o : workload_others) objects.push_back(&o);
   sched::Snapshot snapshot = sched::NewSnapshot(objects, *gates);
   std::vector<plan::NodeGroup> groups;
-  if (!as.groups.node_groups.empty()) {
-    if (int rc = LoadNodeGroups("dractl simulate cluster", as.groups.node_groups, *gates, &groups); rc >= 0) {
+  if (!a.as.groups.node_groups.empty()) {
+    if (int rc = LoadNodeGroups("dractl simulate cluster", a.as.groups.node_groups, *gates, &groups); rc >= 0) {
       return rc;
     }
   }
-  if (int rc = NodeGroupsFromNodes("dractl simulate cluster", as.groups.node_group_from, snapshot, &groups); rc >= 0) {
+  if (int rc = NodeGroupsFromNodes("dractl simulate cluster", a.as.groups.node_group_from, snapshot, &groups);
+      rc >= 0) {
     return rc;
   }
-  // The packing policies' default profile: every pod of the workload.
   std::optional<sched::WorkloadProfile> profile;
-  {
-    sched::Snapshot with_workload;
-    std::vector<size_t> pods;
-    if ((flags.policy == "fgd" || flags.policy == "dra-pack") && flags.workload_profile.empty()) {
-      with_workload.templates = snapshot.templates;
-      with_workload.claims = snapshot.claims;
-      with_workload.pods = workload;
-      for (size_t i = 0; i < workload.size(); ++i) pods.push_back(i);
-    }
-    if (int rc = PrepareProfile(flags, *gates, flags.workload_profile.empty() ? with_workload : snapshot, pods,
-                                "workload pods", "dractl simulate cluster", &profile);
-        rc >= 0) {
-      return rc;
-    }
-  }
+  if (int rc = DefaultWorkloadProfile(flags, *gates, snapshot, workload, &profile); rc >= 0) return rc;
   sched::ScheduleOptions options{.policy = policy.get(),
                                  .seed = flags.seed,
                                  .max_steps = flags.max_steps,
@@ -367,10 +470,10 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
                                       .seed = flags.seed,
                                       .max_steps = flags.max_steps,
                                       .device_choice = options.device_choice,
-                                      .expander = plan::ParseExpander(as.groups.expander).value_or(plan::Expander::kOptimal),
-                                      .max_seconds = as.groups.max_time};
+                                      .expander = plan::ParseExpander(a.as.groups.expander).value_or(plan::Expander::kOptimal),
+                                      .max_seconds = a.as.groups.max_time};
   as_options.plan.gang = options.gang;
-  as_options.utilization_threshold = as.utilization_threshold;
+  as_options.utilization_threshold = a.as.utilization_threshold;
   plan::Autoscaler autoscaler(groups, as_options);
   if (autoscale) {
     if (Status st = autoscaler.AddMinimum(&snapshot); !st.ok()) {
@@ -378,23 +481,17 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
       return kExitInputError;
     }
   }
-  // Random failures over the workload's span: to its last deletion (or arrival).
   std::optional<sched::FaultRate> fault_rate;
   int64_t fault_end = 0;
-  if (*rate > 0) {
-    fault_rate = sched::FaultRate{.per_device_hour = *rate,
-                                  .repair_seconds = *repair,
-                                  .exponential_repair = exponential_repair,
-                                  .seed = ff.seed,
-                                  .driver = ff.driver};
-    fault_end = INT64_MIN;
-    for (const api::Pod& p : workload) {
-      for (const std::string* t : {&p.metadata.creation_timestamp, &p.metadata.deletion_timestamp}) {
-        if (std::optional<int64_t> v = sched::ParseUtcSeconds(*t)) fault_end = std::max(fault_end, *v);
-      }
-    }
+  if (times->rate > 0) {
+    fault_rate = sched::FaultRate{.per_device_hour = times->rate,
+                                  .repair_seconds = times->repair,
+                                  .exponential_repair = times->exponential_repair,
+                                  .seed = a.ff.seed,
+                                  .driver = a.ff.driver};
+    fault_end = FaultEnd(workload);
   }
-  sched::TaintEvictionController evictions(*grace);
+  sched::TaintEvictionController evictions(times->grace);
   sched::FaultInjector injector(std::move(faults), fault_rate, fault_end);
   std::vector<sched::TimelineActor*> actors{&injector, &evictions};
   if (autoscale) actors.push_back(&autoscaler);
@@ -403,15 +500,16 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
     std::fprintf(stderr, "dractl simulate cluster: %s\n", r.status().message().c_str());
     return r.status().code() == StatusCode::kInvalidArgument ? kExitInputError : kExitInternalError;
   }
-  if (!csv.empty()) {
-    if (Status st = WriteTextFile(csv, SeriesCsv("device_allocation", "stranded_devices", Rows(r->samples))); !st.ok()) {
+  if (!a.csv.empty()) {
+    if (Status st = WriteTextFile(a.csv, SeriesCsv("device_allocation", "stranded_devices", Rows(r->samples)));
+        !st.ok()) {
       std::fprintf(stderr, "dractl simulate cluster: --csv: %s\n", st.message().c_str());
       return kExitInputError;
     }
   }
-  if (!report_file.empty()) {
-    if (Status st = WriteTextFile(report_file, RenderClusterReport(*r, injector.events(),
-                                                                   CommandLine("dractl simulate cluster", args)));
+  if (!a.report_file.empty()) {
+    if (Status st = WriteTextFile(a.report_file, RenderClusterReport(*r, injector.events(),
+                                                                     CommandLine("dractl simulate cluster", args)));
         !st.ok()) {
       std::fprintf(stderr, "dractl simulate cluster: --report: %s\n", st.message().c_str());
       return kExitInputError;
@@ -419,49 +517,14 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
   }
   std::optional<plan::AutoscaleReport> report;
   if (autoscale) report = autoscaler.Report(r->summary.start_time, r->summary.end_time);
-  if (output == "json") {
+  if (a.output == "json") {
     manifest::Node json = Report(*r, flags);
-    if (report) json.Add("autoscaling", AutoscaleNode(*report, as, as_options));
+    if (report) json.Add("autoscaling", AutoscaleNode(*report, a.as, as_options));
     json.Add("faults", FaultsNode(injector.events()));
     std::fputs(ReportJson(json).c_str(), stdout);
     return kExitOk;
   }
-  const sched::TimelineSummary& s = r->summary;
-  std::printf("simulate: policy %s, device choice %s, %zu nodes, %lld devices, %lld workload pods, %s .. %s\n",
-              flags.policy.c_str(),
-              std::string(alloc::DeviceChoiceName(DeviceChoiceFor(flags.device_choice, flags.policy))).c_str(),
-              cluster.objects.empty() ? size_t{0} : static_cast<size_t>(std::count_if(
-                  cluster.objects.begin(), cluster.objects.end(),
-                  [](const manifest::LoadedObject& o) { return std::holds_alternative<api::Node>(o.object); })),
-              static_cast<long long>(s.devices), static_cast<long long>(s.pods),
-              s.pods ? sched::FormatUtcSeconds(s.start_time).c_str() : "-",
-              s.pods ? sched::FormatUtcSeconds(s.end_time).c_str() : "-");
-  PrintRunCounts(CountsOf(s));
-  std::printf("  time-weighted: devices %.2f%% allocated (peak %.2f%%), CPU %.2f%%, stranded devices %.2f%%\n",
-              s.device_allocation_mean, s.peak_device_allocation, s.cpu_allocation_mean, s.stranded_devices_mean);
-  if (s.evictions > 0 || !injector.events().empty() || s.device_hours_tainted > 0) {
-    std::printf("  evictions %lld (%lld running again; %lld s from eviction to running again, or to the end), "
-                "tainted devices %.2f device-hours (at most %lld pods pending only for them), %zu fault events\n",
-                static_cast<long long>(s.evictions), static_cast<long long>(s.restarts),
-                static_cast<long long>(s.seconds_lost), s.device_hours_tainted,
-                static_cast<long long>(s.peak_pending_for_taints), injector.events().size());
-  }
-  if (report) {
-    std::printf("  autoscaling (--expander %s; pending %s before a scale-up, provisioned in %s, removed after %s "
-                "unneeded): %.2f node-hours, cost %.2f, %lld pod evictions\n",
-                as.groups.expander.c_str(), as.scale_up_delay.c_str(), as.provision_time.c_str(),
-                as.scale_down_unneeded.c_str(), report->node_hours, report->cost,
-                static_cast<long long>(s.evictions));
-    for (const plan::GroupUsage& g : report->groups) {
-      std::printf("    %s: %lld added, %lld removed, peak %lld nodes, %.2f node-hours, cost %.2f\n", g.group.c_str(),
-                  static_cast<long long>(g.added), static_cast<long long>(g.removed), static_cast<long long>(g.peak),
-                  g.node_hours, g.cost);
-    }
-  }
-  for (const sched::TimelinePod& p : r->pods) {
-    if (p.pending_at_end) std::printf("  still pending: %s: %s\n", p.pod.c_str(), p.last_message.c_str());
-  }
-  if (csv.empty()) std::printf("  (the series: -o json or --csv FILE)\n");
+  PrintClusterSummary(*r, a, cluster, injector.events(), report);
   return kExitOk;
 }
 

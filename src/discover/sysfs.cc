@@ -89,11 +89,11 @@ uint64_t BdfKey(std::string_view bdf) {
     if (c == ':' || c == '.') continue;
     uint64_t d = 0;
     if (c >= '0' && c <= '9') {
-      d = static_cast<uint64_t>(c - '0');
+      d = static_cast<unsigned>(c - '0');
     } else if (c >= 'a' && c <= 'f') {
-      d = static_cast<uint64_t>(c - 'a' + 10);
+      d = static_cast<unsigned>(c - 'a' + 10);
     } else if (c >= 'A' && c <= 'F') {
-      d = static_cast<uint64_t>(c - 'A' + 10);
+      d = static_cast<unsigned>(c - 'A' + 10);
     }
     key = key * 16 + d;
   }

@@ -154,8 +154,12 @@ class Decoder {
     if (collecting_names_) names_.push_back(name);
     return false;
   }
-  void NullError(const Node& n, const Path& path) {
-    Error(n.mark, path, "Required value: must not be null");
+  // Go's JSON decoder, and so the API server, reads null as the zero value
+  // (an unset field, an empty list entry or map value) and validation goes
+  // on from there; so does this one, with a warning at the null.
+  void NullWarning(const Node& n, const Path& path, std::string_view zero = "an empty value") {
+    Report(api::Severity::kWarning, n.mark, path,
+           "null is read as " + std::string(zero) + ", as the API server reads it");
   }
 
   // ---------------------------------------------------------------------------
@@ -217,17 +221,18 @@ class Decoder {
     for (size_t i = 0; i < n.items.size(); ++i) {
       Path element_path = path.Index(i);
       const Node& e = n.items[i];
-      if (e.is_null()) {
-        Error(e.mark, element_path, "must not be null");
-        continue;
-      }
       T value{};
-      element(e, element_path, &value);
+      if (e.is_null()) {
+        NullWarning(e, element_path, "an empty entry");
+      } else {
+        element(e, element_path, &value);
+      }
       out->push_back(std::move(value));
     }
   }
 
-  // A string-keyed map. A null value is an error unless `null_is_zero`.
+  // A string-keyed map. A null value is the zero value (with a warning unless
+  // `null_is_zero`).
   template <typename V, typename K, typename F>
   void Map(const Node& n, const Path& path, api::FlatMap<V, K>* out, F&& value_fn,
            bool null_is_zero = false) {
@@ -242,10 +247,7 @@ class Decoder {
       const Node& v = n.items[i];
       V value{};
       if (v.is_null()) {
-        if (!null_is_zero) {
-          Error(v.mark, key_path, "must not be null");
-          continue;
-        }
+        if (!null_is_zero) NullWarning(v, key_path);
       } else {
         value_fn(v, key_path, &value);
       }
@@ -264,7 +266,7 @@ class Decoder {
 
   bool String(const Node& n, const Path& path, std::string* out, Req req = Req::kOptional) {
     if (n.is_null()) {
-      if (req == Req::kRequired) NullError(n, path);
+      if (req == Req::kRequired) NullWarning(n, path);
       return false;
     }
     if (n.kind == NodeKind::kBool && !n.text.empty()) {
@@ -323,7 +325,7 @@ class Decoder {
   }
   bool Int64(const Node& n, const Path& path, int64_t* out, Req req = Req::kOptional) {
     if (n.is_null()) {
-      if (req == Req::kRequired) NullError(n, path);
+      if (req == Req::kRequired) NullWarning(n, path);
       return false;
     }
     if (n.kind == NodeKind::kFloat) {
@@ -367,7 +369,7 @@ class Decoder {
   // Strings and numbers, as Quantity.UnmarshalJSON accepts them.
   bool Qty(const Node& n, const Path& path, Quantity* out, Req req = Req::kOptional) {
     if (n.is_null()) {
-      if (req == Req::kRequired) NullError(n, path);
+      if (req == Req::kRequired) NullWarning(n, path);
       return false;
     }
     std::string text;
@@ -616,6 +618,14 @@ class Decoder {
                  DRA_FIELD("priority", OptInt32(v, p, &s->priority));
                  DRA_FIELD("overhead", QuantityMap(v, p, &s->overhead));
                  DRA_FIELD("resourceClaims", List(v, p, &s->resource_claims, Dec()));
+                 if (key == "schedulingGroup" && v.is_mapping()) {
+                   // Kept as raw JSON (api/scheduling_validation.cc reads
+                   // it); its fields are known here, for --strict.
+                   static constexpr std::string_view kSchedulingGroupFields[] = {"podGroupName"};
+                   for (const auto& [name, mark] : v.keys) {
+                     if (name != kSchedulingGroupFields[0]) UnknownField(mark, p.Child(name), kSchedulingGroupFields);
+                   }
+                 }
                  return false;
                });
   }
@@ -793,6 +803,11 @@ class Decoder {
       return false;
     });
   }
+  // A capacity or counter without `value`: Go reads the missing quantity as
+  // 0 and the API server validates on.
+  void MissingQuantity(const Node& n, const Path& path) {
+    Report(api::Severity::kWarning, n.mark, path, "missing: read as 0, as the API server reads it");
+  }
   void Decode(const Node& n, const Path& path, api::DeviceCapacity* c) {
     bool has_value = false;
     Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) {
@@ -807,7 +822,7 @@ class Decoder {
       }
       return false;
     });
-    if (!has_value && n.is_mapping()) Error(n.mark, path.Child("value"), "Required value");
+    if (!has_value && n.is_mapping()) MissingQuantity(n, path.Child("value"));
   }
   void Decode(const Node& n, const Path& path, api::Counter* c) {
     bool has_value = false;
@@ -819,7 +834,7 @@ class Decoder {
       }
       return false;
     });
-    if (!has_value && n.is_mapping()) Error(n.mark, path.Child("value"), "Required value");
+    if (!has_value && n.is_mapping()) MissingQuantity(n, path.Child("value"));
   }
   void Decode(const Node& n, const Path& path, api::CounterSet* s) {
     Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) {

@@ -4,11 +4,15 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "api/defaults.h"
+#include "api/features.h"
+#include "api/validation.h"
 #include "manifest/encode.h"
 #include "manifest/emit.h"
 #include "manifest/json_parser.h"
@@ -369,16 +373,19 @@ struct TypeErrorCase {
   Mark mark;
 };
 
+// A ResourceSlice up to `devices:`; its devices start on line 9.
+constexpr char kSliceHead[] =
+    "apiVersion: resource.k8s.io/v1\n"
+    "kind: ResourceSlice\n"
+    "metadata: {name: s}\n"
+    "spec:\n"
+    "  driver: d\n"
+    "  nodeName: node-a\n"
+    "  pool: {name: p, generation: 1, resourceSliceCount: 1}\n"
+    "  devices:\n";
+
 TEST(DecodeTest, ReportsTypeErrorsWithPathAndMark) {
-  const std::string head =
-      "apiVersion: resource.k8s.io/v1\n"
-      "kind: ResourceSlice\n"
-      "metadata: {name: s}\n"
-      "spec:\n"
-      "  driver: d\n"
-      "  nodeName: node-a\n"
-      "  pool: {name: p, generation: 1, resourceSliceCount: 1}\n"
-      "  devices:\n";  // devices start on line 9
+  const std::string head = kSliceHead;
   std::vector<TypeErrorCase> cases = {
       {.name = "int_for_string", .yaml = "  - name: 12\n", .field = "spec.devices[0].name",
        .message = "expected string, got integer", .mark = {9, 11}},
@@ -409,16 +416,6 @@ TEST(DecodeTest, ReportsTypeErrorsWithPathAndMark) {
       {.name = "map_for_list", .yaml = "  - name: a\n    taints: {key: k}\n",
        .field = "spec.devices[0].taints", .message = "expected list, got object",
        .mark = {10, 13}},
-      {.name = "null_element", .yaml = "  - null\n", .field = "spec.devices[0]",
-       .message = "must not be null", .mark = {9, 5}},
-      {.name = "null_required", .yaml = "  - name: null\n", .field = "spec.devices[0].name",
-       .message = "Required value", .mark = {9, 11}},
-      {.name = "null_map_value", .yaml = "  - name: a\n    capacity: {memory: null}\n",
-       .field = "spec.devices[0].capacity[memory]", .message = "must not be null",
-       .mark = {10, 24}},
-      {.name = "missing_capacity_value", .yaml = "  - name: a\n    capacity: {memory: {}}\n",
-       .field = "spec.devices[0].capacity[memory].value", .message = "Required value",
-       .mark = {10, 24}},
       {.name = "two_attribute_values",
        .yaml = "  - name: a\n    attributes: {n: {int: 1, string: x}}\n",
        .field = "spec.devices[0].attributes[n]",
@@ -439,6 +436,123 @@ TEST(DecodeTest, ReportsTypeErrorsWithPathAndMark) {
     EXPECT_EQ(d.diagnostics[0].mark, c.mark);
     EXPECT_THAT(d.object.status().message(), HasSubstr(c.field));
   }
+}
+
+// Go's encoding/json reads null as the zero value, and a capacity or counter
+// without `value` as 0; the API server then validates that (a real v1.37.2
+// dry run: `devices: [null]` -> an error at spec.devices[0].name;
+// `capacity: {memory: {}}` and `{memory: null}` accepted). The decoder does
+// the same and warns at the place.
+TEST(DecodeTest, NullAndMissingQuantityAreZeroWithAWarning) {
+  const std::string head = kSliceHead;
+  struct Case {
+    std::string name, yaml, field, message;
+    Mark mark;
+  };
+  std::vector<Case> cases = {
+      {"null_element", "  - null\n", "spec.devices[0]", "null is read as an empty entry", {9, 5}},
+      {"null_required", "  - name: null\n", "spec.devices[0].name", "null is read as an empty value", {9, 11}},
+      {"null_map_value", "  - name: a\n    capacity: {memory: null}\n", "spec.devices[0].capacity[memory]",
+       "null is read as an empty value", {10, 24}},
+      {"missing_capacity_value", "  - name: a\n    capacity: {memory: {}}\n",
+       "spec.devices[0].capacity[memory].value", "missing: read as 0", {10, 24}},
+      {"null_capacity_value", "  - name: a\n    capacity: {memory: {value: null}}\n",
+       "spec.devices[0].capacity[memory].value", "null is read as an empty value", {10, 32}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Decoded d = Decode(head + c.yaml);
+    ASSERT_TRUE(d.object.ok()) << d.object.status().message();
+    ASSERT_EQ(d.diagnostics.size(), 1u);
+    EXPECT_EQ(d.diagnostics[0].severity, api::Severity::kWarning);
+    EXPECT_EQ(d.diagnostics[0].field, c.field);
+    EXPECT_THAT(d.diagnostics[0].message, HasSubstr(c.message));
+    EXPECT_EQ(d.diagnostics[0].mark, c.mark);
+    const auto& slice = std::get<api::ResourceSlice>(*d.object);
+    ASSERT_EQ(slice.spec.devices.size(), 1u);
+    const api::Device& device = slice.spec.devices[0];
+    EXPECT_EQ(device.name, c.name == "null_element" || c.name == "null_required" ? "" : "a");
+    if (const api::DeviceCapacity* memory = device.capacity.find("memory")) {
+      EXPECT_EQ(memory->value, quantity::Quantity());
+    }
+  }
+}
+
+// Decoded, defaulted and validated as `dractl validate` does, the zero
+// values give the field paths that a real kube-apiserver v1.37.2 reported for
+// the same JSON (POST ...?dryRun=All&fieldValidation=Strict, default gates):
+// details.causes[].field of its HTTP 422, none for a 201.
+TEST(DecodeTest, ZeroValuesValidateAsTheApiServerDoes) {
+  struct Case {
+    std::string name, json;
+    std::set<std::string> server_fields;
+  };
+  const std::string slice =
+      R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"name":"s"},"spec":{"driver":)"
+      R"("d.example.com","nodeName":"node-a",)";
+  std::vector<Case> cases = {
+      {"null_device", slice + R"("pool":{"name":"p","generation":1,"resourceSliceCount":1},)"
+                              R"("devices":[{"name":"x"},null]}})",
+       {"spec.devices[1].name"}},
+      {"null_fields_and_missing_quantities",
+       slice + R"("pool":{"name":null,"generation":null,"resourceSliceCount":1},"devices":[{"name":"x",)"
+               R"("attributes":{"model":null},"capacity":{"memory":{},"cores":null,"slots":{"value":null}}}]}})",
+       {"spec.pool.name", "spec.devices[0].attributes[model]"}},
+      {"counters_without_value",
+       slice + R"("pool":{"name":"p","generation":1,"resourceSliceCount":2},)"
+               R"("sharedCounters":[{"name":"set","counters":{"mem":{},"slots":null}}]}})",
+       {}},
+      {"consumed_counters_without_value",
+       slice + R"("pool":{"name":"p","generation":1,"resourceSliceCount":2},"devices":[{"name":"x",)"
+               R"("consumesCounters":[{"counterSet":"set","counters":{"mem":{},"slots":null}}]},null]}})",
+       {"spec.devices[1].name"}},
+      {"null_request",
+       R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"default"},)"
+       R"("spec":{"devices":{"requests":[null]}}})",
+       {"spec.devices.requests[0].name", "spec.devices.requests[0]"}},
+      {"null_selector",
+       R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"e"},)"
+       R"("spec":{"selectors":[{"cel":{"expression":"true"}},null]}})",
+       {"spec.selectors[1].cel"}},
+      {"null_toleration",
+       R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"g","namespace":"default"},"spec":{"containers":)"
+       R"([{"name":"main","image":"registry.k8s.io/pause:3.10"}],"tolerations":[null]}})",
+       {"spec.tolerations[0].operator"}},
+  };
+  const api::FeatureGates gates = api::FeatureGates::Defaults();
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Decoded d = Decode(c.json, /*strict=*/true);
+    ASSERT_TRUE(d.object.ok()) << d.object.status().message();
+    for (const Diagnostic& diag : d.diagnostics) {
+      EXPECT_EQ(diag.severity, api::Severity::kWarning) << diag.field << ": " << diag.message;
+    }
+    api::Object object = *std::move(d.object);
+    api::SetDefaults(object, "1970-01-01T00:00:00Z", gates);
+    std::set<std::string> fields;
+    for (const api::FieldError& e : api::Validate(object, gates)) {
+      if (e.severity == api::Severity::kError) fields.insert(e.field);
+    }
+    EXPECT_EQ(fields, c.server_fields);
+  }
+}
+
+// Strict decoding looks inside spec.schedulingGroup, which the decoder keeps
+// as raw JSON: the server answered HTTP 400 `strict decoding error: unknown
+// field "spec.schedulingGroup.k0"` for this Pod.
+TEST(DecodeTest, StrictSeesUnknownFieldsInSchedulingGroup) {
+  const std::string pod =
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"f","namespace":"default"},"spec":{"containers":)"
+      R"([{"name":"main","image":"registry.k8s.io/pause:3.10"}],"schedulingGroup":{"podGroupName":"g","k0":"x"}}})";
+  for (bool strict : {true, false}) {
+    SCOPED_TRACE(strict);
+    Decoded d = Decode(pod, strict);
+    ASSERT_EQ(d.diagnostics.size(), 1u);
+    EXPECT_EQ(d.diagnostics[0].field, "spec.schedulingGroup.k0");
+    EXPECT_EQ(d.diagnostics[0].severity, strict ? api::Severity::kError : api::Severity::kWarning);
+    EXPECT_THAT(d.diagnostics[0].message, HasSubstr("unknown field \"k0\""));
+  }
+  EXPECT_TRUE(Decode(pod, /*strict=*/false).object.ok());
 }
 
 TEST(DecodeTest, CollectsAllErrorsAndSummarisesTheFirst) {

@@ -211,6 +211,10 @@ std::string RenderNodeCause(const NodeCause& c) {
     next();
     fmt::format_to(it, FMT_COMPILE("{} without counters left"), c.no_counters);
   }
+  if (c.incompatible > 0) {
+    next();
+    fmt::format_to(it, FMT_COMPILE("{} incompatible with devices sharing their counter set"), c.incompatible);
+  }
   if (c.no_capacity > 0) {
     next();
     fmt::format_to(it, FMT_COMPILE("{} without capacity left"), c.no_capacity);
@@ -467,8 +471,9 @@ void Explainer::ExplainDevices(const api::Node& node, const alloc::Reason& reaso
     // the selectors: usable, or refused later for capacity, counters or
     // taints. No need to walk the node's devices or run a selector again.
     c->devices = reason.usable + reason.class_selector + reason.request_selector + reason.node_selection +
-                 reason.binding_conditions + reason.capacity + reason.counters + reason.taint + reason.constraint;
-    c->matching = reason.usable + reason.capacity + reason.counters + reason.taint;
+                 reason.binding_conditions + reason.capacity + reason.counters + reason.incompatible + reason.taint +
+                 reason.constraint;
+    c->matching = reason.usable + reason.capacity + reason.counters + reason.incompatible + reason.taint;
     // The allocator counts a device by the first check that refuses it: the
     // class's selectors, then the request's.
     c->class_matching = c->matching + reason.request_selector;
@@ -477,6 +482,7 @@ void Explainer::ExplainDevices(const api::Node& node, const alloc::Reason& reaso
     c->usable = reason.usable;
     c->tainted = reason.taint;
     c->no_counters = reason.counters;
+    c->incompatible = reason.incompatible;
     c->no_capacity = reason.capacity;
     c->kind = c->matching < c->wanted || c->matching == 0 ? CauseKind::kTooFewDevices : CauseKind::kDevicesUnusable;
     return;
@@ -506,6 +512,7 @@ void Explainer::ExplainDevices(const api::Node& node, const alloc::Reason& reaso
     c->usable = reason.usable;
     c->tainted = reason.taint;
     c->no_counters = reason.counters;
+    c->incompatible = reason.incompatible;
     c->no_capacity = reason.capacity;
   } else {
     c->usable = free;

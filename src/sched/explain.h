@@ -85,6 +85,9 @@ struct NodeCause {
   int64_t usable = 0;      // of `matching`: free and passing taints, counters, capacity
   int64_t tainted = 0;
   int64_t no_counters = 0;
+  // DRADeviceCompatibilityGroups: compatibilityGroups disjoint from those of
+  // devices already allocated on their counter set (src/alloc/README.md §8.1).
+  int64_t incompatible = 0;
   int64_t no_capacity = 0;
   std::vector<DeviceHolder> holders{};  // claims holding the `in_use` devices
   std::string constraint{};  // kConstraint: "matchAttribute resource.kubernetes.io/pcieRoot"

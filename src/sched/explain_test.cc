@@ -124,6 +124,43 @@ TEST_F(ExplainTest, TooFewDevicesNamesTheHoldersAndANearMiss) {
   EXPECT_EQ(e.near_misses[0].text, "would fit on n1 if default/first released gpu.example.com/n1/gpu-0");
 }
 
+// DRADeviceCompatibilityGroups (src/alloc/README.md §8.1): gpu-0 [g-a] and
+// gpu-1 [g-b] share counter set cs. Pod a's claim takes gpu-0; for pod b,
+// gpu-1 is free and has counters left, but cannot join g-a's counter set.
+TEST_F(ExplainTest, IncompatibleGroupsAreNamed) {
+  ASSERT_TRUE(snap_.gates.Set(api::Gate::kDRAPartitionableDevices, true).ok());
+  ASSERT_TRUE(snap_.gates.Set(api::Gate::kDRADeviceCompatibilityGroups, true).ok());
+  AddNode("n1");
+  AddGpus("n1", 2);
+  api::ResourceSlice counters;
+  counters.metadata.name = "n1-counters";
+  counters.spec.driver = "gpu.example.com";
+  counters.spec.pool = {.name = "n1", .generation = 1, .resource_slice_count = 2};
+  counters.spec.node_name = "n1";
+  counters.spec.shared_counters.push_back({.name = "cs"});
+  counters.spec.shared_counters[0].counters.insert_or_assign("slots", api::Counter{Q("2")});
+  api::SetDefaults(counters, "1970-01-01T00:00:00Z");
+  api::ResourceSlice& gpus = snap_.slices.back();
+  gpus.spec.pool.resource_slice_count = 2;
+  const char* groups[] = {"g-a", "g-b"};
+  for (size_t i = 0; i < 2; ++i) {
+    api::DeviceCounterConsumption use{.counter_set = "cs", .compatibility_groups = {groups[i]}};
+    use.counters.insert_or_assign("slots", api::Counter{Q("1")});
+    gpus.spec.devices[i].rare.mut().consumes_counters.push_back(use);
+  }
+  snap_.slices.push_back(counters);
+  AddClaim("first");
+  AddPodWithClaim("a", "first");
+  AddClaim("second");
+  AddPodWithClaim("b", "second");
+  PodExplanation e = Explain1("default/b");
+  EXPECT_EQ(e.kind, PodOutcome::Kind::kUnschedulable);
+  ASSERT_EQ(e.nodes.size(), 1u);
+  EXPECT_EQ(e.nodes[0].in_use, 1);
+  EXPECT_EQ(e.nodes[0].incompatible, 1);
+  EXPECT_THAT(e.nodes[0].text, HasSubstr("1 incompatible with devices sharing their counter set"));
+}
+
 TEST_F(ExplainTest, ConstraintSaysWhatItLeaves) {
   AddNode("n1");
   AddGpus("n1", 4, {"x", "x", "y", "z"});

@@ -458,6 +458,36 @@ TEST_F(SchedulerTest, ExtendedResourceGetsASpecialClaimOnNodesWithoutTheDevicePl
             "0/2 nodes are available: 1 Insufficient example.com/gpu, 1 cannot allocate all claims.");
 }
 
+// Worked out from kube-scheduler 1.37.2's DynamicResources (and checked by
+// tools/difftest --level scheduler against it): a pod with its own claim and
+// a DRA-backed extended resource on a node whose device plugin serves it.
+// filterExtendedResources still builds the special claim (no requests, as
+// the pod has a user claim), its empty allocation passes Reserve, PreBind
+// writes the user claim's allocation and reservation, then
+// patchPodExtendedResourceClaimStatus fails on the empty request mappings;
+// Unreserve takes the pod out of reservedFor. The pod stays pending; the
+// claim stays allocated.
+TEST_F(SchedulerTest, ExtendedResourceFromTheDevicePluginWithAUserClaimFailsAtPreBind) {
+  snap_.classes[0].spec.extended_resource_name = "example.com/gpu";
+  AddNode("plugin").status.allocatable.insert_or_assign("example.com/gpu", Q("1"));
+  AddGpus("plugin", 1);
+  AddClaim("mine");
+  api::Pod& p = AddPod("p", "");
+  p.spec.containers[0].resources.limits.insert_or_assign("example.com/gpu", Q("1"));
+  p.spec.resource_claims.push_back({.name = "gpu", .resource_claim_name = "mine"});
+  ScheduleResult r = Run();
+  ASSERT_EQ(r.pods.size(), 1u);
+  EXPECT_EQ(r.pods[0].kind, PodOutcome::Kind::kError);
+  EXPECT_EQ(r.pods[0].message,
+            "running PreBind plugin \"DynamicResources\": nil or empty request mappings, no update of pod "
+            "default/p ExtendedResourceClaimStatus");
+  EXPECT_TRUE(snap_.pods[0].spec.node_name.empty());
+  EXPECT_TRUE(r.created_claims.empty());
+  ASSERT_TRUE(snap_.claims[0].status.allocation.has_value());
+  EXPECT_EQ(snap_.claims[0].status.allocation->devices.results.size(), 1u);
+  EXPECT_TRUE(snap_.claims[0].status.reserved_for.empty());
+}
+
 TEST_F(SchedulerTest, ExtendedResourceClaimLeftFromAnEarlierAttemptBlocksEveryNode) {
   snap_.classes[0].spec.extended_resource_name = "example.com/gpu";
   AddNode("dra");

@@ -109,7 +109,7 @@ void Cluster::Place(SimNode& node, const PodShape& pod, const GpuPick& pick) con
   node.memory_free -= pod.memory;
   node.pods += 1;
   for (int8_t i : pick.indices()) {
-    node.gpu_free[static_cast<size_t>(i)] -= pod.milli;
+    node.gpu_free[static_cast<uint8_t>(i)] -= pod.milli;
     node.gpu_free_total -= pod.milli;
   }
   const uint32_t bit = ClassBit(pod);
@@ -124,7 +124,7 @@ void Cluster::Remove(SimNode& node, const PodShape& pod, const GpuPick& pick) co
   node.memory_free += pod.memory;
   node.pods -= 1;
   for (int8_t i : pick.indices()) {
-    node.gpu_free[static_cast<size_t>(i)] += pod.milli;
+    node.gpu_free[static_cast<uint8_t>(i)] += pod.milli;
     node.gpu_free_total += pod.milli;
   }
   const uint32_t bit = ClassBit(pod);

@@ -77,7 +77,7 @@ int64_t GpuPackingScore(const SimNode& node, const PodShape& pod) {
   int64_t fully_free = 0;
   int64_t sum = 0;
   for (int8_t i : pick.indices()) {
-    int32_t free = node.gpu_free[static_cast<size_t>(i)];
+    int32_t free = node.gpu_free[static_cast<uint8_t>(i)];
     if (free == kGpuMilli) ++fully_free;
     sum += (int64_t{free} * 100) / kGpuMilli;
   }
@@ -138,7 +138,7 @@ FgdScore ScoreByDescent(const SimNode& node, const PodShape& pod, double frag_no
   }
   if (!pod.cpu_only()) {
     GpuPick pick = Cluster::PickBest(node, pod);
-    for (int8_t i : pick.indices()) after[static_cast<size_t>(i)] -= pod.milli;
+    for (int8_t i : pick.indices()) after[static_cast<uint8_t>(i)] -= pod.milli;
   }
   out.score = FgdStepScore(frag_now, frag_of(cpu_after, after.data()));
   return out;

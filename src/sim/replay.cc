@@ -226,6 +226,7 @@ StatusOr<ReplayResult> Replay(const std::vector<OpenbNode>& nodes, const std::ve
   DRA_ASSIGN_OR_RETURN(Cluster cluster, Cluster::Build(sorted_nodes));
 
   std::vector<std::string_view> names;
+  names.reserve(pods.size());
   for (const OpenbPod& p : pods) names.push_back(p.name);
   std::sort(names.begin(), names.end());
   if (auto dup = std::adjacent_find(names.begin(), names.end()); dup != names.end()) {
@@ -247,7 +248,7 @@ StatusOr<ReplayResult> Replay(const std::vector<OpenbNode>& nodes, const std::ve
     s.run = p.deletion_time < 0 ? kNever : p.deletion_time - p.creation_time;
     shapes.push_back(s.shape);
     specs.push_back(p.gpu_spec);
-    states.push_back(std::move(s));
+    states.push_back(s);
   }
   const TypicalPods typical = BuildTypicalPods(shapes, specs);
   ReplayRun run(std::move(cluster), std::move(states), &typical, options);

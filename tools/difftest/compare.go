@@ -5,30 +5,38 @@ package main
 // the config and the node selector. Share IDs are wildcards (any non-empty
 // value matches any other), quantities compare by value, empty lists, nulls
 // and `adminAccess: false` are dropped, toleration operators default to Equal.
-// The same rules as tools/oracle/compare.go with --order.
+// The rules are tools/compare's, which `oracle compare` uses too (these are
+// its rules with --order); the wording of a Diff and the quantity parser are
+// this tool's.
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/big"
 	"reflect"
 	"sort"
 	"strings"
+
+	"dractl/tools/compare"
 )
 
-func outcomeKind(doc map[string]any) string {
-	switch {
-	case doc == nil:
-		return "nothing"
-	case doc["error"] != nil:
-		return "error"
-	case doc["unsatisfiable"] == true:
-		return "unsatisfiable"
-	case doc["allocations"] != nil:
-		return "allocations"
+// rules: quantities parsed here (quantityKey, no Kubernetes dependency), and
+// integral JSON numbers compare equal to YAML integers.
+var rules = compare.Rules{Quantity: quantityOf, IntegralFloats: true}
+
+func quantityOf(v any) (string, bool) {
+	s := fmt.Sprint(v)
+	if s == "" {
+		return "", false
 	}
-	return "nothing"
+	return quantityKey(s), true
 }
+
+func outcomeKind(doc map[string]any) string { return compare.OutcomeKind(doc) }
+
+func shallowCopy(m map[string]any) map[string]any { return compare.ShallowCopy(m) }
+
+// summarise prints an outcome on one line.
+func summarise(doc map[string]any) string { return rules.Summarise(doc) }
 
 // Diff is what differs between two outcomes: Class is stable across
 // scenarios (no names), Detail says where.
@@ -37,60 +45,50 @@ type Diff struct {
 	Detail string
 }
 
-// diffOutcomes compares dractl's outcome (got) with upstream's (want).
+// diffOutcomes compares dractl's outcome (got) with upstream's (want): the
+// results of a claim in order; when they differ, whether as a multiset
+// (order), in the same devices (fields) or in the devices.
 func diffOutcomes(got, want map[string]any) *Diff {
-	gk, wk := outcomeKind(got), outcomeKind(want)
-	if gk != wk {
-		return &Diff{Class: fmt.Sprintf("dractl %s, upstream %s", gk, wk), Detail: fmt.Sprintf("outcome differs (dractl %s vs upstream %s)", gk, wk)}
-	}
-	if wk != "allocations" {
+	d := rules.Compare(want, got, func(w, g []map[string]any) bool { return compare.InOrder(g, w) < 0 })
+	if d == nil {
 		return nil
 	}
-	gl, _ := got["allocations"].([]any)
-	wl, _ := want["allocations"].([]any)
-	if len(gl) != len(wl) {
-		return &Diff{Class: "claim count", Detail: fmt.Sprintf("%d vs %d allocations", len(gl), len(wl))}
+	switch d.Step {
+	case compare.KindStep:
+		gk, wk := d.GotKind, d.WantKind
+		return &Diff{Class: fmt.Sprintf("dractl %s, upstream %s", gk, wk), Detail: fmt.Sprintf("outcome differs (dractl %s vs upstream %s)", gk, wk)}
+	case compare.AllocationCountStep:
+		return &Diff{Class: "claim count", Detail: fmt.Sprintf("%d vs %d allocations", d.GotLen, d.WantLen)}
+	case compare.ClaimStep:
+		return &Diff{Class: "claim order", Detail: fmt.Sprintf("claim %d: %v vs %v", d.Index, d.GotClaim, d.WantClaim)}
+	case compare.ResultCountStep:
+		return &Diff{Class: "result count", Detail: fmt.Sprintf("%s: %d vs %d results", d.Claim, d.GotLen, d.WantLen)}
+	case compare.ResultsStep:
+		return resultsDiff(d.Claim, d.GotResults, d.WantResults)
+	case compare.ConfigStep:
+		return &Diff{Class: "config", Detail: fmt.Sprintf("%s: config differs", d.Claim)}
+	default:
+		return &Diff{Class: "nodeSelector", Detail: fmt.Sprintf("%s: nodeSelector differs", d.Claim)}
 	}
-	for i := range wl {
-		g, _ := gl[i].(map[string]any)
-		w, _ := wl[i].(map[string]any)
-		claim, _ := w["claim"].(string)
-		if claim != g["claim"] {
-			return &Diff{Class: "claim order", Detail: fmt.Sprintf("claim %d: %v vs %v", i, g["claim"], w["claim"])}
-		}
-		gd, _ := g["devices"].(map[string]any)
-		wd, _ := w["devices"].(map[string]any)
-		gr := normaliseResults(gd["results"])
-		wr := normaliseResults(wd["results"])
-		if len(gr) != len(wr) {
-			return &Diff{Class: "result count", Detail: fmt.Sprintf("%s: %d vs %d results", claim, len(gr), len(wr))}
-		}
-		// Same devices in another order, or different devices?
-		for j := range wr {
-			if !resultsEqual(gr[j], wr[j]) {
-				if multisetEqual(gr, wr) {
-					return &Diff{Class: "result order", Detail: fmt.Sprintf("%s: result order differs at %d", claim, j)}
-				}
-				what := "devices"
-				if sameDevices(gr[j], wr[j]) {
-					what = "result fields"
-					var ks []string
-					for _, k := range fieldDiffs(gr[j], wr[j]) {
-						ks = append(ks, k)
-					}
-					what += " " + strings.Join(ks, ",")
-				}
-				return &Diff{Class: "different " + what, Detail: fmt.Sprintf("%s: result %d: dractl %s, upstream %s", claim, j, describeResult(gr[j]), describeResult(wr[j]))}
-			}
-		}
-		if !reflect.DeepEqual(normalise(gd["config"], ""), normalise(wd["config"], "")) {
-			return &Diff{Class: "config", Detail: fmt.Sprintf("%s: config differs", claim)}
-		}
-		if !reflect.DeepEqual(normalise(g["nodeSelector"], ""), normalise(w["nodeSelector"], "")) {
-			return &Diff{Class: "nodeSelector", Detail: fmt.Sprintf("%s: nodeSelector differs", claim)}
-		}
+}
+
+// resultsDiff says how a claim's results differ at the first position where
+// they do: same devices in another order, or different devices or fields.
+func resultsDiff(claim string, gr, wr []map[string]any) *Diff {
+	j := compare.InOrder(gr, wr)
+	if compare.Unmatched(gr, wr) == nil {
+		return &Diff{Class: "result order", Detail: fmt.Sprintf("%s: result order differs at %d", claim, j)}
 	}
-	return nil
+	what := "devices"
+	if sameDevices(gr[j], wr[j]) {
+		what = "result fields"
+		var ks []string
+		for _, k := range fieldDiffs(gr[j], wr[j]) {
+			ks = append(ks, k)
+		}
+		what += " " + strings.Join(ks, ",")
+	}
+	return &Diff{Class: "different " + what, Detail: fmt.Sprintf("%s: result %d: dractl %s, upstream %s", claim, j, compare.DescribeResult(gr[j]), compare.DescribeResult(wr[j]))}
 }
 
 func sameDevices(a, b map[string]any) bool {
@@ -128,107 +126,6 @@ func fieldDiffs(a, b map[string]any) []string {
 	return out
 }
 
-func multisetEqual(a, b []map[string]any) bool {
-	used := make([]bool, len(b))
-	for _, r := range a {
-		found := false
-		for j := range b {
-			if !used[j] && resultsEqual(r, b[j]) {
-				used[j], found = true, true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
-}
-
-func normaliseResults(v any) []map[string]any {
-	list, _ := v.([]any)
-	var out []map[string]any
-	for _, r := range list {
-		m, _ := normalise(r, "").(map[string]any)
-		if m == nil {
-			m = map[string]any{}
-		}
-		if m["adminAccess"] == false {
-			delete(m, "adminAccess")
-		}
-		if tl, ok := m["tolerations"].([]any); ok {
-			for _, t := range tl {
-				if tm, ok := t.(map[string]any); ok && tm["operator"] == nil {
-					tm["operator"] = "Equal"
-				}
-			}
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
-func resultsEqual(a, b map[string]any) bool {
-	sa, aok := a["shareID"].(string)
-	sb, bok := b["shareID"].(string)
-	if aok != bok || (aok && (sa == "") != (sb == "")) {
-		return false
-	}
-	ac, bc := shallowCopy(a), shallowCopy(b)
-	delete(ac, "shareID")
-	delete(bc, "shareID")
-	return reflect.DeepEqual(ac, bc)
-}
-
-func shallowCopy(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-// normalise drops nulls, empty lists and maps, and writes quantities under
-// consumedCapacity as exact fractions.
-func normalise(v any, key string) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := map[string]any{}
-		for k, e := range x {
-			if key == "consumedCapacity" {
-				if s := fmt.Sprint(e); s != "" {
-					out[k] = quantityKey(s)
-					continue
-				}
-			}
-			if n := normalise(e, k); n != nil {
-				out[k] = n
-			}
-		}
-		if len(out) == 0 {
-			return nil
-		}
-		return out
-	case []any:
-		if len(x) == 0 {
-			return nil
-		}
-		out := make([]any, 0, len(x))
-		for _, e := range x {
-			out = append(out, normalise(e, ""))
-		}
-		return out
-	case float64:
-		// JSON numbers from the oracle vs YAML ints from dractl.
-		if x == float64(int64(x)) {
-			return int(x)
-		}
-		return x
-	default:
-		return v
-	}
-}
-
 // quantityKey parses a Kubernetes quantity (decimal or binary suffix,
 // exponent) into an exact fraction; unparsable text stays as it is.
 func quantityKey(s string) string {
@@ -261,65 +158,3 @@ func pow(b, e int64) *big.Rat {
 	return new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(b), big.NewInt(e), nil))
 }
 func frac(a, b int64) *big.Rat { return big.NewRat(a, b) }
-
-func describeResult(r map[string]any) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%v:%v/%v/%v", r["request"], r["driver"], r["pool"], r["device"])
-	if r["adminAccess"] == true {
-		b.WriteString(" admin")
-	}
-	if s, ok := r["shareID"].(string); ok {
-		if s == "" {
-			b.WriteString(" share=\"\"")
-		} else {
-			b.WriteString(" share")
-		}
-	}
-	var extra []string
-	for k, v := range r {
-		switch k {
-		case "request", "driver", "pool", "device", "adminAccess", "shareID":
-			continue
-		}
-		j, _ := json.Marshal(v)
-		extra = append(extra, fmt.Sprintf("%s=%s", k, j))
-	}
-	sort.Strings(extra)
-	for _, e := range extra {
-		b.WriteString(" " + e)
-	}
-	return b.String()
-}
-
-// summarise prints an outcome on one line.
-func summarise(doc map[string]any) string {
-	switch outcomeKind(doc) {
-	case "error":
-		return fmt.Sprintf("error: %v", doc["error"])
-	case "unsatisfiable":
-		return "unsatisfiable"
-	case "nothing":
-		return "(no outcome)"
-	}
-	var parts []string
-	list, _ := doc["allocations"].([]any)
-	for _, a := range list {
-		m, _ := a.(map[string]any)
-		d, _ := m["devices"].(map[string]any)
-		var rs []string
-		for _, r := range normaliseResults(d["results"]) {
-			rs = append(rs, describeResult(r))
-		}
-		s := fmt.Sprintf("%v[%s]", m["claim"], strings.Join(rs, ", "))
-		if c := normalise(d["config"], ""); c != nil {
-			j, _ := json.Marshal(c)
-			s += " config=" + string(j)
-		}
-		if ns := normalise(m["nodeSelector"], ""); ns != nil {
-			j, _ := json.Marshal(ns)
-			s += " nodeSelector=" + string(j)
-		}
-		parts = append(parts, s)
-	}
-	return "allocations: " + strings.Join(parts, "; ")
-}

@@ -7,6 +7,7 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -21,14 +22,18 @@ type Scenario struct {
 }
 
 // coreGates are the gates the allocator of both sides knows;
-// extraGates switch upstream to its experimental variant and are not
-// implemented by dractl (its reader accepts them).
+// extraGates are 1.37's alpha gates: DRADerivedAttributes and
+// DRADeviceCompatibilityGroups switch upstream to its experimental variant
+// (dractl implements both, src/alloc/README.md §7.4, §8.1);
+// DRAPartitionableDevicesType only allows partitionTypeAttribute, which no
+// allocator reads; DRAOptionalNodeOperations is not generated.
 var coreGates = []string{
 	"DRAAdminAccess", "DRAPrioritizedList", "DRAPartitionableDevices", "DRADeviceTaints",
 	"DRAConsumableCapacity", "DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus",
 	"DRAListTypeAttributes", "DRAFractionalCapacityRange",
 }
-var extraGates = []string{"DRADerivedAttributes", "DRADeviceCompatibilityGroups", "DRAOptionalNodeOperations"}
+var extraGates = []string{"DRADerivedAttributes", "DRADeviceCompatibilityGroups", "DRAOptionalNodeOperations",
+	"DRAPartitionableDevicesType"}
 
 // FeatureMode says how a scenario's gates are chosen.
 type FeatureMode struct {
@@ -77,7 +82,7 @@ func Generate(seed uint64, index int, mode FeatureMode) Scenario {
 		}
 		for _, f := range pool {
 			prob := 0.45
-			if f == "DRAFractionalCapacityRange" || strings.Contains(strings.Join(extraGates, ","), f) {
+			if f == "DRAFractionalCapacityRange" || slices.Contains(extraGates, f) {
 				prob = 0.2
 			}
 			if g.p(prob) {
@@ -388,6 +393,11 @@ func (g *gen) genPool(pl poolPlan, ndev int) []any {
 			counterCaps[cs] = map[string]string{"mem": pick(g, []string{"8Gi", "16Gi", "24Gi"}), "slots": fmt.Sprint(g.n(1, 4))}
 		}
 	}
+	// 1.37 alpha: compatibility groups on the counter consumptions, and a
+	// partition type attribute naming each partition's shape. Decided only
+	// with their gates, so that other modes draw the same numbers as before.
+	grouped := counters && g.on["DRADeviceCompatibilityGroups"] && g.p(0.7)
+	partitionType := counters && g.on["DRAPartitionableDevicesType"] && g.p(0.6)
 	declared := int64(total)
 	incomplete := g.p(0.07)
 	if incomplete {
@@ -408,7 +418,9 @@ func (g *gen) genPool(pl poolPlan, ndev int) []any {
 			si = g.r.IntN(nslices)
 		}
 		d := &device{driver: pl.driver, pool: pl.name, name: fmt.Sprintf("dev-%d", i)}
-		perSlice[si] = append(perSlice[si], g.genDevice(d, pl, counterSets, counterCaps))
+		dv := g.genDevice(d, pl, counterSets, counterCaps)
+		g.alphaPartition(d, dv, grouped, partitionType)
+		perSlice[si] = append(perSlice[si], dv)
 		g.devices = append(g.devices, d)
 	}
 	order := g.r.Perm(total)
@@ -419,6 +431,10 @@ func (g *gen) genPool(pl poolPlan, ndev int) []any {
 			spec["perDeviceNodeSelection"] = true
 		} else {
 			g.placementFields(spec, pl.placement)
+		}
+		if partitionType && consumesCounters(perSlice[i]) {
+			// Validation allows it only where some device consumes counters.
+			spec["partitionTypeAttribute"] = pl.driver + "/profile"
 		}
 		if len(perSlice[i]) > 0 {
 			spec["devices"] = perSlice[i]
@@ -545,6 +561,51 @@ func (g *gen) genDevice(d *device, pl poolPlan, counterSets []string, counterCap
 		}
 	}
 	return dv
+}
+
+func consumesCounters(devices []any) bool {
+	for _, d := range devices {
+		if _, ok := d.(obj)["consumesCounters"]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// alphaPartition adds 1.37's alpha fields to a device that consumes
+// counters: compatibilityGroups (gate DRADeviceCompatibilityGroups; most
+// devices of a grouped pool declare one or two of three groups, the others
+// none) and the partition type attribute "profile" (gate
+// DRAPartitionableDevicesType; equal values have equal consumption, as
+// validation demands).
+func (g *gen) alphaPartition(d *device, dv obj, grouped, partitionType bool) {
+	uses, _ := dv["consumesCounters"].([]any)
+	if len(uses) == 0 {
+		return
+	}
+	use := uses[0].(obj)
+	if grouped && g.p(0.75) {
+		use["compatibilityGroups"] = strs(g.subset([]string{"g-a", "g-b", "g-c"}, g.n(1, 2)))
+	}
+	if partitionType {
+		counters := use["counters"].(obj)
+		profile := use["counterSet"].(string)
+		for _, k := range []string{"mem", "slots"} {
+			if c, ok := counters[k].(obj); ok {
+				profile += fmt.Sprintf("-%s%v", k, c["value"])
+			}
+		}
+		if d.attrs == nil {
+			d.attrs = map[string]any{}
+		}
+		d.attrs["profile"] = obj{"string": profile}
+		attrs, _ := dv["attributes"].(obj)
+		if attrs == nil {
+			attrs = obj{}
+			dv["attributes"] = attrs
+		}
+		attrs["profile"] = d.attrs["profile"]
+	}
 }
 
 func (g *gen) requestPolicy(name, value string) obj {
@@ -746,6 +807,9 @@ func (g *gen) constraintAttr() string {
 	if g.on["DRAListTypeAttributes"] {
 		names = append(names, d+"/links", d+"/numa", topo+"/zone")
 	}
+	if g.on["DRAPartitionableDevicesType"] {
+		names = append(names, d+"/profile")
+	}
 	return pick(g, names)
 }
 
@@ -776,7 +840,8 @@ func (g *gen) genClaim(name string) obj {
 		reqs = append(reqs, r)
 	}
 	devices := obj{"requests": reqs}
-	if g.p(0.3) {
+	// With DRADerivedAttributes more claims get constraints, to derive them.
+	if g.p(0.3) || (g.on["DRADerivedAttributes"] && g.p(0.4)) {
 		nc := g.n(1, 2)
 		var cs []any
 		for i := 0; i < nc; i++ {
@@ -794,6 +859,9 @@ func (g *gen) genClaim(name string) obj {
 			cs = append(cs, c)
 		}
 		devices["constraints"] = cs
+		if g.on["DRADerivedAttributes"] && g.p(0.7) {
+			g.derive(reqs, cs)
+		}
 	}
 	if g.p(0.25) {
 		c := obj{"opaque": obj{"driver": pick(g, g.drivers), "parameters": obj{"claim": name}}}
@@ -804,6 +872,97 @@ func (g *gen) genClaim(name string) obj {
 	}
 	return obj{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
 		"metadata": obj{"name": name, "namespace": "default"}, "spec": obj{"devices": devices}}
+}
+
+// derive gives some constraints derived attributes (gate
+// DRADerivedAttributes): the constraint keeps its attribute (the derived one
+// shadows the devices' own) or gets a "derived/..." name, and most of the
+// requests it targets define the attribute (each definition must be used by
+// a constraint targeting its request, as validation demands; a request
+// without it compares the devices' own attribute, which "derived/..." ones
+// never have).
+func (g *gen) derive(reqs, constraints []any) {
+	for i, c := range constraints {
+		if g.p(0.3) {
+			continue
+		}
+		co := c.(obj)
+		key := "matchAttribute"
+		if _, ok := co[key]; !ok {
+			key = "distinctAttribute"
+		}
+		if g.p(0.5) {
+			co[key] = fmt.Sprintf("derived/attr%d", i)
+		}
+		name := co[key].(string)
+		targets := map[string]bool{}
+		if rs, ok := co["requests"].([]any); ok {
+			for _, r := range rs {
+				targets[r.(string)] = true
+			}
+		}
+		for _, r := range reqs {
+			ro := r.(obj)
+			if len(targets) > 0 && !targets[ro["name"].(string)] {
+				continue
+			}
+			bodies := []any{ro["exactly"]}
+			if subs, ok := ro["firstAvailable"].([]any); ok {
+				bodies = subs
+			}
+			for _, b := range bodies {
+				if b == nil || g.p(0.1) {
+					continue
+				}
+				body := b.(obj)
+				list, _ := body["derivedAttributes"].([]any)
+				dup := false
+				for _, have := range list {
+					dup = dup || have.(obj)["name"] == name
+				}
+				if !dup {
+					body["derivedAttributes"] = append(list, obj{"name": name, "expression": g.derivedExpr()})
+				}
+			}
+		}
+	}
+}
+
+// derivedExpr is a derived attribute's expression: mostly guarded, so that it
+// evaluates on every device; sometimes one that fails on devices without the
+// attribute (an allocation error on both sides).
+func (g *gen) derivedExpr() string {
+	at := func(name string) string { return "device.attributes[device.driver]." + name }
+	choices := 9
+	if g.on["DRAListTypeAttributes"] {
+		choices = 11
+	}
+	switch g.r.IntN(choices) {
+	case 0:
+		return "device.driver"
+	case 1:
+		return fmt.Sprintf("has(%s) ? %s : %q", at("model"), at("model"), "none")
+	case 2:
+		return fmt.Sprintf("has(%s) ? %s %% 2 : -1", at("index"), at("index"))
+	case 3:
+		return fmt.Sprintf("has(device.attributes[%q].zone) ? device.attributes[%q].zone : %q", topo, topo, "z-none")
+	case 4:
+		return fmt.Sprintf("has(device.capacity[device.driver].memory) && device.capacity[device.driver].memory.compareTo(quantity(%q)) >= 0",
+			pick(g, memories))
+	case 5:
+		return fmt.Sprintf("has(%s) && %s", at("healthy"), at("healthy"))
+	case 6:
+		// Fails on a device without the attribute.
+		return at(pick(g, []string{"model", "index", "fw"}))
+	case 7:
+		return fmt.Sprintf("has(%s) ? %s.major() : 0", at("fw"), at("fw"))
+	case 8:
+		return fmt.Sprintf("has(%s) ? semver(%q) : semver(%q)", at("healthy"), "1.0.0", "2.0.0")
+	case 9:
+		return fmt.Sprintf("has(%s) ? %s : [%q]", at("links"), at("links"), "l-none")
+	default:
+		return fmt.Sprintf("[device.driver, has(%s) ? string(%s) : %q]", at("model"), at("model"), "none")
+	}
 }
 
 // exactly makes an ExactDeviceRequest (top) or a DeviceSubRequest body.

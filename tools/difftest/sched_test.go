@@ -69,9 +69,10 @@ func TestDiffSchedPods(t *testing.T) {
 		{"node", func(d, u *schedPod) { d.Node = "n3" }, "node"},
 		{"message", func(d, u *schedPod) { d.Node, u.Node, d.Message, u.Message = "", "", "0/3 a", "0/3 b" }, "message"},
 		{"error", func(d, u *schedPod) { u.Error, u.Message = true, "boom" }, "error"},
-		{"known", func(d, u *schedPod) {
+		// No known class any more: upstream's PreBind error is an error like any other.
+		{"prebind", func(d, u *schedPod) {
 			u.Error, u.Message = true, "running PreBind plugin \"DynamicResources\": nil or empty request mappings, no update"
-		}, "extended-resource-prebind"},
+		}, "error"},
 	}
 	for _, c := range cases {
 		d, u := clone(), clone()

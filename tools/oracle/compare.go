@@ -12,6 +12,9 @@ package main
 //     matches any other);
 //   - CEL: per vector, error against error (any message) or equal typed values.
 //
+// The allocator rules are tools/compare's, which tools/difftest uses too;
+// quantities are parsed here as Kubernetes does (resource.ParseQuantity).
+//
 // One line per mismatch, then `N compared, M mismatches`. Exit 0 iff M == 0.
 //
 // With --against expect the oracle is compared with the vectors' own
@@ -27,12 +30,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"sort"
 	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"dractl/tools/compare"
 )
 
 type compareOptions struct {
@@ -227,230 +231,56 @@ func compareScenario(path string, o compareOptions) (int, []string) {
 	diff := diffOutcomes(other, oracle, o.order)
 	if diff == "" {
 		if o.verbose {
-			fmt.Printf("ok %s: %s\n", name, summarise(oracle))
+			fmt.Printf("ok %s: %s\n", name, rules.Summarise(oracle))
 		}
 		return 1, nil
 	}
-	return 1, []string{fmt.Sprintf("%s: %s\n    %s: %s\n    oracle: %s", name, diff, otherName, summarise(other), summarise(oracle))}
+	return 1, []string{fmt.Sprintf("%s: %s\n    %s: %s\n    oracle: %s", name, diff, otherName, rules.Summarise(other), rules.Summarise(oracle))}
 }
 
-func outcomeKind(doc map[string]any) string {
-	switch {
-	case doc == nil:
-		return "nothing"
-	case doc["error"] != nil:
-		return "error"
-	case doc["unsatisfiable"] == true:
-		return "unsatisfiable"
-	case doc["allocations"] != nil:
-		return "allocations"
+// rules: quantities by value as Kubernetes parses them.
+var rules = compare.Rules{Quantity: quantityOf}
+
+func quantityOf(v any) (string, bool) {
+	if s, ok := v.(string); ok {
+		if q, err := resource.ParseQuantity(s); err == nil {
+			return quantityKey(q), true
+		}
 	}
-	return "nothing"
+	if f, ok := v.(float64); ok {
+		return quantityKey(*resource.NewQuantity(int64(f), resource.DecimalSI)), true
+	}
+	return "", false
 }
 
-// diffOutcomes returns "" when the two outcomes agree, else what differs.
+// diffOutcomes returns "" when the two outcomes agree, else what differs:
+// the results of a claim as a multiset and, with order, also in order.
 func diffOutcomes(want, got map[string]any, order bool) string {
-	wk, gk := outcomeKind(want), outcomeKind(got)
-	if wk != gk {
-		return fmt.Sprintf("outcome differs (%s vs %s)", wk, gk)
-	}
-	if wk != "allocations" {
+	d := rules.Compare(want, got, func(w, g []map[string]any) bool {
+		return compare.Unmatched(w, g) == nil && (!order || compare.InOrder(w, g) < 0)
+	})
+	if d == nil {
 		return ""
 	}
-	wl, _ := want["allocations"].([]any)
-	gl, _ := got["allocations"].([]any)
-	if len(wl) != len(gl) {
-		return fmt.Sprintf("%d vs %d allocations", len(wl), len(gl))
-	}
-	for i := range wl {
-		w, _ := wl[i].(map[string]any)
-		g, _ := gl[i].(map[string]any)
-		claim, _ := w["claim"].(string)
-		if claim != g["claim"] {
-			return fmt.Sprintf("claim %d: %v vs %v", i, w["claim"], g["claim"])
+	switch d.Step {
+	case compare.KindStep:
+		return fmt.Sprintf("outcome differs (%s vs %s)", d.WantKind, d.GotKind)
+	case compare.AllocationCountStep:
+		return fmt.Sprintf("%d vs %d allocations", d.WantLen, d.GotLen)
+	case compare.ClaimStep:
+		return fmt.Sprintf("claim %d: %v vs %v", d.Index, d.WantClaim, d.GotClaim)
+	case compare.ResultCountStep:
+		return fmt.Sprintf("%s: %d vs %d results", d.Claim, d.WantLen, d.GotLen)
+	case compare.ResultsStep:
+		if r := compare.Unmatched(d.WantResults, d.GotResults); r != nil {
+			return fmt.Sprintf("%s: result %s not matched", d.Claim, compare.DescribeResult(r))
 		}
-		wd, _ := w["devices"].(map[string]any)
-		gd, _ := g["devices"].(map[string]any)
-		wr := normaliseResults(wd["results"])
-		gr := normaliseResults(gd["results"])
-		if len(wr) != len(gr) {
-			return fmt.Sprintf("%s: %d vs %d results", claim, len(wr), len(gr))
-		}
-		used := make([]bool, len(gr))
-		for _, r := range wr {
-			found := false
-			for j := range gr {
-				if !used[j] && resultsEqual(r, gr[j]) {
-					used[j], found = true, true
-					break
-				}
-			}
-			if !found {
-				return fmt.Sprintf("%s: result %s not matched", claim, describeResult(r))
-			}
-		}
-		if order {
-			for j := range wr {
-				if !resultsEqual(wr[j], gr[j]) {
-					return fmt.Sprintf("%s: result order differs at %d", claim, j)
-				}
-			}
-		}
-		if !reflect.DeepEqual(normalise(wd["config"], ""), normalise(gd["config"], "")) {
-			return fmt.Sprintf("%s: config differs", claim)
-		}
-		if !reflect.DeepEqual(normalise(w["nodeSelector"], ""), normalise(g["nodeSelector"], "")) {
-			return fmt.Sprintf("%s: nodeSelector differs", claim)
-		}
-	}
-	return ""
-}
-
-func normaliseResults(v any) []map[string]any {
-	list, _ := v.([]any)
-	var out []map[string]any
-	for _, r := range list {
-		m, _ := normalise(r, "").(map[string]any)
-		if m == nil {
-			m = map[string]any{}
-		}
-		if m["adminAccess"] == false {
-			delete(m, "adminAccess")
-		}
-		if tl, ok := m["tolerations"].([]any); ok {
-			for _, t := range tl {
-				if tm, ok := t.(map[string]any); ok && tm["operator"] == nil {
-					tm["operator"] = "Equal"
-				}
-			}
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
-// resultsEqual compares two normalised results with share IDs as wildcards.
-func resultsEqual(a, b map[string]any) bool {
-	sa, aok := a["shareID"].(string)
-	sb, bok := b["shareID"].(string)
-	if aok != bok || (aok && (sa == "") != (sb == "")) {
-		return false
-	}
-	ac, bc := shallowCopy(a), shallowCopy(b)
-	delete(ac, "shareID")
-	delete(bc, "shareID")
-	return reflect.DeepEqual(ac, bc)
-}
-
-func shallowCopy(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-// normalise drops nulls, empty lists and empty maps, and rewrites quantities
-// (values under consumedCapacity) in canonical form.
-func normalise(v any, key string) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := map[string]any{}
-		for k, e := range x {
-			if key == "consumedCapacity" {
-				if s, ok := e.(string); ok {
-					if q, err := resource.ParseQuantity(s); err == nil {
-						out[k] = quantityKey(q)
-						continue
-					}
-				}
-				if f, ok := e.(float64); ok {
-					out[k] = quantityKey(*resource.NewQuantity(int64(f), resource.DecimalSI))
-					continue
-				}
-			}
-			if n := normalise(e, k); n != nil {
-				out[k] = n
-			}
-		}
-		if len(out) == 0 {
-			return nil
-		}
-		return out
-	case []any:
-		if len(x) == 0 {
-			return nil
-		}
-		out := make([]any, 0, len(x))
-		for _, e := range x {
-			out = append(out, normalise(e, ""))
-		}
-		return out
+		return fmt.Sprintf("%s: result order differs at %d", d.Claim, compare.InOrder(d.WantResults, d.GotResults))
+	case compare.ConfigStep:
+		return fmt.Sprintf("%s: config differs", d.Claim)
 	default:
-		return v
+		return fmt.Sprintf("%s: nodeSelector differs", d.Claim)
 	}
-}
-
-func describeResult(r map[string]any) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%v:%v/%v/%v", r["request"], r["driver"], r["pool"], r["device"])
-	if r["adminAccess"] == true {
-		b.WriteString(" admin")
-	}
-	if s, ok := r["shareID"].(string); ok {
-		if s == "" {
-			b.WriteString(" share=\"\"")
-		} else {
-			b.WriteString(" share")
-		}
-	}
-	var extra []string
-	for k, v := range r {
-		switch k {
-		case "request", "driver", "pool", "device", "adminAccess", "shareID":
-			continue
-		}
-		j, _ := json.Marshal(v)
-		extra = append(extra, fmt.Sprintf("%s=%s", k, j))
-	}
-	sort.Strings(extra)
-	for _, e := range extra {
-		b.WriteString(" " + e)
-	}
-	return b.String()
-}
-
-// summarise prints an outcome on one line.
-func summarise(doc map[string]any) string {
-	switch outcomeKind(doc) {
-	case "error":
-		return fmt.Sprintf("error: %v", doc["error"])
-	case "unsatisfiable":
-		return "unsatisfiable"
-	case "nothing":
-		return "(no outcome)"
-	}
-	var parts []string
-	list, _ := doc["allocations"].([]any)
-	for _, a := range list {
-		m, _ := a.(map[string]any)
-		d, _ := m["devices"].(map[string]any)
-		var rs []string
-		for _, r := range normaliseResults(d["results"]) {
-			rs = append(rs, describeResult(r))
-		}
-		s := fmt.Sprintf("%v[%s]", m["claim"], strings.Join(rs, ", "))
-		if c := normalise(d["config"], ""); c != nil {
-			j, _ := json.Marshal(c)
-			s += " config=" + string(j)
-		}
-		if ns := normalise(m["nodeSelector"], ""); ns != nil {
-			j, _ := json.Marshal(ns)
-			s += " nodeSelector=" + string(j)
-		}
-		parts = append(parts, s)
-	}
-	return "allocations: " + strings.Join(parts, "; ")
 }
 
 // quantityKey is the exact value of a quantity as a reduced fraction, so that

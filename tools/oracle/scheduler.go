@@ -48,6 +48,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	apiruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -101,8 +102,11 @@ type schedPodOutcome struct {
 }
 
 type schedScenarioOutcome struct {
-	Pods  []schedPodOutcome `json:"pods"`
-	Error string            `json:"error,omitempty"`
+	Pods []schedPodOutcome `json:"pods"`
+	// Clusters with PodGroups (scheduler_gang.go): per group tried, what
+	// its PodGroupInitiallyScheduled condition says.
+	Groups []schedGroupOutcome `json:"groups,omitempty"`
+	Error  string              `json:"error,omitempty"`
 }
 
 // The score plugins and weights of 1.37's default profile
@@ -122,6 +126,7 @@ type schedCluster struct {
 	templates []*resourceapi.ResourceClaimTemplate
 	classes   []*resourceapi.DeviceClass
 	slices    []*resourceapi.ResourceSlice
+	podGroups []*schedulingv1beta1.PodGroup // scheduler_gang.go
 }
 
 func cmdSchedule(args []string) int {
@@ -221,6 +226,9 @@ func scheduleFile(path, gates string, seed uint64) (res schedScenarioOutcome) {
 	if err != nil {
 		return schedScenarioOutcome{Error: err.Error()}
 	}
+	if len(c.podGroups) > 0 {
+		return runGangSchedule(c)
+	}
 	pods, err := runSchedule(c, fts, seed)
 	if err != nil {
 		return schedScenarioOutcome{Pods: pods, Error: err.Error()}
@@ -270,6 +278,8 @@ func readSchedCluster(path string) (*schedCluster, error) {
 			c.classes = append(c.classes, o)
 		case *resourceapi.ResourceSlice:
 			c.slices = append(c.slices, o)
+		case *schedulingv1beta1.PodGroup:
+			c.podGroups = append(c.podGroups, o)
 		default:
 			return nil, fmt.Errorf("%s: items[%d]: unexpected %T", path, i, obj)
 		}
@@ -332,12 +342,7 @@ func runClaimController(c *schedCluster, pod *v1.Pod) error {
 		if done {
 			continue
 		}
-		var tmpl *resourceapi.ResourceClaimTemplate
-		for _, t := range c.templates {
-			if t.Namespace == pod.Namespace && t.Name == *pc.ResourceClaimTemplateName {
-				tmpl = t
-			}
-		}
+		tmpl := c.template(pod.Namespace, *pc.ResourceClaimTemplateName)
 		if tmpl == nil {
 			continue
 		}
@@ -345,17 +350,7 @@ func runClaimController(c *schedCluster, pod *v1.Pod) error {
 		if len(base) > 57 {
 			return fmt.Errorf("pod %s: generated claim name too long for the oracle", pod.Name)
 		}
-		var name string
-		for attempt := 0; ; attempt++ {
-			name = base + stableNameSuffix(pod.Namespace, pod.Name, pc.Name, attempt)
-			taken := false
-			for _, cl := range c.claims {
-				taken = taken || (cl.Namespace == pod.Namespace && cl.Name == name)
-			}
-			if !taken {
-				break
-			}
-		}
+		name := c.freeClaimName(pod.Namespace, base, pod.Name, pc.Name)
 		claim := &resourceapi.ResourceClaim{
 			ObjectMeta: metav1.ObjectMeta{
 				Name:         name,
@@ -719,21 +714,45 @@ func scheduleOne(c *schedCluster, pod *v1.Pod, fts feature.Features, seed uint64
 			out.Error, out.Node = true, ""
 			return fail(fmt.Sprintf("running Reserve plugin %q: %v", dynamicresources.Name, st.AsError())), nil
 		}
+		readClaims := func() error {
+			list, err := env.client.ResourceV1().ResourceClaims("").List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return err
+			}
+			c.claims = c.claims[:0]
+			for i := range list.Items {
+				c.claims = append(c.claims, &list.Items[i])
+			}
+			sort.Slice(c.claims, func(i, j int) bool {
+				return c.claims[i].Namespace+"/"+c.claims[i].Name < c.claims[j].Namespace+"/"+c.claims[j].Name
+			})
+			return nil
+		}
 		if st := env.dra.PreBind(ctx, state, pod, chosen); !st.IsSuccess() && !st.IsSkip() {
+			// kube-scheduler's binding cycle on a PreBind error
+			// (schedule_one.go handleBindingCycleError) runs every Reserve
+			// plugin's Unreserve and requeues the pod unbound. What PreBind
+			// wrote before it failed stays: DynamicResources' bindClaim
+			// stores a user claim's allocation and reservation in the API
+			// one claim at a time, and Unreserve only removes the pod from
+			// reservedFor and deletes the extended-resource claim it
+			// created. (Seen with a pod that has its own claims and a
+			// DRA-backed extended resource on a node whose device plugin
+			// serves it: 1.37.2's filterExtendedResources then builds a
+			// special claim without requests, its empty allocation passes
+			// Reserve, and patchPodExtendedResourceClaimStatus refuses the
+			// empty request mappings after the user claims were written.)
+			// So the next pod sees the claims as the API holds them now.
+			env.dra.Unreserve(ctx, state, pod, chosen)
 			out.Error, out.Node = true, ""
+			if err := readClaims(); err != nil {
+				return out, err
+			}
 			return fail(fmt.Sprintf("running PreBind plugin %q: %v", dynamicresources.Name, st.AsError())), nil
 		}
-		list, err := env.client.ResourceV1().ResourceClaims("").List(ctx, metav1.ListOptions{})
-		if err != nil {
+		if err := readClaims(); err != nil {
 			return out, err
 		}
-		c.claims = c.claims[:0]
-		for i := range list.Items {
-			c.claims = append(c.claims, &list.Items[i])
-		}
-		sort.Slice(c.claims, func(i, j int) bool {
-			return c.claims[i].Namespace+"/"+c.claims[i].Name < c.claims[j].Namespace+"/"+c.claims[j].Name
-		})
 		if p, err := env.client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{}); err == nil {
 			pod.Status = p.Status
 		}

@@ -46,7 +46,7 @@ std::string FromBuffer(const char* buffer, unsigned int length) {
 
 }  // namespace
 
-RecordingApi::RecordingApi(Api& inner, Recording* out, std::vector<std::string> missing_symbols)
+RecordingApi::RecordingApi(Api& inner, Recording* out, const std::vector<std::string>& missing_symbols)
     : inner_(inner), out_(out) {
   // Make sure the sections we append to exist, whatever `out` held.
   if (!Root().is_mapping()) Root() = NewRecording({}).root;

@@ -50,7 +50,7 @@ class RecordingApi : public Api {
   // usually NewRecording(...). `missing_symbols` (LoadNvml's list) is added
   // to out's missingSymbols at once, and also tells which init symbol the
   // inner Api uses (written as init.function).
-  RecordingApi(Api& inner, Recording* out, std::vector<std::string> missing_symbols = {});
+  RecordingApi(Api& inner, Recording* out, const std::vector<std::string>& missing_symbols = {});
   RecordingApi(const RecordingApi&) = delete;
   RecordingApi& operator=(const RecordingApi&) = delete;
 

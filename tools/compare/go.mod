@@ -1,0 +1,3 @@
+module dractl/tools/compare
+
+go 1.26.0
