@@ -623,7 +623,10 @@ class Decoder {
                    // it); its fields are known here, for --strict.
                    static constexpr std::string_view kSchedulingGroupFields[] = {"podGroupName"};
                    for (const auto& [name, mark] : v.keys) {
-                     if (name != kSchedulingGroupFields[0]) UnknownField(mark, p.Child(name), kSchedulingGroupFields);
+                     if (std::find(std::begin(kSchedulingGroupFields), std::end(kSchedulingGroupFields), name) ==
+                         std::end(kSchedulingGroupFields)) {
+                       UnknownField(mark, p.Child(name), kSchedulingGroupFields);
+                     }
                    }
                  }
                  return false;
