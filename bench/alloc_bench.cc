@@ -109,8 +109,8 @@ api::ResourceSlice NodeSlice(int node_idx, std::string slice_name, int64_t slice
 }
 
 api::DeviceRequest Request(std::string name, int64_t count, std::string_view selector) {
-  api::ExactDeviceRequest ex{.device_class_name = "test-class", .allocation_mode = api::AllocationMode::kExactCount,
-                             .count = count};
+  api::ExactDeviceRequest ex{
+      .device_class_name = "test-class", .allocation_mode = api::AllocationMode::kExactCount, .count = count};
   if (!selector.empty()) ex.selectors.push_back({.cel = api::CelDeviceSelector{std::string(selector)}});
   return {.name = std::move(name), .exactly = std::move(ex)};
 }
@@ -162,9 +162,8 @@ struct Cluster {
       return std::make_unique<alloc::Allocator>(snapshot, std::vector<const api::DeviceClass*>{&device_class},
                                                 selectors.get());
     }
-    return std::make_unique<alloc::Allocator>(features, allocated,
-                                              std::vector<const api::DeviceClass*>{&device_class}, index.get(),
-                                              selectors.get());
+    return std::make_unique<alloc::Allocator>(features, allocated, std::vector<const api::DeviceClass*>{&device_class},
+                                              index.get(), selectors.get());
   }
 };
 
@@ -225,12 +224,10 @@ void Run(benchmark::State& state, std::string_view shape, const Cluster& c, int 
   };
   PodOutcome first = pod(fresh ? c.NewAllocator(shared).get() : nullptr);
   if (first.nodes_fit != want_fit) {
-    Fail(name + ": " + std::to_string(first.nodes_fit) + " nodes fit, want " +
-         std::to_string(want_fit));
+    Fail(name + ": " + std::to_string(first.nodes_fit) + " nodes fit, want " + std::to_string(want_fit));
   }
   if (first.steps < min_steps) {
-    Fail(name + ": " + std::to_string(first.steps) + " steps, want at least " +
-         std::to_string(min_steps));
+    Fail(name + ": " + std::to_string(first.steps) + " steps, want at least " + std::to_string(min_steps));
   }
   PodOutcome o;
   for (auto _ : state) {
@@ -278,11 +275,11 @@ void BasicShape(benchmark::State& state, std::string_view request_selector, Mode
   }
   c.claim.spec.devices.requests.push_back(Request("req-0", 1, request_selector));
   c.Build();
-  const std::string shape = std::string(request_selector.empty() ? "BM_Basic" : "BM_Cel") +
-                            (mode == Mode::kFresh    ? "Fresh"
-                             : mode == Mode::kCold   ? "Cold"
-                             : mode == Mode::kFilter ? "Filter"
-                                                     : "");
+  const std::string shape =
+      std::string(request_selector.empty() ? "BM_Basic" : "BM_Cel") + (mode == Mode::kFresh    ? "Fresh"
+                                                                       : mode == Mode::kCold   ? "Cold"
+                                                                       : mode == Mode::kFilter ? "Filter"
+                                                                                               : "");
   Run(state, shape, c, fill == 2 ? 0 : kNodes, 0, mode);
 }
 
@@ -314,8 +311,8 @@ void BM_ManyRequests(benchmark::State& state) {
     }
     c.slices.push_back(std::move(s));
   }
-  api::DeviceConstraint match{.requests = {}, .match_attribute = std::string(kDriver) + "/numaNodes",
-                              .distinct_attribute = std::nullopt};
+  api::DeviceConstraint match{
+      .requests = {}, .match_attribute = std::string(kDriver) + "/numaNodes", .distinct_attribute = std::nullopt};
   if (state.range(0) == 0) {
     c.claim.spec.devices.requests.push_back(Request("req-0", kWanted, ""));
   } else {
@@ -363,9 +360,8 @@ void BM_Partitionable(benchmark::State& state) {
     c.slices.push_back(std::move(devices));
   }
   c.claim.spec.devices.requests.push_back(Request("req-0", 4, ""));
-  c.claim.spec.devices.constraints.push_back({.requests = {},
-                                              .match_attribute = std::string(kDriver) + "/gpu",
-                                              .distinct_attribute = std::nullopt});
+  c.claim.spec.devices.constraints.push_back(
+      {.requests = {}, .match_attribute = std::string(kDriver) + "/gpu", .distinct_attribute = std::nullopt});
   c.Build();
   // Backtracking: far more steps than the 5 of a straight pick per node.
   Run(state, "BM_Partitionable", c, kNodes, /*min_steps=*/20 * kNodes);

@@ -18,10 +18,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <span>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -50,12 +50,9 @@ struct Model {
 // The GPU models of testdata/fixtures (productName, architecture, CUDA compute
 // capability, memory), spread evenly over the devices.
 constexpr Model kModels[] = {
-    {"NVIDIA H100 80GB HBM3", "Hopper", "9.0.0", "81559Mi"},
-    {"NVIDIA H200", "Hopper", "9.0.0", "143771Mi"},
-    {"NVIDIA A100-SXM4-40GB", "Ampere", "8.0.0", "40Gi"},
-    {"NVIDIA L40S", "Ada Lovelace", "8.9.0", "46068Mi"},
-    {"NVIDIA L4", "Ada Lovelace", "8.9.0", "23034Mi"},
-    {"NVIDIA A10", "Ampere", "8.6.0", "23028Mi"},
+    {"NVIDIA H100 80GB HBM3", "Hopper", "9.0.0", "81559Mi"}, {"NVIDIA H200", "Hopper", "9.0.0", "143771Mi"},
+    {"NVIDIA A100-SXM4-40GB", "Ampere", "8.0.0", "40Gi"},    {"NVIDIA L40S", "Ada Lovelace", "8.9.0", "46068Mi"},
+    {"NVIDIA L4", "Ada Lovelace", "8.9.0", "23034Mi"},       {"NVIDIA A10", "Ampere", "8.6.0", "23028Mi"},
 };
 
 // A full GPU with the attribute set of the NVIDIA driver
@@ -81,8 +78,7 @@ api::Device MakeGpu(int index) {
   attr("productName", api::DeviceAttribute::String(m.product));
   attr("resource.kubernetes.io/numaNode", api::DeviceAttribute::Int(index % 8 < 4 ? 0 : 1));
   attr("resource.kubernetes.io/pciBusID", api::DeviceAttribute::String(bus));
-  attr("resource.kubernetes.io/pcieRoot",
-       api::DeviceAttribute::String("pci0000:" + std::to_string(index % 8)));
+  attr("resource.kubernetes.io/pcieRoot", api::DeviceAttribute::String("pci0000:" + std::to_string(index % 8)));
   attr("type", api::DeviceAttribute::String("gpu"));
   attr("uuid", api::DeviceAttribute::String(uuid));
   attr("gpuModuleID", api::DeviceAttribute::Int(index % 8 + 1));
@@ -119,8 +115,7 @@ void SetCounters(benchmark::State& state, size_t matched) {
   g_count_allocations = false;
   const double evaluations = static_cast<double>(state.iterations()) * kDevices;
   state.counters["ns_per_device"] = benchmark::Counter(
-      static_cast<double>(kDevices), benchmark::Counter::kIsIterationInvariantRate |
-                                         benchmark::Counter::kInvert);
+      static_cast<double>(kDevices), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
   state.counters["allocs_per_eval"] = static_cast<double>(g_allocations.load()) / evaluations;
   state.counters["matched"] = static_cast<double>(matched);
 }
@@ -133,8 +128,7 @@ void RunSelector(benchmark::State& state, const char* expression) {
     return;
   }
   cel::EvalScratch scratch;
-  const cel::DeviceCheck check = state.range(0) == 0 ? cel::DeviceCheck::kCheck
-                                                     : cel::DeviceCheck::kDone;
+  const cel::DeviceCheck check = state.range(0) == 0 ? cel::DeviceCheck::kCheck : cel::DeviceCheck::kDone;
   // Warm up: the scratch's pools and version cache reach their size.
   for (const api::Device& d : devices) {
     if (!Env().CheckDevice(d, scratch).ok()) std::abort();
@@ -156,15 +150,12 @@ void RunSelector(benchmark::State& state, const char* expression) {
 }
 
 // The selectors, shared by the plain call and the columns.
-constexpr const char* kDriverExpr =
-    "device.driver == \"gpu.nvidia.com\"";
-constexpr const char* kStringEqExpr =
-    "device.attributes[\"gpu.nvidia.com\"].productName == \"NVIDIA H100 80GB HBM3\"";
+constexpr const char* kDriverExpr = "device.driver == \"gpu.nvidia.com\"";
+constexpr const char* kStringEqExpr = "device.attributes[\"gpu.nvidia.com\"].productName == \"NVIDIA H100 80GB HBM3\"";
 constexpr const char* kInListExpr =
     "device.attributes[\"gpu.nvidia.com\"].productName in [\"NVIDIA A100-SXM4-40GB\", "
     "\"NVIDIA H100 80GB HBM3\", \"NVIDIA H200\"]";
-constexpr const char* kQuantityExpr =
-    "device.capacity[\"gpu.nvidia.com\"].memory.compareTo(quantity(\"40Gi\")) >= 0";
+constexpr const char* kQuantityExpr = "device.capacity[\"gpu.nvidia.com\"].memory.compareTo(quantity(\"40Gi\")) >= 0";
 constexpr const char* kSemverExpr =
     "device.attributes[\"gpu.nvidia.com\"].cudaComputeCapability.isGreaterThan("
     "semver(\"8.9.0\"))";
@@ -179,8 +170,7 @@ void BM_AttributeInList(benchmark::State& state) { RunSelector(state, kInListExp
 void BM_QuantityCompare(benchmark::State& state) { RunSelector(state, kQuantityExpr); }
 void BM_SemverIsGreaterThan(benchmark::State& state) { RunSelector(state, kSemverExpr); }
 void BM_Matches(benchmark::State& state) {
-  RunSelector(state,
-              "device.attributes[\"gpu.nvidia.com\"].productName.matches(\"^NVIDIA H[0-9]+\")");
+  RunSelector(state, "device.attributes[\"gpu.nvidia.com\"].productName.matches(\"^NVIDIA H[0-9]+\")");
 }
 void BM_Conjunction(benchmark::State& state) { RunSelector(state, kConjunctionExpr); }
 
@@ -197,8 +187,7 @@ void RunColumns(benchmark::State& state, const char* expression) {
     return;
   }
   cel::EvalScratch scratch;
-  const cel::DeviceCheck check = state.range(0) == 0 ? cel::DeviceCheck::kCheck
-                                                     : cel::DeviceCheck::kDone;
+  const cel::DeviceCheck check = state.range(0) == 0 ? cel::DeviceCheck::kCheck : cel::DeviceCheck::kDone;
   const size_t slice = static_cast<size_t>(state.range(1));
   std::vector<uint8_t> out(devices.size());
   size_t matched = 0, undecided = 0;
@@ -244,8 +233,7 @@ BENCHMARK(BM_SemverIsGreaterThan)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)
 BENCHMARK(BM_Matches)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Conjunction)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CompileCached);
-#define DRA_COLUMNS(name) \
-  BENCHMARK(name)->Args({0, 8})->Args({1, 8})->Args({1, 128})->Unit(benchmark::kMillisecond)
+#define DRA_COLUMNS(name) BENCHMARK(name)->Args({0, 8})->Args({1, 8})->Args({1, 128})->Unit(benchmark::kMillisecond)
 DRA_COLUMNS(BM_ColumnsDriver);
 DRA_COLUMNS(BM_ColumnsAttributeStringEq);
 DRA_COLUMNS(BM_ColumnsAttributeInList);

@@ -91,10 +91,10 @@ api::ResourceClaimTemplate PartitionTemplate(std::string name) {
     request.first_available.push_back(api::DeviceSubRequest{
         .name = profile[0] == '7' ? "whole" : "half",
         .device_class_name = "mig.nvidia.com",
-        .selectors = {{.cel = api::CelDeviceSelector{fmt::format(
-                           "device.attributes[\"gpu.nvidia.com\"].profile == \"{}\" && "
-                           "device.attributes[\"gpu.nvidia.com\"].parentIndex == 7",
-                           profile)}}}});
+        .selectors = {
+            {.cel = api::CelDeviceSelector{fmt::format("device.attributes[\"gpu.nvidia.com\"].profile == \"{}\" && "
+                                                       "device.attributes[\"gpu.nvidia.com\"].parentIndex == 7",
+                                                       profile)}}}});
   }
   t.spec.spec.devices.requests.push_back(request);
   api::SetDefaults(t);
@@ -129,7 +129,8 @@ spec:
 )",
                         n);
     for (int d = 0; d < 4; ++d) {
-      text += fmt::format("  - {{name: gpu-{}, allowMultipleAllocations: true, capacity: {{memory: {{value: 80Gi}}}}}}\n", d);
+      text += fmt::format(
+          "  - {{name: gpu-{}, allowMultipleAllocations: true, capacity: {{memory: {{value: 80Gi}}}}}}\n", d);
     }
   }
   return text;
@@ -140,14 +141,15 @@ api::Pod Pod(std::string name, int64_t created, const std::string& tmpl, const s
   p.metadata.namespace_ = "default";
   p.metadata.name = std::move(name);
   p.metadata.uid = "uid-" + p.metadata.name;
-  p.metadata.creation_timestamp = fmt::format("2026-01-01T{:02d}:{:02d}:{:02d}Z", created / 3600 % 24,
-                                              created / 60 % 60, created % 60);
+  p.metadata.creation_timestamp =
+      fmt::format("2026-01-01T{:02d}:{:02d}:{:02d}Z", created / 3600 % 24, created / 60 % 60, created % 60);
   api::Container c;
   c.name = "main";
   c.resources.requests.insert_or_assign("cpu", *api::Quantity::Parse("1"));
   p.spec.containers.push_back(c);
   p.spec.resource_claims.push_back({.name = "dev", .resource_claim_template_name = tmpl});
-  if (!group.empty()) p.spec.extra.insert_or_assign("schedulingGroup", fmt::format(R"({{"podGroupName":"{}"}})", group));
+  if (!group.empty())
+    p.spec.extra.insert_or_assign("schedulingGroup", fmt::format(R"({{"podGroupName":"{}"}})", group));
   return p;
 }
 
@@ -167,8 +169,8 @@ sched::Snapshot Build(int64_t groups, uint64_t seed, int64_t background, std::ve
   sched::MigClusterShape mig;
   mig.nodes = 100;
   mig.gpus_per_node = 8;
-  std::string text = Must(sched::GenerateCluster(gpus), "cluster") + "---\n" + Must(sched::GenerateMigCluster(mig), "mig") +
-                     "---\n" + SharedGpuCluster();
+  std::string text = Must(sched::GenerateCluster(gpus), "cluster") + "---\n" +
+                     Must(sched::GenerateMigCluster(mig), "mig") + "---\n" + SharedGpuCluster();
   manifest::LoadResult loaded;
   manifest::Loader({}).LoadText(text, "generated.yaml", &loaded);
   if (loaded.error_count() > 0) Fail("generated input does not load: " + loaded.messages[0].ToString());
@@ -182,8 +184,8 @@ sched::Snapshot Build(int64_t groups, uint64_t seed, int64_t background, std::ve
   if (!gates.Set(api::Gate::kDRAConsumableCapacity, true).ok()) Fail("DRAConsumableCapacity");
   sched::Snapshot s = sched::NewSnapshot(objects, gates);
   s.templates.push_back(Template("any-1", "gpu.example.com", 1, ""));
-  s.templates.push_back(Template("mig-1g", "mig.nvidia.com", 1,
-                                 "device.attributes[\"gpu.nvidia.com\"].profile == \"1g.5gb\""));
+  s.templates.push_back(
+      Template("mig-1g", "mig.nvidia.com", 1, "device.attributes[\"gpu.nvidia.com\"].profile == \"1g.5gb\""));
   int64_t t = 0;
   for (int64_t i = 0; i < background; ++i) s.pods.push_back(Pod(fmt::format("bg-{:04d}", i), t++, "any-1", ""));
   for (int64_t i = 0; i < 300; ++i) s.pods.push_back(Pod(fmt::format("bg-mig-{:03d}", i), t++, "mig-1g", ""));
@@ -234,8 +236,8 @@ sched::Snapshot Build(int64_t groups, uint64_t seed, int64_t background, std::ve
     api::PodGroup pg;
     pg.metadata.namespace_ = "default";
     pg.metadata.name = group.name;
-    pg.spec.scheduling_policy.gang = api::GangSchedulingPolicy{
-        .min_count = static_cast<int32_t>(g % 7 == 6 ? group.size / 2 : group.size)};
+    pg.spec.scheduling_policy.gang =
+        api::GangSchedulingPolicy{.min_count = static_cast<int32_t>(g % 7 == 6 ? group.size / 2 : group.size)};
     s.pod_groups.push_back(pg);
     for (int64_t m = 0; m < group.size; ++m) {
       s.pods.push_back(Pod(fmt::format("{}-{:02d}", group.name, m), t, m == 0 ? leader_tmpl : member_tmpl, group.name));
@@ -264,13 +266,15 @@ int Main(int argc, char** argv) {
   std::vector<Group> shape;
   const sched::Snapshot base = Build(groups, seed, background, &shape);
   std::unique_ptr<sched::ScorePolicy> policy = Must(sched::NewPolicy("kube"), "policy");
-  std::printf("gang_bench: %zu nodes, %zu pods before the groups, %lld groups (seed %llu)\n", base.nodes.size(),
-              base.pods.size() - [&] {
-                size_t n = 0;
-                for (const Group& g : shape) n += static_cast<size_t>(g.size);
-                return n;
-              }(),
-              static_cast<long long>(groups), static_cast<unsigned long long>(seed));
+  std::printf(
+      "gang_bench: %zu nodes, %zu pods before the groups, %lld groups (seed %llu)\n", base.nodes.size(),
+      base.pods.size() -
+          [&] {
+            size_t n = 0;
+            for (const Group& g : shape) n += static_cast<size_t>(g.size);
+            return n;
+          }(),
+      static_cast<long long>(groups), static_cast<unsigned long long>(seed));
   std::printf("%-8s %4s %6s %6s %8s %8s %10s %9s\n", "mode", "size", "groups", "placed", "mean ms", "max ms",
               "mean steps", "max steps");
   for (sched::GangMode mode : {sched::GangMode::kUpstream, sched::GangMode::kSearch}) {

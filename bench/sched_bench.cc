@@ -68,7 +68,8 @@ struct Input {
 // measured as the growth of malloc's in-use bytes while it is built from the
 // loaded objects (the loaded copies are freed before measuring).
 Input Build(const sched::ClusterShape& cluster, const sched::PodShape& pods) {
-  std::string text = Must(sched::GenerateCluster(cluster), "cluster") + "---\n" + Must(sched::GeneratePods(pods), "pods");
+  std::string text =
+      Must(sched::GenerateCluster(cluster), "cluster") + "---\n" + Must(sched::GeneratePods(pods), "pods");
   Input in;
   size_t before = 0;
   {
@@ -85,8 +86,8 @@ Input Build(const sched::ClusterShape& cluster, const sched::PodShape& pods) {
     before = mallinfo2().uordblks;
     in.snapshot = sched::NewSnapshot(objects, api::FeatureGates::Defaults());
     const size_t after = mallinfo2().uordblks;
-    in.bytes_per_device = static_cast<double>(after - before) /
-                          static_cast<double>(cluster.nodes * cluster.devices_per_node);
+    in.bytes_per_device =
+        static_cast<double>(after - before) / static_cast<double>(cluster.nodes * cluster.devices_per_node);
   }
   return in;
 }

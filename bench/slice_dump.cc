@@ -20,8 +20,8 @@ std::string Hex(uint64_t seed, int len) {
 
 std::string Uuid(uint64_t seed) {
   std::string h = Hex(seed, 32);
-  return fmt::format("GPU-{}-{}-{}-{}-{}", h.substr(0, 8), h.substr(8, 4), h.substr(12, 4),
-                     h.substr(16, 4), h.substr(20, 12));
+  return fmt::format("GPU-{}-{}-{}-{}-{}", h.substr(0, 8), h.substr(8, 4), h.substr(12, 4), h.substr(16, 4),
+                     h.substr(20, 12));
 }
 
 void AppendJsonSlice(int node, int gpus, bool last, std::string& out) {
@@ -49,8 +49,8 @@ void AppendJsonSlice(int node, int gpus, bool last, std::string& out) {
       "            }},\n"
       "            \"spec\": {{\n"
       "                \"devices\": [\n",
-      name, Hex(static_cast<uint64_t>(node), 5), Uuid(static_cast<uint64_t>(node) + 1000000).substr(4),
-      100000 + node, Uuid(static_cast<uint64_t>(node) + 2000000).substr(4));
+      name, Hex(static_cast<uint64_t>(node), 5), Uuid(static_cast<uint64_t>(node) + 1000000).substr(4), 100000 + node,
+      Uuid(static_cast<uint64_t>(node) + 2000000).substr(4));
   for (int g = 0; g < gpus; ++g) {
     uint64_t seed = static_cast<uint64_t>(node) * 64 + static_cast<uint64_t>(g);
     int numa = g < gpus / 2 ? 0 : 1;

@@ -141,8 +141,7 @@ struct Model {
 
 Model Generate(FuzzedDataProvider& in) {
   Model m;
-  const char* gates[] = {"DRAPrioritizedList", "DRAPartitionableDevices", "DRAConsumableCapacity",
-                         "DRADeviceTaints"};
+  const char* gates[] = {"DRAPrioritizedList", "DRAPartitionableDevices", "DRAConsumableCapacity", "DRADeviceTaints"};
   const uint8_t gate_bits = in.ConsumeIntegral<uint8_t>();
   for (size_t i = 0; i < 4; ++i) {
     if (gate_bits & (1u << i)) m.gates.push_back(gates[i]);
@@ -395,7 +394,8 @@ struct Checker {
         const Dev* d = Find(r);
         if (d == nullptr) Fail(claim.name + ": result names an unknown device " + r.pool + "/" + r.device);
         const std::string req_name = r.request.substr(0, r.request.find('/'));
-        const std::string sub_name = r.request.find('/') == std::string::npos ? "" : r.request.substr(r.request.find('/') + 1);
+        const std::string sub_name =
+            r.request.find('/') == std::string::npos ? "" : r.request.substr(r.request.find('/') + 1);
         const Req* req = nullptr;
         for (const Req& q : claim.requests) {
           if (q.name == req_name) req = &q;
@@ -412,7 +412,8 @@ struct Checker {
         entry.second.push_back(d);
 
         if (!Matches(*sub, *d)) Fail(claim.name + "/" + r.request + ": " + d->name + " does not match its selectors");
-        if (gate("DRAConsumableCapacity") && sub->capacity > d->mem) Fail(claim.name + "/" + r.request + ": " + d->name + " has less capacity than requested");
+        if (gate("DRAConsumableCapacity") && sub->capacity > d->mem)
+          Fail(claim.name + "/" + r.request + ": " + d->name + " has less capacity than requested");
         if (d->taint && gate("DRADeviceTaints") && !sub->tolerate) {
           Fail(claim.name + "/" + r.request + ": tainted " + d->name + " without toleration");
         }
@@ -420,7 +421,8 @@ struct Checker {
         if (d->in_use) Fail(claim.name + ": " + d->name + " is already in use");
         ++uses[d];
         if (shared) {
-          if (!r.share_id || !shares[d].insert(*r.share_id).second) Fail(claim.name + ": missing or repeated share ID on " + d->name);
+          if (!r.share_id || !shares[d].insert(*r.share_id).second)
+            Fail(claim.name + ": missing or repeated share ID on " + d->name);
           if (const quantity::Quantity* q = r.consumed_capacity.find("memory")) {
             consumed_bytes[d] += q->Value();
             if (q->Compare(quantity::Quantity::FromInt(int64_t{sub->capacity} << 30)) < 0) {
@@ -448,7 +450,8 @@ struct Checker {
         }
         const int n = static_cast<int>(it->second.second.size());
         if (!sub->all && n != sub->count) {
-          Fail(claim.name + "/" + q.name + ": " + std::to_string(n) + " devices for count " + std::to_string(sub->count));
+          Fail(claim.name + "/" + q.name + ": " + std::to_string(n) + " devices for count " +
+               std::to_string(sub->count));
         }
         if (sub->all && n != MatchingForAll(*sub)) {
           Fail(claim.name + "/" + q.name + ": All got " + std::to_string(n) + " of " +
@@ -487,8 +490,8 @@ struct Checker {
         if (d->pool == pool) added += d->counter;
       }
       if (added > 0 && used + added > total) {
-        Fail("counter set of " + pool + ": " + std::to_string(used) + " in use + " + std::to_string(added) +
-             " new > " + std::to_string(total));
+        Fail("counter set of " + pool + ": " + std::to_string(used) + " in use + " + std::to_string(added) + " new > " +
+             std::to_string(total));
       }
     }
   }
@@ -560,7 +563,9 @@ void Run(const uint8_t* data, size_t size) {
   static const bool debug = std::getenv("ALLOC_FUZZ_DEBUG") != nullptr;
   if (debug) {
     std::fprintf(stderr, "alloc_fuzz: first fit: %s\n",
-                 !fit.ok() ? fit.status().ToString().c_str() : fit->fits ? "fits" : "does not fit");
+                 !fit.ok()   ? fit.status().ToString().c_str()
+                 : fit->fits ? "fits"
+                             : "does not fit");
   }
 
   // Best fit only reorders the search: where first fit finishes, best fit

@@ -69,8 +69,8 @@ const bool kDebug = std::getenv("CEL_FUZZ_DEBUG") != nullptr;
 
 void Debug(std::string_view stage, std::string_view detail) {
   if (kDebug) {
-    std::fprintf(stderr, "%.*s: %.*s\n", static_cast<int>(stage.size()), stage.data(),
-                 static_cast<int>(detail.size()), detail.data());
+    std::fprintf(stderr, "%.*s: %.*s\n", static_cast<int>(stage.size()), stage.data(), static_cast<int>(detail.size()),
+                 detail.data());
   }
 }
 
@@ -94,8 +94,7 @@ struct StandardProfile {
   EvalState state;  // default options: the Kubernetes cost limit
 
   StandardProfile() : checker(StandardCheckerEnv()) {
-    StatusOr<std::shared_ptr<FunctionRegistry>> registry =
-        NewRegistry(LibraryOptions::Standard());
+    StatusOr<std::shared_ptr<FunctionRegistry>> registry = NewRegistry(LibraryOptions::Standard());
     if (!registry.ok()) __builtin_trap();
     env.registry = *std::move(registry);
 
@@ -112,8 +111,7 @@ struct StandardProfile {
         {"d", Type::Double(), Value::Double(2.5)},
         {"s", Type::String(), Value::String("héllo wörld")},
         {"b", Type::Bytes(), Value::Bytes(std::string("\x00\xff\x10", 3))},
-        {"l", Type::List(Type::Int()),
-         Value::List(std::vector<Value>{Value::Int(3), Value::Int(1), Value::Int(2)})},
+        {"l", Type::List(Type::Int()), Value::List(std::vector<Value>{Value::Int(3), Value::Int(1), Value::Int(2)})},
         {"m", Type::Map(Type::String(), Type::Int()), Value::Map(std::move(map))},
         {"x", Type::Dyn(), Value::String("dyn")},
     };
@@ -169,11 +167,9 @@ api::Device NewDevice(bool list_values) {
   attr("other.example.com/name", api::DeviceAttribute::String(""));
   if (list_values) {
     attr("cores", api::DeviceAttribute::Ints({0, 1, 2, 3}));
-    attr("modes", api::DeviceAttribute::Strings(
-                      {api::InternedString("fast"), api::InternedString("safe")}));
+    attr("modes", api::DeviceAttribute::Strings({api::InternedString("fast"), api::InternedString("safe")}));
     attr("flags", api::DeviceAttribute::Bools({true, false}));
-    attr("other.example.com/versions",
-         api::DeviceAttribute::Versions({api::InternedString("1.0.0")}));
+    attr("other.example.com/versions", api::DeviceAttribute::Versions({api::InternedString("1.0.0")}));
   }
   const auto cap = [&](std::string_view name, std::string_view value) {
     api::DeviceCapacity c;

@@ -37,8 +37,7 @@ namespace {
 constexpr const char* kVersions[] = {"1.34", "1.35", "1.36", "1.37"};
 
 [[noreturn]] void Fail(const char* what, const std::string& first, const std::string& second) {
-  std::fprintf(stderr, "load_fuzz: %s\n--- first ---\n%s\n--- second ---\n%s\n", what, first.c_str(),
-               second.c_str());
+  std::fprintf(stderr, "load_fuzz: %s\n--- first ---\n%s\n--- second ---\n%s\n", what, first.c_str(), second.c_str());
   std::abort();
 }
 

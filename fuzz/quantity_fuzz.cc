@@ -28,8 +28,8 @@
 namespace dra {
 namespace {
 
-using quantity::Quantity;
 using cel::lib::SemVer;
+using quantity::Quantity;
 
 [[noreturn]] void Fail(const char* what, std::string_view a, std::string_view b) {
   std::fprintf(stderr, "quantity_fuzz: %s\n  A = \"%.*s\"\n  B = \"%.*s\"\n", what, static_cast<int>(a.size()),

@@ -226,7 +226,8 @@ CounterSets AvailableCounters(const Pool& pool, const AllocatedState& state) {
   for (const api::ResourceSlice* s : pool.counter_slices) {
     for (const api::CounterSet& set : s->spec.shared_counters) {
       auto& counters = sets[set.name];
-      for (const auto& [name, counter] : set.counters) counters.insert_or_assign(std::string(name.view()), counter.value);
+      for (const auto& [name, counter] : set.counters)
+        counters.insert_or_assign(std::string(name.view()), counter.value);
     }
   }
   const bool nothing_allocated =
@@ -266,7 +267,8 @@ std::vector<std::pair<std::string, GroupIntersection>> GroupsBaseline(const Pool
         if (d.rare->consumes_counters.empty()) continue;
         if (!state.InUseForCounters(DeviceIdString(pool.driver, pool.name, d.name))) continue;
         for (const api::DeviceCounterConsumption& use : d.rare->consumes_counters) {
-          auto it = std::find_if(baseline.begin(), baseline.end(), [&](const auto& e) { return e.first == use.counter_set; });
+          auto it =
+              std::find_if(baseline.begin(), baseline.end(), [&](const auto& e) { return e.first == use.counter_set; });
           if (it == baseline.end()) it = baseline.insert(baseline.end(), {use.counter_set, GroupIntersection()});
           it->second.Add(use.compatibility_groups);
         }
@@ -410,8 +412,8 @@ std::unique_ptr<NodeState> BuildNodeState(const SliceIndex& index, const Feature
                     .slice = slice,
                     .device = &device,
                     .device_id = static_cast<uint32_t>(first_id + static_cast<int64_t>(device_idx))};
-        c.allocated = !allocated_names.empty() && std::binary_search(allocated_names.begin(), allocated_names.end(),
-                                                                     std::string_view(device.name));
+        c.allocated = !allocated_names.empty() &&
+                      std::binary_search(allocated_names.begin(), allocated_names.end(), std::string_view(device.name));
         if (!c.allocated && !allocated_state.excluded.empty()) {
           c.allocated = allocated_state.excluded.count(DeviceIdString(pool.driver, pool.name, device.name)) > 0;
         }
@@ -463,8 +465,7 @@ struct VerdictStore {
   const size_t device_count;
   const uint64_t id;
   std::mutex mu;
-  std::unordered_map<std::string, std::unique_ptr<VerdictTable>, StringHash, std::equal_to<>>
-      tables;  // guarded by mu
+  std::unordered_map<std::string, std::unique_ptr<VerdictTable>, StringHash, std::equal_to<>> tables;  // guarded by mu
 };
 
 // The Allocator's memory of work done (allocator.h, "Caches"), or a
@@ -956,8 +957,8 @@ class Search {
   size_t num_claims_ = 0;
   std::vector<const VerdictTable*> tables_;  // see Entry::class_tables
 
-  std::vector<uint32_t> taker_count_;                // per candidate
-  std::vector<std::pair<int, int>> takers_;          // (candidate, claim), in take order
+  std::vector<uint32_t> taker_count_;                                // per candidate
+  std::vector<std::pair<int, int>> takers_;                          // (candidate, claim), in take order
   std::vector<std::optional<CapacityAmounts>> allocating_capacity_;  // per candidate (consumable capacity)
   // Counters consumed in this call, per pool (driver and pool name: upstream
   // 1.37 keys them by pool ID; keying by pool name only is older, quirk Q9).
@@ -1070,8 +1071,8 @@ size_t Search::AddTables(const std::vector<api::DeviceSelector>& selectors) {
 
 Status Search::PrepareEntry(PreparedClaim& claim, int request_idx, int entry_idx, Entry& entry,
                             const std::string& device_class_name, const std::vector<api::DeviceSelector>& selectors,
-                            const std::optional<bool>& admin_access,
-                            const api::EnumString<api::AllocationMode>& mode, int64_t count) {
+                            const std::optional<bool>& admin_access, const api::EnumString<api::AllocationMode>& mode,
+                            int64_t count) {
   auto where = [&] { return fmt::format("claim {}, request {}", ClaimName(claim), entry.name); };
   if (entry.derived != nullptr && !f_->derived_attributes) {
     // Upstream refuses rather than ignore constraints it cannot honour (§7.4).
@@ -1092,9 +1093,9 @@ Status Search::PrepareEntry(PreparedClaim& claim, int request_idx, int entry_idx
   }
   entry.device_class = a_->FindClass(device_class_name);
   if (entry.device_class == nullptr) {
-    return NotFoundError(fmt::format(
-        "{}: could not retrieve device class {}: deviceclass.resource.k8s.io \"{}\" not found", where(),
-        device_class_name, device_class_name));
+    return NotFoundError(
+        fmt::format("{}: could not retrieve device class {}: deviceclass.resource.k8s.io \"{}\" not found", where(),
+                    device_class_name, device_class_name));
   }
   entry.selectors = &selectors;
   entry.class_tables = AddTables(entry.device_class->spec.selectors);
@@ -1112,27 +1113,26 @@ Status Search::PrepareEntry(PreparedClaim& claim, int request_idx, int entry_idx
   for (size_t pool_idx = 0; pool_idx < pools().size(); ++pool_idx) {
     const Pool& pool = pools()[pool_idx];
     if (pool.incomplete) {
-      return FailedPreconditionError(fmt::format(
-          "{}: asks for all devices, but resource pool {}/{} is currently being updated", where(), pool.driver,
-          pool.name));
+      return FailedPreconditionError(
+          fmt::format("{}: asks for all devices, but resource pool {}/{} is currently being updated", where(),
+                      pool.driver, pool.name));
     }
     if (pool.invalid) {
-      return FailedPreconditionError(fmt::format("{}: asks for all devices, but resource pool {}/{} is currently invalid",
-                                                 where(), pool.driver, pool.name));
+      return FailedPreconditionError(fmt::format(
+          "{}: asks for all devices, but resource pool {}/{} is currently invalid", where(), pool.driver, pool.name));
     }
   }
   for (size_t c = 0; c < candidates().size(); ++c) {
     int candidate = static_cast<int>(c);
     DRA_ASSIGN_OR_RETURN(Verdict v, Selectable(candidate, claim_idx, request_idx, entry_idx));
     if (v != Verdict::kYes) continue;
-    if (f_->consumable_capacity &&
-        !CapacityFitsTrivially(*entry.capacity, *candidates()[c].device, nullptr, nullptr)) {
+    if (f_->consumable_capacity && !CapacityFitsTrivially(*entry.capacity, *candidates()[c].device, nullptr, nullptr)) {
       // The device's total capacity only (upstream 1.37): capacity that other
       // claims already consume is rechecked when the device is taken, so a
       // matching device that is partly used makes the All request fail rather
       // than drop out of the set.
-      StatusOr<bool> fit = CapacityFits(*entry.capacity, *candidates()[c].device, nullptr, nullptr,
-                                        f_->fractional_capacity_range);
+      StatusOr<bool> fit =
+          CapacityFits(*entry.capacity, *candidates()[c].device, nullptr, nullptr, f_->fractional_capacity_range);
       if (!fit.ok()) {
         return Status(fit.status().code(), fmt::format("{}: checking capacity for device {}: {}", where(),
                                                        Id(candidate), fit.status().message()));
@@ -1215,8 +1215,7 @@ Status Search::Prepare(std::span<const api::ResourceClaim* const> claims) {
         }
         min_devices += std::max<int64_t>(min_sub, 0);
       } else {
-        return InvalidArgumentError(
-            fmt::format("{}: missing device class name (unsupported request type?)", where()));
+        return InvalidArgumentError(fmt::format("{}: missing device class name (unsupported request type?)", where()));
       }
     }
     if (min_devices > kMaxDevicesPerClaim) {
@@ -1227,8 +1226,8 @@ Status Search::Prepare(std::span<const api::ResourceClaim* const> claims) {
     for (size_t i = 0; i < constraints.size(); ++i) {
       std::unique_ptr<Constraint> c = NewConstraint(constraints[i], f_->list_type_attributes);
       if (c == nullptr) {
-        return InvalidArgumentError(
-            fmt::format("claim {}, constraint #{}: empty constraint (unsupported constraint type?)", ClaimName(prepared), i));
+        return InvalidArgumentError(fmt::format(
+            "claim {}, constraint #{}: empty constraint (unsupported constraint type?)", ClaimName(prepared), i));
       }
       prepared.constraints.push_back(std::move(c));
     }
@@ -1266,8 +1265,8 @@ StatusOr<Verdict> Search::Selectable(int candidate, int claim_idx, int request_i
             return InvalidArgumentError(
                 fmt::format("{}: selector #{}: CEL compile error: {}", owner, i, match.status().message()));
           }
-          return FailedPreconditionError(fmt::format("{}: selector #{} on device {}: CEL runtime error: {}", owner,
-                                                     i, Id(candidate), match.status().message()));
+          return FailedPreconditionError(fmt::format("{}: selector #{} on device {}: CEL runtime error: {}", owner, i,
+                                                     Id(candidate), match.status().message()));
         }
         known = *match ? VerdictTable::kTrue : VerdictTable::kFalse;
         cell.store(known, std::memory_order_relaxed);
@@ -1419,7 +1418,8 @@ const CounterSets& Search::Totals(int pool_idx) {
     for (const api::ResourceSlice* s : pools()[static_cast<size_t>(pool_idx)].counter_slices) {
       for (const api::CounterSet& set : s->spec.shared_counters) {
         auto& counters = (*totals)[set.name];
-        for (const auto& [name, counter] : set.counters) counters.insert_or_assign(std::string(name.view()), counter.value);
+        for (const auto& [name, counter] : set.counters)
+          counters.insert_or_assign(std::string(name.view()), counter.value);
       }
     }
   }
@@ -1453,7 +1453,8 @@ void Search::OrderForBestFit(int claim_idx, Entry& entry) {
     }
   }
   auto shares = [](const std::vector<const api::DeviceAttribute*>& taken, const api::DeviceAttribute* a) {
-    return a != nullptr && std::any_of(taken.begin(), taken.end(), [a](const api::DeviceAttribute* t) { return *t == *a; });
+    return a != nullptr &&
+           std::any_of(taken.begin(), taken.end(), [a](const api::DeviceAttribute* t) { return *t == *a; });
   };
   keys_.assign(n, BestFitKey{});
   CounterAmounts left;
@@ -1621,9 +1622,9 @@ TakeResult Search::Take(int claim_idx, int request_idx, int entry_idx, int candi
     }
     give_back();
     if (must) {
-      error_ = FailedPreconditionError(fmt::format(
-          "claim {}, request {}: cannot add device {} because a claim constraint would not be satisfied", ClaimName(claim),
-          entry.name, Id(candidate)));
+      error_ = FailedPreconditionError(
+          fmt::format("claim {}, request {}: cannot add device {} because a claim constraint would not be satisfied",
+                      ClaimName(claim), entry.name, Id(candidate)));
       return TakeResult::kError;
     }
     return TakeResult::kConstraint;
@@ -1633,9 +1634,15 @@ TakeResult Search::Take(int claim_idx, int request_idx, int entry_idx, int candi
     takers_.emplace_back(candidate, claim_idx);
   }
 
-  Record record{.request = request_idx, .entry = entry_idx, .candidate = candidate, .multi = multi,
-                .counters_added = counters_added, .groups_saved = groups_saved, .capacity_entry_existed = false,
-                .share_id = std::nullopt, .consumed = {}};
+  Record record{.request = request_idx,
+                .entry = entry_idx,
+                .candidate = candidate,
+                .multi = multi,
+                .counters_added = counters_added,
+                .groups_saved = groups_saved,
+                .capacity_entry_existed = false,
+                .share_id = std::nullopt,
+                .consumed = {}};
   // A shared device's share records what it consumes; otherwise only the
   // verdict matters. (allocating_capacity_ is sized only with the feature.)
   const bool check_capacity =
@@ -1646,9 +1653,8 @@ TakeResult Search::Take(int claim_idx, int request_idx, int entry_idx, int candi
                                            : nullptr));
   if (check_capacity) {
     auto& allocating = allocating_capacity_[static_cast<size_t>(candidate)];
-    StatusOr<std::optional<CapacityAmounts>> fit =
-        CheckCapacity(*entry.capacity, device, aggregated, allocating ? &*allocating : nullptr,
-                      f_->fractional_capacity_range);
+    StatusOr<std::optional<CapacityAmounts>> fit = CheckCapacity(
+        *entry.capacity, device, aggregated, allocating ? &*allocating : nullptr, f_->fractional_capacity_range);
     if (!fit.ok() || !fit->has_value()) {
       if (!multi) {
         --taker_count_[static_cast<size_t>(candidate)];
@@ -1659,9 +1665,9 @@ TakeResult Search::Take(int claim_idx, int request_idx, int entry_idx, int candi
       }
       give_back();
       if (!fit.ok()) {
-        error_ = FailedPreconditionError(fmt::format("claim {}, request {}: rechecking capacity for device {}: {}",
-                                                     ClaimName(claim), entry.name, Id(candidate),
-                                                     fit.status().message()));
+        error_ =
+            FailedPreconditionError(fmt::format("claim {}, request {}: rechecking capacity for device {}: {}",
+                                                ClaimName(claim), entry.name, Id(candidate), fit.status().message()));
         return TakeResult::kError;
       }
       return TakeResult::kCapacity;
@@ -1770,8 +1776,7 @@ void Search::RestoreGroups(uint16_t saved) {
   }
 }
 
-StatusOr<bool> Search::AddWithDerived(PreparedClaim& claim, const Entry& entry, size_t constraint_idx,
-                                      int candidate) {
+StatusOr<bool> Search::AddWithDerived(PreparedClaim& claim, const Entry& entry, size_t constraint_idx, int candidate) {
   Constraint& constraint = *claim.constraints[constraint_idx];
   const Candidate& c = candidates()[static_cast<size_t>(candidate)];
   const std::string& driver = c.slice->spec.driver;
@@ -1788,10 +1793,10 @@ StatusOr<bool> Search::AddWithDerived(PreparedClaim& claim, const Entry& entry, 
   if (cached == derived_cache_.end()) {
     StatusOr<api::DeviceAttribute> value = a_->selectors().EvaluateAttribute(derived->expression, *c.device, driver);
     if (!value.ok()) {
-      const std::string what = value.status().code() == StatusCode::kInvalidArgument
-                                   ? fmt::format("compile derived attribute {} failed", derived->name)
-                                   : fmt::format("evaluate derived attribute {} on device {} failed", derived->name,
-                                                 Id(candidate));
+      const std::string what =
+          value.status().code() == StatusCode::kInvalidArgument
+              ? fmt::format("compile derived attribute {} failed", derived->name)
+              : fmt::format("evaluate derived attribute {} on device {} failed", derived->name, Id(candidate));
       const StatusCode code = value.status().code() == StatusCode::kInvalidArgument ? StatusCode::kInvalidArgument
                                                                                     : StatusCode::kFailedPrecondition;
       return Status(code, fmt::format("claim {}, request {}: {}: {}", ClaimName(claim), entry.name, what,
@@ -1915,8 +1920,8 @@ bool Search::ShortfallWithoutSearch() {
           continue;
         }
         last_reason = Reason{};
-        StatusOr<int64_t> usable = CountUsable(static_cast<int>(ci), static_cast<int>(ri), static_cast<int>(ei),
-                                               e.num_devices, &last_reason);
+        StatusOr<int64_t> usable =
+            CountUsable(static_cast<int>(ci), static_cast<int>(ri), static_cast<int>(ei), e.num_devices, &last_reason);
         if (!usable.ok()) return false;  // the search reports it, or not, as upstream does
         if (*usable >= e.num_devices) {
           all_short = false;
@@ -1948,9 +1953,8 @@ bool Search::ShortfallWithoutSearch() {
           if (!e.all_devices.empty() && !claim.constraints.empty()) return false;
           continue;
         }
-        if (std::any_of(counted_all.begin(), counted_all.end(), [&](const Counted& c) {
-              return c.claim == ci && c.request == ri && c.entry == ei;
-            })) {
+        if (std::any_of(counted_all.begin(), counted_all.end(),
+                        [&](const Counted& c) { return c.claim == ci && c.request == ri && c.entry == ei; })) {
           continue;
         }
         StatusOr<int64_t> usable = CountUsable(static_cast<int>(ci), static_cast<int>(ri), static_cast<int>(ei),
@@ -1979,8 +1983,8 @@ bool Search::ShortfallWithoutSearch() {
 Outcome Search::Step(int claim_idx, int request_idx, int entry_idx, int64_t device_idx, bool in_subrequest) {
   ++steps_;
   if (a_->options().max_steps != 0 && steps_ > a_->options().max_steps) {
-    error_ = ResourceExhaustedError(
-        fmt::format("allocation search exceeded {} steps; giving up", a_->options().max_steps));
+    error_ =
+        ResourceExhaustedError(fmt::format("allocation search exceeded {} steps; giving up", a_->options().max_steps));
     return Outcome::kError;
   }
   if (claim_idx == static_cast<int>(num_claims_)) return Outcome::kSuccess;
@@ -2065,10 +2069,9 @@ Outcome Search::Step(int claim_idx, int request_idx, int entry_idx, int64_t devi
       StatusOr<bool> fit = CapacityFits(*entry.capacity, *cand.device, cand.aggregated,
                                         allocating ? &*allocating : nullptr, f_->fractional_capacity_range);
       if (!fit.ok()) {
-        error_ = Status(fit.status().code(),
-                        fmt::format("claim {}, request {}: checking capacity for device {}: {}",
-                                    ClaimName(claims_[static_cast<size_t>(claim_idx)]), entry.name, Id(candidate),
-                                    fit.status().message()));
+        error_ = Status(fit.status().code(), fmt::format("claim {}, request {}: checking capacity for device {}: {}",
+                                                         ClaimName(claims_[static_cast<size_t>(claim_idx)]), entry.name,
+                                                         Id(candidate), fit.status().message()));
         return Outcome::kError;
       }
       if (!*fit) {

@@ -96,16 +96,16 @@ struct Reason {
   // "cannot allocate all claims" (not built per node that does not fit).
   std::string message;
 
-  int64_t class_selector = 0;     // a class selector was false
-  int64_t request_selector = 0;   // a request selector was false
-  int64_t node_selection = 0;     // per-device node selection excludes the node
-  int64_t binding_conditions = 0; // binding conditions without the feature
-  int64_t in_use = 0;             // allocated already, or taken in this call
-  int64_t taint = 0;              // an untolerated NoSchedule/NoExecute taint
-  int64_t counters = 0;           // shared counters exhausted (or feature off)
-  int64_t incompatible = 0;       // compatibilityGroups disjoint from a counter set's devices
-  int64_t capacity = 0;           // consumable capacity exhausted / policy
-  int64_t constraint = 0;         // a claim constraint refused it
+  int64_t class_selector = 0;      // a class selector was false
+  int64_t request_selector = 0;    // a request selector was false
+  int64_t node_selection = 0;      // per-device node selection excludes the node
+  int64_t binding_conditions = 0;  // binding conditions without the feature
+  int64_t in_use = 0;              // allocated already, or taken in this call
+  int64_t taint = 0;               // an untolerated NoSchedule/NoExecute taint
+  int64_t counters = 0;            // shared counters exhausted (or feature off)
+  int64_t incompatible = 0;        // compatibilityGroups disjoint from a counter set's devices
+  int64_t capacity = 0;            // consumable capacity exhausted / policy
+  int64_t constraint = 0;          // a claim constraint refused it
 
   // Set when the request was rejected by counting, without search: it needs
   // `needed` devices and at most `usable` pass every check above (the counts
@@ -292,8 +292,8 @@ class Allocator {
   const internal::NodeState& StateOf(NodeHandle node) const;
 
   Features features_;
-  AllocatedState allocated_;                  // this Allocator's own, unless on a snapshot
-  const AllocatedState* allocated_view_;      // &allocated_ or the snapshot's
+  AllocatedState allocated_;                       // this Allocator's own, unless on a snapshot
+  const AllocatedState* allocated_view_;           // &allocated_ or the snapshot's
   std::shared_ptr<const SnapshotState> snapshot_;  // while attached to one
   std::map<std::string, const api::DeviceClass*, std::less<>> classes_;
   const SliceIndex* slices_;

@@ -57,8 +57,11 @@ struct Fixture {
   std::vector<api::ResourceSlice> slices;
   api::Node node;
   FakeSelectors selectors;
-  Features features{.admin_access = true, .consumable_capacity = true, .device_taints = true,
-                    .partitionable_devices = true, .prioritized_list = true};
+  Features features{.admin_access = true,
+                    .consumable_capacity = true,
+                    .device_taints = true,
+                    .partitionable_devices = true,
+                    .prioritized_list = true};
   AllocatedState state;
   DeviceChoice device_choice = DeviceChoice::kFirstFit;
 
@@ -109,8 +112,8 @@ api::ResourceClaim Claim(std::string name, std::vector<api::DeviceRequest> reque
 }
 
 api::DeviceRequest Request(std::string name, int64_t count = 1, std::vector<std::string> selectors = {}) {
-  api::ExactDeviceRequest ex{.device_class_name = "gpu", .allocation_mode = api::AllocationMode::kExactCount,
-                             .count = count};
+  api::ExactDeviceRequest ex{
+      .device_class_name = "gpu", .allocation_mode = api::AllocationMode::kExactCount, .count = count};
   for (auto& s : selectors) ex.selectors.push_back({.cel = api::CelDeviceSelector{s}});
   return {.name = std::move(name), .exactly = std::move(ex)};
 }
@@ -139,7 +142,8 @@ TEST(AllocatorTest, PreferenceOrdersTheSearchOnly) {
   Fixture f;
   f.Slice({"a", "b", "c", "d"});
   f.state.devices.insert("drv/pool/c");  // in use
-  DevicePreference prefer{.entries = {{.claim = 0, .request = "r", .devices = {"drv/pool/c", "drv/pool/d", "drv/pool/b"}}}};
+  DevicePreference prefer{
+      .entries = {{.claim = 0, .request = "r", .devices = {"drv/pool/c", "drv/pool/d", "drv/pool/b"}}}};
   auto fit = f.Allocate({Claim("c0", {Request("r", 2)})}, 0, &prefer);
   ASSERT_TRUE(fit.ok() && fit->fits) << fit.status().ToString();
   EXPECT_EQ(Devices(*fit), (std::vector<std::string>{"r:d", "r:b"}));
@@ -189,10 +193,10 @@ TEST(AllocatorTest, FirstAvailableFallsBackToNextSubrequest) {
   Fixture f;
   f.Slice({"a"});
   api::DeviceRequest r{.name = "r"};
-  r.first_available.push_back({.name = "two", .device_class_name = "gpu",
-                               .allocation_mode = api::AllocationMode::kExactCount, .count = 2});
-  r.first_available.push_back({.name = "one", .device_class_name = "gpu",
-                               .allocation_mode = api::AllocationMode::kExactCount, .count = 1});
+  r.first_available.push_back(
+      {.name = "two", .device_class_name = "gpu", .allocation_mode = api::AllocationMode::kExactCount, .count = 2});
+  r.first_available.push_back(
+      {.name = "one", .device_class_name = "gpu", .allocation_mode = api::AllocationMode::kExactCount, .count = 1});
   auto fit = f.Allocate({Claim("c0", {r})});
   ASSERT_TRUE(fit.ok() && fit->fits);
   EXPECT_EQ(Devices(*fit), (std::vector<std::string>{"r/one:a"}));
@@ -400,7 +404,8 @@ TEST(AllocatorTest, MultiAllocatableDeviceIsSharedWithShareIds) {
   Fixture f;
   api::ResourceSlice& s = f.Slice({"a"});
   s.spec.devices[0].allow_multiple_allocations = true;
-  s.spec.devices[0].capacity.insert_or_assign("memory", api::DeviceCapacity{.value = *quantity::Quantity::Parse("4Gi")});
+  s.spec.devices[0].capacity.insert_or_assign("memory",
+                                              api::DeviceCapacity{.value = *quantity::Quantity::Parse("4Gi")});
   api::DeviceRequest r = Request("r");
   r.exactly->capacity = api::CapacityRequirements{};
   r.exactly->capacity->requests.insert_or_assign("memory", *quantity::Quantity::Parse("2Gi"));
@@ -462,8 +467,11 @@ struct Cluster {
   std::vector<api::ResourceSlice> slices;
   std::vector<api::Node> nodes;
   FakeSelectors selectors;
-  Features features{.admin_access = true, .consumable_capacity = true, .device_taints = true,
-                    .partitionable_devices = true, .prioritized_list = true};
+  Features features{.admin_access = true,
+                    .consumable_capacity = true,
+                    .device_taints = true,
+                    .partitionable_devices = true,
+                    .prioritized_list = true};
   AllocatedState state;
   std::unique_ptr<SliceIndex> index;
 
@@ -556,7 +564,8 @@ std::vector<std::vector<api::ResourceClaim>> CacheTestClaims() {
   std::vector<std::vector<api::ResourceClaim>> sets;
   sets.push_back({Claim("one", {Request("r")})});
   sets.push_back({Claim("two-y", {Request("r", 2, {"model == \"y\""})})});
-  sets.push_back({Claim("z", {Request("r", 2, {"model == \"z\""})}), Claim("x", {Request("r", 1, {"model == \"x\""})})});
+  sets.push_back(
+      {Claim("z", {Request("r", 2, {"model == \"z\""})}), Claim("x", {Request("r", 1, {"model == \"x\""})})});
   sets.push_back({Claim("too-many", {Request("r", 8)})});
   api::ResourceClaim matched = Claim("match", {Request("r", 3)});
   matched.spec.devices.constraints.push_back({.match_attribute = "drv/model"});
@@ -591,7 +600,8 @@ TEST(AllocatorCacheTest, OneAllocatorAnswersAsFreshOnes) {
     size_t i = 0;
     for (const api::Node& node : cluster.nodes) {
       for (const auto& claims : claim_sets) {
-        EXPECT_EQ(Describe(AllocateWith(*shared, node, claims)), want[i]) << "round " << round << " " << node.metadata.name;
+        EXPECT_EQ(Describe(AllocateWith(*shared, node, claims)), want[i])
+            << "round " << round << " " << node.metadata.name;
         ++i;
       }
     }
@@ -688,8 +698,9 @@ TEST(AllocatorCacheTest, VerdictsAreEvaluatedOncePerDeviceButErrorsEveryTime) {
   for (int i = 0; i < 2; ++i) {
     StatusOr<NodeFit> fit = AllocateWith(*allocator, cluster.nodes[0], broken);
     ASSERT_FALSE(fit.ok());
-    EXPECT_NE(fit.status().message().find("claim default/c: selector #0 on device drv/everywhere/s0: CEL runtime error"),
-              std::string::npos)
+    EXPECT_NE(
+        fit.status().message().find("claim default/c: selector #0 on device drv/everywhere/s0: CEL runtime error"),
+        std::string::npos)
         << fit.status().ToString();
   }
 }
@@ -791,7 +802,8 @@ TEST(AllocatorAddAllocationTest, NamesTheChangedNodesAndRaisesTheirGeneration) {
   std::vector<uint64_t> before;
   for (const api::Node& n : cluster.nodes) before.push_back(allocator->NodeGeneration(n));
   // node-0's own pool: only node-0 changes.
-  StatusOr<NodeFit> fit = AllocateWith(*allocator, cluster.nodes[0], {Claim("one", {Request("r", 1, {"model == \"x\""})})});
+  StatusOr<NodeFit> fit =
+      AllocateWith(*allocator, cluster.nodes[0], {Claim("one", {Request("r", 1, {"model == \"x\""})})});
   ASSERT_TRUE(fit.ok() && fit->fits);
   EXPECT_EQ(fit->results[0].devices.results[0].pool, cluster.nodes[0].metadata.name);
   std::vector<std::string> changed;
@@ -829,8 +841,8 @@ TEST(AllocatorAddAllocationTest, CountersAndSharedCapacityAreGivenOutOnce) {
   shared_slice.spec.pool.name = "shared";
   shared_slice.spec.devices[0].allow_multiple_allocations = true;
   shared_slice.spec.devices[0].attributes.insert_or_assign("model", api::DeviceAttribute::String("big"));
-  shared_slice.spec.devices[0].capacity.insert_or_assign("memory",
-                                                         api::DeviceCapacity{.value = *quantity::Quantity::Parse("4Gi")});
+  shared_slice.spec.devices[0].capacity.insert_or_assign(
+      "memory", api::DeviceCapacity{.value = *quantity::Quantity::Parse("4Gi")});
   for (auto& s : f.slices) {
     if (s.spec.pool.name == "pool") s.spec.pool.resource_slice_count = 2;
   }
@@ -840,8 +852,9 @@ TEST(AllocatorAddAllocationTest, CountersAndSharedCapacityAreGivenOutOnce) {
   std::vector<const api::DeviceClass*> cls;
   for (auto& c : f.classes) cls.push_back(&c);
   int n = 0;
-  Allocator allocator(f.features, f.state, cls, &index, &f.selectors,
-                      AllocatorOptions{.max_steps = 0, .new_share_id = [&n] { return "share-" + std::to_string(n++); }});
+  Allocator allocator(
+      f.features, f.state, cls, &index, &f.selectors,
+      AllocatorOptions{.max_steps = 0, .new_share_id = [&n] { return "share-" + std::to_string(n++); }});
   AllocatedState state;
   auto run = [&](const api::ResourceClaim& claim) {
     std::vector<const api::ResourceClaim*> claims = {&claim};
@@ -963,8 +976,8 @@ void SlotPartitions(Fixture& f, std::vector<std::pair<std::string, std::vector<i
     }
     d.rare.mut().consumes_counters.push_back(use);
     d.capacity.insert_or_assign(
-        "memory", api::DeviceCapacity{.value = quantity::Quantity::FromInt(
-                                          static_cast<int64_t>(partitions[i].second.size()) * 10)});
+        "memory", api::DeviceCapacity{
+                      .value = quantity::Quantity::FromInt(static_cast<int64_t>(partitions[i].second.size()) * 10)});
     d.attributes.insert_or_assign("model", Str(partitions[i].second.size() == 1 ? "small" : "big"));
   }
   for (auto& s : f.slices) s.spec.pool.resource_slice_count = 2;
@@ -1008,8 +1021,8 @@ TEST(AllocatorBestFitTest, PrefersThePcieRootOfTheClaimsOtherDevices) {
     s.spec.devices[i].attributes.insert_or_assign("model", Str(model[i]));
   }
   f.state.devices.insert("drv/pool/gpu-a");
-  auto [first, best] = BothChoices(
-      f, {Claim("c", {Request("gpu", 1, {"model == \"gpu\""}), Request("nic", 1, {"model == \"nic\""})})});
+  auto [first, best] =
+      BothChoices(f, {Claim("c", {Request("gpu", 1, {"model == \"gpu\""}), Request("nic", 1, {"model == \"nic\""})})});
   EXPECT_EQ(first, (std::vector<std::string>{"gpu:gpu-b", "nic:nic-a"}));
   EXPECT_EQ(best, (std::vector<std::string>{"gpu:gpu-b", "nic:nic-b"}));
 }
@@ -1017,8 +1030,10 @@ TEST(AllocatorBestFitTest, PrefersThePcieRootOfTheClaimsOtherDevices) {
 TEST(AllocatorBestFitTest, AnErrorOnlyBestFitMeetsFallsBackToFirstFit) {
   Fixture f;
   api::ResourceSlice& s = f.Slice({"a", "b"});
-  s.spec.devices[0].capacity.insert_or_assign("memory", api::DeviceCapacity{.value = *quantity::Quantity::Parse("80Gi")});
-  s.spec.devices[1].capacity.insert_or_assign("memory", api::DeviceCapacity{.value = *quantity::Quantity::Parse("8Gi")});
+  s.spec.devices[0].capacity.insert_or_assign("memory",
+                                              api::DeviceCapacity{.value = *quantity::Quantity::Parse("80Gi")});
+  s.spec.devices[1].capacity.insert_or_assign("memory",
+                                              api::DeviceCapacity{.value = *quantity::Quantity::Parse("8Gi")});
   // First fit takes "a" and never evaluates the selector on "b"; best fit
   // tries the smaller "b" first, meets the error, and searches again.
   auto [first, best] = BothChoices(f, {Claim("c", {Request("r", 1, {"fails-on-b"})})});
@@ -1234,8 +1249,8 @@ TEST(AllocatorDerivedAttributesTest, EvaluationErrorStopsTheAllocation) {
 TEST(AllocatorDerivedAttributesTest, GateOffIsAnError) {
   Fixture f;
   f.Slice({"a"});
-  auto fit = f.Allocate({WithConstraint(Claim("c0", {Derived(Request("r"), "derived/x", "const")}),
-                                        {.match_attribute = "derived/x"})});
+  auto fit = f.Allocate(
+      {WithConstraint(Claim("c0", {Derived(Request("r"), "derived/x", "const")}), {.match_attribute = "derived/x"})});
   ASSERT_FALSE(fit.ok());
   EXPECT_THAT(fit.status().message(),
               ::testing::HasSubstr("cannot handle request with derived attributes, the feature is disabled"));

@@ -159,8 +159,8 @@ StatusOr<bool> CheckCapacityInto(const std::optional<api::CapacityRequirements>&
     const Quantity* requested = requirements ? requirements->requests.find(name) : nullptr;
     StatusOr<Quantity> consumed = ConsumedAmount(capacity, requested, fractional);
     if (!consumed.ok()) {
-      return Status(consumed.status().code(), "capacity \"" + std::string(name.view()) + "\": " +
-                                                  std::string(consumed.status().message()));
+      return Status(consumed.status().code(),
+                    "capacity \"" + std::string(name.view()) + "\": " + std::string(consumed.status().message()));
     }
     if (consumed->Sign() < 0) {
       return OutOfRangeError("capacity \"" + std::string(name.view()) + "\": negative capacity");
@@ -178,16 +178,21 @@ StatusOr<bool> CheckCapacityInto(const std::optional<api::CapacityRequirements>&
     }
     Quantity total = consumed;
     if (allocated != nullptr) {
-      if (const Quantity* q = allocated->find(name)) { DRA_ASSIGN_OR_RETURN(total, total.Add(*q)); }
+      if (const Quantity* q = allocated->find(name)) {
+        DRA_ASSIGN_OR_RETURN(total, total.Add(*q));
+      }
     }
     if (allocating != nullptr) {
-      if (const Quantity* q = allocating->find(name)) { DRA_ASSIGN_OR_RETURN(total, total.Add(*q)); }
+      if (const Quantity* q = allocating->find(name)) {
+        DRA_ASSIGN_OR_RETURN(total, total.Add(*q));
+      }
     }
     if (total.Compare(capacity.value) > 0) return false;
   }
   if (out != nullptr) {
     i = 0;
-    for (const auto& [name, capacity] : device.capacity) out->insert_or_assign(std::string(name.view()), consumed_all[i++]);
+    for (const auto& [name, capacity] : device.capacity)
+      out->insert_or_assign(std::string(name.view()), consumed_all[i++]);
   }
   return true;
 }
@@ -198,7 +203,8 @@ StatusOr<std::optional<CapacityAmounts>> CheckCapacity(const std::optional<api::
                                                        const api::Device& device, const CapacityAmounts* allocated,
                                                        const CapacityAmounts* allocating, bool fractional) {
   CapacityAmounts consumed;
-  DRA_ASSIGN_OR_RETURN(bool fits, CheckCapacityInto(requirements, device, allocated, allocating, fractional, &consumed));
+  DRA_ASSIGN_OR_RETURN(bool fits,
+                       CheckCapacityInto(requirements, device, allocated, allocating, fractional, &consumed));
   if (!fits) return std::optional<CapacityAmounts>();
   return std::optional<CapacityAmounts>(std::move(consumed));
 }

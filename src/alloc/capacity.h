@@ -18,8 +18,8 @@ using CapacityAmounts = api::FlatMap<quantity::Quantity>;
 // default, else the whole capacity. `fractional` is DRAFractionalCapacityRange
 // (validRange rounding in milli units). kOutOfRange when the request or its
 // rounding cannot be represented (upstream aborts the allocation then).
-StatusOr<quantity::Quantity> ConsumedAmount(const api::DeviceCapacity& capacity,
-                                            const quantity::Quantity* requested, bool fractional = false);
+StatusOr<quantity::Quantity> ConsumedAmount(const api::DeviceCapacity& capacity, const quantity::Quantity* requested,
+                                            bool fractional = false);
 
 // Whether CheckCapacity would say "fits" with nothing to compute: no
 // capacity requested, no requestPolicy on the device's capacities, none

@@ -33,8 +33,8 @@ TEST(CapacityTest, UnrequestedCapacityConsumesDefaultElseEverything) {
 }
 
 TEST(CapacityTest, RangeRoundsUpToStep) {
-  api::Device d = DeviceWith("8Gi", {.valid_range = api::CapacityRequestPolicyRange{
-                                         .min = Q("1Gi"), .max = Q("4Gi"), .step = Q("1Gi")}});
+  api::Device d = DeviceWith(
+      "8Gi", {.valid_range = api::CapacityRequestPolicyRange{.min = Q("1Gi"), .max = Q("4Gi"), .step = Q("1Gi")}});
   auto fit = CheckCapacity(Req("1500Mi"), d, nullptr, nullptr);
   ASSERT_TRUE(fit.ok() && fit->has_value());
   EXPECT_EQ(*(*fit)->find("memory"), Q("2Gi"));
@@ -99,7 +99,8 @@ TEST(TaintsTest, NoScheduleNeedsToleration) {
   api::Device d{.name = "d"};
   d.rare.mut().taints.push_back({.key = "k", .value = "v", .effect = api::DeviceTaintEffect::kNoSchedule});
   EXPECT_FALSE(TaintsAllow(d, {}));
-  std::vector<api::DeviceToleration> equal{{.key = "k", .operator_ = api::DeviceTolerationOperator::kEqual, .value = "v"}};
+  std::vector<api::DeviceToleration> equal{
+      {.key = "k", .operator_ = api::DeviceTolerationOperator::kEqual, .value = "v"}};
   EXPECT_TRUE(TaintsAllow(d, equal));
   std::vector<api::DeviceToleration> wrong{{.key = "k", .value = "w"}};
   EXPECT_FALSE(TaintsAllow(d, wrong));

@@ -54,7 +54,8 @@ StatusOr<api::DeviceAttribute> ToDeviceAttribute(const cel::Value& v) {
         bool_values.push_back(e.bool_value());
       }
     }
-    return ints ? api::DeviceAttribute::Ints(std::move(int_values)) : api::DeviceAttribute::Bools(std::move(bool_values));
+    return ints ? api::DeviceAttribute::Ints(std::move(int_values))
+                : api::DeviceAttribute::Bools(std::move(bool_values));
   }
   const bool strings = first.is_string();
   if (!strings && !semver_text(first)) {
@@ -84,8 +85,7 @@ class CelSelectorEvaluator final : public SelectorEvaluator {
   explicit CelSelectorEvaluator(std::unique_ptr<cel::DraEnvironment> env)
       : env_(std::move(env)), id_(next_evaluator_id.fetch_add(1, std::memory_order_relaxed)) {}
 
-  StatusOr<bool> Evaluate(std::string_view expression, const api::Device& device,
-                          std::string_view driver) override {
+  StatusOr<bool> Evaluate(std::string_view expression, const api::Device& device, std::string_view driver) override {
     const cel::CompiledSelector& selector = Lookup(expression);
     if (!selector.ok()) return InvalidArgumentError(selector.error());
     // One scratch per thread, reused across evaluations (dra_env.h).

@@ -18,10 +18,22 @@ struct AttributeSet {
 std::optional<AttributeSet> ToSet(const api::DeviceAttribute& a) {
   AttributeSet s;
   switch (a.type()) {
-    case Type::kInt: s.element = Type::kInt; s.values.insert(std::to_string(*a.int_value())); break;
-    case Type::kBool: s.element = Type::kBool; s.values.insert(*a.bool_value() ? "true" : "false"); break;
-    case Type::kString: s.element = Type::kString; s.values.insert(std::string(a.string_value()->view())); break;
-    case Type::kVersion: s.element = Type::kVersion; s.values.insert(std::string(a.version_value()->view())); break;
+    case Type::kInt:
+      s.element = Type::kInt;
+      s.values.insert(std::to_string(*a.int_value()));
+      break;
+    case Type::kBool:
+      s.element = Type::kBool;
+      s.values.insert(*a.bool_value() ? "true" : "false");
+      break;
+    case Type::kString:
+      s.element = Type::kString;
+      s.values.insert(std::string(a.string_value()->view()));
+      break;
+    case Type::kVersion:
+      s.element = Type::kVersion;
+      s.values.insert(std::string(a.version_value()->view()));
+      break;
     case Type::kInts:
       s.element = Type::kInt;
       for (int64_t v : *a.ints()) s.values.insert(std::to_string(v));
@@ -96,8 +108,8 @@ class ConstraintBase : public Constraint {
   // (request, subrequest): kSkip if it does not apply, kMissing if the device
   // lacks the attribute, else kFound with `*out` set.
   enum class Lookup { kSkip, kMissing, kFound };
-  Lookup Find(std::string_view request, std::string_view subrequest, const api::Device& device,
-              std::string_view driver, const api::DeviceAttribute** out) const {
+  Lookup Find(std::string_view request, std::string_view subrequest, const api::Device& device, std::string_view driver,
+              const api::DeviceAttribute** out) const {
     if (!Applies(request, subrequest)) return Lookup::kSkip;
     *out = Attribute(device, driver);
     return *out == nullptr ? Lookup::kMissing : Lookup::kFound;
@@ -157,8 +169,7 @@ class MatchAttribute final : public ConstraintBase {
     return true;
   }
 
-  void Remove(std::string_view request, std::string_view subrequest, const api::Device&,
-              std::string_view) override {
+  void Remove(std::string_view request, std::string_view subrequest, const api::Device&, std::string_view) override {
     if (!Applies(request, subrequest)) return;
     --count_;
     // Back to the intersection before the removed device.
@@ -205,8 +216,7 @@ class DistinctAttribute final : public ConstraintBase {
     return true;
   }
 
-  void Remove(std::string_view request, std::string_view subrequest, const api::Device&,
-              std::string_view) override {
+  void Remove(std::string_view request, std::string_view subrequest, const api::Device&, std::string_view) override {
     if (!Applies(request, subrequest)) return;
     // Calls are LIFO.
     if (list_mode_) {
@@ -227,8 +237,7 @@ class DistinctAttribute final : public ConstraintBase {
 
 }  // namespace
 
-const api::DeviceAttribute* LookupAttribute(const api::Device& device, std::string_view driver,
-                                            std::string_view name) {
+const api::DeviceAttribute* LookupAttribute(const api::Device& device, std::string_view driver, std::string_view name) {
   if (const api::DeviceAttribute* a = device.attributes.find(name)) return a;
   size_t slash = name.find('/');
   if (slash == std::string_view::npos) return nullptr;

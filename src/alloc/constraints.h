@@ -25,8 +25,7 @@ namespace dra::alloc {
 
 // The attribute `name` ("dom/id") of `device` from a slice of `driver`: the
 // full key, else the bare id when dom == driver. nullptr if absent.
-const api::DeviceAttribute* LookupAttribute(const api::Device& device, std::string_view driver,
-                                            std::string_view name);
+const api::DeviceAttribute* LookupAttribute(const api::Device& device, std::string_view driver, std::string_view name);
 
 class Constraint {
  public:

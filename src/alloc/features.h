@@ -10,7 +10,7 @@ struct Features {
   bool admin_access = false;
   bool compatibility_groups = false;  // DRADeviceCompatibilityGroups (1.37 alpha, §8.1)
   bool consumable_capacity = false;
-  bool derived_attributes = false;  // DRADerivedAttributes (1.37 alpha, §7.4)
+  bool derived_attributes = false;         // DRADerivedAttributes (1.37 alpha, §7.4)
   bool device_binding_and_status = false;  // DRADeviceBindingConditions AND DRAResourceClaimDeviceStatus
   bool device_taints = false;
   bool fractional_capacity_range = false;  // DRAFractionalCapacityRange
@@ -27,8 +27,8 @@ struct Features {
     f.compatibility_groups = gates.enabled(Gate::kDRADeviceCompatibilityGroups);
     f.consumable_capacity = gates.enabled(Gate::kDRAConsumableCapacity);
     f.derived_attributes = gates.enabled(Gate::kDRADerivedAttributes);
-    f.device_binding_and_status = gates.enabled(Gate::kDRADeviceBindingConditions) &&
-                                  gates.enabled(Gate::kDRAResourceClaimDeviceStatus);
+    f.device_binding_and_status =
+        gates.enabled(Gate::kDRADeviceBindingConditions) && gates.enabled(Gate::kDRAResourceClaimDeviceStatus);
     f.device_taints = gates.enabled(Gate::kDRADeviceTaints);
     f.fractional_capacity_range = gates.enabled(Gate::kDRAFractionalCapacityRange);
     f.list_type_attributes = gates.enabled(Gate::kDRAListTypeAttributes);

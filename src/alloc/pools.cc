@@ -164,8 +164,8 @@ StatusOr<bool> SliceTargetsNode(const api::ResourceSlice& slice, const api::Node
   if (spec.per_device_node_selection.value_or(false)) {
     for (const api::Device& d : spec.devices) {
       const api::DeviceRareFields& r = d.rare.get();
-      DRA_ASSIGN_OR_RETURN(bool match, ScopeMatches(r.node_name, r.all_nodes, r.node_selector, node,
-                                                    what + " device " + d.name));
+      DRA_ASSIGN_OR_RETURN(bool match,
+                           ScopeMatches(r.node_name, r.all_nodes, r.node_selector, node, what + " device " + d.name));
       if (match) return true;
     }
     return false;
@@ -230,8 +230,9 @@ StatusOr<std::vector<Pool>> GatherPools(const SliceIndex& index, const api::Node
 
     // 3. Build the pool (README.md §3.3): slices by name; counter-set slices apart;
     // generation-G slices that do not target the node kept for accounting.
-    std::sort(c.slices.begin(), c.slices.end(),
-              [](const api::ResourceSlice* a, const api::ResourceSlice* b) { return a->metadata.name < b->metadata.name; });
+    std::sort(c.slices.begin(), c.slices.end(), [](const api::ResourceSlice* a, const api::ResourceSlice* b) {
+      return a->metadata.name < b->metadata.name;
+    });
     // The targeting slices, sorted by address for lookups (usually one).
     std::vector<const api::ResourceSlice*> targeting(c.slices.begin(), c.slices.end());
     std::sort(targeting.begin(), targeting.end());
@@ -242,8 +243,9 @@ StatusOr<std::vector<Pool>> GatherPools(const SliceIndex& index, const api::Node
         pool.slices.push_back(s);
       }
     }
-    std::sort(same_generation.begin(), same_generation.end(),
-              [](const api::ResourceSlice* a, const api::ResourceSlice* b) { return a->metadata.name < b->metadata.name; });
+    std::sort(
+        same_generation.begin(), same_generation.end(),
+        [](const api::ResourceSlice* a, const api::ResourceSlice* b) { return a->metadata.name < b->metadata.name; });
     for (const api::ResourceSlice* s : same_generation) {
       if (std::binary_search(targeting.begin(), targeting.end(), s)) continue;
       if (features.partitionable_devices && HasCounterSets(*s)) {

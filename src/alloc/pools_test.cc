@@ -33,8 +33,12 @@ api::Node NodeNamed(std::string name) {
 }
 
 Features AllOn() {
-  return Features{.admin_access = true, .consumable_capacity = true, .device_binding_and_status = true,
-                  .device_taints = true, .list_type_attributes = false, .partitionable_devices = true,
+  return Features{.admin_access = true,
+                  .consumable_capacity = true,
+                  .device_binding_and_status = true,
+                  .device_taints = true,
+                  .list_type_attributes = false,
+                  .partitionable_devices = true,
                   .prioritized_list = true};
 }
 
@@ -112,7 +116,9 @@ TEST(PoolsTest, SelectsSlicesByNodeScope) {
   per_device.spec.devices[1].rare.mut().node_name = "node-2";
   std::vector<api::ResourceSlice> slices = {OnNode(Slice("a", "d", "local", 1, 1, {"g0"}), "node-1"),
                                             OnNode(Slice("b", "d", "elsewhere", 1, 1, {"g0"}), "node-2"),
-                                            AllNodes(Slice("c", "d", "network", 1, 1, {"n0"})), selector, per_device,
+                                            AllNodes(Slice("c", "d", "network", 1, 1, {"n0"})),
+                                            selector,
+                                            per_device,
                                             Slice("none", "d", "no-scope", 1, 1, {"z"})};
   EXPECT_EQ(Names(Gather(slices, "node-1")),
             (std::vector<std::string>{"d/by-label", "d/local", "d/network", "d/per-device"}));
@@ -136,9 +142,8 @@ TEST(PoolsTest, IncompleteObsoleteAndCompletedElsewhere) {
   ASSERT_EQ(incomplete.size(), 1u);
   EXPECT_TRUE(incomplete[0].incomplete);
   // The node sees generation 1 of a pool whose generation 2 exists elsewhere: dropped.
-  std::vector<Pool> obsolete = Gather({AllNodes(Slice("s1", "d", "p", 1, 2, {"a"})),
-                                       OnNode(Slice("s2", "d", "p", 2, 1, {"b"}), "node-2")},
-                                      "node-1");
+  std::vector<Pool> obsolete = Gather(
+      {AllNodes(Slice("s1", "d", "p", 1, 2, {"a"})), OnNode(Slice("s2", "d", "p", 2, 1, {"b"}), "node-2")}, "node-1");
   EXPECT_TRUE(obsolete.empty());
   // Two slices at generation 1, one targets another node: complete, the other
   // slice is kept for counter accounting only.
@@ -167,9 +172,9 @@ TEST(PoolsTest, SortsSlicesByNameAndPoolsByDriverThenName) {
 }
 
 TEST(PoolsTest, InvalidPools) {
-  std::vector<Pool> dup = Gather({OnNode(Slice("s1", "d", "p", 1, 2, {"a"}), "node-1"),
-                                  OnNode(Slice("s2", "d", "p", 1, 2, {"a"}), "node-1")},
-                                 "node-1");
+  std::vector<Pool> dup = Gather(
+      {OnNode(Slice("s1", "d", "p", 1, 2, {"a"}), "node-1"), OnNode(Slice("s2", "d", "p", 1, 2, {"a"}), "node-1")},
+      "node-1");
   ASSERT_EQ(dup.size(), 1u);
   EXPECT_TRUE(dup[0].invalid);
   EXPECT_EQ(dup[0].invalid_reason, "duplicate device name a");
@@ -218,8 +223,7 @@ TEST(PoolsTest, BrokenNodeSelectorIsAnError) {
   SliceIndex index(ptrs);
   StatusOr<std::vector<Pool>> pools = GatherPools(index, NodeNamed("node-1"), AllOn());
   ASSERT_FALSE(pools.ok());
-  EXPECT_NE(pools.status().message().find("failed to perform node selection for ResourceSlice bad"),
-            std::string::npos)
+  EXPECT_NE(pools.status().message().find("failed to perform node selection for ResourceSlice bad"), std::string::npos)
       << pools.status().message();
 }
 

@@ -80,8 +80,7 @@ Status CheckNodeSelector(std::span<const TakenDevice> devices, std::string_view 
 }
 
 StatusOr<std::optional<api::NodeSelector>> BuildNodeSelector(std::span<const TakenDevice> devices,
-                                                             std::string_view node_name,
-                                                             std::string_view claim_name) {
+                                                             std::string_view node_name, std::string_view claim_name) {
   api::NodeSelectorTerm term;
   for (const TakenDevice& taken : devices) {
     const Scope scope = ScopeOf(taken);
@@ -122,9 +121,8 @@ std::vector<api::DeviceAllocationConfiguration> BuildConfig(const api::ResourceC
       std::vector<size_t> indices;
       for (const auto& c : r.device_class->spec.config) {
         indices.push_back(config.size());
-        config.push_back({.source = api::AllocationConfigSource::kFromClass,
-                          .requests = {FullName(r)},
-                          .opaque = c.opaque});
+        config.push_back(
+            {.source = api::AllocationConfigSource::kFromClass, .requests = {FullName(r)}, .opaque = c.opaque});
       }
       class_entries.emplace_back(r.device_class, std::move(indices));
     } else {

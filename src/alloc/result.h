@@ -23,8 +23,7 @@ struct TakenDevice {
 // term selectors are merged; allNodes adds nothing. nullopt = usable anywhere.
 // kInvalidArgument for a selector with more than one term.
 StatusOr<std::optional<api::NodeSelector>> BuildNodeSelector(std::span<const TakenDevice> devices,
-                                                             std::string_view node_name,
-                                                             std::string_view claim_name);
+                                                             std::string_view node_name, std::string_view claim_name);
 // BuildNodeSelector's error, without building the selector.
 Status CheckNodeSelector(std::span<const TakenDevice> devices, std::string_view claim_name);
 

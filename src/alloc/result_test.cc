@@ -7,7 +7,8 @@ namespace {
 
 api::NodeSelectorTerm Term(std::string key, std::string value) {
   api::NodeSelectorTerm t;
-  t.match_expressions.push_back({.key = std::move(key), .operator_ = api::NodeSelectorOperator::kIn, .values = {std::move(value)}});
+  t.match_expressions.push_back(
+      {.key = std::move(key), .operator_ = api::NodeSelectorOperator::kIn, .values = {std::move(value)}});
   return t;
 }
 

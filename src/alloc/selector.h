@@ -25,8 +25,7 @@ class SelectorEvaluator {
   // Whether `expression` is true for `device` of a slice of `driver`.
   // Implementations must be thread-safe when one Allocator is used by several
   // threads at once; compiled expressions may be cached.
-  virtual StatusOr<bool> Evaluate(std::string_view expression, const api::Device& device,
-                                  std::string_view driver) = 0;
+  virtual StatusOr<bool> Evaluate(std::string_view expression, const api::Device& device, std::string_view driver) = 0;
 
   // Evaluate for every device of one slice of `driver` at once, where the
   // implementation has a faster way (cel/columnar.h): out[i] becomes 2 (true)

@@ -38,10 +38,11 @@ std::vector<api::ResourceSlice> ApplyDeviceTaintRules(std::span<const api::Resou
 }
 
 std::vector<TaintCount> CountTaints(std::span<const api::ResourceSlice* const> slices,
-                                    std::span<const api::DeviceTaintRule* const> rules, const api::FeatureGates& gates) {
+                                    std::span<const api::DeviceTaintRule* const> rules,
+                                    const api::FeatureGates& gates) {
   std::map<std::tuple<std::string, std::string, std::string>, size_t> counts;
   for (const api::ResourceSlice& slice : ApplyDeviceTaintRules(slices, rules, gates)) {
-    const std::string where = slice.spec.node_name ? *slice.spec.node_name
+    const std::string where = slice.spec.node_name                   ? *slice.spec.node_name
                               : slice.spec.all_nodes.value_or(false) ? "(all nodes)"
                                                                      : "(node selector)";
     for (const api::Device& d : slice.spec.devices) {

@@ -44,7 +44,8 @@ TEST(TaintRulesTest, SelectorFieldsFilterAndUnsetMatchesNothing) {
 
 TEST(TaintRulesTest, AppendsTaintsInRuleOrderOnlyWithBothGates) {
   api::ResourceSlice a = Slice("gpu.example.com", "node-1", {"gpu-0", "gpu-1"});
-  a.spec.devices[0].rare.mut().taints.push_back({.key = "driver", .value = "", .effect = "NoExecute", .time_added = ""});
+  a.spec.devices[0].rare.mut().taints.push_back(
+      {.key = "driver", .value = "", .effect = "NoExecute", .time_added = ""});
   api::ResourceSlice b = Slice("nic.example.com", "node-1", {"nic-0"});
   api::DeviceTaintRule all_gpus = Rule(api::DeviceTaintSelector{.driver = "gpu.example.com"}, "maintenance");
   api::DeviceTaintRule one = Rule(api::DeviceTaintSelector{.device = "gpu-0"}, "broken");

@@ -141,8 +141,7 @@ TEST(SizeTest, DeviceStaysSmall) {
             << " sizeof(AttributeMap::value_type)=" << sizeof(AttributeMap::value_type)
             << " sizeof(CapacityMap::value_type)=" << sizeof(CapacityMap::value_type)
             << " sizeof(DeviceRareFields)=" << sizeof(DeviceRareFields)
-            << " sizeof(ResourceSlice)=" << sizeof(ResourceSlice) << " sizeof(Pod)=" << sizeof(Pod)
-            << "\n";
+            << " sizeof(ResourceSlice)=" << sizeof(ResourceSlice) << " sizeof(Pod)=" << sizeof(Pod) << "\n";
 }
 
 }  // namespace

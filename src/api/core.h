@@ -28,8 +28,7 @@ using quantity::Quantity;
 enum class NodeSelectorOperator { kIn, kNotIn, kExists, kDoesNotExist, kGt, kLt };
 template <>
 struct EnumTraits<NodeSelectorOperator> {
-  static constexpr std::array<std::string_view, 6> kNames = {"In",     "NotIn", "Exists",
-                                                             "DoesNotExist", "Gt", "Lt"};
+  static constexpr std::array<std::string_view, 6> kNames = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"};
 };
 
 struct NodeSelectorRequirement {
@@ -83,8 +82,7 @@ struct Affinity {
 enum class TaintEffect { kNoSchedule, kPreferNoSchedule, kNoExecute };
 template <>
 struct EnumTraits<TaintEffect> {
-  static constexpr std::array<std::string_view, 3> kNames = {"NoSchedule", "PreferNoSchedule",
-                                                             "NoExecute"};
+  static constexpr std::array<std::string_view, 3> kNames = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
 };
 
 struct Taint {
@@ -147,7 +145,7 @@ struct Node {
 // core/v1 ResourceClaim: one entry of containers[].resources.claims. Renamed
 // because resource.k8s.io's ResourceClaim (resource.h) owns that name here.
 struct ContainerClaim {
-  std::string name{};  // a pod.spec.resourceClaims[].name
+  std::string name{};     // a pod.spec.resourceClaims[].name
   std::string request{};  // empty = the whole claim
 
   friend bool operator==(const ContainerClaim&, const ContainerClaim&) = default;
@@ -173,7 +171,7 @@ struct Container {
   std::string name{};
   ResourceRequirements resources{};
   EnumString<ContainerRestartPolicy> restart_policy{};  // empty = unset (Go nil)
-  RawFields extra{};  // image, command, args, env, ports, volumeMounts, probes, ...
+  RawFields extra{};                                    // image, command, args, env, ports, volumeMounts, probes, ...
 
   friend bool operator==(const Container&, const Container&) = default;
 };
@@ -207,8 +205,7 @@ struct PodSpec {
 enum class PodPhase { kPending, kRunning, kSucceeded, kFailed, kUnknown };
 template <>
 struct EnumTraits<PodPhase> {
-  static constexpr std::array<std::string_view, 5> kNames = {"Pending", "Running", "Succeeded",
-                                                             "Failed", "Unknown"};
+  static constexpr std::array<std::string_view, 5> kNames = {"Pending", "Running", "Succeeded", "Failed", "Unknown"};
 };
 
 struct PodResourceClaimStatus {
@@ -223,16 +220,14 @@ struct ContainerExtendedResourceRequest {
   std::string resource_name{};
   std::string request_name{};
 
-  friend bool operator==(const ContainerExtendedResourceRequest&,
-                         const ContainerExtendedResourceRequest&) = default;
+  friend bool operator==(const ContainerExtendedResourceRequest&, const ContainerExtendedResourceRequest&) = default;
 };
 
 struct PodExtendedResourceClaimStatus {
   std::vector<ContainerExtendedResourceRequest> request_mappings{};
   std::string resource_claim_name{};
 
-  friend bool operator==(const PodExtendedResourceClaimStatus&,
-                         const PodExtendedResourceClaimStatus&) = default;
+  friend bool operator==(const PodExtendedResourceClaimStatus&, const PodExtendedResourceClaimStatus&) = default;
 };
 
 struct PodStatus {

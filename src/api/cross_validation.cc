@@ -21,9 +21,7 @@ namespace {
 
 std::string Quote(std::string_view s) { return GoQuote(s); }
 
-std::string NamespaceOf(const ObjectMeta& meta) {
-  return meta.namespace_.empty() ? "default" : meta.namespace_;
-}
+std::string NamespaceOf(const ObjectMeta& meta) { return meta.namespace_.empty() ? "default" : meta.namespace_; }
 
 class CrossValidator {
  public:
@@ -35,8 +33,7 @@ class CrossValidator {
       if (const auto* claim = std::get_if<ResourceClaim>(&objects_[i])) {
         ClassReferences(i, claim->spec.devices, FieldPath("spec").Child("devices"));
       } else if (const auto* tmpl = std::get_if<ResourceClaimTemplate>(&objects_[i])) {
-        ClassReferences(i, tmpl->spec.spec.devices,
-                        FieldPath("spec").Child("spec").Child("devices"));
+        ClassReferences(i, tmpl->spec.spec.devices, FieldPath("spec").Child("spec").Child("devices"));
       } else if (const auto* pod = std::get_if<Pod>(&objects_[i])) {
         PodReferences(i, *pod);
       }
@@ -44,16 +41,14 @@ class CrossValidator {
     Pools();
     ExtendedResourceNames();
     DuplicateObjects();
-    std::stable_sort(out_.begin(), out_.end(),
-                     [](const ObjectFieldError& a, const ObjectFieldError& b) {
-                       return a.object_index < b.object_index;
-                     });
+    std::stable_sort(out_.begin(), out_.end(), [](const ObjectFieldError& a, const ObjectFieldError& b) {
+      return a.object_index < b.object_index;
+    });
     return std::move(out_);
   }
 
  private:
-  void Warn(size_t index, FieldErrorType type, const FieldPath& path, std::string bad,
-            std::string detail) {
+  void Warn(size_t index, FieldErrorType type, const FieldPath& path, std::string bad, std::string detail) {
     out_.push_back({.object_index = index,
                     .error = FieldError{.type = type,
                                         .field = path.String(),
@@ -68,11 +63,9 @@ class CrossValidator {
       if (const auto* c = std::get_if<DeviceClass>(&o)) {
         classes_.insert(c->metadata.name);
       } else if (const auto* claim = std::get_if<ResourceClaim>(&o)) {
-        claims_.emplace(std::make_pair(NamespaceOf(claim->metadata), claim->metadata.name),
-                        &claim->spec.devices);
+        claims_.emplace(std::make_pair(NamespaceOf(claim->metadata), claim->metadata.name), &claim->spec.devices);
       } else if (const auto* tmpl = std::get_if<ResourceClaimTemplate>(&o)) {
-        templates_.emplace(std::make_pair(NamespaceOf(tmpl->metadata), tmpl->metadata.name),
-                           &tmpl->spec.spec.devices);
+        templates_.emplace(std::make_pair(NamespaceOf(tmpl->metadata), tmpl->metadata.name), &tmpl->spec.spec.devices);
       } else if (const auto* slice = std::get_if<ResourceSlice>(&o)) {
         pools_[{slice->spec.driver, slice->spec.pool.name}].push_back(i);
       }
@@ -117,8 +110,7 @@ class CrossValidator {
         if (it == claims_.end()) {
           Warn(index, FieldErrorType::kNotFound, claims_path.Index(i).Child("resourceClaimName"),
                Quote(*pc.resource_claim_name),
-               "no ResourceClaim of this name in namespace " + Quote(ns) +
-                   " is among the objects given");
+               "no ResourceClaim of this name in namespace " + Quote(ns) + " is among the objects given");
         } else {
           target = it->second;
         }
@@ -131,8 +123,8 @@ class CrossValidator {
           for (const auto& [key, claim] : templates_) {
             if (key.second == *pc.resource_claim_template_name) elsewhere.push_back(Quote(key.first));
           }
-          std::string detail = "no ResourceClaimTemplate of this name in namespace " + Quote(ns) +
-                               " is among the objects given";
+          std::string detail =
+              "no ResourceClaimTemplate of this name in namespace " + Quote(ns) + " is among the objects given";
           if (!elsewhere.empty()) {
             detail += std::string("; namespace") + (elsewhere.size() == 1 ? " " : "s ");
             for (size_t k = 0; k < elsewhere.size(); ++k) detail += (k ? ", " : "") + elsewhere[k];
@@ -144,8 +136,7 @@ class CrossValidator {
             }
             detail += DidYouMean(Suggest(*pc.resource_claim_template_name, here));
           }
-          Warn(index, FieldErrorType::kNotFound,
-               claims_path.Index(i).Child("resourceClaimTemplateName"),
+          Warn(index, FieldErrorType::kNotFound, claims_path.Index(i).Child("resourceClaimTemplateName"),
                Quote(*pc.resource_claim_template_name), detail);
         } else {
           target = it->second;
@@ -160,21 +151,13 @@ class CrossValidator {
           if (claims[j].request.empty()) continue;
           auto it = resolved.find(claims[j].name);
           if (it == resolved.end() || it->second == nullptr) continue;
-          bool found =
-              std::any_of(it->second->requests.begin(), it->second->requests.end(),
-                          [&](const DeviceRequest& r) { return r.name == claims[j].request; });
+          bool found = std::any_of(it->second->requests.begin(), it->second->requests.end(),
+                                   [&](const DeviceRequest& r) { return r.name == claims[j].request; });
           if (!found) {
             Warn(index, FieldErrorType::kNotFound,
-                 FieldPath("spec")
-                     .Child(field)
-                     .Index(c)
-                     .Child("resources")
-                     .Child("claims")
-                     .Index(j)
-                     .Child("request"),
+                 FieldPath("spec").Child(field).Index(c).Child("resources").Child("claims").Index(j).Child("request"),
                  Quote(claims[j].request),
-                 "the claim behind pod claim " + Quote(claims[j].name) +
-                     " has no request of this name");
+                 "the claim behind pod claim " + Quote(claims[j].name) + " has no request of this name");
           }
         }
       }
@@ -196,20 +179,18 @@ class CrossValidator {
         for (size_t k = 1; k < slices.size(); ++k) {
           int64_t other = Slice(slices[k]).spec.pool.resource_slice_count;
           if (other != count) {
-            Warn(slices[k], FieldErrorType::kInvalid,
-                 FieldPath("spec").Child("pool").Child("resourceSliceCount"), std::to_string(other),
+            Warn(slices[k], FieldErrorType::kInvalid, FieldPath("spec").Child("pool").Child("resourceSliceCount"),
+                 std::to_string(other),
                  "slices of pool " + pool_text + " at generation " + std::to_string(generation) +
-                     " disagree on resourceSliceCount (ResourceSlice " +
-                     Quote(Slice(slices[0]).metadata.name) + " says " + std::to_string(count) +
-                     ")");
+                     " disagree on resourceSliceCount (ResourceSlice " + Quote(Slice(slices[0]).metadata.name) +
+                     " says " + std::to_string(count) + ")");
           }
         }
         if (count > 0 && static_cast<int64_t>(slices.size()) > count) {
-          Warn(slices[static_cast<size_t>(count)], FieldErrorType::kInvalid,
-               FieldPath("spec").Child("pool"), std::to_string(slices.size()) + " slices",
-               "pool " + pool_text + " has more slices at generation " +
-                   std::to_string(generation) + " than its resourceSliceCount of " +
-                   std::to_string(count));
+          Warn(slices[static_cast<size_t>(count)], FieldErrorType::kInvalid, FieldPath("spec").Child("pool"),
+               std::to_string(slices.size()) + " slices",
+               "pool " + pool_text + " has more slices at generation " + std::to_string(generation) +
+                   " than its resourceSliceCount of " + std::to_string(count));
         }
       }
 
@@ -221,8 +202,7 @@ class CrossValidator {
         for (size_t i : slices) {
           Warn(i, FieldErrorType::kInvalid, FieldPath("spec").Child("pool").Child("generation"),
                std::to_string(generation),
-               "pool " + pool_text + " also has slices at generation " +
-                   std::to_string(newest_generation) +
+               "pool " + pool_text + " also has slices at generation " + std::to_string(newest_generation) +
                    "; this older slice is ignored by the scheduler");
         }
       }
@@ -244,9 +224,8 @@ class CrossValidator {
           if (!inserted && it->second != i) {
             Warn(i, FieldErrorType::kDuplicate, FieldPath("spec").Child("devices").Index(d),
                  Quote(spec.devices[d].name),
-                 "device name also used by ResourceSlice " +
-                     Quote(Slice(it->second).metadata.name) + " of pool " + pool_text +
-                     "; the allocator treats the pool as invalid");
+                 "device name also used by ResourceSlice " + Quote(Slice(it->second).metadata.name) + " of pool " +
+                     pool_text + "; the allocator treats the pool as invalid");
           }
         }
         for (size_t c = 0; c < spec.shared_counters.size(); ++c) {
@@ -254,9 +233,8 @@ class CrossValidator {
           if (!inserted && it->second != i) {
             Warn(i, FieldErrorType::kDuplicate, FieldPath("spec").Child("sharedCounters").Index(c),
                  Quote(spec.shared_counters[c].name),
-                 "counter set name also used by ResourceSlice " +
-                     Quote(Slice(it->second).metadata.name) + " of pool " + pool_text +
-                     "; the allocator treats the pool as invalid");
+                 "counter set name also used by ResourceSlice " + Quote(Slice(it->second).metadata.name) + " of pool " +
+                     pool_text + "; the allocator treats the pool as invalid");
           }
         }
       }
@@ -287,16 +265,13 @@ class CrossValidator {
          FindDuplicateObjects(objects_.size(), [&](size_t i) -> const Object& { return objects_[i]; })) {
       const ObjectMeta& meta = MetaOf(objects_[d.index]);
       Warn(d.index, FieldErrorType::kDuplicate, FieldPath("metadata").Child("name"), Quote(meta.name),
-           std::string(KindName(KindOf(objects_[d.index]))) + " " +
-               Quote(ObjectName(objects_[d.index])) + " appears more than once (first as object " +
-               std::to_string(d.first_index) +
+           std::string(KindName(KindOf(objects_[d.index]))) + " " + Quote(ObjectName(objects_[d.index])) +
+               " appears more than once (first as object " + std::to_string(d.first_index) +
                "); objects are identified by kind, namespace and name");
     }
   }
 
-  const ResourceSlice& Slice(size_t index) const {
-    return std::get<ResourceSlice>(objects_[index]);
-  }
+  const ResourceSlice& Slice(size_t index) const { return std::get<ResourceSlice>(objects_[index]); }
 
   std::span<const Object> objects_;
   std::vector<ObjectFieldError> out_;
@@ -308,8 +283,7 @@ class CrossValidator {
 
 }  // namespace
 
-std::vector<DuplicateObject> FindDuplicateObjects(
-    size_t count, const std::function<const Object&(size_t)>& object_at) {
+std::vector<DuplicateObject> FindDuplicateObjects(size_t count, const std::function<const Object&(size_t)>& object_at) {
   std::vector<DuplicateObject> out;
   std::map<std::tuple<size_t, std::string, std::string>, size_t> seen;
   for (size_t i = 0; i < count; ++i) {

@@ -54,7 +54,6 @@ struct DuplicateObject {
   size_t index = 0;
   size_t first_index = 0;
 };
-std::vector<DuplicateObject> FindDuplicateObjects(
-    size_t count, const std::function<const Object&(size_t)>& object_at);
+std::vector<DuplicateObject> FindDuplicateObjects(size_t count, const std::function<const Object&(size_t)>& object_at);
 
 }  // namespace dra::api

@@ -20,15 +20,12 @@ DeviceClass Class(std::string name, std::optional<std::string> extended = std::n
 
 DeviceClaim ClaimSpec(std::string class_name) {
   DeviceClaim d;
-  d.requests = {{.name = "gpu",
-                 .exactly = ExactDeviceRequest{.device_class_name = class_name,
-                                               .allocation_mode = "ExactCount",
-                                               .count = 1}},
-                {.name = "multi",
-                 .first_available = {{.name = "a",
-                                      .device_class_name = class_name,
-                                      .allocation_mode = "ExactCount",
-                                      .count = 1}}}};
+  d.requests = {
+      {.name = "gpu",
+       .exactly = ExactDeviceRequest{.device_class_name = class_name, .allocation_mode = "ExactCount", .count = 1}},
+      {.name = "multi",
+       .first_available = {
+           {.name = "a", .device_class_name = class_name, .allocation_mode = "ExactCount", .count = 1}}}};
   return d;
 }
 
@@ -48,8 +45,7 @@ ResourceClaimTemplate Template(std::string name, std::string ns, std::string cla
   return t;
 }
 
-Pod PodWith(std::string ns, std::vector<PodResourceClaim> claims,
-            std::vector<ContainerClaim> container_claims) {
+Pod PodWith(std::string ns, std::vector<PodResourceClaim> claims, std::vector<ContainerClaim> container_claims) {
   Pod p;
   p.metadata.name = "pod-0";
   p.metadata.namespace_ = std::move(ns);
@@ -104,8 +100,7 @@ TEST(CrossValidationTest, ConsistentSetHasNoFindings) {
       Claim("shared", "default", "gpu.example.com"),
       Template("tmpl", "", "gpu.example.com"),  // "" is the default namespace
       PodWith("default",
-              {{.name = "a", .resource_claim_name = "shared"},
-               {.name = "b", .resource_claim_template_name = "tmpl"}},
+              {{.name = "a", .resource_claim_name = "shared"}, {.name = "b", .resource_claim_template_name = "tmpl"}},
               {{.name = "a", .request = "gpu"}, {.name = "b"}}),
       Slice("s0", "node-1", 2, 2, {"gpu-0", "gpu-1"}),
       Slice("s1", "node-1", 2, 2, {"gpu-2"}),
@@ -114,46 +109,39 @@ TEST(CrossValidationTest, ConsistentSetHasNoFindings) {
 }
 
 TEST(CrossValidationTest, MissingDeviceClass) {
-  ExpectExactly({Class("other"), Claim("c", "default", "gpu.example.com"),
-                 Template("t", "ns", "gpu.example.com")},
-                {{1, "spec.devices.requests[0].exactly.deviceClassName", FieldErrorType::kNotFound,
-                  "no DeviceClass"},
-                 {1, "spec.devices.requests[1].firstAvailable[0].deviceClassName",
-                  FieldErrorType::kNotFound, "no DeviceClass"},
-                 {2, "spec.spec.devices.requests[0].exactly.deviceClassName",
-                  FieldErrorType::kNotFound, "no DeviceClass"},
-                 {2, "spec.spec.devices.requests[1].firstAvailable[0].deviceClassName",
-                  FieldErrorType::kNotFound, "no DeviceClass"}});
+  ExpectExactly(
+      {Class("other"), Claim("c", "default", "gpu.example.com"), Template("t", "ns", "gpu.example.com")},
+      {{1, "spec.devices.requests[0].exactly.deviceClassName", FieldErrorType::kNotFound, "no DeviceClass"},
+       {1, "spec.devices.requests[1].firstAvailable[0].deviceClassName", FieldErrorType::kNotFound, "no DeviceClass"},
+       {2, "spec.spec.devices.requests[0].exactly.deviceClassName", FieldErrorType::kNotFound, "no DeviceClass"},
+       {2, "spec.spec.devices.requests[1].firstAvailable[0].deviceClassName", FieldErrorType::kNotFound,
+        "no DeviceClass"}});
 }
 
 TEST(CrossValidationTest, PodReferences) {
-  ExpectExactly({Class("gpu.example.com"), Claim("shared", "other-ns", "gpu.example.com"),
-                 Template("tmpl", "default", "gpu.example.com"),
-                 PodWith("default",
-                         {{.name = "a", .resource_claim_name = "shared"},
-                          {.name = "b", .resource_claim_template_name = "missing"},
-                          {.name = "c", .resource_claim_template_name = "tmpl"}},
-                         {{.name = "c", .request = "nic"},
-                          {.name = "c", .request = "gpu"},
-                          {.name = "a", .request = "x"}})},
-                {{3, "spec.resourceClaims[0].resourceClaimName", FieldErrorType::kNotFound,
-                  "namespace \"default\""},
-                 {3, "spec.resourceClaims[1].resourceClaimTemplateName", FieldErrorType::kNotFound,
-                  "no ResourceClaimTemplate"},
-                 {3, "spec.containers[0].resources.claims[0].request", FieldErrorType::kNotFound,
-                  "has no request of this name"}});
+  ExpectExactly(
+      {Class("gpu.example.com"), Claim("shared", "other-ns", "gpu.example.com"),
+       Template("tmpl", "default", "gpu.example.com"),
+       PodWith("default",
+               {{.name = "a", .resource_claim_name = "shared"},
+                {.name = "b", .resource_claim_template_name = "missing"},
+                {.name = "c", .resource_claim_template_name = "tmpl"}},
+               {{.name = "c", .request = "nic"}, {.name = "c", .request = "gpu"}, {.name = "a", .request = "x"}})},
+      {{3, "spec.resourceClaims[0].resourceClaimName", FieldErrorType::kNotFound, "namespace \"default\""},
+       {3, "spec.resourceClaims[1].resourceClaimTemplateName", FieldErrorType::kNotFound, "no ResourceClaimTemplate"},
+       {3, "spec.containers[0].resources.claims[0].request", FieldErrorType::kNotFound,
+        "has no request of this name"}});
 }
 
 TEST(CrossValidationTest, SliceCountMismatch) {
   ExpectExactly({Slice("s0", "p", 1, 2, {"a"}), Slice("s1", "p", 1, 3, {"b"})},
-                {{1, "spec.pool.resourceSliceCount", FieldErrorType::kInvalid,
-                  "disagree on resourceSliceCount"}});
+                {{1, "spec.pool.resourceSliceCount", FieldErrorType::kInvalid, "disagree on resourceSliceCount"}});
 }
 
 TEST(CrossValidationTest, MoreSlicesThanCount) {
-  ExpectExactly({Slice("s0", "p", 1, 1, {"a"}), Slice("s1", "p", 1, 1, {"b"})},
-                {{1, "spec.pool", FieldErrorType::kInvalid,
-                  "more slices at generation 1 than its resourceSliceCount of 1"}});
+  ExpectExactly(
+      {Slice("s0", "p", 1, 1, {"a"}), Slice("s1", "p", 1, 1, {"b"})},
+      {{1, "spec.pool", FieldErrorType::kInvalid, "more slices at generation 1 than its resourceSliceCount of 1"}});
 }
 
 TEST(CrossValidationTest, OlderGenerationSlicesAreStale) {
@@ -169,10 +157,9 @@ TEST(CrossValidationTest, IncompletePool) {
 }
 
 TEST(CrossValidationTest, DuplicateDeviceInPool) {
-  ExpectExactly({Slice("s0", "p", 3, 2, {"a", "b"}), Slice("s1", "p", 3, 2, {"c", "a"}),
-                 Slice("other-pool", "q", 3, 1, {"a"})},
-                {{1, "spec.devices[1]", FieldErrorType::kDuplicate,
-                  "the allocator treats the pool as invalid"}});
+  ExpectExactly(
+      {Slice("s0", "p", 3, 2, {"a", "b"}), Slice("s1", "p", 3, 2, {"c", "a"}), Slice("other-pool", "q", 3, 1, {"a"})},
+      {{1, "spec.devices[1]", FieldErrorType::kDuplicate, "the allocator treats the pool as invalid"}});
 }
 
 TEST(CrossValidationTest, DuplicateCounterSetInPool) {
@@ -180,31 +167,31 @@ TEST(CrossValidationTest, DuplicateCounterSetInPool) {
   s0.spec.shared_counters = {{.name = "set"}};
   ResourceSlice s1 = Slice("s1", "p", 1, 2, {});
   s1.spec.shared_counters = {{.name = "set"}};
-  ExpectExactly({s0, s1},
-                {{1, "spec.sharedCounters[0]", FieldErrorType::kDuplicate, "counter set name"}});
+  ExpectExactly({s0, s1}, {{1, "spec.sharedCounters[0]", FieldErrorType::kDuplicate, "counter set name"}});
 }
 
 TEST(CrossValidationTest, DuplicateExtendedResourceName) {
-  ExpectExactly(
-      {Class("a", "example.com/gpu"), Class("b", "example.com/gpu"), Class("c", "example.com/tpu")},
-      {{1, "spec.extendedResourceName", FieldErrorType::kDuplicate,
-        "also served by DeviceClass \"a\""}});
+  ExpectExactly({Class("a", "example.com/gpu"), Class("b", "example.com/gpu"), Class("c", "example.com/tpu")},
+                {{1, "spec.extendedResourceName", FieldErrorType::kDuplicate, "also served by DeviceClass \"a\""}});
 }
 
 TEST(CrossValidationTest, DuplicateObjects) {
-  ExpectExactly({Class("a"), Class("a"), Claim("c", "", "a"), Claim("c", "default", "a"),
-                 Claim("c", "ns2", "a")},
-                {{1, "metadata.name", FieldErrorType::kDuplicate,
-                  "appears more than once (first as object 0)"},
+  ExpectExactly({Class("a"), Class("a"), Claim("c", "", "a"), Claim("c", "default", "a"), Claim("c", "ns2", "a")},
+                {{1, "metadata.name", FieldErrorType::kDuplicate, "appears more than once (first as object 0)"},
                  {3, "metadata.name", FieldErrorType::kDuplicate, "first as object 2"}});
 }
 
 TEST(FindDuplicateObjects, KindNamespaceAndName) {
   DeviceClass namespaced_class = Class("a");
   namespaced_class.metadata.namespace_ = "ignored";  // cluster-scoped: namespace ignored
-  std::vector<Object> objects = {Class("a"),         Claim("c", "", "a"), namespaced_class,
-                                 Claim("c", "default", "a"), Claim("c", "ns2", "a"),
-                                 Template("c", "", "a"), Class(""), Class("")};
+  std::vector<Object> objects = {Class("a"),
+                                 Claim("c", "", "a"),
+                                 namespaced_class,
+                                 Claim("c", "default", "a"),
+                                 Claim("c", "ns2", "a"),
+                                 Template("c", "", "a"),
+                                 Class(""),
+                                 Class("")};
   std::vector<DuplicateObject> found =
       FindDuplicateObjects(objects.size(), [&](size_t i) -> const Object& { return objects[i]; });
   ASSERT_EQ(found.size(), 2u);

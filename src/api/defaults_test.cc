@@ -11,13 +11,10 @@ TEST(DefaultsTest, RequestsGetModeCountAndTolerationOperator) {
   exact.exactly->tolerations.push_back({.key = "k"});
   exact.exactly->tolerations.push_back({.key = "k", .operator_ = DeviceTolerationOperator::kExists});
   DeviceRequest all{.name = "b",
-                    .exactly = ExactDeviceRequest{.device_class_name = "c",
-                                                  .allocation_mode = AllocationMode::kAll}};
-  DeviceRequest counted{.name = "c",
-                        .exactly = ExactDeviceRequest{.device_class_name = "c", .count = 3}};
+                    .exactly = ExactDeviceRequest{.device_class_name = "c", .allocation_mode = AllocationMode::kAll}};
+  DeviceRequest counted{.name = "c", .exactly = ExactDeviceRequest{.device_class_name = "c", .count = 3}};
   DeviceRequest unknown{.name = "d",
-                        .exactly = ExactDeviceRequest{.device_class_name = "c",
-                                                      .allocation_mode = "Sometimes"}};
+                        .exactly = ExactDeviceRequest{.device_class_name = "c", .allocation_mode = "Sometimes"}};
   DeviceRequest first{.name = "e"};
   first.first_available.push_back({.name = "x", .device_class_name = "c"});
   first.first_available.push_back({.name = "y", .device_class_name = "c", .count = 2});
@@ -40,8 +37,7 @@ TEST(DefaultsTest, RequestsGetModeCountAndTolerationOperator) {
   EXPECT_TRUE(r[4].first_available[0].allocation_mode == AllocationMode::kExactCount);
   EXPECT_EQ(r[4].first_available[0].count, 1);
   EXPECT_EQ(r[4].first_available[1].count, 2);
-  EXPECT_TRUE(claim.status.allocation->devices.results[0].tolerations[0].operator_ ==
-              DeviceTolerationOperator::kEqual);
+  EXPECT_TRUE(claim.status.allocation->devices.results[0].tolerations[0].operator_ == DeviceTolerationOperator::kEqual);
 
   ResourceClaim again = claim;
   SetDefaults(again);
@@ -50,8 +46,7 @@ TEST(DefaultsTest, RequestsGetModeCountAndTolerationOperator) {
 
 TEST(DefaultsTest, TemplatesAreDefaultedThroughTheObjectVariant) {
   ResourceClaimTemplate t;
-  t.spec.spec.devices.requests.push_back(
-      {.name = "a", .exactly = ExactDeviceRequest{.device_class_name = "c"}});
+  t.spec.spec.devices.requests.push_back({.name = "a", .exactly = ExactDeviceRequest{.device_class_name = "c"}});
   Object object = t;
   SetDefaults(object, "");
   const auto& request = std::get<ResourceClaimTemplate>(object).spec.spec.devices.requests[0];

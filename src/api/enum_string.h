@@ -48,10 +48,10 @@ template <typename E>
 class EnumString {
  public:
   EnumString() = default;
-  EnumString(E e) : text_(EnumName(e)) {}                         // NOLINT(google-explicit-constructor)
-  EnumString(std::string text) : text_(std::move(text)) {}       // NOLINT(google-explicit-constructor)
-  EnumString(std::string_view text) : text_(text) {}             // NOLINT(google-explicit-constructor)
-  EnumString(const char* text) : text_(text) {}                  // NOLINT(google-explicit-constructor)
+  EnumString(E e) : text_(EnumName(e)) {}                   // NOLINT(google-explicit-constructor)
+  EnumString(std::string text) : text_(std::move(text)) {}  // NOLINT(google-explicit-constructor)
+  EnumString(std::string_view text) : text_(text) {}        // NOLINT(google-explicit-constructor)
+  EnumString(const char* text) : text_(text) {}             // NOLINT(google-explicit-constructor)
 
   // The text as written; empty when unset.
   const std::string& text() const { return text_; }

@@ -103,8 +103,7 @@ std::string_view Trim(std::string_view s) {
 // Go's strconv.ParseBool.
 std::optional<bool> ParseBool(std::string_view s) {
   if (s == "1" || s == "t" || s == "T" || s == "TRUE" || s == "true" || s == "True") return true;
-  if (s == "0" || s == "f" || s == "F" || s == "FALSE" || s == "false" || s == "False")
-    return false;
+  if (s == "0" || s == "f" || s == "F" || s == "FALSE" || s == "false" || s == "False") return false;
   return std::nullopt;
 }
 
@@ -142,14 +141,13 @@ StatusOr<FeatureGates> FeatureGates::Defaults(std::string_view version) {
   std::optional<int> minor = ParseMinor(version);
   if (!minor || *minor < kOldestMinor || *minor > kNewestMinor) {
     return InvalidArgumentError("unsupported Kubernetes version \"" + std::string(version) +
-                                "\": feature gate defaults are known for 1." + std::to_string(kOldestMinor) +
-                                " to 1." + std::to_string(kNewestMinor));
+                                "\": feature gate defaults are known for 1." + std::to_string(kOldestMinor) + " to 1." +
+                                std::to_string(kNewestMinor));
   }
   FeatureGates gates;
   gates.minor_ = *minor;
   for (const GateRow& row : kGates) {
-    gates.enabled_[static_cast<size_t>(row.gate)] =
-        row.releases[static_cast<size_t>(*minor - kOldestMinor)].on;
+    gates.enabled_[static_cast<size_t>(row.gate)] = row.releases[static_cast<size_t>(*minor - kOldestMinor)].on;
   }
   return gates;
 }
@@ -197,16 +195,15 @@ Status FeatureGates::Set(Gate gate, bool value) {
   std::string_view name = Name(gate);
   switch (maturity(gate)) {
     case Maturity::kAbsent:
-      return InvalidArgumentError("unrecognized feature gate: " + std::string(name) +
-                                  " (not part of Kubernetes " + version() + ")");
+      return InvalidArgumentError("unrecognized feature gate: " + std::string(name) + " (not part of Kubernetes " +
+                                  version() + ")");
     case Maturity::kGALocked:
       if (!value) {
         return InvalidArgumentError("cannot set feature gate " + std::string(name) +
                                     " to false, feature is locked to true");
       }
       break;
-    default:
-      break;
+    default: break;
   }
   enabled_[static_cast<size_t>(gate)] = value;
   return OkStatus();
@@ -228,8 +225,8 @@ Status FeatureGates::ParseFlag(std::string_view flag) {
     std::string_view text = Trim(item.substr(eq + 1));
     std::optional<bool> value = ParseBool(text);
     if (!value) {
-      return InvalidArgumentError("invalid value of " + std::string(name) + "=" +
-                                  std::string(text) + ": must be true or false");
+      return InvalidArgumentError("invalid value of " + std::string(name) + "=" + std::string(text) +
+                                  ": must be true or false");
     }
     DRA_RETURN_IF_ERROR(next.Set(name, *value));
   }

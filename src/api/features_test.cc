@@ -26,46 +26,44 @@ TEST_P(FeatureDefaultsTest, MatchesTheGateTable) {
   StatusOr<FeatureGates> gates = FeatureGates::Defaults(c.version);
   ASSERT_TRUE(gates.ok()) << gates.status().ToString();
   EXPECT_EQ(gates->enabled(c.gate), c.want_on) << FeatureGates::Name(c.gate) << " in " << c.version;
-  EXPECT_EQ(gates->maturity(c.gate), c.want_maturity)
-      << FeatureGates::Name(c.gate) << " in " << c.version;
+  EXPECT_EQ(gates->maturity(c.gate), c.want_maturity) << FeatureGates::Name(c.gate) << " in " << c.version;
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Table, FeatureDefaultsTest,
-    ::testing::Values(
-        DefaultCase{"1.34", Gate::kDynamicResourceAllocation, true, Maturity::kGA},
-        DefaultCase{"1.35", Gate::kDynamicResourceAllocation, true, Maturity::kGALocked},
-        DefaultCase{"1.34", Gate::kDRAAdminAccess, true, Maturity::kBeta},
-        DefaultCase{"1.36", Gate::kDRAAdminAccess, true, Maturity::kGALocked},
-        DefaultCase{"1.36", Gate::kDRAPrioritizedList, true, Maturity::kGA},
-        DefaultCase{"1.37", Gate::kDRAPrioritizedList, true, Maturity::kGALocked},
-        DefaultCase{"1.36", Gate::kDRAResourceClaimDeviceStatus, true, Maturity::kBeta},
-        DefaultCase{"1.37", Gate::kDRAResourceClaimDeviceStatus, true, Maturity::kGALocked},
-        DefaultCase{"1.37", Gate::kDRASchedulerFilterTimeout, true, Maturity::kBeta},
-        DefaultCase{"1.35", Gate::kDRAPartitionableDevices, false, Maturity::kAlpha},
-        DefaultCase{"1.36", Gate::kDRAPartitionableDevices, true, Maturity::kBeta},
-        DefaultCase{"1.34", Gate::kDRADeviceTaints, false, Maturity::kAlpha},
-        DefaultCase{"1.37", Gate::kDRADeviceTaints, true, Maturity::kGA},
-        DefaultCase{"1.34", Gate::kDRADeviceTaintRules, false, Maturity::kAbsent},
-        DefaultCase{"1.36", Gate::kDRADeviceTaintRules, false, Maturity::kBeta},
-        DefaultCase{"1.37", Gate::kDRADeviceTaintRules, true, Maturity::kGA},
-        DefaultCase{"1.35", Gate::kDRAConsumableCapacity, false, Maturity::kAlpha},
-        DefaultCase{"1.36", Gate::kDRAConsumableCapacity, true, Maturity::kBeta},
-        DefaultCase{"1.36", Gate::kDRADeviceBindingConditions, true, Maturity::kBeta},
-        DefaultCase{"1.36", Gate::kDRAExtendedResource, true, Maturity::kBeta},
-        DefaultCase{"1.37", Gate::kDRAExtendedResource, true, Maturity::kGALocked},
-        DefaultCase{"1.35", Gate::kDRAListTypeAttributes, false, Maturity::kAbsent},
-        DefaultCase{"1.36", Gate::kDRAListTypeAttributes, false, Maturity::kAlpha},
-        DefaultCase{"1.36", Gate::kDRANodeAllocatableResources, false, Maturity::kAlpha},
-        DefaultCase{"1.37", Gate::kDRAWorkloadResourceClaims, false, Maturity::kBeta},
-        DefaultCase{"1.36", Gate::kDRADerivedAttributes, false, Maturity::kAbsent},
-        DefaultCase{"1.37", Gate::kDRADerivedAttributes, false, Maturity::kAlpha},
-        DefaultCase{"1.37", Gate::kDRADeviceCompatibilityGroups, false, Maturity::kAlpha},
-        // Off: kube-apiserver v1.37.2 reports kubernetes_feature_enabled 0.
-        DefaultCase{"1.37", Gate::kDRAFractionalCapacityRange, false, Maturity::kBeta},
-        DefaultCase{"1.37", Gate::kDRAOptionalNodeOperations, false, Maturity::kAlpha},
-        DefaultCase{"1.37", Gate::kDRAPartitionableDevicesType, false, Maturity::kAlpha},
-        DefaultCase{"v1.36.4", Gate::kDRAConsumableCapacity, true, Maturity::kBeta}));
+    ::testing::Values(DefaultCase{"1.34", Gate::kDynamicResourceAllocation, true, Maturity::kGA},
+                      DefaultCase{"1.35", Gate::kDynamicResourceAllocation, true, Maturity::kGALocked},
+                      DefaultCase{"1.34", Gate::kDRAAdminAccess, true, Maturity::kBeta},
+                      DefaultCase{"1.36", Gate::kDRAAdminAccess, true, Maturity::kGALocked},
+                      DefaultCase{"1.36", Gate::kDRAPrioritizedList, true, Maturity::kGA},
+                      DefaultCase{"1.37", Gate::kDRAPrioritizedList, true, Maturity::kGALocked},
+                      DefaultCase{"1.36", Gate::kDRAResourceClaimDeviceStatus, true, Maturity::kBeta},
+                      DefaultCase{"1.37", Gate::kDRAResourceClaimDeviceStatus, true, Maturity::kGALocked},
+                      DefaultCase{"1.37", Gate::kDRASchedulerFilterTimeout, true, Maturity::kBeta},
+                      DefaultCase{"1.35", Gate::kDRAPartitionableDevices, false, Maturity::kAlpha},
+                      DefaultCase{"1.36", Gate::kDRAPartitionableDevices, true, Maturity::kBeta},
+                      DefaultCase{"1.34", Gate::kDRADeviceTaints, false, Maturity::kAlpha},
+                      DefaultCase{"1.37", Gate::kDRADeviceTaints, true, Maturity::kGA},
+                      DefaultCase{"1.34", Gate::kDRADeviceTaintRules, false, Maturity::kAbsent},
+                      DefaultCase{"1.36", Gate::kDRADeviceTaintRules, false, Maturity::kBeta},
+                      DefaultCase{"1.37", Gate::kDRADeviceTaintRules, true, Maturity::kGA},
+                      DefaultCase{"1.35", Gate::kDRAConsumableCapacity, false, Maturity::kAlpha},
+                      DefaultCase{"1.36", Gate::kDRAConsumableCapacity, true, Maturity::kBeta},
+                      DefaultCase{"1.36", Gate::kDRADeviceBindingConditions, true, Maturity::kBeta},
+                      DefaultCase{"1.36", Gate::kDRAExtendedResource, true, Maturity::kBeta},
+                      DefaultCase{"1.37", Gate::kDRAExtendedResource, true, Maturity::kGALocked},
+                      DefaultCase{"1.35", Gate::kDRAListTypeAttributes, false, Maturity::kAbsent},
+                      DefaultCase{"1.36", Gate::kDRAListTypeAttributes, false, Maturity::kAlpha},
+                      DefaultCase{"1.36", Gate::kDRANodeAllocatableResources, false, Maturity::kAlpha},
+                      DefaultCase{"1.37", Gate::kDRAWorkloadResourceClaims, false, Maturity::kBeta},
+                      DefaultCase{"1.36", Gate::kDRADerivedAttributes, false, Maturity::kAbsent},
+                      DefaultCase{"1.37", Gate::kDRADerivedAttributes, false, Maturity::kAlpha},
+                      DefaultCase{"1.37", Gate::kDRADeviceCompatibilityGroups, false, Maturity::kAlpha},
+                      // Off: kube-apiserver v1.37.2 reports kubernetes_feature_enabled 0.
+                      DefaultCase{"1.37", Gate::kDRAFractionalCapacityRange, false, Maturity::kBeta},
+                      DefaultCase{"1.37", Gate::kDRAOptionalNodeOperations, false, Maturity::kAlpha},
+                      DefaultCase{"1.37", Gate::kDRAPartitionableDevicesType, false, Maturity::kAlpha},
+                      DefaultCase{"v1.36.4", Gate::kDRAConsumableCapacity, true, Maturity::kBeta}));
 
 TEST(FeatureGatesTest, DefaultsWithoutVersionIs137) {
   StatusOr<FeatureGates> v137 = FeatureGates::Defaults("1.37");
@@ -117,9 +115,7 @@ TEST(FeatureGatesTest, SetRefusesTurningOffLockedGate) {
   FeatureGates gates = FeatureGates::Defaults("1.36").value();
   Status s = gates.Set("DRAAdminAccess", false);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(
-      s.message(),
-      HasSubstr("cannot set feature gate DRAAdminAccess to false, feature is locked to true"));
+  EXPECT_THAT(s.message(), HasSubstr("cannot set feature gate DRAAdminAccess to false, feature is locked to true"));
   EXPECT_TRUE(gates.enabled(Gate::kDRAAdminAccess));
   EXPECT_TRUE(gates.Set("DRAAdminAccess", true).ok());
   // GA but not locked may be turned off.
@@ -137,8 +133,7 @@ TEST(FeatureGatesTest, SetRefusesGateMissingFromRelease) {
 
 TEST(FeatureGatesTest, ParseFlagAppliesAll) {
   FeatureGates gates = FeatureGates::Defaults("1.36").value();
-  Status s = gates.ParseFlag(
-      " DRAListTypeAttributes=true, DRAConsumableCapacity = false ,,DRADeviceTaintRules=T");
+  Status s = gates.ParseFlag(" DRAListTypeAttributes=true, DRAConsumableCapacity = false ,,DRADeviceTaintRules=T");
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_TRUE(gates.enabled(Gate::kDRAListTypeAttributes));
   EXPECT_FALSE(gates.enabled(Gate::kDRAConsumableCapacity));
@@ -153,10 +148,8 @@ TEST(FeatureGatesTest, ParseFlagIsAllOrNothing) {
     std::string want;
   };
   for (const Case& c : std::vector<Case>{
-           {"DRAListTypeAttributes=true,DRAConsumableCapacity",
-            "missing bool value for DRAConsumableCapacity"},
-           {"DRAListTypeAttributes=true,DRAConsumableCapacity=maybe",
-            "invalid value of DRAConsumableCapacity=maybe"},
+           {"DRAListTypeAttributes=true,DRAConsumableCapacity", "missing bool value for DRAConsumableCapacity"},
+           {"DRAListTypeAttributes=true,DRAConsumableCapacity=maybe", "invalid value of DRAConsumableCapacity=maybe"},
            {"DRAListTypeAttributes=true,Bogus=true", "unrecognized feature gate: Bogus"},
            {"DRAListTypeAttributes=true,DRAAdminAccess=false", "locked to true"},
        }) {
@@ -169,8 +162,7 @@ TEST(FeatureGatesTest, ParseFlagIsAllOrNothing) {
 }
 
 TEST(FeatureGatesTest, FromListTurnsOnListedOnly) {
-  StatusOr<FeatureGates> gates =
-      FeatureGates::FromList({"DRAPrioritizedList", "DRAConsumableCapacity"});
+  StatusOr<FeatureGates> gates = FeatureGates::FromList({"DRAPrioritizedList", "DRAConsumableCapacity"});
   ASSERT_TRUE(gates.ok()) << gates.status().ToString();
   EXPECT_TRUE(gates->enabled(Gate::kDRAPrioritizedList));
   EXPECT_TRUE(gates->enabled(Gate::kDRAConsumableCapacity));
@@ -215,11 +207,10 @@ TEST(FeatureGatesTest, WorkloadApiGates) {
     std::array<Maturity, 4> maturity;  // 1.34 .. 1.37
   };
   const Maturity n = Maturity::kAbsent, a = Maturity::kAlpha, b = Maturity::kBeta;
-  for (const Row& row : {Row{Gate::kGenericWorkload, {n, a, a, b}},
-                         Row{Gate::kTopologyAwareWorkloadScheduling, {n, n, a, a}},
-                         Row{Gate::kCompositePodGroup, {n, n, n, a}},
-                         Row{Gate::kPodGroupPreemptionPolicy, {n, n, n, a}},
-                         Row{Gate::kWorkloadWithJob, {n, n, a, a}}}) {
+  for (const Row& row :
+       {Row{Gate::kGenericWorkload, {n, a, a, b}}, Row{Gate::kTopologyAwareWorkloadScheduling, {n, n, a, a}},
+        Row{Gate::kCompositePodGroup, {n, n, n, a}}, Row{Gate::kPodGroupPreemptionPolicy, {n, n, n, a}},
+        Row{Gate::kWorkloadWithJob, {n, n, a, a}}}) {
     for (int minor = 34; minor <= 37; ++minor) {
       FeatureGates gates = FeatureGates::Defaults("1." + std::to_string(minor)).value();
       EXPECT_EQ(gates.maturity(row.gate), row.maturity[static_cast<size_t>(minor - 34)])
@@ -251,8 +242,9 @@ TEST(FeatureGatesTest, WorkloadApiGateDependencies) {
   const FeatureGates before = gates;
   Status s = gates.ParseFlag("TopologyAwareWorkloadScheduling=true");
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message(), "TopologyAwareWorkloadScheduling is enabled, but depends on features that are disabled: "
-                         "[GenericWorkload]");
+  EXPECT_EQ(s.message(),
+            "TopologyAwareWorkloadScheduling is enabled, but depends on features that are disabled: "
+            "[GenericWorkload]");
   EXPECT_EQ(gates, before);  // all or nothing
   s = gates.ParseFlag("CompositePodGroup=true,DRAWorkloadResourceClaims=true");
   EXPECT_EQ(s.message(),

@@ -42,15 +42,15 @@ class FieldPath {
 };
 
 enum class FieldErrorType {
-  kRequired,       // "Required value"
-  kInvalid,        // "Invalid value: <value>"
-  kDuplicate,      // "Duplicate value: <value>"
-  kNotSupported,   // "Unsupported value: <value>: supported values: ..."
-  kForbidden,      // "Forbidden"
-  kTooLong,        // "Too long: may not be more than N bytes"
-  kTooMany,        // "Too many: N: must have at most M items"
-  kNotFound,       // "Not found: <value>"
-  kInternal,       // "Internal error"
+  kRequired,      // "Required value"
+  kInvalid,       // "Invalid value: <value>"
+  kDuplicate,     // "Duplicate value: <value>"
+  kNotSupported,  // "Unsupported value: <value>: supported values: ..."
+  kForbidden,     // "Forbidden"
+  kTooLong,       // "Too long: may not be more than N bytes"
+  kTooMany,       // "Too many: N: must have at most M items"
+  kNotFound,      // "Not found: <value>"
+  kInternal,      // "Internal error"
 };
 
 enum class Severity { kError, kWarning };

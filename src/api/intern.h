@@ -36,12 +36,12 @@ class InternedString {
   // Interns `text`. Implicit: an InternedString is used like a string value.
   InternedString(std::string_view text);  // NOLINT(google-explicit-constructor)
   InternedString(const std::string& text) : InternedString(std::string_view(text)) {}  // NOLINT
-  InternedString(const char* text) : InternedString(std::string_view(text)) {}  // NOLINT
+  InternedString(const char* text) : InternedString(std::string_view(text)) {}         // NOLINT
 
   const std::string& str() const { return *str_; }
   std::string_view view() const { return *str_; }
-  operator std::string_view() const { return *str_; }      // NOLINT(google-explicit-constructor)
-  operator const std::string&() const { return *str_; }    // NOLINT(google-explicit-constructor)
+  operator std::string_view() const { return *str_; }    // NOLINT(google-explicit-constructor)
+  operator const std::string&() const { return *str_; }  // NOLINT(google-explicit-constructor)
   const char* c_str() const { return str_->c_str(); }
   bool empty() const { return str_->empty(); }
   size_t size() const { return str_->size(); }
@@ -52,13 +52,9 @@ class InternedString {
     return a.view() <=> b.view();
   }
   friend bool operator==(InternedString a, std::string_view b) { return a.view() == b; }
-  friend std::strong_ordering operator<=>(InternedString a, std::string_view b) {
-    return a.view() <=> b;
-  }
+  friend std::strong_ordering operator<=>(InternedString a, std::string_view b) { return a.view() <=> b; }
   friend bool operator==(InternedString a, const char* b) { return a.view() == b; }
-  friend std::strong_ordering operator<=>(InternedString a, const char* b) {
-    return a.view() <=> std::string_view(b);
-  }
+  friend std::strong_ordering operator<=>(InternedString a, const char* b) { return a.view() <=> std::string_view(b); }
   friend bool operator==(InternedString a, const std::string& b) { return a.view() == b; }
   friend std::strong_ordering operator<=>(InternedString a, const std::string& b) {
     return a.view() <=> std::string_view(b);
@@ -77,7 +73,5 @@ size_t InternedStringCount();
 
 template <>
 struct std::hash<dra::api::InternedString> {
-  size_t operator()(dra::api::InternedString s) const noexcept {
-    return std::hash<const void*>()(&s.str());
-  }
+  size_t operator()(dra::api::InternedString s) const noexcept { return std::hash<const void*>()(&s.str()); }
 };

@@ -48,7 +48,7 @@ using RawFields = FlatMap<RawJson>;
 // fields do.
 struct SourceRef {
   std::shared_ptr<const std::string> file{};  // may be null (built in code)
-  uint32_t line = 0;                        // 1-based; 0 = unknown
+  uint32_t line = 0;                          // 1-based; 0 = unknown
   uint32_t column = 0;
 
   friend bool operator==(const SourceRef&, const SourceRef&) { return true; }

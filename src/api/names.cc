@@ -188,8 +188,7 @@ bool IsOtherUUIDSpelling(std::string_view s) {
   if (s.size() == 45 && (s.substr(0, 9) == "urn:uuid:" || s.substr(0, 9) == "URN:UUID:")) {
     return IsDashedUUID(s.substr(9), false);
   }
-  if (s.size() == 38 && s.front() == '{' && s.back() == '}')
-    return IsDashedUUID(s.substr(1, 36), false);
+  if (s.size() == 38 && s.front() == '{' && s.back() == '}') return IsDashedUUID(s.substr(1, 36), false);
   if (s.size() == 32) {
     for (char c : s) {
       if (!IsHex(c)) return false;
@@ -207,8 +206,7 @@ std::string MaxLengthMessage(size_t max_length) {
 
 NameErrors IsDNS1123Label(std::string_view value) {
   NameErrors errs;
-  if (value.size() > kDNS1123LabelMaxLength)
-    errs.push_back(MaxLengthMessage(kDNS1123LabelMaxLength));
+  if (value.size() > kDNS1123LabelMaxLength) errs.push_back(MaxLengthMessage(kDNS1123LabelMaxLength));
   if (!MatchesLabel(value)) {
     // A valid subdomain that is not a valid label has dots; say so plainly.
     if (MatchesSubdomain(value)) {
@@ -260,9 +258,7 @@ NameErrors IsQualifiedName(std::string_view value) {
   NameErrors errs;
   std::vector<std::string_view> parts = Split(value, '/');
   switch (parts.size()) {
-    case 1:
-      CheckIdentifierPart(parts[0], errs);
-      break;
+    case 1: CheckIdentifierPart(parts[0], errs); break;
     case 2:
       if (parts[0].empty()) {
         errs.push_back("the domain must not be empty");
@@ -275,9 +271,7 @@ NameErrors IsQualifiedName(std::string_view value) {
         CheckIdentifierPart(parts[1], errs);
       }
       break;
-    default:
-      errs.push_back("must not contain more than one slash");
-      break;
+    default: errs.push_back("must not contain more than one slash"); break;
   }
   return errs;
 }
@@ -295,9 +289,7 @@ NameErrors IsLabelName(std::string_view value) {
   std::vector<std::string_view> parts = Split(value, '/');
   std::string_view name;
   switch (parts.size()) {
-    case 1:
-      name = parts[0];
-      break;
+    case 1: name = parts[0]; break;
     case 2:
       name = parts[1];
       if (parts[0].empty()) {
@@ -307,10 +299,10 @@ NameErrors IsLabelName(std::string_view value) {
       }
       break;
     default:
-      errs.push_back(WithRegex(
-          "a valid label key is a name of alphanumeric characters, '-', '_' or '.' that begins and "
-          "ends with an alphanumeric character, with an optional DNS subdomain prefix and '/'",
-          "'MyName', 'my.name' or 'example.com/MyName'", kLabelNameRegex));
+      errs.push_back(
+          WithRegex("a valid label key is a name of alphanumeric characters, '-', '_' or '.' that begins and "
+                    "ends with an alphanumeric character, with an optional DNS subdomain prefix and '/'",
+                    "'MyName', 'my.name' or 'example.com/MyName'", kLabelNameRegex));
       return errs;
   }
   if (name.empty()) {
@@ -326,10 +318,10 @@ NameErrors IsLabelValue(std::string_view value) {
   NameErrors errs;
   if (value.size() > kLabelValueMaxLength) errs.push_back(MaxLengthMessage(kLabelValueMaxLength));
   if (!value.empty() && !MatchesLabelName(value)) {
-    errs.push_back(WithRegex(
-        "a valid label value is empty or contains only alphanumeric characters, '-', '_' or '.', "
-        "beginning and ending with an alphanumeric character",
-        "'MyValue', 'my_value' or '12345'", kLabelValueRegex));
+    errs.push_back(
+        WithRegex("a valid label value is empty or contains only alphanumeric characters, '-', '_' or '.', "
+                  "beginning and ending with an alphanumeric character",
+                  "'MyValue', 'my_value' or '12345'", kLabelValueRegex));
   }
   return errs;
 }
@@ -346,8 +338,7 @@ NameErrors IsUUID(std::string_view value) {
 
 NameErrors IsSemver(std::string_view value) {
   NameErrors errs;
-  if (!MatchesSemver(value))
-    errs.push_back("must be a string compatible with semver.org spec 2.0.0");
+  if (!MatchesSemver(value)) errs.push_back("must be a string compatible with semver.org spec 2.0.0");
   if (value.size() > kDeviceAttributeMaxValueLength) {
     errs.push_back(MaxLengthMessage(kDeviceAttributeMaxValueLength));
   }
@@ -374,8 +365,7 @@ NameErrors IsExtendedResourceName(std::string_view value) {
 }
 
 bool IsNodeAllocatableResourceName(std::string_view value) {
-  return value == "cpu" || value == "memory" || value == "ephemeral-storage" ||
-         value.starts_with("hugepages-");
+  return value == "cpu" || value == "memory" || value == "ephemeral-storage" || value.starts_with("hugepages-");
 }
 
 NameErrors IsRequestReference(std::string_view value) {

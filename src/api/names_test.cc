@@ -95,8 +95,8 @@ INSTANTIATE_TEST_SUITE_P(
                  .want_substr = "RFC 1123 subdomain"},
         NameCase{.name = "subdomain_254",
                  .check = IsDNS1123Subdomain,
-                 .value = std::string(63, 'a') + "." + std::string(63, 'b') + "." +
-                          std::string(63, 'c') + "." + std::string(62, 'd'),
+                 .value = std::string(63, 'a') + "." + std::string(63, 'b') + "." + std::string(63, 'c') + "." +
+                          std::string(62, 'd'),
                  .valid = false,
                  .want_substr = "must be no more than 253 characters"},
         NameCase{.name = "node_name", .check = IsNodeName, .value = "worker-1.example"},
@@ -119,19 +119,12 @@ INSTANTIATE_TEST_SUITE_P(
                  .want_substr = "[A-Za-z_][A-Za-z0-9_]*"},
         // Driver name
         NameCase{.name = "driver_ok", .check = IsDriverName, .value = "gpu.nvidia.com"},
-        NameCase{
-            .name = "driver_upper_tolerated", .check = IsDriverName, .value = "GPU.Example.com"},
+        NameCase{.name = "driver_upper_tolerated", .check = IsDriverName, .value = "GPU.Example.com"},
         NameCase{.name = "driver_63", .check = IsDriverName, .value = k63},
-        NameCase{.name = "driver_64",
-                 .check = IsDriverName,
-                 .value = k64,
-                 .valid = false,
-                 .want_substr = "no more than 63"},
-        NameCase{.name = "driver_empty",
-                 .check = IsDriverName,
-                 .value = "",
-                 .valid = false,
-                 .want_substr = "non-empty"},
+        NameCase{
+            .name = "driver_64", .check = IsDriverName, .value = k64, .valid = false, .want_substr = "no more than 63"},
+        NameCase{
+            .name = "driver_empty", .check = IsDriverName, .value = "", .valid = false, .want_substr = "non-empty"},
         NameCase{.name = "driver_underscore",
                  .check = IsDriverName,
                  .value = "gpu_x.com",
@@ -150,21 +143,16 @@ INSTANTIATE_TEST_SUITE_P(
                  .value = "a/",
                  .valid = false,
                  .want_substr = "RFC 1123 subdomain"},
-        NameCase{.name = "pool_empty",
-                 .check = IsPoolName,
-                 .value = "",
-                 .valid = false,
-                 .want_substr = "non-empty"},
+        NameCase{.name = "pool_empty", .check = IsPoolName, .value = "", .valid = false, .want_substr = "non-empty"},
         NameCase{.name = "pool_too_long",
                  .check = IsPoolName,
-                 .value = std::string(63, 'a') + "/" + std::string(63, 'b') + "/" +
-                          std::string(63, 'c') + "/" + std::string(63, 'd'),
+                 .value = std::string(63, 'a') + "/" + std::string(63, 'b') + "/" + std::string(63, 'c') + "/" +
+                          std::string(63, 'd'),
                  .valid = false,
                  .want_substr = "no more than 253"},
         // DRA QualifiedName
         NameCase{.name = "qn_bare", .check = IsQualifiedName, .value = "model"},
-        NameCase{
-            .name = "qn_domain", .check = IsQualifiedName, .value = "gpu.nvidia.com/productName"},
+        NameCase{.name = "qn_domain", .check = IsQualifiedName, .value = "gpu.nvidia.com/productName"},
         NameCase{.name = "qn_id_32", .check = IsQualifiedName, .value = std::string(32, 'x')},
         NameCase{.name = "qn_id_33",
                  .check = IsQualifiedName,
@@ -209,8 +197,7 @@ INSTANTIATE_TEST_SUITE_P(
                  .want_substr = "domain and a name separated by a slash"},
         // Label names and values
         NameCase{.name = "labelname_plain", .check = IsLabelName, .value = "MyName"},
-        NameCase{
-            .name = "labelname_prefixed", .check = IsLabelName, .value = "example.com/my.name_1"},
+        NameCase{.name = "labelname_prefixed", .check = IsLabelName, .value = "example.com/my.name_1"},
         NameCase{.name = "labelname_empty",
                  .check = IsLabelName,
                  .value = "",
@@ -255,8 +242,7 @@ INSTANTIATE_TEST_SUITE_P(
                  .valid = false,
                  .want_substr = "valid label value"},
         // UUID
-        NameCase{
-            .name = "uuid_ok", .check = IsUUID, .value = "123e4567-e89b-12d3-a456-426614174000"},
+        NameCase{.name = "uuid_ok", .check = IsUUID, .value = "123e4567-e89b-12d3-a456-426614174000"},
         NameCase{.name = "uuid_upper",
                  .check = IsUUID,
                  .value = "123E4567-E89B-12D3-A456-426614174000",
@@ -285,8 +271,7 @@ INSTANTIATE_TEST_SUITE_P(
         // Semver
         NameCase{.name = "semver_plain", .check = IsSemver, .value = "1.2.3"},
         NameCase{.name = "semver_zero", .check = IsSemver, .value = "0.0.0"},
-        NameCase{
-            .name = "semver_pre_build", .check = IsSemver, .value = "1.0.0-alpha.1+build.20240305"},
+        NameCase{.name = "semver_pre_build", .check = IsSemver, .value = "1.0.0-alpha.1+build.20240305"},
         NameCase{.name = "semver_pre_alnum", .check = IsSemver, .value = "1.0.0-0alpha.x-y"},
         NameCase{.name = "semver_build_leading_zero", .check = IsSemver, .value = "1.0.0+001"},
         NameCase{.name = "semver_two_parts",
@@ -299,21 +284,15 @@ INSTANTIATE_TEST_SUITE_P(
                  .value = "01.2.3",
                  .valid = false,
                  .want_substr = "semver"},
-        NameCase{.name = "semver_v_prefix",
-                 .check = IsSemver,
-                 .value = "v1.2.3",
-                 .valid = false,
-                 .want_substr = "semver"},
+        NameCase{
+            .name = "semver_v_prefix", .check = IsSemver, .value = "v1.2.3", .valid = false, .want_substr = "semver"},
         NameCase{.name = "semver_pre_leading_zero",
                  .check = IsSemver,
                  .value = "1.2.3-01",
                  .valid = false,
                  .want_substr = "semver"},
-        NameCase{.name = "semver_empty_pre",
-                 .check = IsSemver,
-                 .value = "1.2.3-",
-                 .valid = false,
-                 .want_substr = "semver"},
+        NameCase{
+            .name = "semver_empty_pre", .check = IsSemver, .value = "1.2.3-", .valid = false, .want_substr = "semver"},
         NameCase{.name = "semver_empty_build_part",
                  .check = IsSemver,
                  .value = "1.2.3+a..b",

@@ -16,14 +16,12 @@ bool IsNamespaced(Kind kind) {
 std::string_view ApiVersionFor(Kind kind) {
   switch (kind) {
     case Kind::kNode:
-    case Kind::kPod:
-      return "v1";
+    case Kind::kPod: return "v1";
     case Kind::kPodGroup:
     case Kind::kSchedulingWorkload:
       // dractl writes the Workload API's beta version (v1alpha3 is read too).
       return "scheduling.k8s.io/v1beta1";
-    default:
-      return "resource.k8s.io/v1";
+    default: return "resource.k8s.io/v1";
   }
 }
 

@@ -14,20 +14,29 @@
 
 namespace dra::api {
 
-using Object = std::variant<DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate,
-                            DeviceTaintRule, Node, Pod, PodGroup, SchedulingWorkload>;
+using Object = std::variant<DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate, DeviceTaintRule, Node,
+                            Pod, PodGroup, SchedulingWorkload>;
 
 // One enumerator per Object alternative, in the same order
 // (static_cast<Kind>(object.index()) == KindOf(object)). The kind name of
 // kSchedulingWorkload is "Workload" (scheduling.k8s.io); the decoder tells it
 // from other kinds of that name by its apiVersion.
-enum class Kind { kDeviceClass, kResourceSlice, kResourceClaim, kResourceClaimTemplate,
-                  kDeviceTaintRule, kNode, kPod, kPodGroup, kSchedulingWorkload };
+enum class Kind {
+  kDeviceClass,
+  kResourceSlice,
+  kResourceClaim,
+  kResourceClaimTemplate,
+  kDeviceTaintRule,
+  kNode,
+  kPod,
+  kPodGroup,
+  kSchedulingWorkload
+};
 template <>
 struct EnumTraits<Kind> {
   static constexpr std::array<std::string_view, 9> kNames = {
-      "DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate",
-      "DeviceTaintRule", "Node", "Pod", "PodGroup", "Workload"};
+      "DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate", "DeviceTaintRule", "Node",
+      "Pod",         "PodGroup",      "Workload"};
 };
 
 Kind KindOf(const Object& object);

@@ -74,8 +74,7 @@ struct EnumTraits<AllocationConfigSource> {
 enum class NodeOperation { kNodePrepareResources, kNodeUnprepareResources, kAll };
 template <>
 struct EnumTraits<NodeOperation> {
-  static constexpr std::array<std::string_view, 3> kNames = {"NodePrepareResources",
-                                                             "NodeUnprepareResources", "*"};
+  static constexpr std::array<std::string_view, 3> kNames = {"NodePrepareResources", "NodeUnprepareResources", "*"};
 };
 
 // ---------------------------------------------------------------------------
@@ -98,8 +97,7 @@ struct OpaqueDeviceConfiguration {
   std::string driver{};
   RawJson parameters{};  // compact JSON; must be an object (validation checks)
 
-  friend bool operator==(const OpaqueDeviceConfiguration&, const OpaqueDeviceConfiguration&) =
-      default;
+  friend bool operator==(const OpaqueDeviceConfiguration&, const OpaqueDeviceConfiguration&) = default;
 };
 
 // Upstream embeds DeviceConfiguration{opaque} inline; here `opaque` sits
@@ -132,8 +130,7 @@ struct DeviceToleration {
 struct DeviceClassConfiguration {
   std::optional<OpaqueDeviceConfiguration> opaque{};
 
-  friend bool operator==(const DeviceClassConfiguration&, const DeviceClassConfiguration&) =
-      default;
+  friend bool operator==(const DeviceClassConfiguration&, const DeviceClassConfiguration&) = default;
 };
 
 struct DeviceClassSpec {
@@ -182,15 +179,13 @@ struct DeviceAttribute {
   };
 
   // Alternative index == static_cast<size_t>(Type). 16 bytes: lists are boxed.
-  using Value = std::variant<std::monostate, int64_t, bool, InternedString, Version, Box<IntList>,
-                             Box<BoolList>, Box<StringList>, Box<VersionList>>;
+  using Value = std::variant<std::monostate, int64_t, bool, InternedString, Version, Box<IntList>, Box<BoolList>,
+                             Box<StringList>, Box<VersionList>>;
   Value value{};
 
   static DeviceAttribute Int(int64_t v) { return {Value(std::in_place_index<1>, v)}; }
   static DeviceAttribute Bool(bool v) { return {Value(std::in_place_index<2>, v)}; }
-  static DeviceAttribute String(std::string_view v) {
-    return {Value(std::in_place_index<3>, InternedString(v))};
-  }
+  static DeviceAttribute String(std::string_view v) { return {Value(std::in_place_index<3>, InternedString(v))}; }
   static DeviceAttribute VersionOf(std::string_view v) {
     return {Value(std::in_place_index<4>, Version{InternedString(v)})};
   }
@@ -246,8 +241,7 @@ struct CapacityRequestPolicyRange {
   std::optional<Quantity> max{};
   std::optional<Quantity> step{};
 
-  friend bool operator==(const CapacityRequestPolicyRange&, const CapacityRequestPolicyRange&) =
-      default;
+  friend bool operator==(const CapacityRequestPolicyRange&, const CapacityRequestPolicyRange&) = default;
 };
 
 // At most one of valid_values / valid_range (validation checks).
@@ -291,8 +285,7 @@ struct DeviceCounterConsumption {
   // `compatibilityGroups` of k8s.io/api/resource/v1/types.go, v0.37.2).
   std::vector<std::string> compatibility_groups{};
 
-  friend bool operator==(const DeviceCounterConsumption&, const DeviceCounterConsumption&) =
-      default;
+  friend bool operator==(const DeviceCounterConsumption&, const DeviceCounterConsumption&) = default;
 };
 
 // [1.37] nodeAllocatableResources[...].mapping: either capacity_key +
@@ -302,16 +295,14 @@ struct NodeAllocatableResourceMapping {
   std::optional<Quantity> capacity_multiplier{};
   std::optional<Quantity> device_multiplier{};
 
-  friend bool operator==(const NodeAllocatableResourceMapping&,
-                         const NodeAllocatableResourceMapping&) = default;
+  friend bool operator==(const NodeAllocatableResourceMapping&, const NodeAllocatableResourceMapping&) = default;
 };
 
 struct NodeAllocatableResourceOverhead {
   std::optional<Quantity> per_pod{};
   std::optional<Quantity> per_container{};
 
-  friend bool operator==(const NodeAllocatableResourceOverhead&,
-                         const NodeAllocatableResourceOverhead&) = default;
+  friend bool operator==(const NodeAllocatableResourceOverhead&, const NodeAllocatableResourceOverhead&) = default;
 };
 
 struct NodeAllocatableResource {
@@ -325,7 +316,7 @@ struct NodeAllocatableResource {
 // layout table at the top of this file).
 struct DeviceRareFields {
   std::vector<DeviceCounterConsumption> consumes_counters{};  // gate DRAPartitionableDevices
-  std::optional<std::string> node_name{};  // only with perDeviceNodeSelection
+  std::optional<std::string> node_name{};                     // only with perDeviceNodeSelection
   std::optional<NodeSelector> node_selector{};
   std::optional<bool> all_nodes{};
   std::vector<DeviceTaint> taints{};  // gate DRADeviceTaints
@@ -368,7 +359,7 @@ struct ResourceSliceSpec {
   std::optional<bool> all_nodes{};
   std::vector<Device> devices{};
   std::optional<bool> per_device_node_selection{};  // gate DRAPartitionableDevices
-  std::vector<CounterSet> shared_counters{};  // gate DRAPartitionableDevices
+  std::vector<CounterSet> shared_counters{};        // gate DRAPartitionableDevices
   // [1.37] gate DRAPartitionableDevicesType
   std::optional<std::string> partition_type_attribute{};
   // [1.37] gate DRAOptionalNodeOperations
@@ -405,7 +396,7 @@ struct ExactDeviceRequest {
   std::string device_class_name{};
   std::vector<DeviceSelector> selectors{};
   EnumString<AllocationMode> allocation_mode{};  // empty until defaulted to ExactCount
-  int64_t count = 0;                           // 0 = unset (defaulted to 1 for ExactCount)
+  int64_t count = 0;                             // 0 = unset (defaulted to 1 for ExactCount)
   std::optional<bool> admin_access{};
   std::vector<DeviceToleration> tolerations{};
   std::optional<CapacityRequirements> capacity{};
@@ -450,8 +441,7 @@ struct DeviceClaimConfiguration {
   std::vector<std::string> requests{};
   std::optional<OpaqueDeviceConfiguration> opaque{};
 
-  friend bool operator==(const DeviceClaimConfiguration&, const DeviceClaimConfiguration&) =
-      default;
+  friend bool operator==(const DeviceClaimConfiguration&, const DeviceClaimConfiguration&) = default;
 };
 
 struct DeviceClaim {
@@ -481,8 +471,7 @@ struct DeviceRequestAllocationResult {
   FlatMap<Quantity> consumed_capacity{};
   std::vector<EnumString<NodeOperation>> skip_node_operations{};  // [1.37]
 
-  friend bool operator==(const DeviceRequestAllocationResult&,
-                         const DeviceRequestAllocationResult&) = default;
+  friend bool operator==(const DeviceRequestAllocationResult&, const DeviceRequestAllocationResult&) = default;
 };
 
 struct DeviceAllocationConfiguration {
@@ -490,8 +479,7 @@ struct DeviceAllocationConfiguration {
   std::vector<std::string> requests{};
   std::optional<OpaqueDeviceConfiguration> opaque{};
 
-  friend bool operator==(const DeviceAllocationConfiguration&,
-                         const DeviceAllocationConfiguration&) = default;
+  friend bool operator==(const DeviceAllocationConfiguration&, const DeviceAllocationConfiguration&) = default;
 };
 
 struct DeviceAllocationResult {
@@ -504,19 +492,18 @@ struct DeviceAllocationResult {
 struct AllocationResult {
   DeviceAllocationResult devices{};
   std::optional<NodeSelector> node_selector{};  // unset = usable everywhere
-  std::string allocation_timestamp{};  // RFC 3339; empty = unset
+  std::string allocation_timestamp{};           // RFC 3339; empty = unset
 
   friend bool operator==(const AllocationResult&, const AllocationResult&) = default;
 };
 
 struct ResourceClaimConsumerReference {
   std::string api_group{};  // empty for core
-  std::string resource{};  // "pods"
+  std::string resource{};   // "pods"
   std::string name{};
   std::string uid{};
 
-  friend bool operator==(const ResourceClaimConsumerReference&,
-                         const ResourceClaimConsumerReference&) = default;
+  friend bool operator==(const ResourceClaimConsumerReference&, const ResourceClaimConsumerReference&) = default;
 };
 
 struct NetworkDeviceData {
@@ -562,8 +549,7 @@ struct ResourceClaimTemplateSpec {
   ObjectMeta metadata{};  // only labels and annotations are allowed
   ResourceClaimSpec spec{};
 
-  friend bool operator==(const ResourceClaimTemplateSpec&, const ResourceClaimTemplateSpec&) =
-      default;
+  friend bool operator==(const ResourceClaimTemplateSpec&, const ResourceClaimTemplateSpec&) = default;
 };
 
 struct ResourceClaimTemplate {

@@ -97,8 +97,8 @@ struct PodGroupSpec {
   // decoder); the encoder writes whatever a caller puts here after the
   // modelled fields.
   RawFields extra{};
-  std::optional<WorkloadReference> workload_ref{};                  // PodGroup only
-  std::optional<std::string> parent_composite_pod_group_name{};     // PodGroup only; gate CompositePodGroup
+  std::optional<WorkloadReference> workload_ref{};               // PodGroup only
+  std::optional<std::string> parent_composite_pod_group_name{};  // PodGroup only; gate CompositePodGroup
   std::optional<DisruptionMode> disruption_mode{};
   std::optional<std::string> preemption_policy{};  // kPreemptLowerPriority or kPreemptNever
 

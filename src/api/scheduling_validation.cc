@@ -221,8 +221,8 @@ class SchedulingGroupReader {
     return true;
   }
   void Space() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t' ||
-                                   text_[pos_] == '\r')) {
+    while (pos_ < text_.size() &&
+           (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t' || text_[pos_] == '\r')) {
       ++pos_;
     }
   }
@@ -292,8 +292,7 @@ class SchedulingGroupReader {
           AppendUtf8(cp, value);
           break;
         }
-        default:
-          return false;
+        default: return false;
       }
     }
     return false;
@@ -400,8 +399,7 @@ class SchedulingValidator {
   }
 
   // validate.Union: `set[i]` tells whether member `names[i]` is set.
-  void Union(const FieldPath& path, std::initializer_list<std::string_view> names,
-             std::initializer_list<bool> set) {
+  void Union(const FieldPath& path, std::initializer_list<std::string_view> names, std::initializer_list<bool> set) {
     std::string all, specified;
     size_t count = 0;
     auto name = names.begin();
@@ -637,9 +635,7 @@ class SchedulingValidator {
         // The API server cannot decode it (PodSchedulingGroup is an object).
         Invalid(path, Quote(raw), "must be an object with a podGroupName");
         return;
-      case SchedulingGroupReader::Result::kNameNotString:
-        Invalid(name_path, "", "must be a string");
-        return;
+      case SchedulingGroupReader::Result::kNameNotString: Invalid(name_path, "", "must be a string"); return;
       case SchedulingGroupReader::Result::kNoName:
         // A one-of with one member; the nil pointer prints as JSON null.
         Invalid(name_path, "null", "must specify one of: `podGroupName`");

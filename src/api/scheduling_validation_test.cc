@@ -140,10 +140,12 @@ TEST(SchedulingValidationTest, GangMinCountIsRequiredAndAtLeastOne) {
   // "Required value") then +k8s:minimum=1 ("must be greater than or equal to 1").
   PodGroup g = BaseGroup();
   g.spec.scheduling_policy.gang->min_count = 0;
-  EXPECT_THAT(Lines(ValidatePodGroup(g, Generic())), ElementsAre("spec.schedulingPolicy.gang.minCount: Required value"));
-  g.spec.scheduling_policy.gang->min_count = -3;
   EXPECT_THAT(Lines(ValidatePodGroup(g, Generic())),
-              ElementsAre("spec.schedulingPolicy.gang.minCount: Invalid value: -3: must be greater than or equal to 1"));
+              ElementsAre("spec.schedulingPolicy.gang.minCount: Required value"));
+  g.spec.scheduling_policy.gang->min_count = -3;
+  EXPECT_THAT(
+      Lines(ValidatePodGroup(g, Generic())),
+      ElementsAre("spec.schedulingPolicy.gang.minCount: Invalid value: -3: must be greater than or equal to 1"));
   g.spec.scheduling_policy.gang->min_count = 1;
   EXPECT_THAT(Lines(ValidatePodGroup(g, Generic())), IsEmpty());
 }
@@ -164,7 +166,8 @@ TEST(SchedulingValidationTest, SchedulingConstraints) {
               ElementsAre("spec.schedulingConstraints.topology: Too many: 2: must have at most 1 items"));
   // key: +k8s:required, +k8s:format=k8s-label-key.
   g.spec.scheduling_constraints->topology = {{.key = ""}};
-  EXPECT_THAT(Lines(ValidatePodGroup(g, on)), ElementsAre("spec.schedulingConstraints.topology[0].key: Required value"));
+  EXPECT_THAT(Lines(ValidatePodGroup(g, on)),
+              ElementsAre("spec.schedulingConstraints.topology[0].key: Required value"));
   g.spec.scheduling_constraints->topology = {{.key = "rack/zone/x"}};
   EXPECT_THAT(Lines(ValidatePodGroup(g, on)),
               ElementsAre(HasSubstr("spec.schedulingConstraints.topology[0].key: Invalid value: \"rack/zone/x\": a "
@@ -191,14 +194,16 @@ TEST(SchedulingValidationTest, ResourceClaims) {
   }
   EXPECT_THAT(Lines(ValidatePodGroup(g, on)), IsEmpty());
   g.spec.resource_claims.push_back({.name = "e", .resource_claim_name = {}, .resource_claim_template_name = "t"});
-  EXPECT_THAT(Lines(ValidatePodGroup(g, on)), ElementsAre("spec.resourceClaims: Too many: 5: must have at most 4 items"));
+  EXPECT_THAT(Lines(ValidatePodGroup(g, on)),
+              ElementsAre("spec.resourceClaims: Too many: 5: must have at most 4 items"));
 
   // +listMapKey=name: a later entry with a taken name is a Duplicate, shown
   // as the JSON of the whole entry (field.Error marshals struct values).
   g.spec.resource_claims = {{.name = "a", .resource_claim_name = "x", .resource_claim_template_name = {}},
                             {.name = "a", .resource_claim_name = {}, .resource_claim_template_name = "t"}};
-  EXPECT_THAT(Lines(ValidatePodGroup(g, on)),
-              ElementsAre("spec.resourceClaims[1]: Duplicate value: {\"name\":\"a\",\"resourceClaimTemplateName\":\"t\"}"));
+  EXPECT_THAT(
+      Lines(ValidatePodGroup(g, on)),
+      ElementsAre("spec.resourceClaims[1]: Duplicate value: {\"name\":\"a\",\"resourceClaimTemplateName\":\"t\"}"));
 
   // +union of resourceClaimName and resourceClaimTemplateName: exactly one.
   g.spec.resource_claims = {{.name = "a", .resource_claim_name = {}, .resource_claim_template_name = {}}};
@@ -397,10 +402,11 @@ TEST(SchedulingValidationTest, AtMostEightTemplatesWithUniqueNames) {
   w.spec.pod_group_templates[1].spec.scheduling_policy = {.basic = false, .gang = GangSchedulingPolicy{.min_count = 3}};
   w.spec.pod_group_templates[1].spec.resource_claims = {
       {.name = "x", .resource_claim_name = "c", .resource_claim_template_name = {}}};  // gate off: dropped, not shown
-  EXPECT_THAT(Lines(ValidateSchedulingWorkload(w, Generic())),
-              Contains("spec.podGroupTemplates[1]: Duplicate value: "
-                       "{\"name\":\"a\",\"schedulingPolicy\":{\"gang\":{\"minCount\":3}},\"schedulingConstraints\":null,"
-                       "\"disruptionMode\":{\"all\":{}}}"));
+  EXPECT_THAT(
+      Lines(ValidateSchedulingWorkload(w, Generic())),
+      Contains("spec.podGroupTemplates[1]: Duplicate value: "
+               "{\"name\":\"a\",\"schedulingPolicy\":{\"gang\":{\"minCount\":3}},\"schedulingConstraints\":null,"
+               "\"disruptionMode\":{\"all\":{}}}"));
 }
 
 TEST(SchedulingValidationTest, TemplateFields) {
@@ -408,7 +414,8 @@ TEST(SchedulingValidationTest, TemplateFields) {
   PodGroupTemplate& t = w.spec.pod_group_templates[0];
   // name: +k8s:required, k8s-short-name.
   t.name = "";
-  EXPECT_THAT(Lines(ValidateSchedulingWorkload(w, Generic())), ElementsAre("spec.podGroupTemplates[0].name: Required value"));
+  EXPECT_THAT(Lines(ValidateSchedulingWorkload(w, Generic())),
+              ElementsAre("spec.podGroupTemplates[0].name: Required value"));
   t.name = "Workers";
   EXPECT_THAT(Lines(ValidateSchedulingWorkload(w, Generic())),
               ElementsAre(HasSubstr("spec.podGroupTemplates[0].name: Invalid value: \"Workers\": a lowercase RFC 1123 "
@@ -485,14 +492,16 @@ Pod GroupMember(std::string scheduling_group) {
 
 TEST(SchedulingValidationTest, PodSchedulingGroup) {
   // dropDisabledSchedulingGroup: dropped while GenericWorkload is off.
-  EXPECT_THAT(Lines(ValidatePod(GroupMember(R"({"podGroupName":"train"})"), FeatureGates::Defaults("1.37").value())),
-              ElementsAre(HasSubstr("warning: spec.schedulingGroup: Forbidden: requires feature gate GenericWorkload")));
+  EXPECT_THAT(
+      Lines(ValidatePod(GroupMember(R"({"podGroupName":"train"})"), FeatureGates::Defaults("1.37").value())),
+      ElementsAre(HasSubstr("warning: spec.schedulingGroup: Forbidden: requires feature gate GenericWorkload")));
   EXPECT_THAT(Lines(ValidatePod(GroupMember(R"({"podGroupName":"train"})"), Generic())), IsEmpty());
   // validateSchedulingGroup: podGroupName required (a one-of with one
   // member, Invalid with the nil value) and ValidatePodGroupName (a DNS
   // subdomain).
-  EXPECT_THAT(Lines(ValidatePod(GroupMember("{}"), Generic())),
-              ElementsAre("spec.schedulingGroup.podGroupName: Invalid value: null: must specify one of: `podGroupName`"));
+  EXPECT_THAT(
+      Lines(ValidatePod(GroupMember("{}"), Generic())),
+      ElementsAre("spec.schedulingGroup.podGroupName: Invalid value: null: must specify one of: `podGroupName`"));
   EXPECT_THAT(Lines(ValidatePod(GroupMember(R"({"podGroupName":null})"), Generic())),
               ElementsAre(HasSubstr("must specify one of: `podGroupName`")));
   EXPECT_THAT(Lines(ValidatePod(GroupMember(R"({"podGroupName":"Train_1"})"), Generic())),
@@ -509,7 +518,8 @@ TEST(SchedulingValidationTest, PodSchedulingGroup) {
   // No schedulingGroup: nothing to say, gate or not.
   Pod plain = GroupMember("");
   plain.spec.extra = {};
-  EXPECT_THAT(Lines(ValidatePod(plain, FeatureGates::Defaults("1.37").value())), Not(Contains(HasSubstr("schedulingGroup"))));
+  EXPECT_THAT(Lines(ValidatePod(plain, FeatureGates::Defaults("1.37").value())),
+              Not(Contains(HasSubstr("schedulingGroup"))));
 }
 
 // ---------------------------------------------------------------------------

@@ -130,8 +130,8 @@ class JsonChecker {
     return false;
   }
   void SkipSpace() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
-                                   text_[pos_] == '\n' || text_[pos_] == '\r')) {
+    while (pos_ < text_.size() &&
+           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r')) {
       ++pos_;
     }
   }
@@ -203,8 +203,7 @@ class JsonChecker {
           if (pos_ >= text_.size() || text_[pos_] != '"') return FailB("expected object key");
           if (!String()) return false;
           SkipSpace();
-          if (pos_ >= text_.size() || text_[pos_] != ':')
-            return FailB("expected ':' after object key");
+          if (pos_ >= text_.size() || text_[pos_] != ':') return FailB("expected ':' after object key");
           ++pos_;
           if (!Value(depth + 1)) return false;
           SkipSpace();
@@ -240,14 +239,10 @@ class JsonChecker {
           return FailB("expected ',' or ']' in array");
         }
       }
-      case '"':
-        return String();
-      case 't':
-        return Literal("true");
-      case 'f':
-        return Literal("false");
-      case 'n':
-        return Literal("null");
+      case '"': return String();
+      case 't': return Literal("true");
+      case 'f': return Literal("false");
+      case 'n': return Literal("null");
       default:
         if (c == '-' || (c >= '0' && c <= '9')) return Number();
         return FailB(std::string("invalid character ") + Quote(std::string_view(&c, 1)) +
@@ -378,13 +373,9 @@ class Validator {
   void Invalid(const FieldPath& path, std::string bad, std::string detail) {
     Add(FieldErrorType::kInvalid, path, std::move(bad), std::move(detail));
   }
-  void Duplicate(const FieldPath& path, std::string bad) {
-    Add(FieldErrorType::kDuplicate, path, std::move(bad), "");
-  }
-  void NotSupported(const FieldPath& path, std::string bad,
-                    std::initializer_list<std::string_view> supported) {
-    Add(FieldErrorType::kNotSupported, path, std::move(bad),
-        "supported values: " + JoinQuoted(supported));
+  void Duplicate(const FieldPath& path, std::string bad) { Add(FieldErrorType::kDuplicate, path, std::move(bad), ""); }
+  void NotSupported(const FieldPath& path, std::string bad, std::initializer_list<std::string_view> supported) {
+    Add(FieldErrorType::kNotSupported, path, std::move(bad), "supported values: " + JoinQuoted(supported));
   }
   void Forbidden(const FieldPath& path, std::string detail) {
     Add(FieldErrorType::kForbidden, path, "", std::move(detail));
@@ -443,13 +434,11 @@ class Validator {
     }
     size_t before = errs_.size();
     if (name.size() > kDriverNameMaxLength) TooLong(path, kDriverNameMaxLength);
-    for (std::string& msg : IsDNS1123Subdomain(ToLowerAscii(name)))
-      Invalid(path, Quote(name), std::move(msg));
+    for (std::string& msg : IsDNS1123Subdomain(ToLowerAscii(name))) Invalid(path, Quote(name), std::move(msg));
     if (errs_.size() == before && HasUpperCase(name)) {
-      Warn(
-          FieldErrorType::kInvalid, path, Quote(name),
-          "driver names should be lower case (the API server accepts upper case, the documentation "
-          "asks for a lower-case DNS subdomain)");
+      Warn(FieldErrorType::kInvalid, path, Quote(name),
+           "driver names should be lower case (the API server accepts upper case, the documentation "
+           "asks for a lower-case DNS subdomain)");
     }
   }
 
@@ -486,9 +475,7 @@ class Validator {
   void QualifiedName(std::string_view name, const FieldPath& path) {
     std::vector<std::string_view> parts = Split(name, '/');
     switch (parts.size()) {
-      case 1:
-        CIdentifier(parts[0], path);
-        break;
+      case 1: CIdentifier(parts[0], path); break;
       case 2:
         if (parts[0].empty()) {
           Invalid(path, Quote(""), "the domain must not be empty");
@@ -501,9 +488,7 @@ class Validator {
           CIdentifier(parts[1], path);
         }
         break;
-      default:
-        Invalid(path, Quote(name), "must not contain more than one slash");
-        break;
+      default: Invalid(path, Quote(name), "must not contain more than one slash"); break;
     }
   }
 
@@ -544,8 +529,7 @@ class Validator {
   }
   void FullyQualifiedNameSlash(std::string_view name, const FieldPath& path) {
     if (name.find('/') == std::string_view::npos) {
-      Invalid(path, Quote(name),
-              "a fully qualified name must be a domain and a name separated by a slash");
+      Invalid(path, Quote(name), "a fully qualified name must be a domain and a name separated by a slash");
     }
   }
 
@@ -557,8 +541,7 @@ class Validator {
 
   void ObjectMetaOf(const ObjectMeta& meta, bool namespaced, const FieldPath& path) {
     if (meta.name.empty()) {
-      if (meta.generate_name.empty())
-        Required(path.Child("name"), "name or generateName is required");
+      if (meta.generate_name.empty()) Required(path.Child("name"), "name or generateName is required");
     } else {
       DNSSubdomain(meta.name, path.Child("name"));
     }
@@ -585,8 +568,7 @@ class Validator {
     constexpr size_t kTotalAnnotationSizeLimit = 256 * 1024;
     size_t total = 0;
     for (const auto& [key, value] : annotations) {
-      for (std::string& msg : IsLabelName(ToLowerAscii(key)))
-        Invalid(path, Quote(key), std::move(msg));
+      for (std::string& msg : IsLabelName(ToLowerAscii(key))) Invalid(path, Quote(key), std::move(msg));
       total += key.size() + value.size();
     }
     if (total > kTotalAnnotationSizeLimit) TooLong(path, kTotalAnnotationSizeLimit);
@@ -607,14 +589,9 @@ class Validator {
       case JsonChecker::Kind::kInvalid:
         Invalid(path, Quote("<value omitted>"), "error parsing data as JSON: " + checker.error());
         break;
-      case JsonChecker::Kind::kJsonNull:
-        Required(path);
-        break;
-      case JsonChecker::Kind::kOther:
-        Invalid(path, Quote("<value omitted>"), "must be a valid JSON object");
-        break;
-      case JsonChecker::Kind::kObject:
-        break;
+      case JsonChecker::Kind::kJsonNull: Required(path); break;
+      case JsonChecker::Kind::kOther: Invalid(path, Quote("<value omitted>"), "must be a valid JSON object"); break;
+      case JsonChecker::Kind::kObject: break;
     }
   }
 
@@ -624,8 +601,7 @@ class Validator {
   }
 
   // upstream validateDeviceConfiguration.
-  void Configuration(const std::optional<OpaqueDeviceConfiguration>& opaque,
-                     const FieldPath& path) {
+  void Configuration(const std::optional<OpaqueDeviceConfiguration>& opaque, const FieldPath& path) {
     if (!opaque) {
       Required(path.Child("opaque"));
     } else {
@@ -700,8 +676,7 @@ class Validator {
     const std::string& op = toleration.operator_.text();
     if (op == "Exists") {
       if (!toleration.value.empty()) {
-        Invalid(path.Child("value"), Quote(toleration.value),
-                "must be empty for operator `Exists`");
+        Invalid(path.Child("value"), Quote(toleration.value), "must be empty for operator `Exists`");
       }
     } else if (op == "Equal") {
       LabelValue(toleration.value, path.Child("value"));
@@ -737,8 +712,7 @@ class Validator {
   }
 
   // upstream validateDeviceBindingParameters.
-  void BindingParameters(const std::vector<std::string>& conditions,
-                         const std::vector<std::string>& failure_conditions,
+  void BindingParameters(const std::vector<std::string>& conditions, const std::vector<std::string>& failure_conditions,
                          const FieldPath& path) {
     FieldPath cond_path = path.Child("bindingConditions");
     FieldPath fail_path = path.Child("bindingFailureConditions");
@@ -769,34 +743,28 @@ class Validator {
       }
     }
     if (conditions.empty() && !failure_conditions.empty()) {
-      Invalid(cond_path, kNilValue,
-              "bindingConditions are required to use bindingFailureConditions");
+      Invalid(cond_path, kNilValue, "bindingConditions are required to use bindingFailureConditions");
     }
     if (failure_conditions.empty() && !conditions.empty()) {
-      Invalid(fail_path, kNilValue,
-              "bindingFailureConditions are required to use bindingConditions");
+      Invalid(fail_path, kNilValue, "bindingFailureConditions are required to use bindingConditions");
     }
   }
 
   // upstream validateSkipNodeOperations plus the declarative enum and set checks.
-  void SkipNodeOperations(const std::vector<EnumString<NodeOperation>>& ops,
-                          const FieldPath& path) {
+  void SkipNodeOperations(const std::vector<EnumString<NodeOperation>>& ops, const FieldPath& path) {
     std::set<std::string_view> seen;
     std::vector<std::string> texts;
     for (size_t i = 0; i < ops.size(); ++i) {
       const std::string& text = ops[i].text();
       texts.push_back(text);
       if (!ops[i].known()) {
-        NotSupported(path.Index(i), Quote(text),
-                     {"*", "NodePrepareResources", "NodeUnprepareResources"});
+        NotSupported(path.Index(i), Quote(text), {"*", "NodePrepareResources", "NodeUnprepareResources"});
       }
       if (!seen.insert(text).second) Duplicate(path.Index(i), Quote(text));
     }
-    if (seen.count("NodePrepareResources") > 0 && seen.count("NodeUnprepareResources") == 0 &&
-        seen.count("*") == 0) {
-      Invalid(
-          path, StringList(texts),
-          "NodePrepareResources cannot be skipped unless NodeUnprepareResources is also skipped");
+    if (seen.count("NodePrepareResources") > 0 && seen.count("NodeUnprepareResources") == 0 && seen.count("*") == 0) {
+      Invalid(path, StringList(texts),
+              "NodePrepareResources cannot be skipped unless NodeUnprepareResources is also skipped");
     }
   }
 
@@ -809,23 +777,20 @@ class Validator {
       const Condition& c = conditions[i];
       FieldPath item = path.Index(i);
       LabelName(c.type, item.Child("type"));
-      if (!c.status.known())
-        NotSupported(item.Child("status"), Quote(c.status.text()), {"False", "True", "Unknown"});
+      if (!c.status.known()) NotSupported(item.Child("status"), Quote(c.status.text()), {"False", "True", "Unknown"});
       if (c.observed_generation < 0) {
-        Invalid(item.Child("observedGeneration"), Int(c.observed_generation),
-                "must be greater than or equal to zero");
+        Invalid(item.Child("observedGeneration"), Int(c.observed_generation), "must be greater than or equal to zero");
       }
       if (c.last_transition_time.empty()) Required(item.Child("lastTransitionTime"), "must be set");
       if (c.reason.empty()) {
         Required(item.Child("reason"), "must be set");
       } else {
         if (!IsConditionReason(c.reason)) {
-          Invalid(
-              item.Child("reason"), Quote(c.reason),
-              "a condition reason begins with an alphabetic character, continues with "
-              "alphanumeric characters, '_', ',' or ':', and ends with an alphanumeric character "
-              "or '_' (e.g. 'MyReason' or 'ReasonA,ReasonB'; regex used for validation is "
-              "'[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?')");
+          Invalid(item.Child("reason"), Quote(c.reason),
+                  "a condition reason begins with an alphabetic character, continues with "
+                  "alphanumeric characters, '_', ',' or ':', and ends with an alphanumeric character "
+                  "or '_' (e.g. 'MyReason' or 'ReasonA,ReasonB'; regex used for validation is "
+                  "'[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?')");
         }
         if (c.reason.size() > kMaxReasonLength) TooLong(item.Child("reason"), kMaxReasonLength);
       }
@@ -855,8 +820,7 @@ class Validator {
       const NodeSelectorTerm& term = selector.node_selector_terms[i];
       FieldPath term_path = terms.Index(i);
       for (size_t j = 0; j < term.match_expressions.size(); ++j) {
-        NodeSelectorRequirementOf(term.match_expressions[j],
-                                  term_path.Child("matchExpressions").Index(j));
+        NodeSelectorRequirementOf(term.match_expressions[j], term_path.Child("matchExpressions").Index(j));
       }
       for (size_t j = 0; j < term.match_fields.size(); ++j) {
         NodeFieldSelectorRequirement(term.match_fields[j], term_path.Child("matchFields").Index(j));
@@ -867,33 +831,28 @@ class Validator {
   void NodeSelectorRequirementOf(const NodeSelectorRequirement& req, const FieldPath& path) {
     const std::string& op = req.operator_.text();
     if (op == "In" || op == "NotIn") {
-      if (req.values.empty())
-        Required(path.Child("values"), "must be specified when `operator` is 'In' or 'NotIn'");
+      if (req.values.empty()) Required(path.Child("values"), "must be specified when `operator` is 'In' or 'NotIn'");
     } else if (op == "Exists" || op == "DoesNotExist") {
       if (!req.values.empty()) {
-        Forbidden(path.Child("values"),
-                  "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+        Forbidden(path.Child("values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
       }
     } else if (op == "Gt" || op == "Lt") {
       if (req.values.size() != 1) {
-        Required(path.Child("values"),
-                 "must be specified single value when `operator` is 'Lt' or 'Gt'");
+        Required(path.Child("values"), "must be specified single value when `operator` is 'Lt' or 'Gt'");
       }
     } else {
       Invalid(path.Child("operator"), Quote(op), "not a valid selector operator");
     }
     LabelName(req.key, path.Child("key"));
-    for (size_t i = 0; i < req.values.size(); ++i)
-      LabelValue(req.values[i], path.Child("values").Index(i));
+    for (size_t i = 0; i < req.values.size(); ++i) LabelValue(req.values[i], path.Child("values").Index(i));
   }
 
   void NodeFieldSelectorRequirement(const NodeSelectorRequirement& req, const FieldPath& path) {
     const std::string& op = req.operator_.text();
     if (op == "In" || op == "NotIn") {
       if (req.values.size() != 1) {
-        Required(
-            path.Child("values"),
-            "must be only one value when `operator` is 'In' or 'NotIn' for node field selector");
+        Required(path.Child("values"),
+                 "must be only one value when `operator` is 'In' or 'NotIn' for node field selector");
       }
     } else {
       Invalid(path.Child("operator"), Quote(op), "not a valid selector operator");
@@ -901,8 +860,7 @@ class Validator {
     if (req.key != "metadata.name") {
       Invalid(path.Child("key"), Quote(req.key), "not a valid field selector key");
     } else {
-      for (size_t i = 0; i < req.values.size(); ++i)
-        NodeName(req.values[i], path.Child("values").Index(i));
+      for (size_t i = 0; i < req.values.size(); ++i) NodeName(req.values[i], path.Child("values").Index(i));
     }
   }
 
@@ -917,16 +875,14 @@ class Validator {
     if (s.config.size() > kDeviceConfigMaxSize) {
       TooMany(config, s.config.size(), kDeviceConfigMaxSize);
     } else {
-      for (size_t i = 0; i < s.config.size(); ++i)
-        Configuration(s.config[i].opaque, config.Index(i));
+      for (size_t i = 0; i < s.config.size(); ++i) Configuration(s.config[i].opaque, config.Index(i));
     }
     if (s.extended_resource_name) {
       FieldPath path = spec.Child("extendedResourceName");
       if (!GateOff(Gate::kDRAExtendedResource, path)) {
         NameErrors errs = IsExtendedResourceName(*s.extended_resource_name);
         if (!errs.empty()) {
-          Invalid(path, Quote(*s.extended_resource_name),
-                  "must be a valid extended resource name: " + errs[0]);
+          Invalid(path, Quote(*s.extended_resource_name), "must be a valid extended resource name: " + errs[0]);
         }
       }
     }
@@ -942,12 +898,10 @@ class Validator {
     FieldPath pool = path.Child("pool");
     PoolName(spec.pool.name, pool.Child("name"));
     if (spec.pool.resource_slice_count <= 0) {
-      Invalid(pool.Child("resourceSliceCount"), Int(spec.pool.resource_slice_count),
-              "must be greater than zero");
+      Invalid(pool.Child("resourceSliceCount"), Int(spec.pool.resource_slice_count), "must be greater than zero");
     }
     if (spec.pool.generation < 0) {
-      Invalid(pool.Child("generation"), Int(spec.pool.generation),
-              "must be greater than or equal to zero");
+      Invalid(pool.Child("generation"), Int(spec.pool.generation), "must be greater than or equal to zero");
     }
 
     // Node selection: exactly one of four.
@@ -957,8 +911,7 @@ class Validator {
         set_fields.push_back("`nodeName`");
         NodeName(*spec.node_name, path.Child("nodeName"));
       } else {
-        Invalid(path.Child("nodeName"), Quote(""),
-                "must be either unset or set to a non-empty string");
+        Invalid(path.Child("nodeName"), Quote(""), "must be either unset or set to a non-empty string");
       }
     }
     if (spec.node_selector) {
@@ -985,8 +938,7 @@ class Validator {
         set_fields.push_back("`perDeviceNodeSelection`");
         per_device = true;
       } else {
-        Invalid(path.Child("perDeviceNodeSelection"), Bool(false),
-                "must be either unset or set to true");
+        Invalid(path.Child("perDeviceNodeSelection"), Bool(false), "must be either unset or set to true");
       }
     }
     if (set_fields.empty()) {
@@ -1001,8 +953,8 @@ class Validator {
               "required, but multiple fields are set");
     }
 
-    bool have_counter_sets = !spec.shared_counters.empty() &&
-                             !GateOff(Gate::kDRAPartitionableDevices, path.Child("sharedCounters"));
+    bool have_counter_sets =
+        !spec.shared_counters.empty() && !GateOff(Gate::kDRAPartitionableDevices, path.Child("sharedCounters"));
     // 1.34 kept counter sets in the slices of the devices consuming them.
     if (minor_ >= 35 && have_counter_sets && !spec.devices.empty()) {
       Invalid(path, Quote(""), "only one of `sharedCounters` or `devices` is allowed");
@@ -1015,11 +967,9 @@ class Validator {
       TooMany(devices, spec.devices.size(), max_devices);
     } else {
       std::set<std::string_view> names;
-      for (size_t i = 0; i < spec.devices.size(); ++i)
-        DeviceOf(spec.devices[i], devices.Index(i), per_device);
+      for (size_t i = 0; i < spec.devices.size(); ++i) DeviceOf(spec.devices[i], devices.Index(i), per_device);
       for (size_t i = 0; i < spec.devices.size(); ++i) {
-        if (!names.insert(spec.devices[i].name).second)
-          Duplicate(devices.Index(i), Quote(spec.devices[i].name));
+        if (!names.insert(spec.devices[i].name).second) Duplicate(devices.Index(i), Quote(spec.devices[i].name));
       }
     }
 
@@ -1029,8 +979,7 @@ class Validator {
         TooMany(sets, spec.shared_counters.size(), kResourceSliceMaxCounterSets);
       } else {
         std::set<std::string_view> names;
-        for (size_t i = 0; i < spec.shared_counters.size(); ++i)
-          CounterSetOf(spec.shared_counters[i], sets.Index(i));
+        for (size_t i = 0; i < spec.shared_counters.size(); ++i) CounterSetOf(spec.shared_counters[i], sets.Index(i));
         for (size_t i = 0; i < spec.shared_counters.size(); ++i) {
           if (!names.insert(spec.shared_counters[i].name).second) {
             Duplicate(sets.Index(i), Quote(spec.shared_counters[i].name));
@@ -1056,8 +1005,7 @@ class Validator {
     if (minor_ < 35) return false;
     for (const Device& device : spec.devices) {
       if (!device.rare->taints.empty() && gates_.enabled(Gate::kDRADeviceTaints)) return true;
-      if (!device.rare->consumes_counters.empty() && gates_.enabled(Gate::kDRAPartitionableDevices))
-        return true;
+      if (!device.rare->consumes_counters.empty() && gates_.enabled(Gate::kDRAPartitionableDevices)) return true;
       if (minor_ >= 36 && gates_.enabled(Gate::kDRAListTypeAttributes)) {
         for (const auto& [key, attribute] : device.attributes) {
           if (attribute.is_list()) return true;
@@ -1082,16 +1030,14 @@ class Validator {
     FullyQualifiedName(name, attr_path);
     bool malformed = errs_.size() != before;
     if (!ConsumesCounters(spec)) {
-      Invalid(attr_path, Quote(name),
-              "may only be set on a slice which declares devices that consume counters");
+      Invalid(attr_path, Quote(name), "may only be set on a slice which declares devices that consume counters");
       return;
     }
     if (malformed) return;  // no device can carry a malformed name
     // An attribute in the driver's own domain may also be declared bare.
     std::string_view bare;
     std::string prefix = spec.driver + "/";
-    if (std::string_view(name).starts_with(prefix))
-      bare = std::string_view(name).substr(prefix.size());
+    if (std::string_view(name).starts_with(prefix)) bare = std::string_view(name).substr(prefix.size());
     for (size_t i = 0; i < spec.devices.size(); ++i) {
       const Device& device = spec.devices[i];
       if (device.rare->consumes_counters.empty()) continue;
@@ -1146,9 +1092,9 @@ class Validator {
       values += AttributeValueCount(attribute);
     }
     if (values > kResourceSliceMaxAttributeValuesPerDevice) {
-      Invalid(path, Size(values),
-              "the total number of attribute values must not exceed " +
-                  Size(kResourceSliceMaxAttributeValuesPerDevice));
+      Invalid(
+          path, Size(values),
+          "the total number of attribute values must not exceed " + Size(kResourceSliceMaxAttributeValuesPerDevice));
     }
 
     FieldPath attributes = path.Child("attributes");
@@ -1166,8 +1112,7 @@ class Validator {
     for (const auto& [key, cap] : device.capacity) {
       QualifiedName(key.view(), capacity);
       if (!cap.request_policy) continue;
-      FieldPath policy_path =
-          capacity.Key(TruncateKey(key.view(), kAttributeKeyMaxLength)).Child("requestPolicy");
+      FieldPath policy_path = capacity.Key(TruncateKey(key.view(), kAttributeKeyMaxLength)).Child("requestPolicy");
       if (GateOff(Gate::kDRAConsumableCapacity, policy_path)) continue;
       if (multiple_allocations) {
         RequestPolicy(cap.value, *cap.request_policy, policy_path);
@@ -1190,20 +1135,17 @@ class Validator {
       }
     }
 
-    if (!rare.consumes_counters.empty() &&
-        !GateOff(Gate::kDRAPartitionableDevices, path.Child("consumesCounters"))) {
+    if (!rare.consumes_counters.empty() && !GateOff(Gate::kDRAPartitionableDevices, path.Child("consumesCounters"))) {
       FieldPath consumes = path.Child("consumesCounters");
       if (rare.consumes_counters.size() > kResourceSliceMaxDeviceCounterConsumptionsPerDevice) {
-        TooMany(consumes, rare.consumes_counters.size(),
-                kResourceSliceMaxDeviceCounterConsumptionsPerDevice);
+        TooMany(consumes, rare.consumes_counters.size(), kResourceSliceMaxDeviceCounterConsumptionsPerDevice);
       } else {
         std::set<std::string_view> sets;
         for (size_t i = 0; i < rare.consumes_counters.size(); ++i) {
           const DeviceCounterConsumption& c = rare.consumes_counters[i];
           FieldPath item = consumes.Index(i);
           DNSLabel(c.counter_set, item.Child("counterSet"));
-          Counters(c.counters, kResourceSliceMaxCountersPerDeviceCounterConsumption,
-                   item.Child("counters"));
+          Counters(c.counters, kResourceSliceMaxCountersPerDeviceCounterConsumption, item.Child("counters"));
           if (!c.compatibility_groups.empty()) {
             GateOff(Gate::kDRADeviceCompatibilityGroups, item.Child("compatibilityGroups"));
           }
@@ -1218,8 +1160,7 @@ class Validator {
 
     DeviceNodeSelection(rare, path, per_device_node_selection);
 
-    if (rare.binds_to_node || !rare.binding_conditions.empty() ||
-        !rare.binding_failure_conditions.empty()) {
+    if (rare.binds_to_node || !rare.binding_conditions.empty() || !rare.binding_failure_conditions.empty()) {
       FieldPath first = rare.binds_to_node                 ? path.Child("bindsToNode")
                         : !rare.binding_conditions.empty() ? path.Child("bindingConditions")
                                                            : path.Child("bindingFailureConditions");
@@ -1237,16 +1178,11 @@ class Validator {
 
   static size_t AttributeValueCount(const DeviceAttribute& attribute) {
     switch (attribute.type()) {
-      case DeviceAttribute::Type::kInts:
-        return attribute.ints()->size();
-      case DeviceAttribute::Type::kBools:
-        return attribute.bools()->size();
-      case DeviceAttribute::Type::kStrings:
-        return attribute.strings()->size();
-      case DeviceAttribute::Type::kVersions:
-        return attribute.versions()->size();
-      default:
-        return 1;
+      case DeviceAttribute::Type::kInts: return attribute.ints()->size();
+      case DeviceAttribute::Type::kBools: return attribute.bools()->size();
+      case DeviceAttribute::Type::kStrings: return attribute.strings()->size();
+      case DeviceAttribute::Type::kVersions: return attribute.versions()->size();
+      default: return 1;
     }
   }
 
@@ -1303,9 +1239,7 @@ class Validator {
           TooLong(path.Child("string"), kDeviceAttributeMaxValueLength);
         }
         break;
-      case DeviceAttribute::Type::kVersion:
-        VersionValue(*attribute.version_value(), path.Child("version"));
-        break;
+      case DeviceAttribute::Type::kVersion: VersionValue(*attribute.version_value(), path.Child("version")); break;
       case DeviceAttribute::Type::kStrings: {
         const std::vector<InternedString>& values = *attribute.strings();
         for (size_t i = 0; i < values.size(); ++i) {
@@ -1317,18 +1251,15 @@ class Validator {
       }
       case DeviceAttribute::Type::kVersions: {
         const std::vector<InternedString>& values = *attribute.versions();
-        for (size_t i = 0; i < values.size(); ++i)
-          VersionValue(values[i].view(), path.Child("versions").Index(i));
+        for (size_t i = 0; i < values.size(); ++i) VersionValue(values[i].view(), path.Child("versions").Index(i));
         break;
       }
-      default:
-        break;
+      default: break;
     }
   }
 
   // upstream validateRequestPolicy / validateValidRequestValues.
-  void RequestPolicy(const Quantity& capacity, const CapacityRequestPolicy& policy,
-                     const FieldPath& path) {
+  void RequestPolicy(const Quantity& capacity, const CapacityRequestPolicy& policy, const FieldPath& path) {
     if (!policy.valid_values.empty() && policy.valid_range) {
       Forbidden(path,
                 "exactly one policy can be specified, cannot specify \"validValues\" and "
@@ -1351,12 +1282,11 @@ class Validator {
   }
 
   // upstream validateRequestPolicyValidValues.
-  void ValidValues(const Quantity& default_value, const Quantity& capacity,
-                   const std::vector<Quantity>& values, const FieldPath& path) {
+  void ValidValues(const Quantity& default_value, const Quantity& capacity, const std::vector<Quantity>& values,
+                   const FieldPath& path) {
     for (size_t i = 0; i + 1 < values.size(); ++i) {
       if (values[i].Compare(values[i + 1]) > 0) {
-        Invalid(path.Index(i + 1), Quote(values[i + 1].String()),
-                "values must be sorted in ascending order");
+        Invalid(path.Index(i + 1), Quote(values[i + 1].String()), "values must be sorted in ascending order");
       }
     }
     bool found_default = false;
@@ -1376,8 +1306,7 @@ class Validator {
       }
       for (size_t i = 0; i < values.size(); ++i) {
         for (size_t j = 0; j < i; ++j) {
-          bool same =
-              exact ? values[i].Compare(values[j]) == 0 : values[i].Value() == values[j].Value();
+          bool same = exact ? values[i].Compare(values[j]) == 0 : values[i].Value() == values[j].Value();
           if (same) {
             Duplicate(path.Index(i), Quote(exact ? values[i].String() : Int(values[i].Value())));
             break;
@@ -1386,26 +1315,23 @@ class Validator {
       }
     }
     if (!found_default) {
-      Invalid(path, Quote(default_value.String()),
-              "default value is not valid according to the requestPolicy");
+      Invalid(path, Quote(default_value.String()), "default value is not valid according to the requestPolicy");
     }
   }
 
   // upstream validateRequestPolicyRange.
-  void ValidRange(const Quantity& default_value, const Quantity& capacity,
-                  const CapacityRequestPolicyRange& range, const FieldPath& path) {
+  void ValidRange(const Quantity& default_value, const Quantity& capacity, const CapacityRequestPolicyRange& range,
+                  const FieldPath& path) {
     if (!range.min) {
       Required(path.Child("min"), "required when validRange is defined");
       return;
     }
     const Quantity& min = *range.min;
     if (min.Compare(capacity) > 0) {
-      Invalid(path.Child("min"), Quote(min.String()),
-              "min is larger than capacity value: " + capacity.String());
+      Invalid(path.Child("min"), Quote(min.String()), "min is larger than capacity value: " + capacity.String());
     }
     if (default_value.Compare(min) < 0) {
-      Invalid(path.Child("default"), Quote(default_value.String()),
-              "default is less than min: " + min.String());
+      Invalid(path.Child("default"), Quote(default_value.String()), "default is less than min: " + min.String());
     }
     if (range.max) {
       const Quantity& max = *range.max;
@@ -1413,12 +1339,10 @@ class Validator {
         Invalid(path.Child("max"), Quote(min.String()), "min is larger than max: " + max.String());
       }
       if (max.Compare(capacity) > 0) {
-        Invalid(path.Child("max"), Quote(max.String()),
-                "max is larger than capacity value: " + capacity.String());
+        Invalid(path.Child("max"), Quote(max.String()), "max is larger than capacity value: " + capacity.String());
       }
       if (default_value.Compare(max) > 0) {
-        Invalid(path.Child("default"), Quote(default_value.String()),
-                "default is more than max: " + max.String());
+        Invalid(path.Child("default"), Quote(default_value.String()), "default is more than max: " + max.String());
       }
     }
 
@@ -1442,8 +1366,7 @@ class Validator {
         for (const Bound& b : bounds) {
           if (b.q == nullptr) continue;
           if (b.q->Compare(Quantity::FromMilli(b.q->MilliValue(), b.q->format())) != 0) {
-            Invalid(path.Child(b.name), Quote(b.q->String()),
-                    "value cannot be represented as a milli value");
+            Invalid(path.Child(b.name), Quote(b.q->String()), "value cannot be represented as a milli value");
             unsafe = true;
           }
         }
@@ -1459,8 +1382,7 @@ class Validator {
     }
     StatusOr<Quantity> added = min.Add(step);
     if (!added.ok() || added->Compare(capacity) > 0) {
-      std::string sum =
-          added.ok() ? added->String() : "(" + min.String() + " + " + step.String() + ")";
+      std::string sum = added.ok() ? added->String() : "(" + min.String() + " + " + step.String() + ")";
       Invalid(path.Child("step"), Quote(step.String()),
               "one step " + sum + " is larger than capacity value: " + capacity.String());
     }
@@ -1473,8 +1395,7 @@ class Validator {
           Invalid(path.Child(b.name), Quote(b.q->String()), "must be greater than or equal to 0");
           unsafe = true;
         } else if (b.q->Compare(MaxInt64Quantity()) > 0) {
-          Invalid(path.Child(b.name), Quote(b.q->String()),
-                  "must not be larger than 9223372036854775807");
+          Invalid(path.Child(b.name), Quote(b.q->String()), "must not be larger than 9223372036854775807");
           unsafe = true;
         }
       }
@@ -1493,13 +1414,11 @@ class Validator {
     if (step_v <= 0) return;  // guarded by the caller; keeps % well defined
     if (WrappingSub(val, min_v) % step_v != 0) {
       Invalid(path, Quote(value.String()),
-              "value is not a multiple of a given step (" + step.String() + ") from (" +
-                  min.String() + ")");
+              "value is not a multiple of a given step (" + step.String() + ") from (" + min.String() + ")");
     }
   }
 
-  void DeviceNodeSelection(const DeviceRareFields& rare, const FieldPath& path,
-                           bool per_device_node_selection) {
+  void DeviceNodeSelection(const DeviceRareFields& rare, const FieldPath& path, bool per_device_node_selection) {
     bool any = rare.node_name || rare.node_selector || rare.all_nodes;
     if (!any) {
       if (per_device_node_selection) {
@@ -1533,11 +1452,10 @@ class Validator {
       set_fields.push_back("`nodeSelector`");
       NodeSelectorOf(*rare.node_selector, path.Child("nodeSelector"));
       if (rare.node_selector->node_selector_terms.size() > 1) {
-        Warn(
-            FieldErrorType::kInvalid, path.Child("nodeSelector").Child("nodeSelectorTerms"),
-            Size(rare.node_selector->node_selector_terms.size()) + " terms",
-            "should have exactly one node selector term: the documentation asks for it, and the "
-            "allocator fails when it builds the node selector of an allocation from such a device");
+        Warn(FieldErrorType::kInvalid, path.Child("nodeSelector").Child("nodeSelectorTerms"),
+             Size(rare.node_selector->node_selector_terms.size()) + " terms",
+             "should have exactly one node selector term: the documentation asks for it, and the "
+             "allocator fails when it builds the node selector of an allocation from such a device");
       }
     }
     if (rare.all_nodes) {
@@ -1561,14 +1479,12 @@ class Validator {
   }
 
   // upstream validateNodeAllocatableResources.
-  void NodeAllocatableResources(const FlatMap<NodeAllocatableResource>& resources,
-                                const CapacityMap& capacity, const FieldPath& path) {
+  void NodeAllocatableResources(const FlatMap<NodeAllocatableResource>& resources, const CapacityMap& capacity,
+                                const FieldPath& path) {
     for (const auto& [name, resource] : resources) {
       FieldPath key = path.Key(name);
-      if (!IsNodeAllocatableResourceName(name))
-        Invalid(key, Quote(name), "must be a node allocatable resource name");
-      if (!resource.mapping && !resource.overhead)
-        Required(key, "at least one of mapping or overhead must be set");
+      if (!IsNodeAllocatableResourceName(name)) Invalid(key, Quote(name), "must be a node allocatable resource name");
+      if (!resource.mapping && !resource.overhead) Required(key, "at least one of mapping or overhead must be set");
       if (resource.mapping) {
         const NodeAllocatableResourceMapping& m = *resource.mapping;
         FieldPath mp = key.Child("mapping");
@@ -1579,20 +1495,16 @@ class Validator {
             NotFound(mp.Child("capacityKey"), Quote(*m.capacity_key));
           }
           if (!m.capacity_multiplier) {
-            Required(mp.Child("capacityMultiplier"),
-                     "capacityMultiplier is required when capacityKey is set");
+            Required(mp.Child("capacityMultiplier"), "capacityMultiplier is required when capacityKey is set");
           } else if (m.capacity_multiplier->Sign() <= 0) {
-            Invalid(mp.Child("capacityMultiplier"), Quote(m.capacity_multiplier->String()),
-                    "must be positive");
+            Invalid(mp.Child("capacityMultiplier"), Quote(m.capacity_multiplier->String()), "must be positive");
           }
         }
         if (m.device_multiplier && m.device_multiplier->Sign() <= 0) {
-          Invalid(mp.Child("deviceMultiplier"), Quote(m.device_multiplier->String()),
-                  "must be positive");
+          Invalid(mp.Child("deviceMultiplier"), Quote(m.device_multiplier->String()), "must be positive");
         }
         if (m.capacity_multiplier && !m.capacity_key) {
-          Required(mp.Child("capacityKey"),
-                   "capacityKey is required when capacityMultiplier is set");
+          Required(mp.Child("capacityKey"), "capacityKey is required when capacityMultiplier is set");
         }
       }
       if (resource.overhead) {
@@ -1605,8 +1517,7 @@ class Validator {
         if (o.per_pod && o.per_pod->Sign() < 0)
           Invalid(op.Child("perPod"), Quote(o.per_pod->String()), "must be non-negative");
         if (o.per_container && o.per_container->Sign() < 0) {
-          Invalid(op.Child("perContainer"), Quote(o.per_container->String()),
-                  "must be non-negative");
+          Invalid(op.Child("perContainer"), Quote(o.per_container->String()), "must be non-negative");
         }
       }
     }
@@ -1619,8 +1530,7 @@ class Validator {
     constraint_attributes_.clear();
     derived_attribute_cost_ = 0;
     for (const DeviceConstraint& c : claim.constraints) {
-      const std::optional<std::string>& attr =
-          c.match_attribute ? c.match_attribute : c.distinct_attribute;
+      const std::optional<std::string>& attr = c.match_attribute ? c.match_attribute : c.distinct_attribute;
       if (!attr) continue;
       if (c.requests.empty()) {
         constraint_attributes_[""].insert(*attr);
@@ -1633,12 +1543,10 @@ class Validator {
     if (claim.requests.size() > kDeviceRequestsMaxSize) {
       TooMany(requests, claim.requests.size(), kDeviceRequestsMaxSize);
     } else {
-      for (size_t i = 0; i < claim.requests.size(); ++i)
-        Request(claim.requests[i], requests.Index(i));
+      for (size_t i = 0; i < claim.requests.size(); ++i) Request(claim.requests[i], requests.Index(i));
       std::set<std::string_view> seen;
       for (size_t i = 0; i < claim.requests.size(); ++i) {
-        if (!seen.insert(claim.requests[i].name).second)
-          Duplicate(requests.Index(i), Quote(claim.requests[i].name));
+        if (!seen.insert(claim.requests[i].name).second) Duplicate(requests.Index(i), Quote(claim.requests[i].name));
       }
     }
 
@@ -1666,8 +1574,7 @@ class Validator {
   }
 
   // upstream validateRequestNameRef.
-  void RequestReference(std::string_view reference, const FieldPath& path,
-                        const RequestNames& names) {
+  void RequestReference(std::string_view reference, const FieldPath& path, const RequestNames& names) {
     constexpr std::string_view kMessage =
         "must be the name of a request in the claim or the name of a request and a subrequest "
         "separated by '/'";
@@ -1680,15 +1587,13 @@ class Validator {
     if (!names.Has(reference)) Invalid(path, Quote(reference), std::string(kMessage));
   }
 
-  void RequestReferences(const std::vector<std::string>& references, const FieldPath& path,
-                         const RequestNames& names) {
+  void RequestReferences(const std::vector<std::string>& references, const FieldPath& path, const RequestNames& names) {
     if (references.size() > kDeviceRequestsMaxSize) {
       TooMany(path, references.size(), kDeviceRequestsMaxSize);
       return;
     }
     std::set<std::string_view> seen;
-    for (size_t i = 0; i < references.size(); ++i)
-      RequestReference(references[i], path.Index(i), names);
+    for (size_t i = 0; i < references.size(); ++i) RequestReference(references[i], path.Index(i), names);
     for (size_t i = 0; i < references.size(); ++i) {
       if (!seen.insert(references[i]).second) Duplicate(path.Index(i), Quote(references[i]));
     }
@@ -1704,9 +1609,7 @@ class Validator {
     if (kinds == 0) {
       Required(path, "exactly one of `exactly` or `firstAvailable` is required");
     } else if (kinds > 1) {
-      Invalid(
-          path, kNilValue,
-          "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set");
+      Invalid(path, kNilValue, "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set");
     } else if (has_first_available) {
       if (first_available_dropped) return;
       FieldPath subs = path.Child("firstAvailable");
@@ -1733,38 +1636,32 @@ class Validator {
   void RequestBody(const R& request, const FieldPath& path, const std::string& reference) {
     DNSSubdomain(request.device_class_name, path.Child("deviceClassName"));
     Selectors(request.selectors, path.Child("selectors"));
-    if (!request.derived_attributes.empty() &&
-        !GateOff(Gate::kDRADerivedAttributes, path.Child("derivedAttributes"))) {
+    if (!request.derived_attributes.empty() && !GateOff(Gate::kDRADerivedAttributes, path.Child("derivedAttributes"))) {
       DerivedAttributes(request.derived_attributes, path.Child("derivedAttributes"), reference);
     }
-    AllocationModeOf(request.allocation_mode, request.count, path.Child("allocationMode"),
-                     path.Child("count"));
-    if (!request.tolerations.empty() &&
-        !GateOff(Gate::kDRADeviceTaints, path.Child("tolerations"))) {
+    AllocationModeOf(request.allocation_mode, request.count, path.Child("allocationMode"), path.Child("count"));
+    if (!request.tolerations.empty() && !GateOff(Gate::kDRADeviceTaints, path.Child("tolerations"))) {
       Tolerations(request.tolerations, path.Child("tolerations"));
     }
     // Upstream does not check the keys of capacity.requests (1.37.2).
     if (request.capacity) GateOff(Gate::kDRAConsumableCapacity, path.Child("capacity"));
   }
 
-  void ExactRequest(const ExactDeviceRequest& request, const FieldPath& path,
-                    const std::string& name) {
+  void ExactRequest(const ExactDeviceRequest& request, const FieldPath& path, const std::string& name) {
     RequestBody(request, path, name);
     if (request.admin_access) GateOff(Gate::kDRAAdminAccess, path.Child("adminAccess"));
   }
 
-  void SubRequest(const DeviceSubRequest& request, const FieldPath& path,
-                  const std::string& parent) {
+  void SubRequest(const DeviceSubRequest& request, const FieldPath& path, const std::string& parent) {
     DNSLabel(request.name, path.Child("name"));
     RequestBody(request, path, parent + "/" + request.name);
   }
 
   // upstream validateDeviceAllocationMode.
-  void AllocationModeOf(const EnumString<AllocationMode>& mode, int64_t count,
-                        const FieldPath& mode_path, const FieldPath& count_path) {
+  void AllocationModeOf(const EnumString<AllocationMode>& mode, int64_t count, const FieldPath& mode_path,
+                        const FieldPath& count_path) {
     if (mode == AllocationMode::kAll) {
-      if (count != 0)
-        Invalid(count_path, Int(count), "must not be specified when allocationMode is 'All'");
+      if (count != 0) Invalid(count_path, Int(count), "must not be specified when allocationMode is 'All'");
     } else if (mode == AllocationMode::kExactCount) {
       if (count <= 0) Invalid(count_path, Int(count), "must be greater than zero");
     } else {
@@ -1793,8 +1690,7 @@ class Validator {
       }
     }
     for (size_t i = 0; i < attributes.size(); ++i) {
-      if (!seen.insert(attributes[i].name).second)
-        Duplicate(path.Index(i), Quote(attributes[i].name));
+      if (!seen.insert(attributes[i].name).second) Duplicate(path.Index(i), Quote(attributes[i].name));
     }
   }
 
@@ -1809,8 +1705,7 @@ class Validator {
   }
 
   // upstream validateDeviceConstraint.
-  void Constraint(const DeviceConstraint& constraint, const FieldPath& path,
-                  const RequestNames& names) {
+  void Constraint(const DeviceConstraint& constraint, const FieldPath& path, const RequestNames& names) {
     RequestReferences(constraint.requests, path.Child("requests"), names);
     if (constraint.match_attribute) {
       DeclarativeFullyQualifiedName(*constraint.match_attribute, path.Child("matchAttribute"));
@@ -1823,8 +1718,7 @@ class Validator {
       }
     } else if (constraint.distinct_attribute &&
                !GateOff(Gate::kDRAConsumableCapacity, path.Child("distinctAttribute"))) {
-      DeclarativeFullyQualifiedName(*constraint.distinct_attribute,
-                                    path.Child("distinctAttribute"));
+      DeclarativeFullyQualifiedName(*constraint.distinct_attribute, path.Child("distinctAttribute"));
     } else if (gates_.enabled(Gate::kDRAConsumableCapacity)) {
       // Upstream's text, misleading as it is (src/api/README.md §5.3).
       Required(path,
@@ -1837,8 +1731,7 @@ class Validator {
 
   // --- ResourceClaim status
 
-  void ClaimStatus(const ResourceClaimStatus& status, const RequestNames& names,
-                   const FieldPath& path) {
+  void ClaimStatus(const ResourceClaimStatus& status, const RequestNames& names, const FieldPath& path) {
     FieldPath reserved = path.Child("reservedFor");
     if (status.reserved_for.size() > kResourceClaimReservedForMaxSize) {
       TooMany(reserved, status.reserved_for.size(), kResourceClaimReservedForMaxSize);
@@ -1864,12 +1757,10 @@ class Validator {
         allocated.insert(SharedDeviceId(r.driver, r.pool, r.device, r.share_id));
       }
     }
-    if (!status.devices.empty() &&
-        !GateOff(Gate::kDRAResourceClaimDeviceStatus, path.Child("devices"))) {
+    if (!status.devices.empty() && !GateOff(Gate::kDRAResourceClaimDeviceStatus, path.Child("devices"))) {
       FieldPath devices = path.Child("devices");
       std::set<std::string> seen;
-      for (size_t i = 0; i < status.devices.size(); ++i)
-        DeviceStatus(status.devices[i], devices.Index(i), allocated);
+      for (size_t i = 0; i < status.devices.size(); ++i) DeviceStatus(status.devices[i], devices.Index(i), allocated);
       for (size_t i = 0; i < status.devices.size(); ++i) {
         const AllocatedDeviceStatus& d = status.devices[i];
         std::string id = SharedDeviceId(d.driver, d.pool, d.device, d.share_id);
@@ -1884,8 +1775,7 @@ class Validator {
   }
 
   // upstream validateAllocationResult (for a new allocation).
-  void AllocationResultOf(const AllocationResult& allocation, const FieldPath& path,
-                          const RequestNames& names) {
+  void AllocationResultOf(const AllocationResult& allocation, const FieldPath& path, const RequestNames& names) {
     FieldPath devices = path.Child("devices");
     FieldPath results = devices.Child("results");
     if (allocation.devices.results.size() > kAllocationResultsMaxSize) {
@@ -1912,10 +1802,8 @@ class Validator {
         Configuration(c.opaque, item);
       }
     }
-    if (allocation.node_selector)
-      NodeSelectorOf(*allocation.node_selector, path.Child("nodeSelector"));
-    if (!allocation.allocation_timestamp.empty())
-      BindingGatesOff(path.Child("allocationTimestamp"));
+    if (allocation.node_selector) NodeSelectorOf(*allocation.node_selector, path.Child("nodeSelector"));
+    if (!allocation.allocation_timestamp.empty()) BindingGatesOff(path.Child("allocationTimestamp"));
   }
 
   void RequestAllocationResult(const DeviceRequestAllocationResult& result, const FieldPath& path,
@@ -1925,15 +1813,14 @@ class Validator {
     PoolName(result.pool, path.Child("pool"));
     DNSLabel(result.device, path.Child("device"));
     if (!result.binding_conditions.empty() || !result.binding_failure_conditions.empty()) {
-      FieldPath first = !result.binding_conditions.empty() ? path.Child("bindingConditions")
-                                                           : path.Child("bindingFailureConditions");
+      FieldPath first =
+          !result.binding_conditions.empty() ? path.Child("bindingConditions") : path.Child("bindingFailureConditions");
       if (!BindingGatesOff(first)) {
         BindingParameters(result.binding_conditions, result.binding_failure_conditions, path);
       }
     }
     if (result.admin_access) GateOff(Gate::kDRAAdminAccess, path.Child("adminAccess"));
-    if (!result.tolerations.empty() &&
-        !GateOff(Gate::kDRADeviceTaints, path.Child("tolerations"))) {
+    if (!result.tolerations.empty() && !GateOff(Gate::kDRADeviceTaints, path.Child("tolerations"))) {
       for (size_t i = 0; i < result.tolerations.size(); ++i) {
         TolerationOf(result.tolerations[i], path.Child("tolerations").Index(i));
       }
@@ -1941,10 +1828,8 @@ class Validator {
     if (result.share_id && !GateOff(Gate::kDRAConsumableCapacity, path.Child("shareID"))) {
       UUID(*result.share_id, path.Child("shareID"));
     }
-    if (!result.consumed_capacity.empty() &&
-        !GateOff(Gate::kDRAConsumableCapacity, path.Child("consumedCapacity"))) {
-      for (const auto& [key, amount] : result.consumed_capacity)
-        QualifiedName(key, path.Child("consumedCapacity"));
+    if (!result.consumed_capacity.empty() && !GateOff(Gate::kDRAConsumableCapacity, path.Child("consumedCapacity"))) {
+      for (const auto& [key, amount] : result.consumed_capacity) QualifiedName(key, path.Child("consumedCapacity"));
     }
     if (!result.skip_node_operations.empty() &&
         !GateOff(Gate::kDRAOptionalNodeOperations, path.Child("skipNodeOperations"))) {
@@ -1962,15 +1847,12 @@ class Validator {
       UUID(*device.share_id, path.Child("shareID"));
     }
     std::string id = SharedDeviceId(device.driver, device.pool, device.device, device.share_id);
-    if (allocated.count(id) == 0)
-      Invalid(path, Quote(id), "must be an allocated device in the claim");
+    if (allocated.count(id) == 0) Invalid(path, Quote(id), "must be an allocated device in the claim");
     if (device.conditions.size() > kAllocatedDeviceStatusMaxConditions) {
-      TooMany(path.Child("conditions"), device.conditions.size(),
-              kAllocatedDeviceStatusMaxConditions);
+      TooMany(path.Child("conditions"), device.conditions.size(), kAllocatedDeviceStatusMaxConditions);
     }
     Conditions(device.conditions, path.Child("conditions"));
-    if (!device.data.empty())
-      RawJsonObject(device.data, path.Child("data"), kAllocatedDeviceStatusDataMaxLength);
+    if (!device.data.empty()) RawJsonObject(device.data, path.Child("data"), kAllocatedDeviceStatusDataMaxLength);
     if (device.network_data) {
       const NetworkDeviceData& net = *device.network_data;
       FieldPath np = path.Child("networkData");
@@ -1991,8 +1873,7 @@ class Validator {
             Invalid(ips.Index(i), Quote(net.ips[i]),
                     "must be a valid address in CIDR form, (e.g. 10.9.8.7/24 or 2001:db8::1/64)");
           } else if (*canonical != net.ips[i]) {
-            Invalid(ips.Index(i), Quote(net.ips[i]),
-                    "must be in canonical form (" + Quote(*canonical) + ")");
+            Invalid(ips.Index(i), Quote(net.ips[i]), "must be in canonical form (" + Quote(*canonical) + ")");
           }
         }
         for (size_t i = 0; i < net.ips.size(); ++i) {
@@ -2042,13 +1923,11 @@ class Validator {
 
   void DeviceTaintRuleOf(const DeviceTaintRule& rule) {
     // 1.34 had no gate of its own: taint rules came with DRADeviceTaints.
-    Gate gate = gates_.maturity(Gate::kDRADeviceTaintRules) == Maturity::kAbsent
-                    ? Gate::kDRADeviceTaints
-                    : Gate::kDRADeviceTaintRules;
+    Gate gate = gates_.maturity(Gate::kDRADeviceTaintRules) == Maturity::kAbsent ? Gate::kDRADeviceTaints
+                                                                                 : Gate::kDRADeviceTaintRules;
     if (!gates_.enabled(gate)) {
-      Forbidden(FieldPath("kind"),
-                "DeviceTaintRule requires feature gate " + std::string(FeatureGates::Name(gate)) +
-                    ", which is disabled (the API server does not serve this kind)");
+      Forbidden(FieldPath("kind"), "DeviceTaintRule requires feature gate " + std::string(FeatureGates::Name(gate)) +
+                                       ", which is disabled (the API server does not serve this kind)");
     }
     ObjectMetaOf(rule.metadata, /*namespaced=*/false, FieldPath("metadata"));
     FieldPath spec("spec");
@@ -2091,8 +1970,7 @@ class Validator {
       if (effect.empty()) {
         Required(item.Child("effect"));
       } else if (!KnownNodeTaintEffect(effect)) {
-        NotSupported(item.Child("effect"), Quote(effect),
-                     {"NoExecute", "NoSchedule", "PreferNoSchedule"});
+        NotSupported(item.Child("effect"), Quote(effect), {"NoExecute", "NoSchedule", "PreferNoSchedule"});
       }
       if (!seen.insert({taint.key, effect}).second) {
         Add(FieldErrorType::kDuplicate, item, Quote(taint.key + ":" + effect),
@@ -2110,8 +1988,7 @@ class Validator {
     std::set<std::string> pod_claim_names;
     if (!pod.spec.resource_claims.empty()) GateOff(Gate::kDynamicResourceAllocation, claims);
     for (size_t i = 0; i < pod.spec.resource_claims.size(); ++i) {
-      PodResourceClaimOf(pod.metadata, pod.spec.resource_claims[i], claims.Index(i),
-                         pod_claim_names);
+      PodResourceClaimOf(pod.metadata, pod.spec.resource_claims[i], claims.Index(i), pod_claim_names);
     }
     for (size_t i = 0; i < pod.spec.init_containers.size(); ++i) {
       ContainerClaims(pod.spec.init_containers[i].resources.claims, pod_claim_names,
@@ -2126,17 +2003,14 @@ class Validator {
     // Pod-level resources (kept raw in `extra`) do not support claims.
     if (const RawJson* resources = pod.spec.extra.find("resources");
         resources != nullptr && resources->find("\"claims\":") != std::string::npos) {
-      Forbidden(spec.Child("resources").Child("claims"),
-                "claims cannot be set for Resources at pod-level");
+      Forbidden(spec.Child("resources").Child("claims"), "claims cannot be set for Resources at pod-level");
     }
     CoreTolerations(pod.spec.tolerations, spec.Child("tolerations"));
     if (pod.spec.affinity && pod.spec.affinity->node_affinity &&
         pod.spec.affinity->node_affinity->required_during_scheduling_ignored_during_execution) {
       NodeSelectorOf(
           *pod.spec.affinity->node_affinity->required_during_scheduling_ignored_during_execution,
-          spec.Child("affinity")
-              .Child("nodeAffinity")
-              .Child("requiredDuringSchedulingIgnoredDuringExecution"));
+          spec.Child("affinity").Child("nodeAffinity").Child("requiredDuringSchedulingIgnoredDuringExecution"));
     }
     // validateSchedulingGroup (scheduling_validation.cc), where PodSpec keeps it raw.
     if (const RawJson* group = pod.spec.extra.find("schedulingGroup"); group != nullptr) {
@@ -2150,8 +2024,8 @@ class Validator {
   }
 
   // corevalidation validatePodResourceClaim.
-  void PodResourceClaimOf(const ObjectMeta& /*pod_meta*/, const PodResourceClaim& claim,
-                          const FieldPath& path, std::set<std::string>& names) {
+  void PodResourceClaimOf(const ObjectMeta& /*pod_meta*/, const PodResourceClaim& claim, const FieldPath& path,
+                          std::set<std::string>& names) {
     if (claim.name.empty()) {
       Required(path.Child("name"));
     } else if (names.count(claim.name) > 0) {
@@ -2168,8 +2042,7 @@ class Validator {
               "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified");
     }
     if (!claim.resource_claim_name && !claim.resource_claim_template_name) {
-      Invalid(path, Quote(claim.name),
-              "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`");
+      Invalid(path, Quote(claim.name), "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`");
     }
     if (claim.resource_claim_name) {
       for (std::string& msg : IsDNS1123Subdomain(*claim.resource_claim_name)) {
@@ -2178,15 +2051,14 @@ class Validator {
     }
     if (claim.resource_claim_template_name) {
       for (std::string& msg : IsDNS1123Subdomain(*claim.resource_claim_template_name)) {
-        Invalid(path.Child("resourceClaimTemplateName"), Quote(*claim.resource_claim_template_name),
-                std::move(msg));
+        Invalid(path.Child("resourceClaimTemplateName"), Quote(*claim.resource_claim_template_name), std::move(msg));
       }
     }
   }
 
   // corevalidation validateResourceClaimNames.
-  void ContainerClaims(const std::vector<ContainerClaim>& claims,
-                       const std::set<std::string>& pod_claim_names, const FieldPath& path) {
+  void ContainerClaims(const std::vector<ContainerClaim>& claims, const std::set<std::string>& pod_claim_names,
+                       const FieldPath& path) {
     std::set<std::string> seen;
     for (size_t i = 0; i < claims.size(); ++i) {
       const ContainerClaim& claim = claims[i];
@@ -2241,14 +2113,12 @@ class Validator {
         }
       } else if (op == "Exists") {
         if (!t.value.empty())
-          Invalid(item.Child("operator"), Quote(t.value),
-                  "value must be empty when `operator` is 'Exists'");
+          Invalid(item.Child("operator"), Quote(t.value), "value must be empty when `operator` is 'Exists'");
       } else {
         NotSupported(item.Child("operator"), Quote(op), {"Equal", "Exists"});
       }
       if (!t.effect.empty() && !KnownNodeTaintEffect(t.effect.text())) {
-        NotSupported(item.Child("effect"), Quote(t.effect.text()),
-                     {"NoExecute", "NoSchedule", "PreferNoSchedule"});
+        NotSupported(item.Child("effect"), Quote(t.effect.text()), {"NoExecute", "NoSchedule", "PreferNoSchedule"});
       }
     }
   }
@@ -2256,7 +2126,7 @@ class Validator {
  private:
   const FeatureGates& gates_;
   int minor_;
-  CelExpressionChecker* cel_;  // may be null
+  CelExpressionChecker* cel_;            // may be null
   uint64_t derived_attribute_cost_ = 0;  // of the claim being validated
   FieldErrors errs_;
   // Constraint attribute names by target, for derivedAttributes (upstream
@@ -2266,8 +2136,7 @@ class Validator {
 
 }  // namespace
 
-FieldErrors ValidateDeviceClass(const DeviceClass& device_class, const FeatureGates& gates,
-                                CelExpressionChecker* cel) {
+FieldErrors ValidateDeviceClass(const DeviceClass& device_class, const FeatureGates& gates, CelExpressionChecker* cel) {
   Validator v(gates, cel);
   v.DeviceClassOf(device_class);
   return v.Take();
@@ -2281,8 +2150,7 @@ FieldErrors ValidateResourceClaim(const ResourceClaim& claim, const FeatureGates
   return ValidateResourceClaim(claim, gates, nullptr);
 }
 
-FieldErrors ValidateResourceClaimTemplate(const ResourceClaimTemplate& claim_template,
-                                          const FeatureGates& gates) {
+FieldErrors ValidateResourceClaimTemplate(const ResourceClaimTemplate& claim_template, const FeatureGates& gates) {
   return ValidateResourceClaimTemplate(claim_template, gates, nullptr);
 }
 
@@ -2292,15 +2160,14 @@ FieldErrors ValidateResourceSlice(const ResourceSlice& slice, const FeatureGates
   return v.Take();
 }
 
-FieldErrors ValidateResourceClaim(const ResourceClaim& claim, const FeatureGates& gates,
-                                  CelExpressionChecker* cel) {
+FieldErrors ValidateResourceClaim(const ResourceClaim& claim, const FeatureGates& gates, CelExpressionChecker* cel) {
   Validator v(gates, cel);
   v.ResourceClaimOf(claim);
   return v.Take();
 }
 
-FieldErrors ValidateResourceClaimTemplate(const ResourceClaimTemplate& claim_template,
-                                          const FeatureGates& gates, CelExpressionChecker* cel) {
+FieldErrors ValidateResourceClaimTemplate(const ResourceClaimTemplate& claim_template, const FeatureGates& gates,
+                                          CelExpressionChecker* cel) {
   Validator v(gates, cel);
   v.ResourceClaimTemplateOf(claim_template);
   return v.Take();
@@ -2334,9 +2201,7 @@ FieldErrors Validate(const Object& object, const FeatureGates& gates, CelExpress
     FieldErrors operator()(const ResourceClaimTemplate& o) const {
       return ValidateResourceClaimTemplate(o, gates, cel);
     }
-    FieldErrors operator()(const DeviceTaintRule& o) const {
-      return ValidateDeviceTaintRule(o, gates);
-    }
+    FieldErrors operator()(const DeviceTaintRule& o) const { return ValidateDeviceTaintRule(o, gates); }
     FieldErrors operator()(const Node& o) const { return ValidateNode(o, gates); }
     FieldErrors operator()(const Pod& o) const { return ValidatePod(o, gates); }
     FieldErrors operator()(const PodGroup& o) const { return ValidatePodGroup(o, gates); }
@@ -2378,8 +2243,7 @@ FieldError GateOffWarning(Gate gate, const FieldPath& path) {
 }
 
 bool HasErrors(const FieldErrors& errors) {
-  return std::any_of(errors.begin(), errors.end(),
-                     [](const FieldError& e) { return e.severity == Severity::kError; });
+  return std::any_of(errors.begin(), errors.end(), [](const FieldError& e) { return e.severity == Severity::kError; });
 }
 
 }  // namespace dra::api

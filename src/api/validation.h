@@ -126,19 +126,16 @@ class CelExpressionChecker {
 
 // `cel` may be null (see the file comment); it must have been made for the
 // same gates.
-FieldErrors ValidateDeviceClass(const DeviceClass& device_class, const FeatureGates& gates,
-                                CelExpressionChecker* cel);
+FieldErrors ValidateDeviceClass(const DeviceClass& device_class, const FeatureGates& gates, CelExpressionChecker* cel);
 FieldErrors ValidateResourceSlice(const ResourceSlice& slice, const FeatureGates& gates);
 // Spec and status (allocation result, reservedFor, devices status).
-FieldErrors ValidateResourceClaim(const ResourceClaim& claim, const FeatureGates& gates,
-                                  CelExpressionChecker* cel);
-FieldErrors ValidateResourceClaimTemplate(const ResourceClaimTemplate& claim_template,
-                                          const FeatureGates& gates, CelExpressionChecker* cel);
+FieldErrors ValidateResourceClaim(const ResourceClaim& claim, const FeatureGates& gates, CelExpressionChecker* cel);
+FieldErrors ValidateResourceClaimTemplate(const ResourceClaimTemplate& claim_template, const FeatureGates& gates,
+                                          CelExpressionChecker* cel);
 // The same without CEL compilation.
 FieldErrors ValidateDeviceClass(const DeviceClass& device_class, const FeatureGates& gates);
 FieldErrors ValidateResourceClaim(const ResourceClaim& claim, const FeatureGates& gates);
-FieldErrors ValidateResourceClaimTemplate(const ResourceClaimTemplate& claim_template,
-                                          const FeatureGates& gates);
+FieldErrors ValidateResourceClaimTemplate(const ResourceClaimTemplate& claim_template, const FeatureGates& gates);
 FieldErrors ValidateDeviceTaintRule(const DeviceTaintRule& rule, const FeatureGates& gates);
 // Only the DRA-relevant parts: metadata, spec.taints.
 FieldErrors ValidateNode(const Node& node, const FeatureGates& gates);

@@ -46,8 +46,8 @@ TEST(ValidationFixturesTest, EveryFixtureObjectIsValid) {
   for (const manifest::LoadedObject& lo : loaded.objects) {
     Object object = lo.object;
     SetDefaults(object, "2026-07-24T10:00:00Z");
-    std::string where = (lo.file ? *lo.file : std::string("?")) + ":" +
-                        std::to_string(lo.mark.line) + ": " + manifest::ObjectDisplayName(object);
+    std::string where = (lo.file ? *lo.file : std::string("?")) + ":" + std::to_string(lo.mark.line) + ": " +
+                        manifest::ObjectDisplayName(object);
     for (const FieldError& e : Validate(object, gates)) {
       if (e.severity == Severity::kError) {
         ADD_FAILURE() << where << ": " << e.ToString();
@@ -60,8 +60,7 @@ TEST(ValidationFixturesTest, EveryFixtureObjectIsValid) {
   std::map<std::string, int> kinds;
   for (const manifest::LoadedObject& lo : loaded.objects) ++kinds[std::string(KindName(lo.object))];
   for (const auto& [kind, n] : kinds) std::cout << kind << ": " << n << "\n";
-  for (const auto& [kind, n] : loaded.skipped_kinds)
-    std::cout << "skipped " << kind << ": " << n << "\n";
+  for (const auto& [kind, n] : loaded.skipped_kinds) std::cout << "skipped " << kind << ": " << n << "\n";
   std::cout << loaded.objects.size() << " objects validated, " << warnings << " warnings\n";
 }
 
@@ -90,8 +89,7 @@ TEST(ValidationFixturesTest, ReleaseDefaultsOnlyForbidGatedFields) {
       if (e.severity == Severity::kError && e.type != FieldErrorType::kForbidden && !dropped_list(e)) {
         ADD_FAILURE() << manifest::ObjectDisplayName(object) << ": " << e.ToString();
       } else {
-        std::cout << "1.37 defaults: " << manifest::ObjectDisplayName(object) << ": "
-                  << e.ToString() << "\n";
+        std::cout << "1.37 defaults: " << manifest::ObjectDisplayName(object) << ": " << e.ToString() << "\n";
       }
     }
   }
@@ -104,8 +102,7 @@ TEST(ValidationFixturesTest, FixturesAreConsistentAcrossObjects) {
   std::vector<Object> objects;
   for (const manifest::LoadedObject& lo : loaded.objects) objects.push_back(lo.object);
   for (const ObjectFieldError& e : ValidateCrossObject(objects)) {
-    ADD_FAILURE() << manifest::ObjectDisplayName(objects[e.object_index]) << ": "
-                  << e.error.ToString();
+    ADD_FAILURE() << manifest::ObjectDisplayName(objects[e.object_index]) << ": " << e.error.ToString();
   }
 }
 

@@ -72,8 +72,8 @@ void RunCases(const Obj& base, FieldErrors (*validate)(const Obj&, const Feature
       found = found || (e.field == c.field && e.type == c.type && e.severity == c.severity &&
                         e.detail.find(c.detail) != std::string::npos);
     }
-    EXPECT_TRUE(found) << "want " << (c.severity == Severity::kWarning ? "warning" : "error")
-                       << " at \"" << c.field << "\" containing \"" << c.detail << "\"; got:\n"
+    EXPECT_TRUE(found) << "want " << (c.severity == Severity::kWarning ? "warning" : "error") << " at \"" << c.field
+                       << "\" containing \"" << c.detail << "\"; got:\n"
                        << Dump(errs);
   }
 }
@@ -84,10 +84,8 @@ void RunCases(const Obj& base, FieldErrors (*validate)(const Obj&, const Feature
 DeviceClass BaseClass() {
   DeviceClass c;
   c.metadata.name = "gpu.example.com";
-  c.spec.selectors = {
-      {.cel = CelDeviceSelector{.expression = "device.driver == 'gpu.example.com'"}}};
-  c.spec.config = {{.opaque = OpaqueDeviceConfiguration{.driver = "gpu.example.com",
-                                                        .parameters = R"({"a":1})"}}};
+  c.spec.selectors = {{.cel = CelDeviceSelector{.expression = "device.driver == 'gpu.example.com'"}}};
+  c.spec.config = {{.opaque = OpaqueDeviceConfiguration{.driver = "gpu.example.com", .parameters = R"({"a":1})"}}};
   c.spec.extended_resource_name = "example.com/gpu";
   return c;
 }
@@ -98,8 +96,7 @@ Device BaseDevice(std::string name) {
   d.attributes.insert_or_assign("model", DeviceAttribute::String("LATEST-GPU-MODEL"));
   d.attributes.insert_or_assign("driverVersion", DeviceAttribute::VersionOf("1.2.3"));
   d.attributes.insert_or_assign("index", DeviceAttribute::Int(0));
-  d.attributes.insert_or_assign("resource.kubernetes.io/pcieRoot",
-                                DeviceAttribute::String("pci0000:00"));
+  d.attributes.insert_or_assign("resource.kubernetes.io/pcieRoot", DeviceAttribute::String("pci0000:00"));
   d.capacity.insert_or_assign("memory", DeviceCapacity{.value = Q("80Gi")});
   return d;
 }
@@ -117,8 +114,7 @@ ResourceSlice BaseSlice() {
 NodeSelector OneTermSelector() {
   NodeSelector sel;
   sel.node_selector_terms = {
-      {.match_expressions = {
-           {.key = "kubernetes.io/hostname", .operator_ = "In", .values = {"node-1"}}}}};
+      {.match_expressions = {{.key = "kubernetes.io/hostname", .operator_ = "In", .values = {"node-1"}}}}};
   return sel;
 }
 
@@ -129,8 +125,7 @@ ResourceSlice BasePartitionableSlice() {
   s.spec.per_device_node_selection = true;
   for (Device& d : s.spec.devices) {
     d.rare.mut().node_name = "node-1";
-    d.rare.mut().consumes_counters = {
-        {.counter_set = "gpu-0-counters", .counters = {{"memory", Counter{Q("40Gi")}}}}};
+    d.rare.mut().consumes_counters = {{.counter_set = "gpu-0-counters", .counters = {{"memory", Counter{Q("40Gi")}}}}};
     d.attributes.insert_or_assign("type", DeviceAttribute::String("mig-1g"));
   }
   s.spec.partition_type_attribute = "gpu.example.com/type";
@@ -143,26 +138,20 @@ ResourceSlice BaseSharedCapacitySlice() {
   d.allow_multiple_allocations = true;
   CapacityRequestPolicy policy;
   policy.default_ = Q("1Gi");
-  policy.valid_range =
-      CapacityRequestPolicyRange{.min = Q("1Gi"), .max = Q("80Gi"), .step = Q("1Gi")};
+  policy.valid_range = CapacityRequestPolicyRange{.min = Q("1Gi"), .max = Q("80Gi"), .step = Q("1Gi")};
   d.capacity.find("memory")->request_policy = policy;
   return s;
 }
 
-CapacityRequestPolicy& Policy(ResourceSlice& s) {
-  return *s.spec.devices[0].capacity.find("memory")->request_policy;
-}
+CapacityRequestPolicy& Policy(ResourceSlice& s) { return *s.spec.devices[0].capacity.find("memory")->request_policy; }
 
 ExactDeviceRequest Exact(std::string class_name = "gpu.example.com") {
-  return ExactDeviceRequest{
-      .device_class_name = std::move(class_name), .allocation_mode = "ExactCount", .count = 1};
+  return ExactDeviceRequest{.device_class_name = std::move(class_name), .allocation_mode = "ExactCount", .count = 1};
 }
 
 DeviceSubRequest Sub(std::string name) {
-  return DeviceSubRequest{.name = std::move(name),
-                          .device_class_name = "gpu.example.com",
-                          .allocation_mode = "ExactCount",
-                          .count = 1};
+  return DeviceSubRequest{
+      .name = std::move(name), .device_class_name = "gpu.example.com", .allocation_mode = "ExactCount", .count = 1};
 }
 
 ResourceClaim BaseClaim() {
@@ -172,20 +161,17 @@ ResourceClaim BaseClaim() {
   DeviceClaim& d = c.spec.devices;
   d.requests = {{.name = "gpu", .exactly = Exact()},
                 {.name = "multi", .first_available = {Sub("large"), Sub("small")}}};
-  d.constraints = {
-      {.requests = {"gpu", "multi/large"}, .match_attribute = "gpu.example.com/model"}};
+  d.constraints = {{.requests = {"gpu", "multi/large"}, .match_attribute = "gpu.example.com/model"}};
   d.config = {
-      {.requests = {"gpu"},
-       .opaque = OpaqueDeviceConfiguration{.driver = "gpu.example.com", .parameters = "{}"}}};
+      {.requests = {"gpu"}, .opaque = OpaqueDeviceConfiguration{.driver = "gpu.example.com", .parameters = "{}"}}};
   AllocationResult a;
   a.devices.results = {
       {.request = "gpu", .driver = "gpu.example.com", .pool = "node-1", .device = "gpu-0"},
       {.request = "multi/large", .driver = "gpu.example.com", .pool = "node-1", .device = "gpu-1"},
   };
-  a.devices.config = {
-      {.source = "FromClaim",
-       .requests = {"gpu"},
-       .opaque = OpaqueDeviceConfiguration{.driver = "gpu.example.com", .parameters = "{}"}}};
+  a.devices.config = {{.source = "FromClaim",
+                       .requests = {"gpu"},
+                       .opaque = OpaqueDeviceConfiguration{.driver = "gpu.example.com", .parameters = "{}"}}};
   a.node_selector = OneTermSelector();
   c.status.allocation = a;
   c.status.reserved_for = {{.resource = "pods", .name = "pod-0", .uid = "a1b2"}};
@@ -215,8 +201,7 @@ ResourceClaimTemplate BaseTemplate() {
 DeviceTaintRule BaseRule() {
   DeviceTaintRule r;
   r.metadata.name = "rule-1";
-  r.spec.device_selector =
-      DeviceTaintSelector{.driver = "gpu.example.com", .pool = "node-1", .device = "gpu-0"};
+  r.spec.device_selector = DeviceTaintSelector{.driver = "gpu.example.com", .pool = "node-1", .device = "gpu-0"};
   r.spec.taint = {.key = "example.com/unhealthy", .value = "xid-95", .effect = "NoSchedule"};
   return r;
 }
@@ -239,10 +224,7 @@ Pod BasePod() {
   c.name = "main";
   c.resources.claims = {{.name = "gpu"}, {.name = "shared", .request = "gpu"}};
   p.spec.containers = {c};
-  p.spec.tolerations = {{.key = "example.com/dedicated",
-                         .operator_ = "Equal",
-                         .value = "gpu",
-                         .effect = "NoSchedule"}};
+  p.spec.tolerations = {{.key = "example.com/dedicated", .operator_ = "Equal", .value = "gpu", .effect = "NoSchedule"}};
   return p;
 }
 
@@ -252,20 +234,16 @@ Pod BasePod() {
 
 TEST(ValidationTest, BaselinesAreValid) {
   FeatureGates gates = AllOn();
-  EXPECT_TRUE(ValidateDeviceClass(BaseClass(), gates).empty())
-      << Dump(ValidateDeviceClass(BaseClass(), gates));
-  EXPECT_TRUE(ValidateResourceSlice(BaseSlice(), gates).empty())
-      << Dump(ValidateResourceSlice(BaseSlice(), gates));
+  EXPECT_TRUE(ValidateDeviceClass(BaseClass(), gates).empty()) << Dump(ValidateDeviceClass(BaseClass(), gates));
+  EXPECT_TRUE(ValidateResourceSlice(BaseSlice(), gates).empty()) << Dump(ValidateResourceSlice(BaseSlice(), gates));
   EXPECT_TRUE(ValidateResourceSlice(BasePartitionableSlice(), gates).empty())
       << Dump(ValidateResourceSlice(BasePartitionableSlice(), gates));
   EXPECT_TRUE(ValidateResourceSlice(BaseSharedCapacitySlice(), gates).empty())
       << Dump(ValidateResourceSlice(BaseSharedCapacitySlice(), gates));
-  EXPECT_TRUE(ValidateResourceClaim(BaseClaim(), gates).empty())
-      << Dump(ValidateResourceClaim(BaseClaim(), gates));
+  EXPECT_TRUE(ValidateResourceClaim(BaseClaim(), gates).empty()) << Dump(ValidateResourceClaim(BaseClaim(), gates));
   EXPECT_TRUE(ValidateResourceClaimTemplate(BaseTemplate(), gates).empty())
       << Dump(ValidateResourceClaimTemplate(BaseTemplate(), gates));
-  EXPECT_TRUE(ValidateDeviceTaintRule(BaseRule(), gates).empty())
-      << Dump(ValidateDeviceTaintRule(BaseRule(), gates));
+  EXPECT_TRUE(ValidateDeviceTaintRule(BaseRule(), gates).empty()) << Dump(ValidateDeviceTaintRule(BaseRule(), gates));
   EXPECT_TRUE(ValidateNode(BaseNode(), gates).empty()) << Dump(ValidateNode(BaseNode(), gates));
   EXPECT_TRUE(ValidatePod(BasePod(), gates).empty()) << Dump(ValidatePod(BasePod(), gates));
 }
@@ -277,10 +255,8 @@ TEST(ValidationTest, BaselinesValidWithReleaseDefaults) {
   EXPECT_FALSE(HasErrors(ValidateResourceClaim(BaseClaim(), v137)));
   EXPECT_FALSE(HasErrors(ValidateDeviceClass(BaseClass(), v137)));
   FeatureGates v134 = Version("1.34");
-  EXPECT_FALSE(HasErrors(ValidateResourceSlice(BaseSlice(), v134)))
-      << Dump(ValidateResourceSlice(BaseSlice(), v134));
-  EXPECT_FALSE(HasErrors(ValidateResourceClaim(BaseClaim(), v134)))
-      << Dump(ValidateResourceClaim(BaseClaim(), v134));
+  EXPECT_FALSE(HasErrors(ValidateResourceSlice(BaseSlice(), v134))) << Dump(ValidateResourceSlice(BaseSlice(), v134));
+  EXPECT_FALSE(HasErrors(ValidateResourceClaim(BaseClaim(), v134))) << Dump(ValidateResourceClaim(BaseClaim(), v134));
 }
 
 TEST(ValidationTest, ValidateDispatchesOnKind) {
@@ -298,11 +274,8 @@ TEST(ValidationTest, ValidateDispatchesOnKind) {
 }
 
 TEST(ValidationTest, HasErrorsIgnoresWarnings) {
-  FieldErrors errs = {{.type = T::kInvalid,
-                       .field = "spec.driver",
-                       .bad_value = "",
-                       .detail = "",
-                       .severity = Severity::kWarning}};
+  FieldErrors errs = {
+      {.type = T::kInvalid, .field = "spec.driver", .bad_value = "", .detail = "", .severity = Severity::kWarning}};
   EXPECT_FALSE(HasErrors(errs));
   errs.push_back({.type = T::kRequired, .field = "spec.driver", .bad_value = "", .detail = ""});
   EXPECT_TRUE(HasErrors(errs));
@@ -310,15 +283,12 @@ TEST(ValidationTest, HasErrorsIgnoresWarnings) {
 
 TEST(ValidationTest, MessagesReadLikeTheApiServer) {
   ResourceSlice s = BaseSlice();
-  s.spec.devices[0].attributes.insert_or_assign("model",
-                                                DeviceAttribute::String(std::string(65, 'x')));
+  s.spec.devices[0].attributes.insert_or_assign("model", DeviceAttribute::String(std::string(65, 'x')));
   s.spec.pool.resource_slice_count = 0;
   FieldErrors errs = ValidateResourceSlice(s, AllOn());
   ASSERT_EQ(errs.size(), 2u) << Dump(errs);
-  EXPECT_EQ(errs[0].ToString(),
-            "spec.pool.resourceSliceCount: Invalid value: 0: must be greater than zero");
-  EXPECT_EQ(errs[1].ToString(),
-            "spec.devices[0].attributes[model].string: Too long: may not be more than 64 bytes");
+  EXPECT_EQ(errs[0].ToString(), "spec.pool.resourceSliceCount: Invalid value: 0: must be greater than zero");
+  EXPECT_EQ(errs[1].ToString(), "spec.devices[0].attributes[model].string: Too long: may not be more than 64 bytes");
 }
 
 // ---------------------------------------------------------------------------
@@ -369,10 +339,7 @@ TEST(ValidationTest, DeviceClassRules) {
             .field = "spec.selectors[0].cel",
             .type = T::kRequired},
           C{.name = "cel too long",
-            .mutate =
-                [](DeviceClass& c) {
-                  c.spec.selectors[0].cel->expression = std::string(10241, 'a');
-                },
+            .mutate = [](DeviceClass& c) { c.spec.selectors[0].cel->expression = std::string(10241, 'a'); },
             .field = "spec.selectors[0].cel.expression",
             .type = T::kTooLong,
             .detail = "10240 bytes"},
@@ -415,8 +382,7 @@ TEST(ValidationTest, DeviceClassRules) {
           C{.name = "parameters too long",
             .mutate =
                 [](DeviceClass& c) {
-                  c.spec.config[0].opaque->parameters =
-                      R"({"a":")" + std::string(10240, 'x') + R"("})";
+                  c.spec.config[0].opaque->parameters = R"({"a":")" + std::string(10240, 'x') + R"("})";
                 },
             .field = "spec.config[0].opaque.parameters",
             .type = T::kTooLong,
@@ -493,10 +459,7 @@ TEST(ValidationTest, ResourceSliceRules) {
             .field = "spec.pool.name",
             .type = T::kRequired},
           C{.name = "pool too long",
-            .mutate =
-                [](ResourceSlice& s) {
-                  s.spec.pool.name = std::string(200, 'a') + "/" + std::string(60, 'b');
-                },
+            .mutate = [](ResourceSlice& s) { s.spec.pool.name = std::string(200, 'a') + "/" + std::string(60, 'b'); },
             .field = "spec.pool.name",
             .type = T::kTooLong,
             .detail = "253"},
@@ -545,8 +508,7 @@ TEST(ValidationTest, ResourceSliceRules) {
                 [](ResourceSlice& s) {
                   s.spec.node_name.reset();
                   s.spec.node_selector = OneTermSelector();
-                  s.spec.node_selector->node_selector_terms.push_back(
-                      s.spec.node_selector->node_selector_terms[0]);
+                  s.spec.node_selector->node_selector_terms.push_back(s.spec.node_selector->node_selector_terms[0]);
                 },
             .field = "spec.nodeSelector.nodeSelectorTerms",
             .type = T::kInvalid,
@@ -556,8 +518,7 @@ TEST(ValidationTest, ResourceSliceRules) {
                 [](ResourceSlice& s) {
                   s.spec.node_name.reset();
                   s.spec.node_selector = OneTermSelector();
-                  s.spec.node_selector->node_selector_terms[0].match_expressions[0].operator_ =
-                      "Matches";
+                  s.spec.node_selector->node_selector_terms[0].match_expressions[0].operator_ = "Matches";
                 },
             .field = "spec.nodeSelector.nodeSelectorTerms[0].matchExpressions[0].operator",
             .type = T::kInvalid,
@@ -602,8 +563,7 @@ TEST(ValidationTest, ResourceSliceRules) {
           C{.name = "devices and sharedCounters",
             .mutate =
                 [](ResourceSlice& s) {
-                  s.spec.shared_counters = {
-                      {.name = "set", .counters = {{"memory", Counter{Q("1")}}}}};
+                  s.spec.shared_counters = {{.name = "set", .counters = {{"memory", Counter{Q("1")}}}}};
                 },
             .field = "spec",
             .type = T::kInvalid,
@@ -636,8 +596,7 @@ TEST(ValidationTest, ResourceSliceRules) {
             .mutate =
                 [&](ResourceSlice& s) {
                   s.spec.devices = devices(65);
-                  s.spec.devices[0].attributes.insert_or_assign("numa",
-                                                                DeviceAttribute::Ints({0, 1}));
+                  s.spec.devices[0].attributes.insert_or_assign("numa", DeviceAttribute::Ints({0, 1}));
                 },
             .field = "spec.devices",
             .type = T::kTooMany,
@@ -690,8 +649,7 @@ TEST(ValidationTest, ResourceSliceRules) {
                   s.spec.devices.clear();
                   s.spec.shared_counters = {{.name = "a"}};
                   for (int i = 0; i < 33; ++i) {
-                    s.spec.shared_counters[0].counters.insert_or_assign(Numbered("c", i),
-                                                                        Counter{});
+                    s.spec.shared_counters[0].counters.insert_or_assign(Numbered("c", i), Counter{});
                   }
                 },
             .field = "spec.sharedCounters[0].counters",
@@ -718,8 +676,7 @@ TEST(ValidationTest, ResourceSliceRules) {
             .severity = Severity::kWarning,
             .gates = [] { return Version("1.34"); }},
           C{.name = "skipNodeOperations prepare only",
-            .mutate =
-                [](ResourceSlice& s) { s.spec.skip_node_operations = {"NodePrepareResources"}; },
+            .mutate = [](ResourceSlice& s) { s.spec.skip_node_operations = {"NodePrepareResources"}; },
             .field = "spec.skipNodeOperations",
             .type = T::kInvalid,
             .detail = "NodePrepareResources cannot be skipped unless NodeUnprepareResources is "
@@ -730,7 +687,10 @@ TEST(ValidationTest, ResourceSliceRules) {
             .type = T::kNotSupported,
             .detail = "\"NodeUnprepareResources\""},
           C{.name = "skipNodeOperations duplicate",
-            .mutate = [](ResourceSlice& s) { s.spec.skip_node_operations = {"*", "*"}; },
+            .mutate =
+                [](ResourceSlice& s) {
+                  s.spec.skip_node_operations = {"*", "*"};
+                },
             .field = "spec.skipNodeOperations[1]",
             .type = T::kDuplicate},
           C{.name = "skipNodeOperations gate off",
@@ -757,8 +717,7 @@ TEST(ValidationTest, ResourceSliceReleaseDifferences) {
   ResourceSlice both = BaseSlice();
   both.spec.shared_counters = {{.name = "set", .counters = {{"memory", Counter{Q("1")}}}}};
   ASSERT_TRUE(v134.Set("DRAPartitionableDevices", true).ok());
-  EXPECT_FALSE(HasErrors(ValidateResourceSlice(both, v134)))
-      << Dump(ValidateResourceSlice(both, v134));
+  EXPECT_FALSE(HasErrors(ValidateResourceSlice(both, v134))) << Dump(ValidateResourceSlice(both, v134));
 
   // 1.35: list attributes do not trigger the 64-device limit yet (and have no gate).
   ResourceSlice lists = BaseSlice();
@@ -799,60 +758,44 @@ TEST(ValidationTest, DeviceRules) {
           C{.name = "49 attribute values",
             .mutate =
                 [&](ResourceSlice& s) {
-                  dev(s).attributes.insert_or_assign(
-                      "many", DeviceAttribute::Ints(std::vector<int64_t>(45, 1)));
+                  dev(s).attributes.insert_or_assign("many", DeviceAttribute::Ints(std::vector<int64_t>(45, 1)));
                 },
             .field = "spec.devices[0]",
             .type = T::kInvalid,
             .detail = "the total number of attribute values must not exceed 48"},
           C{.name = "attribute key with two slashes",
-            .mutate =
-                [&](ResourceSlice& s) {
-                  dev(s).attributes.insert_or_assign("a/b/c", DeviceAttribute::Int(1));
-                },
+            .mutate = [&](ResourceSlice& s) { dev(s).attributes.insert_or_assign("a/b/c", DeviceAttribute::Int(1)); },
             .field = "spec.devices[0].attributes",
             .type = T::kInvalid,
             .detail = "must not contain more than one slash"},
           C{.name = "attribute key too long",
             .mutate =
                 [&](ResourceSlice& s) {
-                  dev(s).attributes.insert_or_assign("d.com/" + std::string(33, 'x'),
-                                                     DeviceAttribute::Int(1));
+                  dev(s).attributes.insert_or_assign("d.com/" + std::string(33, 'x'), DeviceAttribute::Int(1));
                 },
             .field = "spec.devices[0].attributes",
             .type = T::kTooLong,
             .detail = "32 bytes"},
           C{.name = "attribute key empty domain",
-            .mutate =
-                [&](ResourceSlice& s) {
-                  dev(s).attributes.insert_or_assign("/x", DeviceAttribute::Int(1));
-                },
+            .mutate = [&](ResourceSlice& s) { dev(s).attributes.insert_or_assign("/x", DeviceAttribute::Int(1)); },
             .field = "spec.devices[0].attributes",
             .type = T::kInvalid,
             .detail = "the domain must not be empty"},
           C{.name = "attribute key not an identifier",
             .mutate =
-                [&](ResourceSlice& s) {
-                  dev(s).attributes.insert_or_assign("pci-root", DeviceAttribute::Int(1));
-                },
+                [&](ResourceSlice& s) { dev(s).attributes.insert_or_assign("pci-root", DeviceAttribute::Int(1)); },
             .field = "spec.devices[0].attributes",
             .type = T::kInvalid,
             .detail = "C identifier"},
           C{.name = "attribute without value",
-            .mutate =
-                [&](ResourceSlice& s) {
-                  dev(s).attributes.insert_or_assign("empty", DeviceAttribute{});
-                },
+            .mutate = [&](ResourceSlice& s) { dev(s).attributes.insert_or_assign("empty", DeviceAttribute{}); },
             .field = "spec.devices[0].attributes[empty]",
             .type = T::kInvalid,
             // The text a real v1.37.2 kube-apiserver answered for `empty: {}`.
             .detail = "must specify one of: `int`, `bool`, `string`, `version`, `ints`, `bools`, `strings`, "
                       "`versions`"},
           C{.name = "attribute without value, 1.34",
-            .mutate =
-                [&](ResourceSlice& s) {
-                  dev(s).attributes.insert_or_assign("empty", DeviceAttribute{});
-                },
+            .mutate = [&](ResourceSlice& s) { dev(s).attributes.insert_or_assign("empty", DeviceAttribute{}); },
             .field = "spec.devices[0].attributes[empty]",
             .type = T::kInvalid,
             .detail = "exactly one value must be specified",
@@ -860,8 +803,7 @@ TEST(ValidationTest, DeviceRules) {
           C{.name = "string too long",
             .mutate =
                 [&](ResourceSlice& s) {
-                  dev(s).attributes.insert_or_assign("model",
-                                                     DeviceAttribute::String(std::string(65, 'x')));
+                  dev(s).attributes.insert_or_assign("model", DeviceAttribute::String(std::string(65, 'x')));
                 },
             .field = "spec.devices[0].attributes[model].string",
             .type = T::kTooLong,
@@ -869,8 +811,7 @@ TEST(ValidationTest, DeviceRules) {
           C{.name = "bad version",
             .mutate =
                 [&](ResourceSlice& s) {
-                  dev(s).attributes.insert_or_assign("driverVersion",
-                                                     DeviceAttribute::VersionOf("580.95.05"));
+                  dev(s).attributes.insert_or_assign("driverVersion", DeviceAttribute::VersionOf("580.95.05"));
                 },
             .field = "spec.devices[0].attributes[driverVersion].version",
             .type = T::kInvalid,
@@ -878,18 +819,15 @@ TEST(ValidationTest, DeviceRules) {
           C{.name = "long attribute key truncated in path",
             .mutate =
                 [&](ResourceSlice& s) {
-                  dev(s).attributes.insert_or_assign(
-                      std::string(63, 'd') + "/" + std::string(32, 'n') + "x", DeviceAttribute{});
+                  dev(s).attributes.insert_or_assign(std::string(63, 'd') + "/" + std::string(32, 'n') + "x",
+                                                     DeviceAttribute{});
                 },
-            .field = "spec.devices[0].attributes[" + std::string(47, 'd') + "..." +
-                     std::string(12, 'd') + "/" + std::string(32, 'n') + "x]",
+            .field = "spec.devices[0].attributes[" + std::string(47, 'd') + "..." + std::string(12, 'd') + "/" +
+                     std::string(32, 'n') + "x]",
             .type = T::kInvalid,
             .detail = "must specify one of"},
           C{.name = "list attribute gate off",
-            .mutate =
-                [&](ResourceSlice& s) {
-                  dev(s).attributes.insert_or_assign("numa", DeviceAttribute::Ints({0}));
-                },
+            .mutate = [&](ResourceSlice& s) { dev(s).attributes.insert_or_assign("numa", DeviceAttribute::Ints({0})); },
             .field = "spec.devices[0].attributes[numa].ints",
             .type = T::kForbidden,
             .detail = "DRAListTypeAttributes",
@@ -907,18 +845,14 @@ TEST(ValidationTest, DeviceRules) {
             .detail = "must specify one of",
             .gates = [] { return Version("1.37"); }},
           C{.name = "empty list attribute",
-            .mutate =
-                [&](ResourceSlice& s) {
-                  dev(s).attributes.insert_or_assign("numa", DeviceAttribute::Ints({}));
-                },
+            .mutate = [&](ResourceSlice& s) { dev(s).attributes.insert_or_assign("numa", DeviceAttribute::Ints({})); },
             .field = "spec.devices[0].attributes[numa].ints",
             .type = T::kInvalid,
             .detail = "must not be empty"},
           C{.name = "bad version in list",
             .mutate =
                 [&](ResourceSlice& s) {
-                  dev(s).attributes.insert_or_assign("vs",
-                                                     DeviceAttribute::Versions({"1.0.0", "1.0"}));
+                  dev(s).attributes.insert_or_assign("vs", DeviceAttribute::Versions({"1.0.0", "1.0"}));
                 },
             .field = "spec.devices[0].attributes[vs].versions[1]",
             .type = T::kInvalid,
@@ -926,31 +860,23 @@ TEST(ValidationTest, DeviceRules) {
           C{.name = "long string in list",
             .mutate =
                 [&](ResourceSlice& s) {
-                  dev(s).attributes.insert_or_assign(
-                      "ss", DeviceAttribute::Strings({std::string(65, 'x')}));
+                  dev(s).attributes.insert_or_assign("ss", DeviceAttribute::Strings({std::string(65, 'x')}));
                 },
             .field = "spec.devices[0].attributes[ss].strings[0]",
             .type = T::kTooLong},
           C{.name = "capacity key bad",
-            .mutate =
-                [&](ResourceSlice& s) {
-                  dev(s).capacity.insert_or_assign("mem ory", DeviceCapacity{});
-                },
+            .mutate = [&](ResourceSlice& s) { dev(s).capacity.insert_or_assign("mem ory", DeviceCapacity{}); },
             .field = "spec.devices[0].capacity",
             .type = T::kInvalid,
             .detail = "C identifier"},
           C{.name = "capacity domain upper case",
-            .mutate =
-                [&](ResourceSlice& s) {
-                  dev(s).capacity.insert_or_assign("Example.com/mem", DeviceCapacity{});
-                },
+            .mutate = [&](ResourceSlice& s) { dev(s).capacity.insert_or_assign("Example.com/mem", DeviceCapacity{}); },
             .field = "spec.devices[0].capacity",
             .type = T::kInvalid,
             .detail = "lower case",
             .severity = Severity::kWarning},
           C{.name = "requestPolicy without allowMultipleAllocations",
-            .mutate =
-                [&](ResourceSlice& s) { dev(s).capacity.find("memory")->request_policy.emplace(); },
+            .mutate = [&](ResourceSlice& s) { dev(s).capacity.find("memory")->request_policy.emplace(); },
             .field = "spec.devices[0].capacity[memory].requestPolicy",
             .type = T::kForbidden,
             .detail = "allowMultipleAllocations must be true"},
@@ -962,10 +888,7 @@ TEST(ValidationTest, DeviceRules) {
             .severity = Severity::kWarning,
             .gates = [] { return Version("1.35"); }},
           C{.name = "taints gate off",
-            .mutate =
-                [&](ResourceSlice& s) {
-                  dev(s).rare.mut().taints = {{.key = "k", .effect = "NoSchedule"}};
-                },
+            .mutate = [&](ResourceSlice& s) { dev(s).rare.mut().taints = {{.key = "k", .effect = "NoSchedule"}}; },
             .field = "spec.devices[0].taints",
             .type = T::kForbidden,
             .detail = "DRADeviceTaints",
@@ -974,8 +897,7 @@ TEST(ValidationTest, DeviceRules) {
           C{.name = "17 taints",
             .mutate =
                 [&](ResourceSlice& s) {
-                  dev(s).rare.mut().taints =
-                      std::vector<DeviceTaint>(17, {.key = "k", .effect = "NoSchedule"});
+                  dev(s).rare.mut().taints = std::vector<DeviceTaint>(17, {.key = "k", .effect = "NoSchedule"});
                 },
             .field = "spec.devices[0].taints",
             .type = T::kTooMany,
@@ -983,8 +905,7 @@ TEST(ValidationTest, DeviceRules) {
           C{.name = "5 taints in 1.34",
             .mutate =
                 [&](ResourceSlice& s) {
-                  dev(s).rare.mut().taints =
-                      std::vector<DeviceTaint>(5, {.key = "k", .effect = "NoSchedule"});
+                  dev(s).rare.mut().taints = std::vector<DeviceTaint>(5, {.key = "k", .effect = "NoSchedule"});
                 },
             .field = "spec.devices[0].taints",
             .type = T::kTooMany,
@@ -996,8 +917,7 @@ TEST(ValidationTest, DeviceRules) {
                   return g;
                 }},
           C{.name = "taint without key",
-            .mutate =
-                [&](ResourceSlice& s) { dev(s).rare.mut().taints = {{.effect = "NoSchedule"}}; },
+            .mutate = [&](ResourceSlice& s) { dev(s).rare.mut().taints = {{.effect = "NoSchedule"}}; },
             .field = "spec.devices[0].taints[0].key",
             .type = T::kInvalid,
             .detail = "name part must be non-empty"},
@@ -1014,18 +934,12 @@ TEST(ValidationTest, DeviceRules) {
             .field = "spec.devices[0].taints[0].effect",
             .type = T::kRequired},
           C{.name = "taint unknown effect",
-            .mutate =
-                [&](ResourceSlice& s) {
-                  dev(s).rare.mut().taints = {{.key = "k", .effect = "Evict"}};
-                },
+            .mutate = [&](ResourceSlice& s) { dev(s).rare.mut().taints = {{.key = "k", .effect = "Evict"}}; },
             .field = "spec.devices[0].taints[0].effect",
             .type = T::kNotSupported,
             .detail = R"(supported values: "NoExecute", "NoSchedule", "None")"},
           C{.name = "taint effect None in 1.34",
-            .mutate =
-                [&](ResourceSlice& s) {
-                  dev(s).rare.mut().taints = {{.key = "k", .effect = "None"}};
-                },
+            .mutate = [&](ResourceSlice& s) { dev(s).rare.mut().taints = {{.key = "k", .effect = "None"}}; },
             .field = "spec.devices[0].taints[0].effect",
             .type = T::kNotSupported,
             .detail = R"(supported values: "NoExecute", "NoSchedule")",
@@ -1038,8 +952,7 @@ TEST(ValidationTest, DeviceRules) {
           C{.name = "consumesCounters gate off",
             .mutate =
                 [&](ResourceSlice& s) {
-                  dev(s).rare.mut().consumes_counters = {
-                      {.counter_set = "c", .counters = {{"m", Counter{}}}}};
+                  dev(s).rare.mut().consumes_counters = {{.counter_set = "c", .counters = {{"m", Counter{}}}}};
                 },
             .field = "spec.devices[0].consumesCounters",
             .type = T::kForbidden,
@@ -1060,9 +973,8 @@ TEST(ValidationTest, DeviceRules) {
           C{.name = "duplicate counter set consumption",
             .mutate =
                 [&](ResourceSlice& s) {
-                  dev(s).rare.mut().consumes_counters = {
-                      {.counter_set = "a", .counters = {{"m", Counter{}}}},
-                      {.counter_set = "a", .counters = {{"n", Counter{}}}}};
+                  dev(s).rare.mut().consumes_counters = {{.counter_set = "a", .counters = {{"m", Counter{}}}},
+                                                         {.counter_set = "a", .counters = {{"n", Counter{}}}}};
                 },
             .field = "spec.devices[0].consumesCounters[1]",
             .type = T::kDuplicate},
@@ -1074,18 +986,14 @@ TEST(ValidationTest, DeviceRules) {
             .field = "spec.devices[0].consumesCounters[0].counterSet",
             .type = T::kRequired},
           C{.name = "consumption without counters",
-            .mutate =
-                [&](ResourceSlice& s) {
-                  dev(s).rare.mut().consumes_counters = {{.counter_set = "a"}};
-                },
+            .mutate = [&](ResourceSlice& s) { dev(s).rare.mut().consumes_counters = {{.counter_set = "a"}}; },
             .field = "spec.devices[0].consumesCounters[0].counters",
             .type = T::kRequired},
           C{.name = "consumption of 33 counters",
             .mutate =
                 [&](ResourceSlice& s) {
                   DeviceCounterConsumption c{.counter_set = "a"};
-                  for (int i = 0; i < 33; ++i)
-                    c.counters.insert_or_assign(Numbered("c", i), Counter{});
+                  for (int i = 0; i < 33; ++i) c.counters.insert_or_assign(Numbered("c", i), Counter{});
                   dev(s).rare.mut().consumes_counters = {c};
                 },
             .field = "spec.devices[0].consumesCounters[0].counters",
@@ -1094,9 +1002,8 @@ TEST(ValidationTest, DeviceRules) {
           C{.name = "compatibilityGroups gate off",
             .mutate =
                 [&](ResourceSlice& s) {
-                  dev(s).rare.mut().consumes_counters = {{.counter_set = "a",
-                                                          .counters = {{"m", Counter{}}},
-                                                          .compatibility_groups = {"g"}}};
+                  dev(s).rare.mut().consumes_counters = {
+                      {.counter_set = "a", .counters = {{"m", Counter{}}}, .compatibility_groups = {"g"}}};
                 },
             .field = "spec.devices[0].consumesCounters[0].compatibilityGroups",
             .type = T::kForbidden,
@@ -1179,8 +1086,7 @@ TEST(ValidationTest, DeviceRules) {
             .type = T::kInvalid,
             .detail = "bindingFailureConditions are required to use bindingConditions"},
           C{.name = "failure conditions without binding conditions",
-            .mutate =
-                [&](ResourceSlice& s) { dev(s).rare.mut().binding_failure_conditions = {"a"}; },
+            .mutate = [&](ResourceSlice& s) { dev(s).rare.mut().binding_failure_conditions = {"a"}; },
             .field = "spec.devices[0].bindingConditions",
             .type = T::kInvalid,
             .detail = "bindingConditions are required to use bindingFailureConditions"},
@@ -1231,8 +1137,7 @@ TEST(ValidationTest, PerDeviceNodeSelectionRules) {
                 [&](ResourceSlice& s) {
                   rare(s).node_name.reset();
                   rare(s).node_selector = OneTermSelector();
-                  rare(s).node_selector->node_selector_terms.push_back(
-                      rare(s).node_selector->node_selector_terms[0]);
+                  rare(s).node_selector->node_selector_terms.push_back(rare(s).node_selector->node_selector_terms[0]);
                 },
             .field = "spec.devices[0].nodeSelector.nodeSelectorTerms",
             .type = T::kInvalid,
@@ -1259,10 +1164,7 @@ TEST(ValidationTest, PerDeviceNodeSelectionRules) {
             .type = T::kInvalid,
             .detail = "a fully qualified name must be a domain and a name separated by a slash"},
           C{.name = "device lacks partition type attribute",
-            .mutate =
-                [](ResourceSlice& s) {
-                  s.spec.partition_type_attribute = "other.example.com/type";
-                },
+            .mutate = [](ResourceSlice& s) { s.spec.partition_type_attribute = "other.example.com/type"; },
             .field = "spec.devices[0].attributes[other.example.com/type]",
             .type = T::kRequired,
             .detail = "device consumes counters and `partitionTypeAttribute` names this attribute"},
@@ -1278,8 +1180,8 @@ TEST(ValidationTest, PerDeviceNodeSelectionRules) {
             .mutate =
                 [&](ResourceSlice& s) {
                   rare(s).node_allocatable_resources.insert_or_assign(
-                      "memory", NodeAllocatableResource{.overhead = NodeAllocatableResourceOverhead{
-                                                            .per_pod = Q("1Mi")}});
+                      "memory",
+                      NodeAllocatableResource{.overhead = NodeAllocatableResourceOverhead{.per_pod = Q("1Mi")}});
                 },
             .field = "spec.devices[0].nodeAllocatableResources",
             .type = T::kForbidden,
@@ -1291,8 +1193,7 @@ TEST(ValidationTest, PerDeviceNodeSelectionRules) {
                 [&](ResourceSlice& s) {
                   rare(s).node_allocatable_resources.insert_or_assign(
                       "example.com/gpu",
-                      NodeAllocatableResource{
-                          .overhead = NodeAllocatableResourceOverhead{.per_pod = Q("1")}});
+                      NodeAllocatableResource{.overhead = NodeAllocatableResourceOverhead{.per_pod = Q("1")}});
                 },
             .field = "spec.devices[0].nodeAllocatableResources[example.com/gpu]",
             .type = T::kInvalid,
@@ -1300,8 +1201,7 @@ TEST(ValidationTest, PerDeviceNodeSelectionRules) {
           C{.name = "node allocatable without mapping or overhead",
             .mutate =
                 [&](ResourceSlice& s) {
-                  rare(s).node_allocatable_resources.insert_or_assign("cpu",
-                                                                      NodeAllocatableResource{});
+                  rare(s).node_allocatable_resources.insert_or_assign("cpu", NodeAllocatableResource{});
                 },
             .field = "spec.devices[0].nodeAllocatableResources[cpu]",
             .type = T::kRequired,
@@ -1310,9 +1210,8 @@ TEST(ValidationTest, PerDeviceNodeSelectionRules) {
             .mutate =
                 [&](ResourceSlice& s) {
                   rare(s).node_allocatable_resources.insert_or_assign(
-                      "memory", NodeAllocatableResource{
-                                    .mapping = NodeAllocatableResourceMapping{
-                                        .capacity_key = "hbm", .capacity_multiplier = Q("1")}});
+                      "memory", NodeAllocatableResource{.mapping = NodeAllocatableResourceMapping{
+                                                            .capacity_key = "hbm", .capacity_multiplier = Q("1")}});
                 },
             .field = "spec.devices[0].nodeAllocatableResources[memory].mapping.capacityKey",
             .type = T::kNotFound},
@@ -1320,8 +1219,8 @@ TEST(ValidationTest, PerDeviceNodeSelectionRules) {
             .mutate =
                 [&](ResourceSlice& s) {
                   rare(s).node_allocatable_resources.insert_or_assign(
-                      "memory", NodeAllocatableResource{.mapping = NodeAllocatableResourceMapping{
-                                                            .capacity_key = "memory"}});
+                      "memory",
+                      NodeAllocatableResource{.mapping = NodeAllocatableResourceMapping{.capacity_key = "memory"}});
                 },
             .field = "spec.devices[0].nodeAllocatableResources[memory].mapping.capacityMultiplier",
             .type = T::kRequired,
@@ -1330,8 +1229,8 @@ TEST(ValidationTest, PerDeviceNodeSelectionRules) {
             .mutate =
                 [&](ResourceSlice& s) {
                   rare(s).node_allocatable_resources.insert_or_assign(
-                      "memory", NodeAllocatableResource{.mapping = NodeAllocatableResourceMapping{
-                                                            .capacity_multiplier = Q("1")}});
+                      "memory", NodeAllocatableResource{
+                                    .mapping = NodeAllocatableResourceMapping{.capacity_multiplier = Q("1")}});
                 },
             .field = "spec.devices[0].nodeAllocatableResources[memory].mapping.capacityKey",
             .type = T::kRequired,
@@ -1340,9 +1239,8 @@ TEST(ValidationTest, PerDeviceNodeSelectionRules) {
             .mutate =
                 [&](ResourceSlice& s) {
                   rare(s).node_allocatable_resources.insert_or_assign(
-                      "memory", NodeAllocatableResource{
-                                    .mapping = NodeAllocatableResourceMapping{
-                                        .capacity_key = "memory", .capacity_multiplier = Q("0")}});
+                      "memory", NodeAllocatableResource{.mapping = NodeAllocatableResourceMapping{
+                                                            .capacity_key = "memory", .capacity_multiplier = Q("0")}});
                 },
             .field = "spec.devices[0].nodeAllocatableResources[memory].mapping.capacityMultiplier",
             .type = T::kInvalid,
@@ -1351,8 +1249,8 @@ TEST(ValidationTest, PerDeviceNodeSelectionRules) {
             .mutate =
                 [&](ResourceSlice& s) {
                   rare(s).node_allocatable_resources.insert_or_assign(
-                      "cpu", NodeAllocatableResource{.mapping = NodeAllocatableResourceMapping{
-                                                         .device_multiplier = Q("-1")}});
+                      "cpu",
+                      NodeAllocatableResource{.mapping = NodeAllocatableResourceMapping{.device_multiplier = Q("-1")}});
                 },
             .field = "spec.devices[0].nodeAllocatableResources[cpu].mapping.deviceMultiplier",
             .type = T::kInvalid,
@@ -1361,8 +1259,7 @@ TEST(ValidationTest, PerDeviceNodeSelectionRules) {
             .mutate =
                 [&](ResourceSlice& s) {
                   rare(s).node_allocatable_resources.insert_or_assign(
-                      "cpu",
-                      NodeAllocatableResource{.overhead = NodeAllocatableResourceOverhead{}});
+                      "cpu", NodeAllocatableResource{.overhead = NodeAllocatableResourceOverhead{}});
                 },
             .field = "spec.devices[0].nodeAllocatableResources[cpu].overhead",
             .type = T::kInvalid,
@@ -1371,8 +1268,8 @@ TEST(ValidationTest, PerDeviceNodeSelectionRules) {
             .mutate =
                 [&](ResourceSlice& s) {
                   rare(s).node_allocatable_resources.insert_or_assign(
-                      "cpu", NodeAllocatableResource{.overhead = NodeAllocatableResourceOverhead{
-                                                         .per_container = Q("-1m")}});
+                      "cpu",
+                      NodeAllocatableResource{.overhead = NodeAllocatableResourceOverhead{.per_container = Q("-1m")}});
                 },
             .field = "spec.devices[0].nodeAllocatableResources[cpu].overhead.perContainer",
             .type = T::kInvalid,
@@ -1391,8 +1288,7 @@ TEST(ValidationTest, RequestPolicyRules) {
     for (std::string_view t : texts) out.push_back(Q(t));
     return out;
   };
-  auto discrete = [&](ResourceSlice& s, std::initializer_list<std::string_view> texts,
-                      std::string_view def) {
+  auto discrete = [&](ResourceSlice& s, std::initializer_list<std::string_view> texts, std::string_view def) {
     Policy(s).valid_range.reset();
     Policy(s).valid_values = values(texts);
     Policy(s).default_ = Q(def);
@@ -1406,8 +1302,7 @@ TEST(ValidationTest, RequestPolicyRules) {
       BaseSharedCapacitySlice(), ValidateResourceSlice,
       {
           C{.name = "requestPolicy gate off",
-            .mutate =
-                [](ResourceSlice& s) { s.spec.devices[0].allow_multiple_allocations.reset(); },
+            .mutate = [](ResourceSlice& s) { s.spec.devices[0].allow_multiple_allocations.reset(); },
             .field = p,
             .type = T::kForbidden,
             .detail = "DRAConsumableCapacity",
@@ -1433,12 +1328,18 @@ TEST(ValidationTest, RequestPolicyRules) {
             .type = T::kRequired,
             .detail = "required when validRange is defined"},
           C{.name = "values unsorted",
-            .mutate = [&](ResourceSlice& s) { discrete(s, {"2Gi", "1Gi"}, "1Gi"); },
+            .mutate =
+                [&](ResourceSlice& s) {
+                  discrete(s, {"2Gi", "1Gi"}, "1Gi");
+                },
             .field = p + ".validValues[1]",
             .type = T::kInvalid,
             .detail = "values must be sorted in ascending order"},
           C{.name = "value above capacity",
-            .mutate = [&](ResourceSlice& s) { discrete(s, {"1Gi", "81Gi"}, "1Gi"); },
+            .mutate =
+                [&](ResourceSlice& s) {
+                  discrete(s, {"1Gi", "81Gi"}, "1Gi");
+                },
             .field = p + ".validValues[1]",
             .type = T::kInvalid,
             .detail = "option is larger than capacity value: 80Gi"},
@@ -1451,11 +1352,17 @@ TEST(ValidationTest, RequestPolicyRules) {
             .type = T::kTooMany,
             .detail = "at most 10 items"},
           C{.name = "duplicate values",
-            .mutate = [&](ResourceSlice& s) { discrete(s, {"1Gi", "1024Mi"}, "1Gi"); },
+            .mutate =
+                [&](ResourceSlice& s) {
+                  discrete(s, {"1Gi", "1024Mi"}, "1Gi");
+                },
             .field = p + ".validValues[1]",
             .type = T::kDuplicate},
           C{.name = "default not a value",
-            .mutate = [&](ResourceSlice& s) { discrete(s, {"1Gi", "2Gi"}, "3Gi"); },
+            .mutate =
+                [&](ResourceSlice& s) {
+                  discrete(s, {"1Gi", "2Gi"}, "3Gi");
+                },
             .field = p + ".validValues",
             .type = T::kInvalid,
             .detail = "default value is not valid according to the requestPolicy"},
@@ -1521,8 +1428,7 @@ TEST(ValidationTest, RequestPolicyRules) {
           C{.name = "fractional step, integer arithmetic without the gate",
             .mutate =
                 [&](ResourceSlice& s) {
-                  Policy(s).valid_range =
-                      CapacityRequestPolicyRange{.min = Q("0"), .step = Q("1.5")};
+                  Policy(s).valid_range = CapacityRequestPolicyRange{.min = Q("0"), .step = Q("1.5")};
                   Policy(s).default_ = Q("3");
                 },
             .field = p + ".validRange.step",
@@ -1532,8 +1438,7 @@ TEST(ValidationTest, RequestPolicyRules) {
           C{.name = "sub-milli step with the gate",
             .mutate =
                 [&](ResourceSlice& s) {
-                  Policy(s).valid_range =
-                      CapacityRequestPolicyRange{.min = Q("0"), .step = Q("0.0005")};
+                  Policy(s).valid_range = CapacityRequestPolicyRange{.min = Q("0"), .step = Q("0.0005")};
                   Policy(s).default_ = Q("0");
                 },
             .field = p + ".validRange.step",
@@ -1542,8 +1447,7 @@ TEST(ValidationTest, RequestPolicyRules) {
           C{.name = "negative min on the integer path",
             .mutate =
                 [&](ResourceSlice& s) {
-                  Policy(s).valid_range =
-                      CapacityRequestPolicyRange{.min = Q("-2"), .step = Q("2")};
+                  Policy(s).valid_range = CapacityRequestPolicyRange{.min = Q("-2"), .step = Q("2")};
                   Policy(s).default_ = Q("0");
                 },
             .field = p + ".validRange.min",
@@ -1564,12 +1468,8 @@ TEST(ValidationTest, RequestPolicyRules) {
 TEST(ValidationTest, ResourceClaimSpecRules) {
   using C = Case<ResourceClaim>;
   const std::string r = "spec.devices.requests";
-  auto ex = [](ResourceClaim& c) -> ExactDeviceRequest& {
-    return *c.spec.devices.requests[0].exactly;
-  };
-  auto sub = [](ResourceClaim& c) -> DeviceSubRequest& {
-    return c.spec.devices.requests[1].first_available[0];
-  };
+  auto ex = [](ResourceClaim& c) -> ExactDeviceRequest& { return *c.spec.devices.requests[0].exactly; };
+  auto sub = [](ResourceClaim& c) -> DeviceSubRequest& { return c.spec.devices.requests[1].first_available[0]; };
   RunCases<ResourceClaim>(
       BaseClaim(), ValidateResourceClaim,
       {
@@ -1583,8 +1483,7 @@ TEST(ValidationTest, ResourceClaimSpecRules) {
                 [](ResourceClaim& c) {
                   c.spec.devices.requests.clear();
                   for (int i = 0; i < 33; ++i) {
-                    c.spec.devices.requests.push_back(
-                        {.name = Numbered("r", i), .exactly = Exact()});
+                    c.spec.devices.requests.push_back({.name = Numbered("r", i), .exactly = Exact()});
                   }
                 },
             .field = r,
@@ -1609,8 +1508,7 @@ TEST(ValidationTest, ResourceClaimSpecRules) {
             .type = T::kRequired,
             .detail = "exactly one of `exactly` or `firstAvailable` is required"},
           C{.name = "request with both bodies",
-            .mutate =
-                [](ResourceClaim& c) { c.spec.devices.requests[0].first_available = {Sub("a")}; },
+            .mutate = [](ResourceClaim& c) { c.spec.devices.requests[0].first_available = {Sub("a")}; },
             .field = r + "[0]",
             .type = T::kInvalid,
             .detail = "but multiple fields are set"},
@@ -1638,10 +1536,7 @@ TEST(ValidationTest, ResourceClaimSpecRules) {
             .type = T::kTooMany,
             .detail = "at most 8 items"},
           C{.name = "duplicate subrequests",
-            .mutate =
-                [](ResourceClaim& c) {
-                  c.spec.devices.requests[1].first_available[1].name = "large";
-                },
+            .mutate = [](ResourceClaim& c) { c.spec.devices.requests[1].first_available[1].name = "large"; },
             .field = r + "[1].firstAvailable[1]",
             .type = T::kDuplicate},
           C{.name = "bad subrequest name",
@@ -1664,8 +1559,7 @@ TEST(ValidationTest, ResourceClaimSpecRules) {
           C{.name = "33 selectors",
             .mutate =
                 [&](ResourceClaim& c) {
-                  ex(c).selectors = std::vector<DeviceSelector>(
-                      33, {.cel = CelDeviceSelector{.expression = "true"}});
+                  ex(c).selectors = std::vector<DeviceSelector>(33, {.cel = CelDeviceSelector{.expression = "true"}});
                 },
             .field = r + "[0].exactly.selectors",
             .type = T::kTooMany,
@@ -1673,8 +1567,7 @@ TEST(ValidationTest, ResourceClaimSpecRules) {
           C{.name = "selector too long",
             .mutate =
                 [&](ResourceClaim& c) {
-                  ex(c).selectors = {
-                      {.cel = CelDeviceSelector{.expression = std::string(10241, ' ')}}};
+                  ex(c).selectors = {{.cel = CelDeviceSelector{.expression = std::string(10241, ' ')}}};
                 },
             .field = r + "[0].exactly.selectors[0].cel.expression",
             .type = T::kTooLong},
@@ -1716,55 +1609,39 @@ TEST(ValidationTest, ResourceClaimSpecRules) {
             .field = r + "[0].exactly.tolerations[0].operator",
             .type = T::kRequired},
           C{.name = "toleration unknown operator",
-            .mutate =
-                [&](ResourceClaim& c) { ex(c).tolerations = {{.key = "k", .operator_ = "Lt"}}; },
+            .mutate = [&](ResourceClaim& c) { ex(c).tolerations = {{.key = "k", .operator_ = "Lt"}}; },
             .field = r + "[0].exactly.tolerations[0].operator",
             .type = T::kNotSupported,
             .detail = R"(supported values: "Equal", "Exists")"},
           C{.name = "toleration Exists with value",
             .mutate =
-                [&](ResourceClaim& c) {
-                  ex(c).tolerations = {{.key = "k", .operator_ = "Exists", .value = "v"}};
-                },
+                [&](ResourceClaim& c) { ex(c).tolerations = {{.key = "k", .operator_ = "Exists", .value = "v"}}; },
             .field = r + "[0].exactly.tolerations[0].value",
             .type = T::kInvalid,
             .detail = "must be empty for operator `Exists`"},
           C{.name = "toleration bad value",
             .mutate =
-                [&](ResourceClaim& c) {
-                  ex(c).tolerations = {{.key = "k", .operator_ = "Equal", .value = "a b"}};
-                },
+                [&](ResourceClaim& c) { ex(c).tolerations = {{.key = "k", .operator_ = "Equal", .value = "a b"}}; },
             .field = r + "[0].exactly.tolerations[0].value",
             .type = T::kInvalid,
             .detail = "label value"},
           C{.name = "toleration bad key",
-            .mutate =
-                [&](ResourceClaim& c) {
-                  ex(c).tolerations = {{.key = "a/b/c", .operator_ = "Exists"}};
-                },
+            .mutate = [&](ResourceClaim& c) { ex(c).tolerations = {{.key = "a/b/c", .operator_ = "Exists"}}; },
             .field = r + "[0].exactly.tolerations[0].key",
             .type = T::kInvalid},
           C{.name = "toleration unknown effect",
             .mutate =
-                [&](ResourceClaim& c) {
-                  sub(c).tolerations = {{.operator_ = "Exists", .effect = "PreferNoSchedule"}};
-                },
+                [&](ResourceClaim& c) { sub(c).tolerations = {{.operator_ = "Exists", .effect = "PreferNoSchedule"}}; },
             .field = r + "[1].firstAvailable[0].tolerations[0].effect",
             .type = T::kNotSupported},
           C{.name = "toleration effect None",
-            .mutate =
-                [&](ResourceClaim& c) {
-                  ex(c).tolerations = {{.operator_ = "Exists", .effect = "None"}};
-                },
+            .mutate = [&](ResourceClaim& c) { ex(c).tolerations = {{.operator_ = "Exists", .effect = "None"}}; },
             .field = r + "[0].exactly.tolerations[0].effect",
             .type = T::kNotSupported,
             .detail = "the documentation allows only",
             .severity = Severity::kWarning},
           C{.name = "toleration empty key with Equal",
-            .mutate =
-                [&](ResourceClaim& c) {
-                  ex(c).tolerations = {{.operator_ = "Equal", .value = "v"}};
-                },
+            .mutate = [&](ResourceClaim& c) { ex(c).tolerations = {{.operator_ = "Equal", .value = "v"}}; },
             .field = r + "[0].exactly.tolerations[0].operator",
             .type = T::kInvalid,
             .detail = "requires operator `Exists` when `key` is empty",
@@ -1789,20 +1666,14 @@ TEST(ValidationTest, ResourceClaimSpecRules) {
             .severity = Severity::kWarning,
             .gates = [] { return Version("1.35"); }},
           C{.name = "derivedAttributes gate off",
-            .mutate =
-                [&](ResourceClaim& c) {
-                  ex(c).derived_attributes = {{.name = "x", .expression = "1"}};
-                },
+            .mutate = [&](ResourceClaim& c) { ex(c).derived_attributes = {{.name = "x", .expression = "1"}}; },
             .field = r + "[0].exactly.derivedAttributes",
             .type = T::kForbidden,
             .detail = "DRADerivedAttributes",
             .severity = Severity::kWarning,
             .gates = [] { return Version("1.37"); }},
           C{.name = "derived attribute not used by a constraint",
-            .mutate =
-                [&](ResourceClaim& c) {
-                  ex(c).derived_attributes = {{.name = "x", .expression = "1"}};
-                },
+            .mutate = [&](ResourceClaim& c) { ex(c).derived_attributes = {{.name = "x", .expression = "1"}}; },
             .field = r + "[0].exactly.derivedAttributes[0].name",
             .type = T::kInvalid,
             .detail = "must be referenced by at least one matchAttribute or distinctAttribute "
@@ -1812,10 +1683,7 @@ TEST(ValidationTest, ResourceClaimSpecRules) {
             .field = r + "[0].exactly.derivedAttributes[0].name",
             .type = T::kRequired},
           C{.name = "derived attribute without expression",
-            .mutate =
-                [&](ResourceClaim& c) {
-                  ex(c).derived_attributes = {{.name = "gpu.example.com/model"}};
-                },
+            .mutate = [&](ResourceClaim& c) { ex(c).derived_attributes = {{.name = "gpu.example.com/model"}}; },
             .field = r + "[0].exactly.derivedAttributes[0].expression",
             .type = T::kRequired},
           C{.name = "duplicate derived attributes",
@@ -1827,10 +1695,7 @@ TEST(ValidationTest, ResourceClaimSpecRules) {
             .field = r + "[0].exactly.derivedAttributes[1]",
             .type = T::kDuplicate},
           C{.name = "33 constraints",
-            .mutate =
-                [](ResourceClaim& c) {
-                  c.spec.devices.constraints.resize(33, c.spec.devices.constraints[0]);
-                },
+            .mutate = [](ResourceClaim& c) { c.spec.devices.constraints.resize(33, c.spec.devices.constraints[0]); },
             .field = "spec.devices.constraints",
             .type = T::kTooMany,
             .detail = "at most 32"},
@@ -1841,45 +1706,39 @@ TEST(ValidationTest, ResourceClaimSpecRules) {
             .detail = "must be the name of a request in the claim or the name of a request and a "
                       "subrequest separated by '/'"},
           C{.name = "constraint names unknown subrequest",
-            .mutate =
-                [](ResourceClaim& c) { c.spec.devices.constraints[0].requests = {"multi/medium"}; },
+            .mutate = [](ResourceClaim& c) { c.spec.devices.constraints[0].requests = {"multi/medium"}; },
             .field = "spec.devices.constraints[0].requests[0]",
             .type = T::kInvalid,
             .detail = "must be the name of a request"},
           C{.name = "constraint names subrequest of an exact request",
-            .mutate =
-                [](ResourceClaim& c) { c.spec.devices.constraints[0].requests = {"gpu/large"}; },
+            .mutate = [](ResourceClaim& c) { c.spec.devices.constraints[0].requests = {"gpu/large"}; },
             .field = "spec.devices.constraints[0].requests[0]",
             .type = T::kInvalid,
             .detail = "must be the name of a request"},
           C{.name = "constraint reference with two slashes",
-            .mutate =
-                [](ResourceClaim& c) {
-                  c.spec.devices.constraints[0].requests = {"multi/large/x"};
-                },
+            .mutate = [](ResourceClaim& c) { c.spec.devices.constraints[0].requests = {"multi/large/x"}; },
             .field = "spec.devices.constraints[0].requests[0]",
             .type = T::kInvalid,
             .detail = "separated by '/'"},
           C{.name = "duplicate constraint references",
             .mutate =
-                [](ResourceClaim& c) { c.spec.devices.constraints[0].requests = {"gpu", "gpu"}; },
+                [](ResourceClaim& c) {
+                  c.spec.devices.constraints[0].requests = {"gpu", "gpu"};
+                },
             .field = "spec.devices.constraints[0].requests[1]",
             .type = T::kDuplicate},
           C{.name = "constraint without attribute",
-            .mutate =
-                [](ResourceClaim& c) { c.spec.devices.constraints[0].match_attribute.reset(); },
+            .mutate = [](ResourceClaim& c) { c.spec.devices.constraints[0].match_attribute.reset(); },
             .field = "spec.devices.constraints[0]",
             .type = T::kRequired,
             .detail = R"(exactly one of "matchAttribute" or "distinctAttribute" is required)"},
           C{.name = "constraint without attribute, no consumable capacity",
-            .mutate =
-                [](ResourceClaim& c) { c.spec.devices.constraints[0].match_attribute.reset(); },
+            .mutate = [](ResourceClaim& c) { c.spec.devices.constraints[0].match_attribute.reset(); },
             .field = "spec.devices.constraints[0].matchAttribute",
             .type = T::kRequired,
             .gates = [] { return Version("1.35"); }},
           C{.name = "matchAttribute without domain",
-            .mutate =
-                [](ResourceClaim& c) { c.spec.devices.constraints[0].match_attribute = "model"; },
+            .mutate = [](ResourceClaim& c) { c.spec.devices.constraints[0].match_attribute = "model"; },
             .field = "spec.devices.constraints[0].matchAttribute",
             .type = T::kInvalid,
             .detail = "a fully qualified name must be a domain and a name separated by a slash"},
@@ -1905,19 +1764,13 @@ TEST(ValidationTest, ResourceClaimSpecRules) {
             // kube-apiserver v1.37.2's text (declarative validation).
             .detail = "name must not be empty"},
           C{.name = "match and distinct",
-            .mutate =
-                [](ResourceClaim& c) {
-                  c.spec.devices.constraints[0].distinct_attribute = "gpu.example.com/x";
-                },
+            .mutate = [](ResourceClaim& c) { c.spec.devices.constraints[0].distinct_attribute = "gpu.example.com/x"; },
             .field = "spec.devices.constraints[0]",
             .type = T::kInvalid,
             .detail = "both `matchAttribute` and `distinctAttribute`",
             .severity = Severity::kWarning},
           C{.name = "33 configs",
-            .mutate =
-                [](ResourceClaim& c) {
-                  c.spec.devices.config.resize(33, c.spec.devices.config[0]);
-                },
+            .mutate = [](ResourceClaim& c) { c.spec.devices.config.resize(33, c.spec.devices.config[0]); },
             .field = "spec.devices.config",
             .type = T::kTooMany,
             .detail = "at most 32"},
@@ -1931,8 +1784,7 @@ TEST(ValidationTest, ResourceClaimSpecRules) {
             .field = "spec.devices.config[0].opaque",
             .type = T::kRequired},
           C{.name = "config parameters not an object",
-            .mutate =
-                [](ResourceClaim& c) { c.spec.devices.config[0].opaque->parameters = R"("text")"; },
+            .mutate = [](ResourceClaim& c) { c.spec.devices.config[0].opaque->parameters = R"("text")"; },
             .field = "spec.devices.config[0].opaque.parameters",
             .type = T::kInvalid,
             .detail = "must be a valid JSON object"},
@@ -1982,8 +1834,7 @@ TEST(ValidationTest, ResourceClaimStatusRules) {
             .field = "status.reservedFor[0].name",
             .type = T::kRequired},
           C{.name = "reservedFor duplicate uid",
-            .mutate =
-                [](ResourceClaim& c) { c.status.reserved_for.push_back(c.status.reserved_for[0]); },
+            .mutate = [](ResourceClaim& c) { c.status.reserved_for.push_back(c.status.reserved_for[0]); },
             .field = "status.reservedFor[1]",
             .type = T::kDuplicate},
           C{.name = "257 reservedFor",
@@ -1991,8 +1842,7 @@ TEST(ValidationTest, ResourceClaimStatusRules) {
                 [](ResourceClaim& c) {
                   c.status.reserved_for.clear();
                   for (int i = 0; i < 257; ++i) {
-                    c.status.reserved_for.push_back(
-                        {.resource = "pods", .name = "p", .uid = std::to_string(i)});
+                    c.status.reserved_for.push_back({.resource = "pods", .name = "p", .uid = std::to_string(i)});
                   }
                 },
             .field = "status.reservedFor",
@@ -2018,8 +1868,7 @@ TEST(ValidationTest, ResourceClaimStatusRules) {
           C{.name = "33 results",
             .mutate =
                 [](ResourceClaim& c) {
-                  c.status.allocation->devices.results.resize(
-                      33, c.status.allocation->devices.results[0]);
+                  c.status.allocation->devices.results.resize(33, c.status.allocation->devices.results[0]);
                 },
             .field = res,
             .type = T::kTooMany,
@@ -2030,18 +1879,12 @@ TEST(ValidationTest, ResourceClaimStatusRules) {
             .type = T::kInvalid,
             .detail = "not a valid UUID"},
           C{.name = "shareID upper case",
-            .mutate =
-                [&](ResourceClaim& c) {
-                  result(c).share_id = "123E4567-E89B-12D3-A456-426614174000";
-                },
+            .mutate = [&](ResourceClaim& c) { result(c).share_id = "123E4567-E89B-12D3-A456-426614174000"; },
             .field = res + "[0].shareID",
             .type = T::kInvalid,
             .detail = "normalized form"},
           C{.name = "shareID gate off",
-            .mutate =
-                [&](ResourceClaim& c) {
-                  result(c).share_id = "123e4567-e89b-12d3-a456-426614174000";
-                },
+            .mutate = [&](ResourceClaim& c) { result(c).share_id = "123e4567-e89b-12d3-a456-426614174000"; },
             .field = res + "[0].shareID",
             .type = T::kForbidden,
             .detail = "DRAConsumableCapacity",
@@ -2049,7 +1892,9 @@ TEST(ValidationTest, ResourceClaimStatusRules) {
             .gates = [] { return Version("1.35"); }},
           C{.name = "consumedCapacity gate off",
             .mutate =
-                [&](ResourceClaim& c) { result(c).consumed_capacity = {{"memory", Q("1Gi")}}; },
+                [&](ResourceClaim& c) {
+                  result(c).consumed_capacity = {{"memory", Q("1Gi")}};
+                },
             .field = res + "[0].consumedCapacity",
             .type = T::kForbidden,
             .detail = "DRAConsumableCapacity",
@@ -2086,10 +1931,7 @@ TEST(ValidationTest, ResourceClaimStatusRules) {
             .field = res + "[0].tolerations[0].operator",
             .type = T::kRequired},
           C{.name = "result skipNodeOperations",
-            .mutate =
-                [&](ResourceClaim& c) {
-                  result(c).skip_node_operations = {"NodePrepareResources"};
-                },
+            .mutate = [&](ResourceClaim& c) { result(c).skip_node_operations = {"NodePrepareResources"}; },
             .field = res + "[0].skipNodeOperations",
             .type = T::kInvalid,
             .detail = "cannot be skipped unless"},
@@ -2098,23 +1940,18 @@ TEST(ValidationTest, ResourceClaimStatusRules) {
             .field = "status.allocation.devices.config[0].source",
             .type = T::kRequired},
           C{.name = "config unknown source",
-            .mutate =
-                [](ResourceClaim& c) {
-                  c.status.allocation->devices.config[0].source = "FromNode";
-                },
+            .mutate = [](ResourceClaim& c) { c.status.allocation->devices.config[0].source = "FromNode"; },
             .field = "status.allocation.devices.config[0].source",
             .type = T::kNotSupported,
             .detail = R"(supported values: "FromClaim", "FromClass")"},
           C{.name = "config names unknown request",
-            .mutate =
-                [](ResourceClaim& c) { c.status.allocation->devices.config[0].requests = {"x"}; },
+            .mutate = [](ResourceClaim& c) { c.status.allocation->devices.config[0].requests = {"x"}; },
             .field = "status.allocation.devices.config[0].requests[0]",
             .type = T::kInvalid},
           C{.name = "65 configs",
             .mutate =
                 [](ResourceClaim& c) {
-                  c.status.allocation->devices.config.resize(
-                      65, c.status.allocation->devices.config[0]);
+                  c.status.allocation->devices.config.resize(65, c.status.allocation->devices.config[0]);
                 },
             .field = "status.allocation.devices.config",
             .type = T::kTooMany,
@@ -2124,10 +1961,7 @@ TEST(ValidationTest, ResourceClaimStatusRules) {
             .field = "status.allocation.nodeSelector.nodeSelectorTerms",
             .type = T::kRequired},
           C{.name = "allocationTimestamp gate off",
-            .mutate =
-                [](ResourceClaim& c) {
-                  c.status.allocation->allocation_timestamp = "2026-07-24T10:00:00Z";
-                },
+            .mutate = [](ResourceClaim& c) { c.status.allocation->allocation_timestamp = "2026-07-24T10:00:00Z"; },
             .field = "status.allocation.allocationTimestamp",
             .type = T::kForbidden,
             .detail = "DRADeviceBindingConditions",
@@ -2151,10 +1985,7 @@ TEST(ValidationTest, ResourceClaimStatusRules) {
             .type = T::kInvalid,
             .detail = "must be an allocated device in the claim"},
           C{.name = "status with another shareID",
-            .mutate =
-                [&](ResourceClaim& c) {
-                  dstat(c).share_id = "123e4567-e89b-12d3-a456-426614174000";
-                },
+            .mutate = [&](ResourceClaim& c) { dstat(c).share_id = "123e4567-e89b-12d3-a456-426614174000"; },
             .field = "status.devices[0]",
             .type = T::kInvalid,
             .detail = "must be an allocated device"},
@@ -2199,8 +2030,7 @@ TEST(ValidationTest, ResourceClaimStatusRules) {
             .field = "status.devices[0].conditions[0].type",
             .type = T::kInvalid},
           C{.name = "duplicate condition type",
-            .mutate =
-                [&](ResourceClaim& c) { dstat(c).conditions.push_back(dstat(c).conditions[0]); },
+            .mutate = [&](ResourceClaim& c) { dstat(c).conditions.push_back(dstat(c).conditions[0]); },
             .field = "status.devices[0].conditions[1].type",
             .type = T::kDuplicate},
           C{.name = "data not an object",
@@ -2209,18 +2039,12 @@ TEST(ValidationTest, ResourceClaimStatusRules) {
             .type = T::kInvalid,
             .detail = "must be a valid JSON object"},
           C{.name = "interface name too long",
-            .mutate =
-                [&](ResourceClaim& c) {
-                  dstat(c).network_data->interface_name = std::string(257, 'e');
-                },
+            .mutate = [&](ResourceClaim& c) { dstat(c).network_data->interface_name = std::string(257, 'e'); },
             .field = "status.devices[0].networkData.interfaceName",
             .type = T::kTooLong,
             .detail = "256"},
           C{.name = "hardware address too long",
-            .mutate =
-                [&](ResourceClaim& c) {
-                  dstat(c).network_data->hardware_address = std::string(129, 'a');
-                },
+            .mutate = [&](ResourceClaim& c) { dstat(c).network_data->hardware_address = std::string(129, 'a'); },
             .field = "status.devices[0].networkData.hardwareAddress",
             .type = T::kTooLong,
             .detail = "128"},
@@ -2228,8 +2052,7 @@ TEST(ValidationTest, ResourceClaimStatusRules) {
             .mutate =
                 [&](ResourceClaim& c) {
                   dstat(c).network_data->ips.clear();
-                  for (int i = 0; i < 17; ++i)
-                    dstat(c).network_data->ips.push_back(Numbered("10.0.0.", i) + "/24");
+                  for (int i = 0; i < 17; ++i) dstat(c).network_data->ips.push_back(Numbered("10.0.0.", i) + "/24");
                 },
             .field = "status.devices[0].networkData.ips",
             .type = T::kTooMany,
@@ -2273,24 +2096,15 @@ TEST(ValidationTest, ResourceClaimTemplateRules) {
             .type = T::kForbidden,
             .detail = "cannot be set for a template"},
           C{.name = "template metadata bad label",
-            .mutate =
-                [](ResourceClaimTemplate& t) {
-                  t.spec.metadata.labels.insert_or_assign("app", "-x");
-                },
+            .mutate = [](ResourceClaimTemplate& t) { t.spec.metadata.labels.insert_or_assign("app", "-x"); },
             .field = "spec.metadata.labels",
             .type = T::kInvalid},
           C{.name = "template spec like a claim",
-            .mutate =
-                [](ResourceClaimTemplate& t) {
-                  t.spec.spec.devices.requests[0].exactly->device_class_name = "";
-                },
+            .mutate = [](ResourceClaimTemplate& t) { t.spec.spec.devices.requests[0].exactly->device_class_name = ""; },
             .field = "spec.spec.devices.requests[0].exactly.deviceClassName",
             .type = T::kRequired},
           C{.name = "template constraint reference",
-            .mutate =
-                [](ResourceClaimTemplate& t) {
-                  t.spec.spec.devices.constraints[0].requests = {"x"};
-                },
+            .mutate = [](ResourceClaimTemplate& t) { t.spec.spec.devices.constraints[0].requests = {"x"}; },
             .field = "spec.spec.devices.constraints[0].requests[0]",
             .type = T::kInvalid},
           C{.name = "template bad name",
@@ -2302,55 +2116,54 @@ TEST(ValidationTest, ResourceClaimTemplateRules) {
 
 TEST(ValidationTest, DeviceTaintRuleRules) {
   using C = Case<DeviceTaintRule>;
-  RunCases<DeviceTaintRule>(
-      BaseRule(), ValidateDeviceTaintRule,
-      {
-          C{.name = "gate off",
-            .mutate = [](DeviceTaintRule&) {},
-            .field = "kind",
-            .type = T::kForbidden,
-            .detail = "DRADeviceTaintRules",
-            .gates = [] { return Version("1.36"); }},
-          C{.name = "1.34 without DRADeviceTaints",
-            .mutate = [](DeviceTaintRule&) {},
-            .field = "kind",
-            .type = T::kForbidden,
-            .detail = "DRADeviceTaints,",
-            .gates = [] { return Version("1.34"); }},
-          C{.name = "bad driver",
-            .mutate = [](DeviceTaintRule& r) { r.spec.device_selector->driver = "a_b"; },
-            .field = "spec.deviceSelector.driver",
-            .type = T::kInvalid},
-          C{.name = "bad pool",
-            .mutate = [](DeviceTaintRule& r) { r.spec.device_selector->pool = "/"; },
-            .field = "spec.deviceSelector.pool",
-            .type = T::kInvalid},
-          C{.name = "bad device",
-            .mutate = [](DeviceTaintRule& r) { r.spec.device_selector->device = "a.b"; },
-            .field = "spec.deviceSelector.device",
-            .type = T::kInvalid},
-          C{.name = "taint without effect",
-            .mutate = [](DeviceTaintRule& r) { r.spec.taint.effect = ""; },
-            .field = "spec.taint.effect",
-            .type = T::kRequired},
-          C{.name = "taint bad key",
-            .mutate = [](DeviceTaintRule& r) { r.spec.taint.key = "x/"; },
-            .field = "spec.taint.key",
-            .type = T::kInvalid},
-          C{.name = "nine conditions",
-            .mutate =
-                [](DeviceTaintRule& r) {
-                  for (int i = 0; i < 9; ++i) {
-                    r.status.conditions.push_back({.type = Numbered("T", i),
-                                                   .status = "True",
-                                                   .last_transition_time = "2026-07-24T10:00:00Z",
-                                                   .reason = "R"});
-                  }
-                },
-            .field = "status.conditions",
-            .type = T::kTooMany,
-            .detail = "at most 8"},
-      });
+  RunCases<DeviceTaintRule>(BaseRule(), ValidateDeviceTaintRule,
+                            {
+                                C{.name = "gate off",
+                                  .mutate = [](DeviceTaintRule&) {},
+                                  .field = "kind",
+                                  .type = T::kForbidden,
+                                  .detail = "DRADeviceTaintRules",
+                                  .gates = [] { return Version("1.36"); }},
+                                C{.name = "1.34 without DRADeviceTaints",
+                                  .mutate = [](DeviceTaintRule&) {},
+                                  .field = "kind",
+                                  .type = T::kForbidden,
+                                  .detail = "DRADeviceTaints,",
+                                  .gates = [] { return Version("1.34"); }},
+                                C{.name = "bad driver",
+                                  .mutate = [](DeviceTaintRule& r) { r.spec.device_selector->driver = "a_b"; },
+                                  .field = "spec.deviceSelector.driver",
+                                  .type = T::kInvalid},
+                                C{.name = "bad pool",
+                                  .mutate = [](DeviceTaintRule& r) { r.spec.device_selector->pool = "/"; },
+                                  .field = "spec.deviceSelector.pool",
+                                  .type = T::kInvalid},
+                                C{.name = "bad device",
+                                  .mutate = [](DeviceTaintRule& r) { r.spec.device_selector->device = "a.b"; },
+                                  .field = "spec.deviceSelector.device",
+                                  .type = T::kInvalid},
+                                C{.name = "taint without effect",
+                                  .mutate = [](DeviceTaintRule& r) { r.spec.taint.effect = ""; },
+                                  .field = "spec.taint.effect",
+                                  .type = T::kRequired},
+                                C{.name = "taint bad key",
+                                  .mutate = [](DeviceTaintRule& r) { r.spec.taint.key = "x/"; },
+                                  .field = "spec.taint.key",
+                                  .type = T::kInvalid},
+                                C{.name = "nine conditions",
+                                  .mutate =
+                                      [](DeviceTaintRule& r) {
+                                        for (int i = 0; i < 9; ++i) {
+                                          r.status.conditions.push_back({.type = Numbered("T", i),
+                                                                         .status = "True",
+                                                                         .last_transition_time = "2026-07-24T10:00:00Z",
+                                                                         .reason = "R"});
+                                        }
+                                      },
+                                  .field = "status.conditions",
+                                  .type = T::kTooMany,
+                                  .detail = "at most 8"},
+                            });
 }
 
 TEST(ValidationTest, NodeRules) {
@@ -2412,8 +2225,7 @@ TEST(ValidationTest, PodRules) {
             .detail = "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be "
                       "specified"},
           C{.name = "no source",
-            .mutate =
-                [](Pod& p) { p.spec.resource_claims[0].resource_claim_template_name.reset(); },
+            .mutate = [](Pod& p) { p.spec.resource_claims[0].resource_claim_template_name.reset(); },
             .field = rc + "[0]",
             .type = T::kInvalid,
             .detail = "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`"},
@@ -2422,8 +2234,7 @@ TEST(ValidationTest, PodRules) {
             .field = rc + "[1].resourceClaimName",
             .type = T::kInvalid},
           C{.name = "bad template name reference",
-            .mutate =
-                [](Pod& p) { p.spec.resource_claims[0].resource_claim_template_name = "t_1"; },
+            .mutate = [](Pod& p) { p.spec.resource_claims[0].resource_claim_template_name = "t_1"; },
             .field = rc + "[0].resourceClaimTemplateName",
             .type = T::kInvalid},
           C{.name = "container names unknown claim",
@@ -2437,8 +2248,7 @@ TEST(ValidationTest, PodRules) {
             .type = T::kNotFound,
             .detail = "must be one of the names in pod.spec.resourceClaims which is empty"},
           C{.name = "duplicate container claim",
-            .mutate =
-                [](Pod& p) { p.spec.containers[0].resources.claims.push_back({.name = "gpu"}); },
+            .mutate = [](Pod& p) { p.spec.containers[0].resources.claims.push_back({.name = "gpu"}); },
             .field = cc + "[2]",
             .type = T::kDuplicate},
           C{.name = "container claim without name",
@@ -2481,18 +2291,15 @@ TEST(ValidationTest, PodRules) {
           C{.name = "node affinity without terms",
             .mutate =
                 [](Pod& p) {
-                  p.spec.affinity = Affinity{
-                      .node_affinity = NodeAffinity{
-                          .required_during_scheduling_ignored_during_execution = NodeSelector{}}};
+                  p.spec.affinity =
+                      Affinity{.node_affinity =
+                                   NodeAffinity{.required_during_scheduling_ignored_during_execution = NodeSelector{}}};
                 },
             .field = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
                      "nodeSelectorTerms",
             .type = T::kRequired},
           C{.name = "extended resource claim status gate off",
-            .mutate =
-                [](Pod& p) {
-                  p.status.extended_resource_claim_status = PodExtendedResourceClaimStatus{};
-                },
+            .mutate = [](Pod& p) { p.status.extended_resource_claim_status = PodExtendedResourceClaimStatus{}; },
             .field = "status.extendedResourceClaimStatus",
             .type = T::kForbidden,
             .detail = "DRAExtendedResource",
@@ -2501,8 +2308,7 @@ TEST(ValidationTest, PodRules) {
           C{.name = "pod-level resource claims",
             .mutate =
                 [](Pod& p) {
-                  p.spec.extra.insert_or_assign(
-                      "resources", R"({"limits":{"cpu":"1"},"claims":[{"name":"gpu"}]})");
+                  p.spec.extra.insert_or_assign("resources", R"({"limits":{"cpu":"1"},"claims":[{"name":"gpu"}]})");
                 },
             .field = "spec.resources.claims",
             .type = T::kForbidden,
@@ -2534,8 +2340,7 @@ TEST(ValidationTest, AgreesWithApiServerDryRun) {
   ResourceClaim claim = BaseClaim();
   claim.spec.devices.requests[0].exactly->capacity =
       CapacityRequirements{.requests = {{"a/b/c", Q("1Gi")}, {"Bad Key!", Q("1")}}};
-  EXPECT_EQ(ErrorFields(ValidateResourceClaim(claim, Version("1.37"))),
-            std::vector<std::string>{});
+  EXPECT_EQ(ErrorFields(ValidateResourceClaim(claim, Version("1.37"))), std::vector<std::string>{});
 
   // matchAttribute and distinctAttribute are validated declaratively in 1.37,
   // which does not check a second slash: "a/b/c" and "a.b/c/d" are accepted,
@@ -2543,19 +2348,15 @@ TEST(ValidationTest, AgreesWithApiServerDryRun) {
   for (const char* name : {"a/b/c", "a.b/c/d"}) {
     claim = BaseClaim();
     claim.spec.devices.constraints[0].match_attribute = name;
-    EXPECT_EQ(ErrorFields(ValidateResourceClaim(claim, Version("1.37"))),
-              std::vector<std::string>{})
-        << name;
+    EXPECT_EQ(ErrorFields(ValidateResourceClaim(claim, Version("1.37"))), std::vector<std::string>{}) << name;
     claim.spec.devices.constraints[0].match_attribute.reset();
     claim.spec.devices.constraints[0].distinct_attribute = name;
-    EXPECT_EQ(ErrorFields(ValidateResourceClaim(claim, Version("1.37"))),
-              std::vector<std::string>{})
-        << name;
+    EXPECT_EQ(ErrorFields(ValidateResourceClaim(claim, Version("1.37"))), std::vector<std::string>{}) << name;
   }
   // Rejected: a name that is not a C identifier, an upper-case domain (the
   // declarative check does not lower-case it first), a 64-character domain.
-  for (std::string name : {std::string("a.b/1x"), std::string("RESOURCE.KUBERNETES.IO/NUMANODE"),
-                           std::string(64, 'd') + "/x"}) {
+  for (std::string name :
+       {std::string("a.b/1x"), std::string("RESOURCE.KUBERNETES.IO/NUMANODE"), std::string(64, 'd') + "/x"}) {
     claim = BaseClaim();
     claim.spec.devices.constraints[0].match_attribute = name;
     EXPECT_EQ(ErrorFields(ValidateResourceClaim(claim, Version("1.37"))),
@@ -2578,12 +2379,10 @@ TEST(ValidationTest, AgreesWithApiServerDryRun) {
   ResourceSlice slice = BaseSlice();
   std::vector<DeviceTaint>& taints = slice.spec.devices[0].rare.mut().taints;
   for (int i = 0; i < 17; ++i) {
-    taints.push_back({.key = "example.com/t" + std::to_string(i),
-                      .effect = i == 3 ? "Bogus" : "NoSchedule"});
+    taints.push_back({.key = "example.com/t" + std::to_string(i), .effect = i == 3 ? "Bogus" : "NoSchedule"});
   }
   EXPECT_EQ(ErrorFields(ValidateResourceSlice(slice, Version("1.37"))),
-            (std::vector<std::string>{"spec.devices[0].taints",
-                                      "spec.devices[0].taints[3].effect"}));
+            (std::vector<std::string>{"spec.devices[0].taints", "spec.devices[0].taints[3].effect"}));
 
   // 49 list values with DRAListTypeAttributes off (1.37's default): the list
   // is dropped, so only the attribute without a value is an error.
@@ -2606,8 +2405,7 @@ TEST(ValidationTest, AgreesWithApiServerDryRun) {
   FeatureGates lists = Version("1.37");
   ASSERT_TRUE(lists.Set(Gate::kDRAListTypeAttributes, true).ok());
   EXPECT_EQ(ErrorFields(ValidateResourceSlice(slice, lists)),
-            (std::vector<std::string>{"spec.devices[0].attributes[x]",
-                                      "spec.devices[0].attributes[x].ints"}));
+            (std::vector<std::string>{"spec.devices[0].attributes[x]", "spec.devices[0].attributes[x].ints"}));
 }
 
 TEST(ValidationTest, ValidateNodeSelectorStandalone) {

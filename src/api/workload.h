@@ -25,7 +25,7 @@ enum class WorkloadKind { kDeployment, kReplicaSet, kStatefulSet, kDaemonSet, kJ
 template <>
 struct EnumTraits<WorkloadKind> {
   static constexpr std::array<std::string_view, 6> kNames = {"Deployment", "ReplicaSet", "StatefulSet",
-                                                             "DaemonSet", "Job", "CronJob"};
+                                                             "DaemonSet",  "Job",        "CronJob"};
 };
 
 // "apps/v1" for all kinds but Job and CronJob ("batch/v1").

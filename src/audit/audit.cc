@@ -174,9 +174,13 @@ class Auditor {
  private:
   void Add(std::string id, Severity severity, std::string kind, std::string object, std::string field,
            std::string message, std::string fix) {
-    findings_.push_back(Finding{.id = std::move(id), .severity = severity, .kind = std::move(kind),
-                                .object = std::move(object), .field = std::move(field),
-                                .message = std::move(message), .fix = std::move(fix)});
+    findings_.push_back(Finding{.id = std::move(id),
+                                .severity = severity,
+                                .kind = std::move(kind),
+                                .object = std::move(object),
+                                .field = std::move(field),
+                                .message = std::move(message),
+                                .fix = std::move(fix)});
   }
 
   // The tallies (into tally_list_) of `selectors` written at `at`, one per
@@ -292,8 +296,8 @@ class Auditor {
               "nothing, if a narrower class on top of a broader one is meant");
         } else {
           Add("classes-overlap", Severity::kInfo, "DeviceClass", bn, "spec.selectors",
-              fmt::format("shares {} with DeviceClass {} ({} passes {}, {} passes {})", Plural(both, "device", "devices"),
-                          an, an, ca, bn, cb),
+              fmt::format("shares {} with DeviceClass {} ({} passes {}, {} passes {})",
+                          Plural(both, "device", "devices"), an, an, ca, bn, cb),
               fmt::format("if the classes are meant to split the devices, make the selectors of {} and {} exclusive",
                           an, bn));
         }
@@ -343,7 +347,11 @@ class Auditor {
 
   void AddSpec(std::string kind, std::string object, std::string path, const api::ResourceClaimSpec& spec,
                const std::string& ns) {
-    Spec s{.kind = std::move(kind), .object = std::move(object), .ns = ns, .path = std::move(path), .spec = &spec,
+    Spec s{.kind = std::move(kind),
+           .object = std::move(object),
+           .ns = ns,
+           .path = std::move(path),
+           .spec = &spec,
            .requests = {}};
     for (size_t i = 0; i < spec.devices.requests.size(); ++i) {
       const api::DeviceRequest& r = spec.devices.requests[i];
@@ -354,10 +362,11 @@ class Auditor {
                               .selectors = &r.exactly->selectors});
       }
       for (size_t j = 0; j < r.first_available.size(); ++j) {
-        s.requests.push_back(
-            {.at = {.kind = s.kind, .object = s.object, .path = fmt::format("{}.firstAvailable[{}].selectors", base, j)},
-             .device_class = r.first_available[j].device_class_name,
-             .selectors = &r.first_available[j].selectors});
+        s.requests.push_back({.at = {.kind = s.kind,
+                                     .object = s.object,
+                                     .path = fmt::format("{}.firstAvailable[{}].selectors", base, j)},
+                              .device_class = r.first_available[j].device_class_name,
+                              .selectors = &r.first_available[j].selectors});
       }
     }
     specs_.push_back(std::move(s));
@@ -378,8 +387,8 @@ class Auditor {
     auto it = tallies_.find(key);
     if (it == tallies_.end()) {
       it = tallies_.emplace(key, tally_list_.size()).first;
-      tally_list_.push_back(SelectorTally{.at = at, .index = index, .expr = expr, .evaluated = 0, .errors = 0,
-                                          .error_devices = {}, .first_error = {}});
+      tally_list_.push_back(SelectorTally{
+          .at = at, .index = index, .expr = expr, .evaluated = 0, .errors = 0, .error_devices = {}, .first_error = {}});
     }
     return it->second;
   }
@@ -398,13 +407,13 @@ class Auditor {
       size_t errors = 0;
       for (const SelectorTally* o : list) errors = std::max(errors, o->errors);
       std::string also;
-      if (list.size() > 1) also = fmt::format(" (the same selector in {} more)", Plural(list.size() - 1, "object", "objects"));
+      if (list.size() > 1)
+        also = fmt::format(" (the same selector in {} more)", Plural(list.size() - 1, "object", "objects"));
       const bool no_such_key = t.first_error.find("no such key") != std::string::npos;
       Add("selector-runtime-error", Severity::kError, t.at.kind, t.at.object,
           fmt::format("{}[{}].cel.expression", t.at.path, t.index),
           fmt::format("fails on {}{} ({}): {}; the allocator then fails every claim that reaches such a device{}",
-                      Plural(errors, "device", "devices"),
-                      t.at.kind == "DeviceClass" ? "" : " its class passes",
+                      Plural(errors, "device", "devices"), t.at.kind == "DeviceClass" ? "" : " its class passes",
                       Examples(t.error_devices, errors, options_.examples), t.first_error, also),
           no_such_key ? "guard the read: has(device.attributes[...].x) && ..., or optional chaining "
                         "(device.attributes[...].?x.orValue(...))"
@@ -413,15 +422,16 @@ class Auditor {
     for (const auto& [expr, list] : costly) {
       const SelectorTally& t = *list.front();
       std::string also;
-      if (list.size() > 1) also = fmt::format(" (the same selector in {} more)", Plural(list.size() - 1, "object", "objects"));
+      if (list.size() > 1)
+        also = fmt::format(" (the same selector in {} more)", Plural(list.size() - 1, "object", "objects"));
       Add("selector-cost-high", Severity::kWarning, t.at.kind, t.at.object,
           fmt::format("{}[{}].cel.expression", t.at.path, t.index),
-          fmt::format("costs {} on device {}, {:.0f}% of the limit of {} per evaluation: larger attribute values "
-                      "can push it over, and the claim then fails{}",
-                      evals_->MaxCost(expr), DeviceName(devices_[evals_->MaxCostDevice(expr)]),
-                      100.0 * static_cast<double>(evals_->MaxCost(expr)) /
-                          static_cast<double>(cel::kKubernetesCostLimit),
-                      cel::kKubernetesCostLimit, also),
+          fmt::format(
+              "costs {} on device {}, {:.0f}% of the limit of {} per evaluation: larger attribute values "
+              "can push it over, and the claim then fails{}",
+              evals_->MaxCost(expr), DeviceName(devices_[evals_->MaxCostDevice(expr)]),
+              100.0 * static_cast<double>(evals_->MaxCost(expr)) / static_cast<double>(cel::kKubernetesCostLimit),
+              cel::kKubernetesCostLimit, also),
           "read fewer or smaller values (avoid comprehensions over lists and string functions on long values)");
     }
   }
@@ -516,9 +526,10 @@ class Auditor {
         if (n.name == ns) found = &n;
       }
       constexpr std::string_view kLabel = "resource.kubernetes.io/admin-access";
-      const std::string fix = fmt::format("kubectl label namespace {} {}=true (only for namespaces of trusted "
-                                          "cluster administrators)",
-                                          ns, kLabel);
+      const std::string fix = fmt::format(
+          "kubectl label namespace {} {}=true (only for namespaces of trusted "
+          "cluster administrators)",
+          ns, kLabel);
       if (found == nullptr) {
         if (!unknown_told->insert(ns).second) continue;
         Add("admin-access-namespace", Severity::kWarning, kind, object, field,
@@ -557,9 +568,10 @@ class Auditor {
         counts.insert(sl->spec.pool.resource_slice_count);
       }
       const std::string pool = key.first + "/" + key.second;
-      const std::string fix = fmt::format("check the driver {} on the pool's node (its logs): it publishes a pool "
-                                          "all at once, with one resourceSliceCount",
-                                          key.first);
+      const std::string fix = fmt::format(
+          "check the driver {} on the pool's node (its logs): it publishes a pool "
+          "all at once, with one resourceSliceCount",
+          key.first);
       if (counts.size() > 1) {
         std::string values;
         for (int64_t c : counts) values += (values.empty() ? "" : ", ") + std::to_string(c);
@@ -603,12 +615,11 @@ class Auditor {
     }
     for (const auto& [key, g] : groups) {
       Add("device-tainted", Severity::kWarning, "", "taint " + key.first, "",
-          fmt::format("{} on {} {} the taint {} ({}): {}", Plural(g.devices, "device", "devices"),
-                      Plural(g.where.size(), "node", "nodes"), g.devices == 1 ? "carries" : "carry", key.first,
-                      key.second,
-                      Examples(g.where, g.where.size(), options_.examples) +
-                          (key.second == "NoExecute" ? "; pods using them are evicted"
-                                                     : "; new claims cannot get them")),
+          fmt::format(
+              "{} on {} {} the taint {} ({}): {}", Plural(g.devices, "device", "devices"),
+              Plural(g.where.size(), "node", "nodes"), g.devices == 1 ? "carries" : "carry", key.first, key.second,
+              Examples(g.where, g.where.size(), options_.examples) +
+                  (key.second == "NoExecute" ? "; pods using them are evicted" : "; new claims cannot get them")),
           "repair or replace the devices, then remove the taint (the driver's, or the DeviceTaintRule); a claim "
           "that must use them tolerates the taint");
     }
@@ -644,7 +655,8 @@ class Auditor {
       if (free <= 0) continue;
       const sched::Resources alloc = sched::NodeAllocatable(node);
       std::vector<std::string> full;
-      if (alloc.pods > 0 && pods[i] >= alloc.pods) full.push_back(fmt::format("no pod slot left ({} of {} pods)", pods[i], alloc.pods));
+      if (alloc.pods > 0 && pods[i] >= alloc.pods)
+        full.push_back(fmt::format("no pod slot left ({} of {} pods)", pods[i], alloc.pods));
       if (alloc.milli_cpu > 0 && (alloc.milli_cpu - requested[i].milli_cpu) * 100 < alloc.milli_cpu) {
         full.push_back(fmt::format("{}m of {}m cpu requested", requested[i].milli_cpu, alloc.milli_cpu));
       }
@@ -723,7 +735,8 @@ class Auditor {
         if (domain == "resource.kubernetes.io") continue;
         std::string folded;
         for (char ch : name.substr(slash == std::string_view::npos ? 0 : slash + 1)) {
-          if (std::isalnum(static_cast<unsigned char>(ch))) folded += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+          if (std::isalnum(static_cast<unsigned char>(ch)))
+            folded += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
         }
         for (const Standard& st : kStandard) {
           if (std::find(st.aliases.begin(), st.aliases.end(), folded) == st.aliases.end()) continue;
@@ -741,8 +754,7 @@ class Auditor {
           fmt::format("{} of driver {} {} {} but not resource.kubernetes.io/{}: a matchAttribute constraint "
                       "across drivers (a GPU and a NIC on one PCIe root) needs the standard name ({})",
                       Plural(s.devices, "device", "devices"), driver, s.devices == 1 ? "carries" : "carry", attribute,
-                      standard,
-                      Examples(s.examples, s.devices, options_.examples)),
+                      standard, Examples(s.examples, s.devices, options_.examples)),
           fmt::format("publish resource.kubernetes.io/{} as well (k8s.io/dynamic-resource-allocation/deviceattribute "
                       "helps drivers)",
                       standard));
@@ -757,7 +769,7 @@ class Auditor {
   // What the allocator needs, for claim-fits-no-node and stranded-devices.
   const alloc::Features features_ = alloc::Features::FromGates(s_.gates);
   std::vector<const api::ResourceSlice*> slices_;
-  std::unique_ptr<alloc::SliceIndex> index_;  // over slices_
+  std::unique_ptr<alloc::SliceIndex> index_;             // over slices_
   std::unique_ptr<alloc::SelectorEvaluator> selectors_;  // set by Run
   std::map<std::string, std::vector<bool>, std::less<>> class_pass_;
   std::map<std::string, size_t, std::less<>> class_count_;

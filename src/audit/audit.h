@@ -60,13 +60,13 @@ enum class Severity { kInfo, kWarning, kError };
 std::string_view SeverityName(Severity s);  // "info", "warning", "error"
 
 struct Finding {
-  std::string id{};        // "class-matches-nothing", ...
+  std::string id{};  // "class-matches-nothing", ...
   Severity severity = Severity::kWarning;
-  std::string kind{};      // of the object: "DeviceClass", "ResourceSlice", "Node", ...; may be empty
-  std::string object{};    // its name ("ns/name" when namespaced), or what the finding is about
-  std::string field{};     // a field path in it (api/field_path.h syntax); may be empty
+  std::string kind{};    // of the object: "DeviceClass", "ResourceSlice", "Node", ...; may be empty
+  std::string object{};  // its name ("ns/name" when namespaced), or what the finding is about
+  std::string field{};   // a field path in it (api/field_path.h syntax); may be empty
   std::string message{};
-  std::string fix{};       // one line
+  std::string fix{};  // one line
 };
 
 // A Namespace of the input: only its name and labels matter here.

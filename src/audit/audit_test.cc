@@ -58,8 +58,10 @@ constexpr char kGpuClass[] = "device.driver == \"gpu.example.com\"";
 
 // A Node of 8 cpu, 32Gi and `pods` slots.
 std::string NodeObject(const std::string& name, int pods = 110) {
-  return "apiVersion: v1\nkind: Node\nmetadata: {name: " + name + "}\nstatus:\n  allocatable: {cpu: \"8\", memory: "
-         "32Gi, pods: \"" + std::to_string(pods) + "\"}\n---\n";
+  return "apiVersion: v1\nkind: Node\nmetadata: {name: " + name +
+         "}\nstatus:\n  allocatable: {cpu: \"8\", memory: "
+         "32Gi, pods: \"" +
+         std::to_string(pods) + "\"}\n---\n";
 }
 
 // A slice of `driver` on `node` with `devices` (each a YAML flow mapping,
@@ -110,17 +112,17 @@ TEST_F(AuditTest, DeviceInNoClassPerDriver) {
 // gpu passes 3 devices; gpu-copy the same 3 (warning); big only the two
 // 80Gi ones, a subset of gpu's and of gpu-copy's (info each).
 TEST_F(AuditTest, ClassesOverlap) {
-  const auto f =
-      Of(Run(Class("gpu", kGpuClass) + Class("gpu-copy", kGpuClass) +
-             Class("big", "device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"40Gi\")) >= 0") +
-             Node("n1", {Gpu(0), Gpu(1), Gpu(2, "24Gi")})),
-         "classes-overlap");
+  const auto f = Of(Run(Class("gpu", kGpuClass) + Class("gpu-copy", kGpuClass) +
+                        Class("big", "device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"40Gi\")) >= 0") +
+                        Node("n1", {Gpu(0), Gpu(1), Gpu(2, "24Gi")})),
+                    "classes-overlap");
   ASSERT_EQ(f.size(), 3u);
   // Sorted by severity, then object (then as found: gpu's pairs before gpu-copy's).
   EXPECT_EQ(f[0].object, "gpu-copy");
   EXPECT_EQ(f[0].severity, Severity::kWarning);
-  EXPECT_EQ(f[0].message,
-            "passes exactly the devices DeviceClass gpu passes (3 devices): the two are the same class under two names");
+  EXPECT_EQ(
+      f[0].message,
+      "passes exactly the devices DeviceClass gpu passes (3 devices): the two are the same class under two names");
   EXPECT_EQ(f[1].object, "big");
   EXPECT_EQ(f[1].severity, Severity::kInfo);
   EXPECT_EQ(f[1].message,
@@ -156,10 +158,10 @@ TEST_F(AuditTest, RequestSelectorsRunOnTheirClassesDevices) {
       "          selectors:\n          - cel: {expression: 'device.capacity[\"gpu.example.com\"].memory.compareTo("
       "quantity(\"40Gi\")) >= 0'}\n          - cel: {expression: 'device.attributes[\"gpu.example.com\"].model == "
       "\"x\"'}\n---\n";
-  const auto f = Of(Run(Class("gpu", kGpuClass) + Class("nic", "device.driver == \"nic.example.com\"") + tmpl +
-                        Node("n1", {"{name: gpu-0, capacity: {memory: {value: 80Gi}}, attributes: {model: {string: x}}}",
-                                    Gpu(1)})),
-                    "selector-runtime-error");
+  const auto f = Of(
+      Run(Class("gpu", kGpuClass) + Class("nic", "device.driver == \"nic.example.com\"") + tmpl +
+          Node("n1", {"{name: gpu-0, capacity: {memory: {value: 80Gi}}, attributes: {model: {string: x}}}", Gpu(1)})),
+      "selector-runtime-error");
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].kind, "ResourceClaimTemplate");
   EXPECT_EQ(f[0].object, "ml/t");
@@ -174,10 +176,11 @@ TEST_F(AuditTest, SelectorCostHigh) {
   std::string list = "[";
   for (int i = 0; i < 200; ++i) list += (i ? "," : "") + std::to_string(i);
   list += "]";
-  const auto f = Of(Run(Class("gpu", kGpuClass) +
-                        Class("slow", kGpuClass + std::string(" && ") + list + ".all(x, " + list + ".all(y, x + y >= 0))") +
-                        Node("n1", {Gpu(0)})),
-                    "selector-cost-high");
+  const auto f =
+      Of(Run(Class("gpu", kGpuClass) +
+             Class("slow", kGpuClass + std::string(" && ") + list + ".all(x, " + list + ".all(y, x + y >= 0))") +
+             Node("n1", {Gpu(0)})),
+         "selector-cost-high");
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].object, "slow");
   EXPECT_EQ(f[0].field, "spec.selectors[0].cel.expression");
@@ -190,7 +193,8 @@ TEST_F(AuditTest, ClaimFitsNoNodeWithTheNearest) {
   auto tmpl = [](const std::string& name, int count) {
     return "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: " + name +
            ", namespace: ml}\nspec:\n  spec:\n    devices:\n      requests:\n      - name: gpu\n        exactly: "
-           "{deviceClassName: gpu, count: " + std::to_string(count) + "}\n---\n";
+           "{deviceClassName: gpu, count: " +
+           std::to_string(count) + "}\n---\n";
   };
   const auto f = Of(Run(Class("gpu", kGpuClass) + tmpl("four", 4) + tmpl("two", 2) + Node("n1", {Gpu(0), Gpu(1)}) +
                         Node("n2", {Gpu(0), Gpu(1), Gpu(2)})),
@@ -268,8 +272,8 @@ TEST_F(AuditTest, DeviceTaintedPerKey) {
 // n2 has room: not reported.
 TEST_F(AuditTest, StrandedDevices) {
   auto pod = [](const std::string& name, const std::string& node) {
-    return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: default}\nspec:\n  nodeName: " +
-           node + "\n  containers:\n  - {name: c, image: x, resources: {requests: {cpu: \"1\"}}}\n---\n";
+    return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: default}\nspec:\n  nodeName: " + node +
+           "\n  containers:\n  - {name: c, image: x, resources: {requests: {cpu: \"1\"}}}\n---\n";
   };
   const auto f = Of(Run(Class("gpu", kGpuClass) + Node("n1", {Gpu(0), Gpu(1)}, "gpu.example.com", 2) +
                         Node("n2", {Gpu(0)}) + pod("a", "n1") + pod("b", "n1") + pod("c", "n2")),
@@ -293,12 +297,13 @@ TEST_F(AuditTest, SliceNearLimit) {
 // pcieRoot (the driver's own domain) without the standard name: reported;
 // a device with both, and one with only the standard name: not.
 TEST_F(AuditTest, AttributeNonstandard) {
-  const auto f = Of(Run(Class("gpu", kGpuClass) +
-                        Node("n1", {"{name: gpu-0, attributes: {pcieRoot: {string: pci0000:00}}}",
-                                    "{name: gpu-1, attributes: {pcieRoot: {string: pci0000:00}, "
-                                    "resource.kubernetes.io/pcieRoot: {string: pci0000:00}}}",
-                                    "{name: gpu-2, attributes: {resource.kubernetes.io/pcieRoot: {string: pci0000:00}}}"})),
-                    "attribute-nonstandard");
+  const auto f =
+      Of(Run(Class("gpu", kGpuClass) +
+             Node("n1", {"{name: gpu-0, attributes: {pcieRoot: {string: pci0000:00}}}",
+                         "{name: gpu-1, attributes: {pcieRoot: {string: pci0000:00}, "
+                         "resource.kubernetes.io/pcieRoot: {string: pci0000:00}}}",
+                         "{name: gpu-2, attributes: {resource.kubernetes.io/pcieRoot: {string: pci0000:00}}}"})),
+         "attribute-nonstandard");
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].severity, Severity::kInfo);
   EXPECT_THAT(f[0].message, HasSubstr("1 device of driver gpu.example.com carries pcieRoot but not "

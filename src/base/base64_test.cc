@@ -40,7 +40,9 @@ TEST(Base64Test, StrictErrors) {
 // The cases kube/kubeconfig_test.cc had for the kubeconfig decoder.
 TEST(Base64Test, StrictAsKubeconfigDataFields) {
   EXPECT_EQ(*Base64Decode("aGVsbG8="), "hello");
-  EXPECT_EQ(*Base64Decode("aGVs\nbG8h"), "hell" "o!");
+  EXPECT_EQ(*Base64Decode("aGVs\nbG8h"),
+            "hell"
+            "o!");
   EXPECT_EQ(*Base64Decode("aA=="), "h");
   EXPECT_FALSE(Base64Decode("aGVsbG8").ok());   // length
   EXPECT_FALSE(Base64Decode("aG=sbG8=").ok());  // padding inside
@@ -54,8 +56,8 @@ TEST(Base64Test, LenientStopsAtPaddingAndAcceptsItMissing) {
   EXPECT_EQ(*Base64Decode("Zm9vYmE=", kLenient), "fooba");
   EXPECT_EQ(*Base64Decode("Zm9vYmE", kLenient), "fooba");
   EXPECT_EQ(*Base64Decode("Zg", kLenient), "f");
-  EXPECT_EQ(*Base64Decode("Z", kLenient), "");              // a partial byte is dropped
-  EXPECT_EQ(*Base64Decode("Zg==$$$", kLenient), "f");       // what follows '=' is ignored
+  EXPECT_EQ(*Base64Decode("Z", kLenient), "");         // a partial byte is dropped
+  EXPECT_EQ(*Base64Decode("Zg==$$$", kLenient), "f");  // what follows '=' is ignored
   EXPECT_EQ(*Base64Decode("=Zg", kLenient), "");
 }
 

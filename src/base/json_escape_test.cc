@@ -9,7 +9,7 @@ constexpr JsonEscapeOptions kCelTyped{.short_backspace_formfeed = false, .escape
 
 TEST(JsonEscapeTest, PlainTextIsOnlyQuoted) {
   EXPECT_EQ(JsonString(""), "\"\"");
-  EXPECT_EQ(JsonString("gpu.nvidia.com/a100"), "\"gpu.nvidia.com/a100\"");  // '/' as is
+  EXPECT_EQ(JsonString("gpu.nvidia.com/a100"), "\"gpu.nvidia.com/a100\"");                          // '/' as is
   EXPECT_EQ(JsonString("gr\xC3\xBC\xC3\x9F \xE2\x82\xAC"), "\"gr\xC3\xBC\xC3\x9F \xE2\x82\xAC\"");  // UTF-8 as is
   EXPECT_EQ(JsonString("\xFF"), "\"\xFF\"");  // not checked for UTF-8
 }

@@ -61,9 +61,7 @@ class [[nodiscard]] Status {
   // Explicitly ignores a status (for best-effort calls).
   void IgnoreError() const {}
 
-  friend bool operator==(const Status& a, const Status& b) {
-    return a.code_ == b.code_ && a.message_ == b.message_;
-  }
+  friend bool operator==(const Status& a, const Status& b) { return a.code_ == b.code_ && a.message_ == b.message_; }
 
  private:
   StatusCode code_ = StatusCode::kOk;
@@ -94,10 +92,10 @@ class [[nodiscard]] StatusOr {
   StatusOr(const T& value) : rep_(value) {}        // NOLINT(google-explicit-constructor)
   StatusOr(T&& value) : rep_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
   template <typename U>
-    requires(std::is_constructible_v<T, U &&> && !std::is_same_v<std::decay_t<U>, T> &&
-             !std::is_same_v<std::decay_t<U>, Status> &&
-             !std::is_same_v<std::decay_t<U>, StatusOr<T>>)
-  StatusOr(U&& value) : rep_(T(std::forward<U>(value))) {}  // NOLINT
+  requires(std::is_constructible_v<T, U&&> && !std::is_same_v<std::decay_t<U>, T> &&
+           !std::is_same_v<std::decay_t<U>, Status> && !std::is_same_v<std::decay_t<U>, StatusOr<T>>)
+      StatusOr(U&& value)
+      : rep_(T(std::forward<U>(value))) {}  // NOLINT
 
   bool ok() const { return std::holds_alternative<T>(rep_); }
   Status status() const { return ok() ? Status() : std::get<Status>(rep_); }
@@ -132,10 +130,10 @@ Status AsStatus(const StatusOr<T>& s) {
 #define DRA_STATUS_CONCAT_(a, b) DRA_STATUS_CONCAT_INNER_(a, b)
 
 // Returns from the enclosing function if `expr` (a Status) is not OK.
-#define DRA_RETURN_IF_ERROR(expr)                                     \
-  do {                                                                \
-    ::dra::Status dra_status_ = ::dra::internal::AsStatus((expr));    \
-    if (!dra_status_.ok()) return dra_status_;                        \
+#define DRA_RETURN_IF_ERROR(expr)                                  \
+  do {                                                             \
+    ::dra::Status dra_status_ = ::dra::internal::AsStatus((expr)); \
+    if (!dra_status_.ok()) return dra_status_;                     \
   } while (0)
 
 // DRA_ASSIGN_OR_RETURN(auto x, Foo()); declares/assigns x or returns the error.

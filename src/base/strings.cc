@@ -16,9 +16,7 @@ std::vector<std::string_view> SplitN(std::string_view s, char sep, size_t n) {
   return parts;
 }
 
-std::vector<std::string_view> Split(std::string_view s, char sep) {
-  return SplitN(s, sep, std::string_view::npos);
-}
+std::vector<std::string_view> Split(std::string_view s, char sep) { return SplitN(s, sep, std::string_view::npos); }
 
 std::string UintToBase(uint64_t v, int base, bool upper) {
   const char* digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";

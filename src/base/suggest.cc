@@ -38,7 +38,7 @@ size_t EditDistance(std::string_view a_in, std::string_view b_in) {
 std::vector<std::string> Suggest(std::string_view word, std::span<const std::string> candidates, size_t limit) {
   const size_t max_distance = std::max<size_t>(1, word.size() / 4);
   const std::string lower = ToLower(word);
-  std::vector<std::pair<size_t, size_t>> found;  // (distance, index)
+  std::vector<std::pair<size_t, size_t>> found;       // (distance, index)
   std::vector<std::pair<size_t, size_t>> containing;  // (max_distance, index): by containment only
   for (size_t i = 0; i < candidates.size(); ++i) {
     const std::string& c = candidates[i];

@@ -8,9 +8,9 @@ namespace {
 
 TEST(SuggestTest, EditDistance) {
   EXPECT_EQ(EditDistance("", ""), 0u);
-  EXPECT_EQ(EditDistance("schedul", "schedule"), 1u);    // insert
-  EXPECT_EQ(EditDistance("shcedule", "schedule"), 1u);   // swap
-  EXPECT_EQ(EditDistance("Schedule", "schedule"), 0u);   // case
+  EXPECT_EQ(EditDistance("schedul", "schedule"), 1u);   // insert
+  EXPECT_EQ(EditDistance("shcedule", "schedule"), 1u);  // swap
+  EXPECT_EQ(EditDistance("Schedule", "schedule"), 0u);  // case
   EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
 }
 

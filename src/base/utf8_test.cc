@@ -13,11 +13,11 @@ TEST(Utf8Test, AcceptsValidText) {
 
 TEST(Utf8Test, ReportsOffsetOfFirstBadSequence) {
   EXPECT_EQ(FindInvalidUtf8("abc\xFFxyz"), 3u);
-  EXPECT_EQ(FindInvalidUtf8("\xC0\xAF"), 0u);              // overlong '/'
-  EXPECT_EQ(FindInvalidUtf8("ok\xED\xA0\x80"), 2u);        // surrogate U+D800
-  EXPECT_EQ(FindInvalidUtf8("\xF4\x90\x80\x80"), 0u);      // above U+10FFFF
-  EXPECT_EQ(FindInvalidUtf8("abcdefghij\xE2\x82"), 10u);   // truncated at end
-  EXPECT_EQ(FindInvalidUtf8("\xE0\x80\x80"), 0u);          // overlong 3-byte
+  EXPECT_EQ(FindInvalidUtf8("\xC0\xAF"), 0u);             // overlong '/'
+  EXPECT_EQ(FindInvalidUtf8("ok\xED\xA0\x80"), 2u);       // surrogate U+D800
+  EXPECT_EQ(FindInvalidUtf8("\xF4\x90\x80\x80"), 0u);     // above U+10FFFF
+  EXPECT_EQ(FindInvalidUtf8("abcdefghij\xE2\x82"), 10u);  // truncated at end
+  EXPECT_EQ(FindInvalidUtf8("\xE0\x80\x80"), 0u);         // overlong 3-byte
 }
 
 TEST(Utf8Test, EncodesAndCounts) {

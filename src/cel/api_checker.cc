@@ -33,8 +33,8 @@ std::string DomainHint(std::string_view expression) {
   static const RE2 kDotAccess(R"(device\.(capacity|attributes)\.([A-Za-z_][A-Za-z0-9_]*))");
   std::string map, name;
   if (!RE2::PartialMatch(expression, kDotAccess, &map, &name)) return "";
-  return "\nhint: device." + map + " is keyed by the driver's domain first: write device." + map +
-         "[\"<driver>\"]." + name + " (e.g. device." + map + "[\"gpu.nvidia.com\"]." + name + ")";
+  return "\nhint: device." + map + " is keyed by the driver's domain first: write device." + map + "[\"<driver>\"]." +
+         name + " (e.g. device." + map + "[\"gpu.nvidia.com\"]." + name + ")";
 }
 
 // upstream isAllowedDerivedAttributeElementType.
@@ -44,12 +44,9 @@ bool DerivedAttributeElementType(const Type& t) {
     case TypeKind::kInt:
     case TypeKind::kString:
     case TypeKind::kAny:
-    case TypeKind::kDyn:
-      return true;
-    case TypeKind::kOpaque:
-      return t.name() == kSemverTypeName && t.params().empty();
-    default:
-      return false;
+    case TypeKind::kDyn: return true;
+    case TypeKind::kOpaque: return t.name() == kSemverTypeName && t.params().empty();
+    default: return false;
   }
 }
 
@@ -132,9 +129,9 @@ class ApiServerChecker final : public api::CelExpressionChecker {
     if (e.Is<CallExpr>()) {
       const CallExpr& call = e.call();
       static constexpr std::string_view kConversions[] = {"quantity", "semver", "ip", "cidr", "url"};
-      const bool conversion = !call.has_target() && !call.args.empty() &&
-                              std::find(std::begin(kConversions), std::end(kConversions), call.function) !=
-                                  std::end(kConversions);
+      const bool conversion =
+          !call.has_target() && !call.args.empty() &&
+          std::find(std::begin(kConversions), std::end(kConversions), call.function) != std::end(kConversions);
       if (conversion &&
           std::all_of(call.args.begin(), call.args.end(), [](const Expr& a) { return a.Is<Constant>(); })) {
         // The call alone, in CEL syntax (constants quoted as CEL writes them).

@@ -153,8 +153,7 @@ TEST(ApiCheckerTest, Selectors) {
   const api::CelExpressionCheck& int_result = checker->Check("1", api::CelExpressionKind::kSelector);
   ASSERT_EQ(int_result.problems.size(), 1u);
   EXPECT_EQ(int_result.problems[0].detail, "must evaluate to bool or the unknown type, not int");
-  const api::CelExpressionCheck& costly =
-      checker->Check(NestedAll(7), api::CelExpressionKind::kSelector);
+  const api::CelExpressionCheck& costly = checker->Check(NestedAll(7), api::CelExpressionKind::kSelector);
   ASSERT_EQ(costly.problems.size(), 1u);
   EXPECT_EQ(costly.problems[0].type, api::FieldErrorType::kForbidden);
   EXPECT_EQ(costly.problems[0].detail, "too complex, exceeds cost limit");

@@ -268,9 +268,7 @@ namespace {
 template <typename E, typename F>
 void ForEachChildImpl(E& e, const F& fn) {
   switch (e.kind()) {
-    case ExprKind::kSelect:
-      fn(*e.template As<SelectExpr>().operand);
-      break;
+    case ExprKind::kSelect: fn(*e.template As<SelectExpr>().operand); break;
     case ExprKind::kCall: {
       auto& call = e.template As<CallExpr>();
       if (call.has_target()) fn(*call.target);
@@ -298,16 +296,13 @@ void ForEachChildImpl(E& e, const F& fn) {
       fn(*c.result);
       break;
     }
-    default:
-      break;
+    default: break;
   }
 }
 
 }  // namespace
 
-void ForEachChild(const Expr& e, const std::function<void(const Expr&)>& fn) {
-  ForEachChildImpl(e, fn);
-}
+void ForEachChild(const Expr& e, const std::function<void(const Expr&)>& fn) { ForEachChildImpl(e, fn); }
 
 void ForEachChild(Expr& e, const std::function<void(Expr&)>& fn) { ForEachChildImpl(e, fn); }
 

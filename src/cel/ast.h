@@ -240,15 +240,13 @@ class Expr {
   // small (80 bytes rather than 152): vectors of arguments and the parser's
   // stack frames hold Exprs by value. Is<ComprehensionExpr>() and
   // As<ComprehensionExpr>() hide the box; only visitors of node() see it.
-  using Node = std::variant<UnspecifiedExpr, Constant, IdentExpr, SelectExpr, CallExpr, ListExpr,
-                            StructExpr, MapExpr, Box<ComprehensionExpr>>;
+  using Node = std::variant<UnspecifiedExpr, Constant, IdentExpr, SelectExpr, CallExpr, ListExpr, StructExpr, MapExpr,
+                            Box<ComprehensionExpr>>;
 
   Expr() = default;
   template <typename T>
-    requires std::is_constructible_v<Node, T&&>
-  Expr(int64_t id, T&& node) : id_(id), node_(std::forward<T>(node)) {}
-  Expr(int64_t id, ComprehensionExpr node)
-      : id_(id), node_(Box<ComprehensionExpr>(std::move(node))) {}
+  requires std::is_constructible_v<Node, T&&> Expr(int64_t id, T&& node) : id_(id), node_(std::forward<T>(node)) {}
+  Expr(int64_t id, ComprehensionExpr node) : id_(id), node_(Box<ComprehensionExpr>(std::move(node))) {}
 
   int64_t id() const { return id_; }
   void set_id(int64_t id) { id_ = id; }
@@ -299,8 +297,7 @@ class Expr {
  private:
   // The alternative of Node that holds a T.
   template <typename T>
-  using Stored =
-      std::conditional_t<std::is_same_v<T, ComprehensionExpr>, Box<ComprehensionExpr>, T>;
+  using Stored = std::conditional_t<std::is_same_v<T, ComprehensionExpr>, Box<ComprehensionExpr>, T>;
 
   int64_t id_ = 0;
   Node node_;

@@ -27,17 +27,14 @@ namespace dra::cel {
 
 CheckerEnv::CheckerEnv() : functions_(std::make_shared<FunctionTable>()) {}
 
-void CheckerEnv::Declare(std::string name, Type type) {
-  variables_.insert_or_assign(std::move(name), std::move(type));
-}
+void CheckerEnv::Declare(std::string name, Type type) { variables_.insert_or_assign(std::move(name), std::move(type)); }
 
 void CheckerEnv::DeclareFunction(std::string_view name, OverloadDecl overload) {
   // Copy on write: other copies of this environment keep the old table.
   if (functions_.use_count() > 1) functions_ = std::make_shared<FunctionTable>(*functions_);
   auto it = functions_->functions.find(name);
   if (it == functions_->functions.end()) {
-    it = functions_->functions.emplace(std::string(name), FunctionDecl{std::string(name), {}})
-             .first;
+    it = functions_->functions.emplace(std::string(name), FunctionDecl{std::string(name), {}}).first;
   }
   for (OverloadDecl& existing : it->second.overloads) {
     if (existing.id == overload.id) {
@@ -64,8 +61,7 @@ const FunctionDecl* CheckerEnv::FindFunction(std::string_view name) const {
 
 bool CheckerEnv::HasStruct(std::string_view name) const { return structs_.count(name) > 0; }
 
-std::optional<Type> CheckerEnv::FindStructField(std::string_view name,
-                                                std::string_view field) const {
+std::optional<Type> CheckerEnv::FindStructField(std::string_view name, std::string_view field) const {
   auto it = structs_.find(name);
   if (it == structs_.end()) return std::nullopt;
   for (const StructFieldDecl& f : it->second) {
@@ -171,16 +167,12 @@ bool IsEqualOrLessSpecific(const Type& t1, const Type& t2) {
       }
       return true;
     }
-    case TypeKind::kType:
-      return true;
-    default:
-      return t1.IsExact(t2);
+    case TypeKind::kType: return true;
+    default: return t1.IsExact(t2);
   }
 }
 
-Type MostGeneral(const Type& t1, const Type& t2) {
-  return IsEqualOrLessSpecific(t1, t2) ? t1 : t2;
-}
+Type MostGeneral(const Type& t1, const Type& t2) { return IsEqualOrLessSpecific(t1, t2) ? t1 : t2; }
 
 // notReferencedIn: whether type variable `t` does not occur in `within`
 // (following the mapping), so binding t to `within` makes no cycle.
@@ -199,8 +191,7 @@ bool NotReferencedIn(const Mapping& m, const Type& t, const Type& within) {
         if (!NotReferencedIn(m, t, p)) return false;
       }
       return true;
-    default:
-      return true;
+    default: return true;
   }
 }
 
@@ -209,13 +200,10 @@ bool NotReferencedIn(const Mapping& m, const Type& t, const Type& within) {
 Type Substitute(const Mapping& m, const Type& t, bool param_to_dyn) {
   if (const Type* sub = FindSub(m, t)) return Substitute(m, *sub, param_to_dyn);
   switch (t.kind()) {
-    case TypeKind::kTypeParam:
-      return param_to_dyn ? Type::Dyn() : t;
-    case TypeKind::kList:
-      return Type::List(Substitute(m, t.params()[0], param_to_dyn));
+    case TypeKind::kTypeParam: return param_to_dyn ? Type::Dyn() : t;
+    case TypeKind::kList: return Type::List(Substitute(m, t.params()[0], param_to_dyn));
     case TypeKind::kMap:
-      return Type::Map(Substitute(m, t.params()[0], param_to_dyn),
-                       Substitute(m, t.params()[1], param_to_dyn));
+      return Type::Map(Substitute(m, t.params()[0], param_to_dyn), Substitute(m, t.params()[1], param_to_dyn));
     case TypeKind::kType:
       if (t.params().empty()) return t;
       return Type::TypeOf(Substitute(m, t.params()[0], param_to_dyn));
@@ -226,8 +214,7 @@ Type Substitute(const Mapping& m, const Type& t, bool param_to_dyn) {
       for (const Type& p : t.params()) params.push_back(Substitute(m, p, param_to_dyn));
       return Type::Opaque(t.name(), std::move(params));
     }
-    default:
-      return t;
+    default: return t;
   }
 }
 
@@ -235,8 +222,7 @@ Type Substitute(const Mapping& m, const Type& t, bool param_to_dyn) {
 // parameters, or a dynamic target.
 bool IsAssignableType(const Type& to, const Type& from) {
   if (to.is_dyn_or_any() || to.kind() == TypeKind::kTypeParam) return true;
-  if (to.kind() != from.kind() || to.name() != from.name() ||
-      to.params().size() != from.params().size()) {
+  if (to.kind() != from.kind() || to.name() != from.name() || to.params().size() != from.params().size()) {
     return false;
   }
   for (size_t i = 0; i < to.params().size(); ++i) {
@@ -255,10 +241,8 @@ bool IsAssignableNull(const Type& t) {
     case TypeKind::kTimestamp:
     case TypeKind::kNull:
     case TypeKind::kDyn:
-    case TypeKind::kTypeParam:
-      return true;
-    default:
-      return false;
+    case TypeKind::kTypeParam: return true;
+    default: return false;
   }
 }
 
@@ -318,17 +302,13 @@ bool InternalIsAssignable(Mapping& m, const Type& t1, const Type& t2) {
     case TypeKind::kAny:
     case TypeKind::kDuration:
     case TypeKind::kTimestamp:
-    case TypeKind::kStruct:
-      return IsAssignableType(t1, t2);
-    case TypeKind::kType:
-      return t2.kind() == TypeKind::kType;
+    case TypeKind::kStruct: return IsAssignableType(t1, t2);
+    case TypeKind::kType: return t2.kind() == TypeKind::kType;
     case TypeKind::kOpaque:
     case TypeKind::kList:
     case TypeKind::kMap:
-      return t1.kind() == t2.kind() && t1.name() == t2.name() &&
-             InternalIsAssignableList(m, t1.params(), t2.params());
-    default:
-      return false;
+      return t1.kind() == t2.kind() && t1.name() == t2.name() && InternalIsAssignableList(m, t1.params(), t2.params());
+    default: return false;
   }
 }
 
@@ -431,8 +411,7 @@ class Checker {
   }
 
   void ReportUndeclared(int64_t id, std::string_view name) {
-    Report(id, "undeclared reference to '" + std::string(name) + "' (in container '" +
-                   env_.container() + "')");
+    Report(id, "undeclared reference to '" + std::string(name) + "' (in container '" + env_.container() + "')");
   }
 
   void SetType(const Expr& e, Type t) { result_.types.insert_or_assign(e.id(), std::move(t)); }
@@ -521,33 +500,15 @@ class Checker {
 
   void Visit(const Expr& e) {
     switch (e.kind()) {
-      case ExprKind::kConstant:
-        SetType(e, ConstantType(e.constant()));
-        break;
-      case ExprKind::kIdent:
-        CheckIdent(e);
-        break;
-      case ExprKind::kSelect:
-        CheckSelect(e);
-        break;
-      case ExprKind::kCall:
-        CheckCall(e);
-        break;
-      case ExprKind::kList:
-        CheckCreateList(e);
-        break;
-      case ExprKind::kMap:
-        CheckCreateMap(e);
-        break;
-      case ExprKind::kStruct:
-        CheckCreateStruct(e);
-        break;
-      case ExprKind::kComprehension:
-        CheckComprehension(e);
-        break;
-      case ExprKind::kUnspecified:
-        SetType(e, Type::Error());
-        break;
+      case ExprKind::kConstant: SetType(e, ConstantType(e.constant())); break;
+      case ExprKind::kIdent: CheckIdent(e); break;
+      case ExprKind::kSelect: CheckSelect(e); break;
+      case ExprKind::kCall: CheckCall(e); break;
+      case ExprKind::kList: CheckCreateList(e); break;
+      case ExprKind::kMap: CheckCreateMap(e); break;
+      case ExprKind::kStruct: CheckCreateStruct(e); break;
+      case ExprKind::kComprehension: CheckComprehension(e); break;
+      case ExprKind::kUnspecified: SetType(e, Type::Error()); break;
     }
   }
 
@@ -590,17 +551,14 @@ class Checker {
     SetType(e, Substitute(mapping_, result, false));
   }
 
-  Type CheckSelectField(const Expr& e, const Expr& operand, const std::string& field,
-                        bool optional) {
+  Type CheckSelectField(const Expr& e, const Expr& operand, const std::string& field, bool optional) {
     Visit(operand);
     const Type operand_type = Substitute(mapping_, GetType(operand), false);
     const bool is_opt = operand_type.is_optional();
     const Type target = is_opt ? operand_type.optional_value() : operand_type;
     Type result = Type::Error();
     switch (target.kind()) {
-      case TypeKind::kMap:
-        result = target.params()[1];
-        break;
+      case TypeKind::kMap: result = target.params()[1]; break;
       case TypeKind::kStruct:
         if (!env_.HasStruct(target.name())) {
           Report(e.id(), "[internal] unexpected failed resolution of '" + target.name() + "'");
@@ -682,8 +640,7 @@ class Checker {
     ResolveOverloadOrError(e, *fn, call.target.get(), call.args);
   }
 
-  void ResolveOverloadOrError(const Expr& e, const FunctionDecl& fn, const Expr* target,
-                              std::span<const Expr> args) {
+  void ResolveOverloadOrError(const Expr& e, const FunctionDecl& fn, const Expr* target, std::span<const Expr> args) {
     std::optional<Resolution> r = ResolveOverload(e, fn, target, args);
     if (!r) {
       SetType(e, Type::Error());
@@ -693,8 +650,8 @@ class Checker {
     result_.references[e.id()].overload_ids = std::move(r->overload_ids);
   }
 
-  std::optional<Resolution> ResolveOverload(const Expr& call, const FunctionDecl& fn,
-                                            const Expr* target, std::span<const Expr> args) {
+  std::optional<Resolution> ResolveOverload(const Expr& call, const FunctionDecl& fn, const Expr* target,
+                                            std::span<const Expr> args) {
     std::vector<Type> arg_types;
     arg_types.reserve(args.size() + 1);
     if (target != nullptr) arg_types.push_back(GetType(*target));
@@ -808,10 +765,8 @@ class Checker {
     const Type& ident_type = found->second;
     if (ident_type.kind() != TypeKind::kType) {
       Report(e.id(), "'" + ident_type.ToString() + "' is not a type");
-    } else if (ident_type.params().empty() ||
-               ident_type.params()[0].kind() != TypeKind::kStruct) {
-      Report(e.id(), "'" + (ident_type.params().empty() ? std::string("type")
-                                                         : ident_type.params()[0].ToString()) +
+    } else if (ident_type.params().empty() || ident_type.params()[0].kind() != TypeKind::kStruct) {
+      Report(e.id(), "'" + (ident_type.params().empty() ? std::string("type") : ident_type.params()[0].ToString()) +
                          "' is not a message type");
     } else {
       result = ident_type.params()[0];
@@ -951,9 +906,7 @@ class Checker {
         for (const Expr& arg : call.args) ValidateHomogeneous(arg, child_exempt);
         return;
       }
-      default:
-        ForEachChild(e, [&](const Expr& child) { ValidateHomogeneous(child, false); });
-        return;
+      default: ForEachChild(e, [&](const Expr& child) { ValidateHomogeneous(child, false); }); return;
     }
   }
 
@@ -1031,17 +984,13 @@ class Checker {
   void ValidateFormatCalls(const Expr& e) {
     if (e.Is<CallExpr>()) {
       const CallExpr& call = e.call();
-      if (call.function == "format" && call.has_target() && call.args.size() == 1 &&
-          call.target->Is<Constant>() &&
-          call.target->constant().kind() == Constant::Kind::kString &&
-          call.args[0].Is<ListExpr>()) {
+      if (call.function == "format" && call.has_target() && call.args.size() == 1 && call.target->Is<Constant>() &&
+          call.target->constant().kind() == Constant::Kind::kString && call.args[0].Is<ListExpr>()) {
         std::vector<lib::FormatArgType> args;
         for (const Expr& elem : call.args[0].list().elements) args.push_back(FormatArgTypeOf(elem));
         if (std::optional<lib::FormatCheckError> err =
                 lib::CheckFormatCall(call.target->constant().string_value(), args)) {
-          const Expr* at = err->element_path.empty()
-                               ? &e
-                               : FormatElement(call.args[0], err->element_path);
+          const Expr* at = err->element_path.empty() ? &e : FormatElement(call.args[0], err->element_path);
           Report(at != nullptr ? at->id() : e.id(), err->message);
         }
       }

@@ -43,10 +43,9 @@ const std::map<std::string, std::string>& KnownDeviations() {
 }
 
 bool LooksLikeCompileError(std::string_view message) {
-  for (std::string_view pattern :
-       {"undeclared reference", "no matching overload", "expected type", "undefined field",
-        "cannot be range of a comprehension", "does not support field selection",
-        "must evaluate to bool", "compile error", "Syntax error"}) {
+  for (std::string_view pattern : {"undeclared reference", "no matching overload", "expected type", "undefined field",
+                                   "cannot be range of a comprehension", "does not support field selection",
+                                   "must evaluate to bool", "compile error", "Syntax error"}) {
     if (message.find(pattern) != std::string_view::npos) return true;
   }
   return false;
@@ -90,8 +89,7 @@ class CheckerConformance {
     const manifest::Node* phase = v.Find("phase");
     bool want_compile_error = false;
     if (error != nullptr && kubernetes) {
-      want_compile_error = phase != nullptr ? phase->text == "compile"
-                                            : LooksLikeCompileError(error->text);
+      want_compile_error = phase != nullptr ? phase->text == "compile" : LooksLikeCompileError(error->text);
     }
 
     KubernetesEnvOptions k8s;
@@ -150,20 +148,17 @@ class CheckerConformance {
     } else if (!want_compile_error && !issues.empty()) {
       problem = "does not compile:\n" + issues;
     } else if (want_compile_error && error->text.find("Syntax error") == std::string::npos &&
-               error->text != "compile error" &&
-               issues.find(error->text) == std::string::npos) {
+               error->text != "compile error" && issues.find(error->text) == std::string::npos) {
       problem = "compile error differs: want \"" + error->text + "\", got:\n" + issues;
     }
 
     if (problem.empty() && issues.empty() && kubernetes && result) {
       if (const manifest::Node* max_cost = v.Find("max_cost")) {
         auto estimator = NewKubernetesCostEstimator();
-        const CostEstimate cost =
-            EstimateCost(*parsed->expr, *result, KubernetesCostOptions(*estimator));
+        const CostEstimate cost = EstimateCost(*parsed->expr, *result, KubernetesCostOptions(*estimator));
         ++costs_compared;
         if (std::to_string(cost.max) != max_cost->text) {
-          problem = "estimated max cost " + std::to_string(cost.max) + ", upstream " +
-                    max_cost->text;
+          problem = "estimated max cost " + std::to_string(cost.max) + ", upstream " + max_cost->text;
         }
       }
     }
@@ -192,8 +187,8 @@ TEST(CheckerConformanceTest, EveryCheckedVector) {
     EXPECT_TRUE(seen.count(name)) << name << " is listed as a deviation (" << reason
                                   << ") but now agrees with its vector";
   }
-  std::printf("checked %d vectors, compared %d cost estimates, %zu known deviations\n",
-              run.checked, run.costs_compared, known.size());
+  std::printf("checked %d vectors, compared %d cost estimates, %zu known deviations\n", run.checked, run.costs_compared,
+              known.size());
   EXPECT_GT(run.checked, 900);
   EXPECT_GT(run.costs_compared, 40);
 }

@@ -17,9 +17,8 @@ constexpr std::string_view kDeviceType = "kubernetes.DRADevice";
 
 // The tables below are ours: a malformed one is a bug, found by the tests.
 [[noreturn]] void BadSignature(std::string_view id, std::string_view sig, const Status& s) {
-  std::fprintf(stderr, "checker_decls: bad signature of %.*s '%.*s': %s\n",
-               static_cast<int>(id.size()), id.data(), static_cast<int>(sig.size()), sig.data(),
-               s.message().c_str());
+  std::fprintf(stderr, "checker_decls: bad signature of %.*s '%.*s': %s\n", static_cast<int>(id.size()), id.data(),
+               static_cast<int>(sig.size()), sig.data(), s.message().c_str());
   std::abort();
 }
 
@@ -72,8 +71,7 @@ class Declarer {
     env_.DeclareFunction(fn, MakeOverload(id, true, sig));
   }
   // Both styles, as `size` has them.
-  void Both(std::string_view fn, std::string_view global_id, std::string_view member_id,
-            std::string_view sig) {
+  void Both(std::string_view fn, std::string_view global_id, std::string_view member_id, std::string_view sig) {
     Global(fn, global_id, sig);
     Member(fn, member_id, sig);
   }
@@ -89,10 +87,8 @@ struct Comparable {
   std::string_view id_name;
 };
 constexpr Comparable kComparable[] = {
-    {"int", "int"},           {"uint", "uint"},
-    {"double", "double"},     {"bool", "bool"},
-    {"duration", "duration"}, {"timestamp", "timestamp"},
-    {"string", "string"},     {"bytes", "bytes"},
+    {"int", "int"},           {"uint", "uint"},           {"double", "double"}, {"bool", "bool"},
+    {"duration", "duration"}, {"timestamp", "timestamp"}, {"string", "string"}, {"bytes", "bytes"},
 };
 
 std::string Cat(std::initializer_list<std::string_view> parts) {
@@ -122,10 +118,8 @@ void DeclareStandard(Declarer& d, const CheckerLibraries& libs) {
     std::string_view fn, id, types;
   };
   for (const Arith& a : {Arith{"_+_", "add", "int uint double string bytes"},
-                         Arith{"_-_", "subtract", "int uint double"},
-                         Arith{"_*_", "multiply", "int uint double"},
-                         Arith{"_/_", "divide", "int uint double"},
-                         Arith{"_%_", "modulo", "int uint"}}) {
+                         Arith{"_-_", "subtract", "int uint double"}, Arith{"_*_", "multiply", "int uint double"},
+                         Arith{"_/_", "divide", "int uint double"}, Arith{"_%_", "modulo", "int uint"}}) {
     std::string_view types = a.types;
     while (!types.empty()) {
       const size_t space = types.find(' ');
@@ -169,8 +163,8 @@ void DeclareStandard(Declarer& d, const CheckerLibraries& libs) {
                                {"double", "int", "double_int64"},
                                {"double", "uint", "double_uint64"}});
   }
-  for (const Rel& rel : {Rel{"_<_", "less"}, Rel{"_<=_", "less_equals"}, Rel{"_>_", "greater"},
-                         Rel{"_>=_", "greater_equals"}}) {
+  for (const Rel& rel :
+       {Rel{"_<_", "less"}, Rel{"_<=_", "less_equals"}, Rel{"_>_", "greater"}, Rel{"_>=_", "greater_equals"}}) {
     for (const Pair& p : pairs) {
       d.Global(rel.fn, Cat({rel.id, "_", p.suffix}), Cat({p.a, ", ", p.b, " -> bool"}));
     }
@@ -228,16 +222,12 @@ void DeclareStandard(Declarer& d, const CheckerLibraries& libs) {
       std::string_view fn, id;
       bool duration;
     };
-    for (const Getter& g : {Getter{"getFullYear", "year", false},
-                            Getter{"getMonth", "month", false},
-                            Getter{"getDayOfYear", "day_of_year", false},
-                            Getter{"getDayOfMonth", "day_of_month_zero_based", false},
-                            Getter{"getDate", "day_of_month_one_based", false},
-                            Getter{"getDayOfWeek", "day_of_week", false},
-                            Getter{"getHours", "hours", true},
-                            Getter{"getMinutes", "minutes", true},
-                            Getter{"getSeconds", "seconds", true},
-                            Getter{"getMilliseconds", "milliseconds", true}}) {
+    for (const Getter& g :
+         {Getter{"getFullYear", "year", false}, Getter{"getMonth", "month", false},
+          Getter{"getDayOfYear", "day_of_year", false}, Getter{"getDayOfMonth", "day_of_month_zero_based", false},
+          Getter{"getDate", "day_of_month_one_based", false}, Getter{"getDayOfWeek", "day_of_week", false},
+          Getter{"getHours", "hours", true}, Getter{"getMinutes", "minutes", true},
+          Getter{"getSeconds", "seconds", true}, Getter{"getMilliseconds", "milliseconds", true}}) {
       d.Member(g.fn, Cat({"timestamp_to_", g.id}), "timestamp -> int");
       d.Member(g.fn, Cat({"timestamp_to_", g.id, "_with_tz"}), "timestamp, string -> int");
       if (g.duration) d.Member(g.fn, Cat({"duration_to_", g.id}), "duration -> int");
@@ -301,14 +291,11 @@ void DeclareOptional(Declarer& d) {
   d.Member("or", "optional_or_optional", "optional_type(A), optional_type(A) -> optional_type(A)");
   d.Member("orValue", "optional_orValue_value", "optional_type(A), A -> A");
   d.Global("_[?_]", "list_optindex_optional_int", "list(A), int -> optional_type(A)");
-  d.Global("_[?_]", "optional_list_optindex_optional_int",
-           "optional_type(list(A)), int -> optional_type(A)");
+  d.Global("_[?_]", "optional_list_optindex_optional_int", "optional_type(list(A)), int -> optional_type(A)");
   d.Global("_[?_]", "map_optindex_optional_value", "map(K, V), K -> optional_type(V)");
-  d.Global("_[?_]", "optional_map_optindex_optional_value",
-           "optional_type(map(K, V)), K -> optional_type(V)");
+  d.Global("_[?_]", "optional_map_optindex_optional_value", "optional_type(map(K, V)), K -> optional_type(V)");
   d.Global("_[_]", "optional_list_index_int", "optional_type(list(A)), int -> optional_type(A)");
-  d.Global("_[_]", "optional_map_index_value",
-           "optional_type(map(K, V)), K -> optional_type(V)");
+  d.Global("_[_]", "optional_map_index_value", "optional_type(map(K, V)), K -> optional_type(V)");
   d.Global("optional.unwrap", "optional_unwrap", "list(optional_type(A)) -> list(A)");
   d.Member("unwrapOpt", "optional_unwrapOpt", "list(optional_type(A)) -> list(A)");
   d.Member("first", "list_first", "list(A) -> optional_type(A)");
@@ -325,16 +312,12 @@ void DeclareKubernetes(Declarer& d) {
   d.Global("quantity", "string_to_quantity", "string -> kubernetes.Quantity");
   d.Global("isQuantity", "is_quantity_string", "string -> bool");
   d.Global("sign", "quantity_sign", "kubernetes.Quantity -> int");
-  d.Member("isGreaterThan", "quantity_is_greater_than",
-           "kubernetes.Quantity, kubernetes.Quantity -> bool");
-  d.Member("isLessThan", "quantity_is_less_than",
-           "kubernetes.Quantity, kubernetes.Quantity -> bool");
+  d.Member("isGreaterThan", "quantity_is_greater_than", "kubernetes.Quantity, kubernetes.Quantity -> bool");
+  d.Member("isLessThan", "quantity_is_less_than", "kubernetes.Quantity, kubernetes.Quantity -> bool");
   d.Member("compareTo", "quantity_compare_to", "kubernetes.Quantity, kubernetes.Quantity -> int");
-  d.Member("add", "quantity_add",
-           "kubernetes.Quantity, kubernetes.Quantity -> kubernetes.Quantity");
+  d.Member("add", "quantity_add", "kubernetes.Quantity, kubernetes.Quantity -> kubernetes.Quantity");
   d.Member("add", "quantity_add_int", "kubernetes.Quantity, int -> kubernetes.Quantity");
-  d.Member("sub", "quantity_sub",
-           "kubernetes.Quantity, kubernetes.Quantity -> kubernetes.Quantity");
+  d.Member("sub", "quantity_sub", "kubernetes.Quantity, kubernetes.Quantity -> kubernetes.Quantity");
   d.Member("sub", "quantity_sub_int", "kubernetes.Quantity, int -> kubernetes.Quantity");
   d.Member("asInteger", "quantity_get_int", "kubernetes.Quantity -> int");
   d.Member("isInteger", "quantity_is_integer", "kubernetes.Quantity -> bool");
@@ -345,8 +328,7 @@ void DeclareKubernetes(Declarer& d) {
   d.Global("semver", "string_bool_to_semver_normalize", "string, bool -> kubernetes.Semver");
   d.Global("isSemver", "is_semver_string", "string -> bool");
   d.Global("isSemver", "is_semver_string_bool_normalize", "string, bool -> bool");
-  d.Member("isGreaterThan", "semver_is_greater_than",
-           "kubernetes.Semver, kubernetes.Semver -> bool");
+  d.Member("isGreaterThan", "semver_is_greater_than", "kubernetes.Semver, kubernetes.Semver -> bool");
   d.Member("isLessThan", "semver_is_less_than", "kubernetes.Semver, kubernetes.Semver -> bool");
   d.Member("compareTo", "semver_compare_to", "kubernetes.Semver, kubernetes.Semver -> int");
   d.Member("major", "semver_major", "kubernetes.Semver -> int");
@@ -409,12 +391,10 @@ void DeclareKubernetes(Declarer& d) {
   d.Global("format.named", "format-named", "string -> optional_type(kubernetes.NamedFormat)");
   for (std::string_view name :
        {"dns1123Label", "dns1123Subdomain", "dns1035Label", "qualifiedName", "dns1123LabelPrefix",
-        "dns1123SubdomainPrefix", "dns1035LabelPrefix", "labelValue", "uri", "uuid", "byte",
-        "date", "datetime"}) {
+        "dns1123SubdomainPrefix", "dns1035LabelPrefix", "labelValue", "uri", "uuid", "byte", "date", "datetime"}) {
     d.Global(Cat({"format.", name}), Cat({"format-", name}), "-> kubernetes.NamedFormat");
   }
-  d.Member("validate", "format-validate",
-           "kubernetes.NamedFormat, string -> optional_type(list(string))");
+  d.Member("validate", "format-validate", "kubernetes.NamedFormat, string -> optional_type(list(string))");
 }
 
 bool ListsAvailable(const KubernetesEnvOptions& o) {
@@ -488,8 +468,7 @@ CheckerEnv KubernetesCheckerEnv(const KubernetesEnvOptions& o) {
     std::vector<StructFieldDecl> fields = {
         {"driver", Type::String()},
         {"attributes", Type::Map(Type::String(), Type::Map(Type::String(), attribute))},
-        {"capacity",
-         Type::Map(Type::String(), Type::Map(Type::String(), Type::Opaque(std::string(kQuantity))))},
+        {"capacity", Type::Map(Type::String(), Type::Map(Type::String(), Type::Opaque(std::string(kQuantity))))},
     };
     if (DraDeclaresAllowMultipleAllocations(o)) {
       fields.push_back({"allowMultipleAllocations", Type::Bool()});
@@ -500,8 +479,7 @@ CheckerEnv KubernetesCheckerEnv(const KubernetesEnvOptions& o) {
   return env;
 }
 
-std::optional<std::string> SelectorResultTypeError(const Type& result,
-                                                   const KubernetesEnvOptions& o) {
+std::optional<std::string> SelectorResultTypeError(const Type& result, const KubernetesEnvOptions& o) {
   if (result.kind() == TypeKind::kBool || result.kind() == TypeKind::kAny) return std::nullopt;
   if (result.kind() == TypeKind::kDyn && DraAttributeType(o).kind() == TypeKind::kDyn) {
     return std::nullopt;

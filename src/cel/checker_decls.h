@@ -99,7 +99,6 @@ CheckerEnv KubernetesCheckerEnv(const KubernetesEnvOptions& options = {});
 // Kubernetes' rule for the type of a whole selector: bool, any, or dyn where
 // dyn is the attribute type. Returns the message of a violation ("must
 // evaluate to bool or the unknown type, not int"), or std::nullopt.
-std::optional<std::string> SelectorResultTypeError(const Type& result,
-                                                   const KubernetesEnvOptions& options);
+std::optional<std::string> SelectorResultTypeError(const Type& result, const KubernetesEnvOptions& options);
 
 }  // namespace dra::cel

@@ -182,7 +182,7 @@ TEST(CheckerTest, ResolvesNamesInContainer) {
   EXPECT_EQ(CheckIn("y", env).type, "string");
   EXPECT_EQ(CheckIn("com.example.x", env).type, "int");
   EXPECT_NE(CheckIn(".x", env).issues.find("undeclared reference to '.x' (in container "
-                                            "'com.example')"),
+                                           "'com.example')"),
             std::string::npos);
   // A comprehension variable shadows the container-qualified global.
   EXPECT_EQ(CheckIn("cel.bind(x, 'a', x)", env).type, "string");
@@ -226,22 +226,18 @@ TEST(CheckerKubernetesTest, RejectsHeterogeneousLiterals) {
             "ERROR: <input>:1:5: expected type 'int' but found 'string'\n"
             " | [1, 'a']\n"
             " | ....^");
-  EXPECT_NE(CheckIn("{'a': 1, 'b': 'x'}.size() == 2", env)
-                .issues.find("expected type 'int' but found 'string'"),
+  EXPECT_NE(CheckIn("{'a': 1, 'b': 'x'}.size() == 2", env).issues.find("expected type 'int' but found 'string'"),
             std::string::npos);
-  EXPECT_NE(CheckIn("{'a': 1, 2: 1}", env).issues.find("expected type 'string' but found 'int'"),
-            std::string::npos);
+  EXPECT_NE(CheckIn("{'a': 1, 2: 1}", env).issues.find("expected type 'string' but found 'int'"), std::string::npos);
   // Equivalent, not merely assignable, types: dyn differs from int.
-  EXPECT_NE(CheckIn("[1, dyn('a')]", env).issues.find("expected type 'int' but found 'dyn'"),
-            std::string::npos);
+  EXPECT_NE(CheckIn("[1, dyn('a')]", env).issues.find("expected type 'int' but found 'dyn'"), std::string::npos);
   EXPECT_EQ(CheckIn("[dyn(1), dyn('a')]", env).issues, "");
   EXPECT_EQ(CheckIn("[[1], [2]]", env).issues, "");
   // Literals inside format() are exempt, also when nested.
   EXPECT_EQ(CheckIn("'%s-%d'.format(['a', 1]) == 'a-1'", env).issues, "");
   EXPECT_EQ(CheckIn("'%s'.format([[1, 'a']])", env).issues, "");
   // ... but not inside another call within format().
-  EXPECT_NE(CheckIn("'%d'.format([[1, 'a'].size()])", env).issues.find("expected type"),
-            std::string::npos);
+  EXPECT_NE(CheckIn("'%d'.format([[1, 'a'].size()])", env).issues.find("expected type"), std::string::npos);
 }
 
 TEST(CheckerKubernetesTest, LibrariesFollowTheRelease) {
@@ -249,13 +245,11 @@ TEST(CheckerKubernetesTest, LibrariesFollowTheRelease) {
   EXPECT_NE(CheckIn("'abc'.reverse() == 'cba'", KubernetesCheckerEnv())
                 .issues.find("found no matching overload for 'reverse' applied to 'string.()'"),
             std::string::npos);
-  EXPECT_NE(CheckIn("math.greatest(1, 2) == 2", KubernetesCheckerEnv())
-                .issues.find("undeclared reference to 'math'"),
+  EXPECT_NE(CheckIn("math.greatest(1, 2) == 2", KubernetesCheckerEnv()).issues.find("undeclared reference to 'math'"),
             std::string::npos);
   // ext.Lists: not in 1.34 NewExpressions (compatibility version 1.33).
   KubernetesEnvOptions new134{.minor = 34, .env = ExpressionEnv::kNewExpressions};
-  EXPECT_NE(CheckIn("[3, 1].sort() == [1, 3]", KubernetesCheckerEnv(new134),
-                    KubernetesParseOptions(new134))
+  EXPECT_NE(CheckIn("[3, 1].sort() == [1, 3]", KubernetesCheckerEnv(new134), KubernetesParseOptions(new134))
                 .issues.find("undeclared reference to 'sort'"),
             std::string::npos);
   KubernetesEnvOptions stored134{.minor = 34};
@@ -265,16 +259,14 @@ TEST(CheckerKubernetesTest, LibrariesFollowTheRelease) {
   EXPECT_EQ(CheckIn("quantity('1Gi').isGreaterThan(quantity('1'))", env).type, "bool");
   EXPECT_EQ(CheckIn("quantity('1Gi').add(1)", env).type, "kubernetes.Quantity");
   EXPECT_EQ(CheckIn("sign(quantity('-1'))", env).type, "int");
-  EXPECT_NE(CheckIn("quantity('1').sign()", env).issues.find("found no matching overload"),
-            std::string::npos);
+  EXPECT_NE(CheckIn("quantity('1').sign()", env).issues.find("found no matching overload"), std::string::npos);
   EXPECT_EQ(CheckIn("semver('1.0.0', true).major()", env).type, "int");
   EXPECT_EQ(CheckIn("'abc'.findAll('[a-z]')", env).type, "list(string)");
   EXPECT_EQ(CheckIn("[1, 2].sum()", env).type, "int");
   EXPECT_EQ(CheckIn("['a'].indexOf('a')", env).type, "int");
   EXPECT_EQ(CheckIn("cidr('10.0.0.0/8').containsIP(ip('10.0.0.1'))", env).type, "bool");
   EXPECT_EQ(CheckIn("url('https://x').getQuery()", env).type, "map(string, list(string))");
-  EXPECT_EQ(CheckIn("format.dns1123Label().validate('a')", env).type,
-            "optional_type(list(string))");
+  EXPECT_EQ(CheckIn("format.dns1123Label().validate('a')", env).type, "optional_type(list(string))");
   EXPECT_NE(CheckIn("isQuantity([1, 2, 3])", env)
                 .issues.find("found no matching overload for 'isQuantity' applied to "
                              "'(list(int))'"),
@@ -289,15 +281,13 @@ TEST(CheckerKubernetesTest, LibrariesFollowTheRelease) {
 TEST(CheckerKubernetesTest, DeviceVariableFollowsGatesAndEnvironment) {
   // 1.35: attributes are `any`, no range of a comprehension.
   KubernetesEnvOptions o135{.minor = 35};
-  EXPECT_EQ(CheckIn("device.attributes['d'].x.exists(y, y == 1)", KubernetesCheckerEnv(o135))
-                .issues,
+  EXPECT_EQ(CheckIn("device.attributes['d'].x.exists(y, y == 1)", KubernetesCheckerEnv(o135)).issues,
             "ERROR: <input>:1:23: expression of type 'any' cannot be range of a comprehension "
             "(must be list, map, or dynamic)\n"
             " | device.attributes['d'].x.exists(y, y == 1)\n"
             " | ......................^");
   // 1.37 stored: dyn.
-  EXPECT_EQ(CheckIn("device.attributes['d'].x.exists(y, y == 1)", KubernetesCheckerEnv()).type,
-            "bool");
+  EXPECT_EQ(CheckIn("device.attributes['d'].x.exists(y, y == 1)", KubernetesCheckerEnv()).type, "bool");
   // allowMultipleAllocations only with DRAConsumableCapacity in NewExpressions.
   KubernetesEnvOptions fresh{.env = ExpressionEnv::kNewExpressions};
   EXPECT_NE(CheckIn("device.allowMultipleAllocations", KubernetesCheckerEnv(fresh))
@@ -311,8 +301,7 @@ TEST(CheckerKubernetesTest, DeviceVariableFollowsGatesAndEnvironment) {
                 .issues.find("undeclared reference to 'includes'"),
             std::string::npos);
   fresh.list_type_attributes = true;
-  EXPECT_EQ(CheckIn("device.attributes['d'].a.includes(1)", KubernetesCheckerEnv(fresh)).type,
-            "bool");
+  EXPECT_EQ(CheckIn("device.attributes['d'].a.includes(1)", KubernetesCheckerEnv(fresh)).type, "bool");
   // The API validation vector: attributes keyed by a bool.
   KubernetesEnvOptions plain{.env = ExpressionEnv::kNewExpressions};
   EXPECT_NE(CheckIn("device.attributes[true].someBoolean", KubernetesCheckerEnv(plain))
@@ -320,8 +309,7 @@ TEST(CheckerKubernetesTest, DeviceVariableFollowsGatesAndEnvironment) {
                              "'(map(string, map(string, any)), bool)'"),
             std::string::npos);
   EXPECT_EQ(CheckIn("device.driver", KubernetesCheckerEnv()).type, "string");
-  EXPECT_NE(CheckIn("device.foo", KubernetesCheckerEnv()).issues.find("undefined field 'foo'"),
-            std::string::npos);
+  EXPECT_NE(CheckIn("device.foo", KubernetesCheckerEnv()).issues.find("undefined field 'foo'"), std::string::npos);
 }
 
 TEST(CheckerKubernetesTest, ValidatesConstantArguments) {
@@ -331,10 +319,8 @@ TEST(CheckerKubernetesTest, ValidatesConstantArguments) {
             " | 'a'.matches('[')\n"
             " | ............^");
   EXPECT_EQ(CheckIn("'a'.matches('[a]')", env).issues, "");
-  EXPECT_NE(CheckIn("'%d'.format(['a'])", env).issues.find("error during formatting"),
-            std::string::npos);
-  EXPECT_NE(CheckIn("'%s'.format(['a', 'b'])", env).issues.find("too many arguments"),
-            std::string::npos);
+  EXPECT_NE(CheckIn("'%d'.format(['a'])", env).issues.find("error during formatting"), std::string::npos);
+  EXPECT_NE(CheckIn("'%s'.format(['a', 'b'])", env).issues.find("too many arguments"), std::string::npos);
   // Duration and timestamp literals, as tools/oracle (upstream's compiler)
   // reports them: at the argument, column 10 and 11 here.
   EXPECT_EQ(CheckIn("duration('1x') > duration('1s')", env).issues,
@@ -358,12 +344,10 @@ TEST(CheckerKubernetesTest, SelectorResultType) {
   KubernetesEnvOptions o{.env = ExpressionEnv::kNewExpressions};
   EXPECT_EQ(SelectorResultTypeError(Type::Bool(), o), std::nullopt);
   EXPECT_EQ(SelectorResultTypeError(Type::Any(), o), std::nullopt);
-  EXPECT_EQ(SelectorResultTypeError(Type::Int(), o),
-            "must evaluate to bool or the unknown type, not int");
+  EXPECT_EQ(SelectorResultTypeError(Type::Int(), o), "must evaluate to bool or the unknown type, not int");
   EXPECT_EQ(SelectorResultTypeError(Type::List(Type::String()), o),
             "must evaluate to bool or the unknown type, not list(string)");
-  EXPECT_EQ(SelectorResultTypeError(Type::Dyn(), o),
-            "must evaluate to bool or the unknown type, not dyn");
+  EXPECT_EQ(SelectorResultTypeError(Type::Dyn(), o), "must evaluate to bool or the unknown type, not dyn");
   o.list_type_attributes = true;
   EXPECT_EQ(SelectorResultTypeError(Type::Dyn(), o), std::nullopt);
 }

@@ -107,8 +107,7 @@ bool ParsePath(const Expr& e, Leaf& leaf) {
   if (map.test_only || (map.field != "attributes" && map.field != "capacity")) return false;
   device_expr = &*map.operand;
   if (!IsDevice(*device_expr)) return false;
-  if (id->empty() || domain->find('/') != std::string_view::npos ||
-      id->find('/') != std::string_view::npos) {
+  if (id->empty() || domain->find('/') != std::string_view::npos || id->find('/') != std::string_view::npos) {
     return false;
   }
   leaf.capacity = map.field == "capacity";
@@ -224,8 +223,7 @@ bool ParseLeaf(const Expr& e, Leaf& leaf) {
 
 // Flattens a tree of && into `leaves`.
 bool ParseConjunction(const Expr& e, std::vector<Leaf>& leaves) {
-  if (e.Is<CallExpr>() && e.call().function == op::kLogicalAnd && !e.call().has_target() &&
-      e.call().args.size() == 2) {
+  if (e.Is<CallExpr>() && e.call().function == op::kLogicalAnd && !e.call().has_target() && e.call().args.size() == 2) {
     return ParseConjunction(e.call().args[0], leaves) && ParseConjunction(e.call().args[1], leaves);
   }
   Leaf leaf;
@@ -239,11 +237,9 @@ bool ParseConjunction(const Expr& e, std::vector<Leaf>& leaves) {
 uint8_t EqualsVerdict(const api::DeviceAttribute& have, const api::DeviceAttribute& want) {
   if (have.type() != want.type()) return kU;
   switch (want.type()) {
-    case api::DeviceAttribute::Type::kString:
-      return *have.string_value() == *want.string_value() ? kT : kF;
+    case api::DeviceAttribute::Type::kString: return *have.string_value() == *want.string_value() ? kT : kF;
     case api::DeviceAttribute::Type::kInt: return *have.int_value() == *want.int_value() ? kT : kF;
-    case api::DeviceAttribute::Type::kBool:
-      return *have.bool_value() == *want.bool_value() ? kT : kF;
+    case api::DeviceAttribute::Type::kBool: return *have.bool_value() == *want.bool_value() ? kT : kF;
     default: return kU;
   }
 }
@@ -322,8 +318,8 @@ void EvaluateLeaf(const Leaf& leaf, std::span<const api::Device> devices, std::s
         const api::InternedString* text = a == nullptr ? nullptr : a->version_value();
         uint8_t v = kU;
         if (text != nullptr) {
-          const Seen* hit = std::find_if(seen.begin(), seen.end(),
-                                         [&](const Seen& e) { return e.text == &text->str(); });
+          const Seen* hit =
+              std::find_if(seen.begin(), seen.end(), [&](const Seen& e) { return e.text == &text->str(); });
           if (hit == seen.end()) {
             StatusOr<lib::SemVer> have = lib::SemVer::Parse(text->view(), false);
             Seen& e = seen[next];

@@ -72,8 +72,7 @@ class ColumnarSelector {
   // (REQUIRES out.size() == devices.size()). Does not allocate, except to
   // parse the version texts of a semver compare (once per distinct text per
   // call; TODO(#29): a cache that outlives the call).
-  void Evaluate(std::span<const api::Device> devices, std::string_view driver,
-                std::span<uint8_t> out) const;
+  void Evaluate(std::span<const api::Device> devices, std::string_view driver, std::span<uint8_t> out) const;
 
   // The number of compares in the conjunction (for tests).
   size_t leaf_count() const;
@@ -91,8 +90,7 @@ class ColumnarSelector {
 // usually one comparison instead of a scan. nullptr when absent.
 template <typename Map>
 const typename Map::mapped_type* FindDeviceEntry(const Map& map, api::InternedString qualified,
-                                                 api::InternedString bare, bool own_domain,
-                                                 uint32_t& hint) {
+                                                 api::InternedString bare, bool own_domain, uint32_t& hint) {
   const auto begin = map.begin();
   const size_t n = map.size();
   if (hint < n) {

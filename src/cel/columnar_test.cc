@@ -43,11 +43,8 @@ api::Device RandomDevice(std::mt19937& rng, int index) {
   switch (pick(6)) {
     case 0: break;  // missing
     case 1: d.attributes.insert_or_assign(name("model"), DeviceAttribute::Int(100)); break;
-    case 2:
-      d.attributes.insert_or_assign(name("model"), DeviceAttribute::Strings({"H100", "A100"}));
-      break;
-    default:
-      d.attributes.insert_or_assign(name("model"), DeviceAttribute::String(kModels[pick(5)]));
+    case 2: d.attributes.insert_or_assign(name("model"), DeviceAttribute::Strings({"H100", "A100"})); break;
+    default: d.attributes.insert_or_assign(name("model"), DeviceAttribute::String(kModels[pick(5)]));
   }
   if (pick(8) == 0) {  // both the bare and the qualified name: the bare one wins
     d.attributes.insert_or_assign("model", DeviceAttribute::String("H100"));
@@ -64,8 +61,8 @@ api::Device RandomDevice(std::mt19937& rng, int index) {
     case 1: d.attributes.insert_or_assign(name("healthy"), DeviceAttribute::Int(1)); break;
     default: d.attributes.insert_or_assign(name("healthy"), DeviceAttribute::Bool(pick(2) == 0));
   }
-  static const char* kVersions[] = {"1.2.3", "1.2.3-rc.1", "1.10.0", "2.0.0", "1.2.3+build",
-                                    "0.9.9", "1.2",        "v1.2.3"};  // the last two invalid
+  static const char* kVersions[] = {"1.2.3",       "1.2.3-rc.1", "1.10.0", "2.0.0",
+                                    "1.2.3+build", "0.9.9",      "1.2",    "v1.2.3"};  // the last two invalid
   switch (pick(5)) {
     case 0: break;
     case 1: d.attributes.insert_or_assign(name("driverVersion"), DeviceAttribute::String("1.2.3")); break;
@@ -73,9 +70,8 @@ api::Device RandomDevice(std::mt19937& rng, int index) {
       d.attributes.insert_or_assign(name("driverVersion"),
                                     DeviceAttribute::VersionOf(kVersions[pick(pick(4) == 0 ? 8 : 6)]));
   }
-  static const char* kMemory[] = {"40Gi",        "42949672960", "42949672959", "42949672961",
-                                  "40960Mi",     "0.5Ti",       "39.5Gi",      "42949672960000m",
-                                  "42949672961m", "43e9",       "4294967296e1", "50M"};
+  static const char* kMemory[] = {"40Gi",   "42949672960",     "42949672959",  "42949672961", "40960Mi",      "0.5Ti",
+                                  "39.5Gi", "42949672960000m", "42949672961m", "43e9",        "4294967296e1", "50M"};
   switch (pick(6)) {
     case 0: break;
     default: {
@@ -215,8 +211,7 @@ TEST(ColumnarTest, HandWorkedVerdicts) {
       // ... unless another conjunct is false (false && error is false) ...
       {"device.attributes['gpu.example.com'].vendor == 'x' && device.driver == 'nic'", kColumnFalse},
       // ... but true && error stays an error.
-      {"device.driver == 'gpu.example.com' && device.attributes['gpu.example.com'].vendor == 'x'",
-       kColumnUnknown},
+      {"device.driver == 'gpu.example.com' && device.attributes['gpu.example.com'].vendor == 'x'", kColumnUnknown},
       // A string compared with an int: heterogeneous equality, left to the interpreter.
       {"device.attributes['gpu.example.com'].model == 1", kColumnUnknown},
   };
@@ -261,8 +256,7 @@ TEST(ColumnarTest, OtherShapesHaveNoColumnarForm) {
 // the cost-exceeded outcome stays the interpreter's.
 TEST(ColumnarTest, DeclinesWhereTheCostLimitCouldBeReached) {
   std::unique_ptr<DraEnvironment> env = NewEnv({.cost_limit = 4});
-  std::shared_ptr<const CompiledSelector> selector =
-      env->Compile("device.attributes['gpu.example.com'].model == 'x'");
+  std::shared_ptr<const CompiledSelector> selector = env->Compile("device.attributes['gpu.example.com'].model == 'x'");
   ASSERT_TRUE(selector->ok());
   EXPECT_EQ(selector->columnar(), nullptr);
   api::Device d;

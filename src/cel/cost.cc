@@ -44,18 +44,14 @@ uint64_t MulFactor(uint64_t x, double y) {
 CostEstimate Fixed(uint64_t c) { return {c, c}; }
 CostEstimate Add(CostEstimate a, CostEstimate b) { return {AddSat(a.min, b.min), AddSat(a.max, b.max)}; }
 CostEstimate Mul(CostEstimate a, CostEstimate b) { return {MulSat(a.min, b.min), MulSat(a.max, b.max)}; }
-CostEstimate Union(CostEstimate a, CostEstimate b) {
-  return {std::min(a.min, b.min), std::max(a.max, b.max)};
-}
+CostEstimate Union(CostEstimate a, CostEstimate b) { return {std::min(a.min, b.min), std::max(a.max, b.max)}; }
 CostEstimate Factor(CostEstimate a, double f) { return {MulFactor(a.min, f), MulFactor(a.max, f)}; }
 
 SizeEstimate FixedSize(uint64_t s) { return {s, s}; }
 SizeEstimate UnknownSize() { return {0, kMax}; }
 SizeEstimate Add(SizeEstimate a, SizeEstimate b) { return {AddSat(a.min, b.min), AddSat(a.max, b.max)}; }
 SizeEstimate Mul(SizeEstimate a, SizeEstimate b) { return {MulSat(a.min, b.min), MulSat(a.max, b.max)}; }
-SizeEstimate Union(SizeEstimate a, SizeEstimate b) {
-  return {std::min(a.min, b.min), std::max(a.max, b.max)};
-}
+SizeEstimate Union(SizeEstimate a, SizeEstimate b) { return {std::min(a.min, b.min), std::max(a.max, b.max)}; }
 CostEstimate Factor(SizeEstimate a, double f) { return {MulFactor(a.min, f), MulFactor(a.max, f)}; }
 CostEstimate MulCost(SizeEstimate a, CostEstimate c) { return {MulSat(a.min, c.min), MulSat(a.max, c.max)}; }
 
@@ -67,12 +63,9 @@ bool IsScalar(const Type& t) {
     case TypeKind::kDuration:
     case TypeKind::kInt:
     case TypeKind::kTimestamp:
-    case TypeKind::kUint:
-      return true;
-    case TypeKind::kOpaque:
-      return t.is_optional() && IsScalar(t.optional_value());
-    default:
-      return false;
+    case TypeKind::kUint: return true;
+    case TypeKind::kOpaque: return t.is_optional() && IsScalar(t.optional_value());
+    default: return false;
   }
 }
 
@@ -89,18 +82,13 @@ std::optional<SizeEstimate> ComputeExprSize(const Expr& e) {
           }
           return FixedSize(n);
         }
-        case Constant::Kind::kBytes:
-          return FixedSize(c.bytes_value().size());
-        default:
-          return FixedSize(1);
+        case Constant::Kind::kBytes: return FixedSize(c.bytes_value().size());
+        default: return FixedSize(1);
       }
     }
-    case ExprKind::kList:
-      return FixedSize(e.list().elements.size());
-    case ExprKind::kMap:
-      return FixedSize(e.map().entries.size());
-    default:
-      return std::nullopt;
+    case ExprKind::kList: return FixedSize(e.list().elements.size());
+    case ExprKind::kMap: return FixedSize(e.map().entries.size());
+    default: return std::nullopt;
   }
 }
 
@@ -110,8 +98,7 @@ struct EntrySize {
   SizeEstimate value;
 };
 
-std::optional<EntrySize> UnionEntry(const std::optional<EntrySize>& a,
-                                    const std::optional<EntrySize>& b) {
+std::optional<EntrySize> UnionEntry(const std::optional<EntrySize>& a, const std::optional<EntrySize>& b) {
   if (!a || !b) return std::nullopt;
   return EntrySize{a->is_list, Union(a->key, b->key), Union(a->value, b->value)};
 }
@@ -131,24 +118,15 @@ class Coster {
 
   CostEstimate Cost(const Expr& e) {
     switch (e.kind()) {
-      case ExprKind::kConstant:
-        return Fixed(kConstCost);
-      case ExprKind::kIdent:
-        return CostIdent(e);
-      case ExprKind::kSelect:
-        return CostSelect(e);
-      case ExprKind::kCall:
-        return CostCall(e);
-      case ExprKind::kList:
-        return CostCreateList(e);
-      case ExprKind::kMap:
-        return CostCreateMap(e);
-      case ExprKind::kStruct:
-        return CostCreateStruct(e);
-      case ExprKind::kComprehension:
-        return IsBind(e) ? CostBind(e) : CostComprehension(e);
-      case ExprKind::kUnspecified:
-        break;
+      case ExprKind::kConstant: return Fixed(kConstCost);
+      case ExprKind::kIdent: return CostIdent(e);
+      case ExprKind::kSelect: return CostSelect(e);
+      case ExprKind::kCall: return CostCall(e);
+      case ExprKind::kList: return CostCreateList(e);
+      case ExprKind::kMap: return CostCreateMap(e);
+      case ExprKind::kStruct: return CostCreateStruct(e);
+      case ExprKind::kComprehension: return IsBind(e) ? CostBind(e) : CostComprehension(e);
+      case ExprKind::kUnspecified: break;
     }
     return {};
   }
@@ -184,9 +162,7 @@ class Coster {
     auto it = paths_.find(e.id());
     return it == paths_.end() ? std::vector<std::string>{} : it->second;
   }
-  void AddPath(const Expr& e, std::vector<std::string> path) {
-    paths_.insert_or_assign(e.id(), std::move(path));
-  }
+  void AddPath(const Expr& e, std::vector<std::string> path) { paths_.insert_or_assign(e.id(), std::move(path)); }
   static std::vector<std::string> Append(std::vector<std::string> path, std::string_view step) {
     path.emplace_back(step);
     return path;
@@ -221,9 +197,7 @@ class Coster {
     std::optional<SizeEstimate> s = ComputeSize(e);
     return s ? *s : UnknownSize();
   }
-  static SizeEstimate SizeOrUnknown(const CostNode& n) {
-    return n.computed_size ? *n.computed_size : UnknownSize();
-  }
+  static SizeEstimate SizeOrUnknown(const CostNode& n) { return n.computed_size ? *n.computed_size : UnknownSize(); }
 
   std::optional<EntrySize> ComputeEntrySize(const Expr& e) const {
     if (auto it = entry_sizes_.find(e.id()); it != entry_sizes_.end()) return it->second;
@@ -321,11 +295,8 @@ class Coster {
     switch (GetType(*sel.operand).kind()) {
       case TypeKind::kMap:
       case TypeKind::kStruct:
-      case TypeKind::kTypeParam:
-        sum = Add(sum, Fixed(kSelectAndIdentCost));
-        break;
-      default:
-        break;
+      case TypeKind::kTypeParam: sum = Add(sum, Fixed(kSelectAndIdentCost)); break;
+      default: break;
     }
     AddPath(e, Append(GetPath(*sel.operand), sel.field));
     return sum;
@@ -365,8 +336,7 @@ class Coster {
     CostEstimate fn_cost{kMax, 0};
     std::optional<SizeEstimate> result_size;
     for (const std::string& overload : ref->second.overload_ids) {
-      CallEstimate est = FunctionCost(e, function, overload, target ? &*target : nullptr,
-                                      arg_nodes, arg_costs);
+      CallEstimate est = FunctionCost(e, function, overload, target ? &*target : nullptr, arg_nodes, arg_costs);
       fn_cost = Union(fn_cost, est.cost);
       if (est.result_size) {
         result_size = result_size ? Union(*result_size, *est.result_size) : *est.result_size;
@@ -386,15 +356,14 @@ class Coster {
     return Add(sum, fn_cost);
   }
 
-  CallEstimate FunctionCost(const Expr& e, const std::string& function,
-                            const std::string& overload, const CostNode* target,
-                            std::span<const CostNode> args, std::span<const CostEstimate> arg_costs) {
+  CallEstimate FunctionCost(const Expr& e, const std::string& function, const std::string& overload,
+                            const CostNode* target, std::span<const CostNode> args,
+                            std::span<const CostEstimate> arg_costs) {
     CostEstimate arg_sum;
     for (const CostEstimate& c : arg_costs) arg_sum = Add(arg_sum, c);
 
     if (options_.estimator != nullptr) {
-      if (std::optional<CallEstimate> est =
-              options_.estimator->EstimateCallCost(function, overload, target, args)) {
+      if (std::optional<CallEstimate> est = options_.estimator->EstimateCallCost(function, overload, target, args)) {
         return {Add(est->cost, arg_sum), est->result_size};
       }
     }
@@ -407,14 +376,12 @@ class Coster {
     } else if (overload == "string_to_bytes") {
       if (args.size() == 1) {
         const SizeEstimate sz = SizeOrUnknown(args[0]);
-        return {Add(Factor(sz, kStringTraversalCostFactor), arg_sum),
-                SizeEstimate{sz.min, MulSat(sz.max, 4)}};
+        return {Add(Factor(sz, kStringTraversalCostFactor), arg_sum), SizeEstimate{sz.min, MulSat(sz.max, 4)}};
       }
     } else if (overload == "bytes_to_string") {
       if (args.size() == 1) {
         const SizeEstimate sz = SizeOrUnknown(args[0]);
-        return {Add(Factor(sz, kStringTraversalCostFactor), arg_sum),
-                SizeEstimate{sz.min / 4, sz.max}};
+        return {Add(Factor(sz, kStringTraversalCostFactor), arg_sum), SizeEstimate{sz.min / 4, sz.max}};
       }
     } else if (overload == "strings_quote") {
       if (args.size() == 1) {
@@ -433,8 +400,7 @@ class Coster {
       // O(nm): string length (plus one, so that an empty string still pays
       // for the regex) times a guess of the regex's states (4 chars each).
       if (target != nullptr && args.size() == 1) {
-        const CostEstimate str =
-            Factor(Add(SizeOrUnknown(*target), FixedSize(1)), kStringTraversalCostFactor);
+        const CostEstimate str = Factor(Add(SizeOrUnknown(*target), FixedSize(1)), kStringTraversalCostFactor);
         const CostEstimate regex = Factor(SizeOrUnknown(args[0]), kRegexStringLengthCostFactor);
         return {Add(Mul(str, regex), arg_sum), {}};
       }
@@ -462,11 +428,10 @@ class Coster {
         if (overload == "add_list") return {Add(Fixed(1), arg_sum), size};  // O(1)
         return {Add(Factor(size, kStringTraversalCostFactor), arg_sum), size};
       }
-    } else if (overload == "less_string" || overload == "greater_string" ||
-               overload == "less_equals_string" || overload == "greater_equals_string" ||
-               overload == "less_bytes" || overload == "greater_bytes" ||
-               overload == "less_equals_bytes" || overload == "greater_equals_bytes" ||
-               overload == "equals" || overload == "not_equals") {
+    } else if (overload == "less_string" || overload == "greater_string" || overload == "less_equals_string" ||
+               overload == "greater_equals_string" || overload == "less_bytes" || overload == "greater_bytes" ||
+               overload == "less_equals_bytes" || overload == "greater_equals_bytes" || overload == "equals" ||
+               overload == "not_equals") {
       if (args.size() == 2) {
         const SizeEstimate lhs = SizeOrUnknown(args[0]);
         const SizeEstimate rhs = SizeOrUnknown(args[1]);
@@ -539,16 +504,13 @@ class Coster {
     const SizeEstimate range = SizeOrUnknown(*c.iter_range);
     sum = Add(sum, MulCost(range, Add(step, loop)));
     switch (c.accu_init->kind()) {
-      case ExprKind::kConstant:
-        SetSize(e, ComputeSize(*c.accu_init));
-        break;
+      case ExprKind::kConstant: SetSize(e, ComputeSize(*c.accu_init)); break;
       case ExprKind::kList:
       case ExprKind::kMap:
         SetSize(e, range);
         SetEntrySize(e, ComputeEntrySize(*c.loop_step));
         break;
-      default:
-        break;
+      default: break;
     }
     return sum;
   }
@@ -556,10 +518,9 @@ class Coster {
   // A cel.bind-style comprehension: no iterations, the accumulator is a local.
   static bool IsBind(const Expr& e) {
     const ComprehensionExpr& c = e.comprehension();
-    return c.iter_range->Is<ListExpr>() && c.iter_range->list().elements.empty() &&
-           c.loop_condition->Is<Constant>() &&
-           c.loop_condition->constant().kind() == Constant::Kind::kBool &&
-           !c.loop_condition->constant().bool_value() && c.accu_var != kLegacyAccumulatorName;
+    return c.iter_range->Is<ListExpr>() && c.iter_range->list().elements.empty() && c.loop_condition->Is<Constant>() &&
+           c.loop_condition->constant().kind() == Constant::Kind::kBool && !c.loop_condition->constant().bool_value() &&
+           c.accu_var != kLegacyAccumulatorName;
   }
 
   CostEstimate CostBind(const Expr& e) {
@@ -598,17 +559,17 @@ constexpr double kMaxNameFormatRegexSize = 128;
 // The declared shape of the `device` variable (the DeclTypes of
 // dynamic-resource-allocation's compiler), for the size estimator's walk.
 enum class DeviceNode : uint8_t {
-  kDevice,         // object with fields driver, allowMultipleAllocations, attributes, capacity
-  kDriver,         // string, max 63
-  kMultiAlloc,     // bool with a "size" of 1
-  kAttributes,     // map(domain, map(id, attribute)), max 32 entries
-  kAttributeMap,   // map(id, attribute), max 32 entries
-  kAttribute,      // the attribute value: max 64 (string length or list items)
-  kCapacity,       // map(domain, map(id, quantity)), max 32
-  kCapacityMap,    // map(id, quantity), max 32
-  kQuantity,       // no max size declared (0)
-  kDomain,         // string, max 63
-  kId,             // string, max 32
+  kDevice,        // object with fields driver, allowMultipleAllocations, attributes, capacity
+  kDriver,        // string, max 63
+  kMultiAlloc,    // bool with a "size" of 1
+  kAttributes,    // map(domain, map(id, attribute)), max 32 entries
+  kAttributeMap,  // map(id, attribute), max 32 entries
+  kAttribute,     // the attribute value: max 64 (string length or list items)
+  kCapacity,      // map(domain, map(id, quantity)), max 32
+  kCapacityMap,   // map(id, quantity), max 32
+  kQuantity,      // no max size declared (0)
+  kDomain,        // string, max 63
+  kId,            // string, max 32
 };
 
 uint64_t MaxElements(DeviceNode n) {
@@ -620,8 +581,7 @@ uint64_t MaxElements(DeviceNode n) {
     case DeviceNode::kAttributeMap:
     case DeviceNode::kCapacity:
     case DeviceNode::kCapacityMap: return kMaxAttributesAndCapacitiesPerDevice;
-    case DeviceNode::kAttribute:
-      return std::max(kDeviceAttributeMaxValueLength, kMaxAttributeValuesPerDevice);
+    case DeviceNode::kAttribute: return std::max(kDeviceAttributeMaxValueLength, kMaxAttributeValuesPerDevice);
     case DeviceNode::kQuantity: return 0;
     case DeviceNode::kDomain: return kDeviceMaxDomainLength;
     case DeviceNode::kId: return kDeviceMaxIdLength;
@@ -684,10 +644,8 @@ class KubernetesCostEstimator final : public CostEstimator {
     return SizeEstimate{0, MaxElements(current)};
   }
 
-  std::optional<CallEstimate> EstimateCallCost(std::string_view function,
-                                               std::string_view overload,
-                                               const CostNode* target,
-                                               std::span<const CostNode> args) const override {
+  std::optional<CallEstimate> EstimateCallCost(std::string_view function, std::string_view overload,
+                                               const CostNode* target, std::span<const CostNode> args) const override {
     // DRA's includes: like `arg in target`, linear in the list, which is
     // bounded by the attribute values per device.
     if (function == "includes" && overload == "dra_includes_dyn_dyn" && target != nullptr) {
@@ -717,18 +675,15 @@ class KubernetesCostEstimator final : public CostEstimator {
   }
 
   // library.CostEstimator.EstimateCallCost, keyed by function name.
-  std::optional<CallEstimate> LibraryCallCost(std::string_view fn, std::string_view overload,
-                                              const CostNode* target,
+  std::optional<CallEstimate> LibraryCallCost(std::string_view fn, std::string_view overload, const CostNode* target,
                                               std::span<const CostNode> args) const {
     auto one = [] { return CallEstimate{Fixed(1), {}}; };
     if (fn == "check") return CallEstimate{Fixed(350000), {}};
-    if (fn == "serviceAccount" || fn == "path" || fn == "group" || fn == "resource" ||
-        fn == "subresource" || fn == "namespace" || fn == "name" || fn == "allowed" ||
-        fn == "reason" || fn == "error" || fn == "errored") {
+    if (fn == "serviceAccount" || fn == "path" || fn == "group" || fn == "resource" || fn == "subresource" ||
+        fn == "namespace" || fn == "name" || fn == "allowed" || fn == "reason" || fn == "error" || fn == "errored") {
       return one();
     }
-    if (fn == "isSorted" || fn == "sum" || fn == "max" || fn == "min" || fn == "indexOf" ||
-        fn == "lastIndexOf") {
+    if (fn == "isSorted" || fn == "sum" || fn == "max" || fn == "min" || fn == "indexOf" || fn == "lastIndexOf") {
       if (target == nullptr) return std::nullopt;
       if (std::optional<CostNode> elem = ListElementNode(*target)) {
         CostEstimate el_cost = Fixed(1);
@@ -810,9 +765,8 @@ class KubernetesCostEstimator final : public CostEstimator {
       if (target == nullptr || args.empty()) return std::nullopt;
       return CallEstimate{Factor(SizeOf(args[0]), 2 * kStringTraversalCostFactor), {}};
     }
-    if (fn == "masked" || fn == "prefixLength" || fn == "family" || fn == "isUnspecified" ||
-        fn == "isLoopback" || fn == "isLinkLocalMulticast" || fn == "isLinkLocalUnicast" ||
-        fn == "isGlobalUnicast") {
+    if (fn == "masked" || fn == "prefixLength" || fn == "family" || fn == "isUnspecified" || fn == "isLoopback" ||
+        fn == "isLinkLocalMulticast" || fn == "isLinkLocalUnicast" || fn == "isGlobalUnicast") {
       return one();
     }
     if (fn == "containsIP" || fn == "containsCIDR") {
@@ -843,20 +797,19 @@ class KubernetesCostEstimator final : public CostEstimator {
                           {}};
     }
     if (fn == "format.named") return one();
-    if (fn == "sign" || fn == "asInteger" || fn == "isInteger" || fn == "asApproximateFloat" ||
-        fn == "isGreaterThan" || fn == "isLessThan" || fn == "compareTo" || fn == "add" ||
-        fn == "sub" || fn == "major" || fn == "minor" || fn == "patch") {
+    if (fn == "sign" || fn == "asInteger" || fn == "isInteger" || fn == "asApproximateFloat" || fn == "isGreaterThan" ||
+        fn == "isLessThan" || fn == "compareTo" || fn == "add" || fn == "sub" || fn == "major" || fn == "minor" ||
+        fn == "patch") {
       return one();
     }
-    if (fn == "getScheme" || fn == "getHostname" || fn == "getHost" || fn == "getPort" ||
-        fn == "getEscapedPath" || fn == "getQuery") {
+    if (fn == "getScheme" || fn == "getHostname" || fn == "getHost" || fn == "getPort" || fn == "getEscapedPath" ||
+        fn == "getQuery") {
       return one();  // URL accessors
     }
     if (fn == "_==_" && args.size() == 2 && args[0].type.IsExact(args[1].type)) {
       // Equality of two values of one Kubernetes type.
       const std::string& name = args[0].type.name();
-      if (name == "net.IP" || name == "net.CIDR" || name == "kubernetes.Quantity" ||
-          name == "kubernetes.Semver") {
+      if (name == "net.IP" || name == "net.CIDR" || name == "kubernetes.Quantity" || name == "kubernetes.Semver") {
         return one();
       }
       if (name == "kubernetes.NamedFormat") {
@@ -878,8 +831,7 @@ class KubernetesCostEstimator final : public CostEstimator {
     return q >= 18446744073709551616.0 ? kMax : static_cast<uint64_t>(q);
   }
 
-  static CallEstimate ReplaceCost(SizeEstimate sz, SizeEstimate to_replace,
-                                  SizeEstimate replace_with) {
+  static CallEstimate ReplaceCost(SizeEstimate sz, SizeEstimate to_replace, SizeEstimate replace_with) {
     SizeEstimate count;
     SizeEstimate retained;
     // The longest result.
@@ -910,14 +862,11 @@ class KubernetesCostEstimator final : public CostEstimator {
 
 }  // namespace
 
-CostEstimate EstimateCost(const ParsedExpr& parsed, const CheckResult& checked,
-                          const CostOptions& options) {
+CostEstimate EstimateCost(const ParsedExpr& parsed, const CheckResult& checked, const CostOptions& options) {
   return Coster(checked, options).Cost(parsed.expr);
 }
 
-std::unique_ptr<CostEstimator> NewKubernetesCostEstimator() {
-  return std::make_unique<KubernetesCostEstimator>();
-}
+std::unique_ptr<CostEstimator> NewKubernetesCostEstimator() { return std::make_unique<KubernetesCostEstimator>(); }
 
 CostOptions KubernetesCostOptions(const CostEstimator& estimator) {
   CostOptions o;

@@ -78,8 +78,7 @@ class CostEstimator {
   // The cost of one call of `overload_id` of `function`, not counting its
   // arguments, or std::nullopt to use the generic rules. `target` is null for
   // a global call.
-  virtual std::optional<CallEstimate> EstimateCallCost(std::string_view function,
-                                                       std::string_view overload_id,
+  virtual std::optional<CallEstimate> EstimateCallCost(std::string_view function, std::string_view overload_id,
                                                        const CostNode* target,
                                                        std::span<const CostNode> args) const = 0;
 };
@@ -94,8 +93,7 @@ struct CostOptions {
 // Estimates the cost of `parsed`, whose check result is `checked`.
 // REQUIRES: checked.ok() and `checked` came from Check(parsed, ...).
 // Thread-safe; keeps no reference to its arguments.
-CostEstimate EstimateCost(const ParsedExpr& parsed, const CheckResult& checked,
-                          const CostOptions& options = {});
+CostEstimate EstimateCost(const ParsedExpr& parsed, const CheckResult& checked, const CostOptions& options = {});
 
 // Kubernetes' estimator for DRA selectors: the function costs of
 // k8s.io/apiserver's library.CostEstimator (quantity, semver, regex, lists,

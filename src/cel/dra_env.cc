@@ -32,8 +32,7 @@
 
 namespace dra::cel {
 
-std::pair<std::string_view, std::string_view> SplitQualifiedName(std::string_view name,
-                                                                 std::string_view driver) {
+std::pair<std::string_view, std::string_view> SplitQualifiedName(std::string_view name, std::string_view driver) {
   const size_t slash = name.find('/');
   if (slash == std::string_view::npos) return {driver, name};
   return {name.substr(0, slash), name.substr(slash + 1)};
@@ -72,8 +71,7 @@ std::optional<std::string_view> StringKey(const PathStep& step) {
 }
 
 // PathPreparer of the DRA environment.
-std::shared_ptr<const void> PrepareDevicePath(std::string_view variable,
-                                              std::span<const PathStep> steps) {
+std::shared_ptr<const void> PrepareDevicePath(std::string_view variable, std::span<const PathStep> steps) {
   if (variable != kDeviceVariable || steps.empty() || steps[0].is_index) return nullptr;
   const std::string_view field = steps[0].key.string_value();
   auto path = std::make_shared<DevicePath>();
@@ -161,8 +159,7 @@ class DeviceObject final : public OpaqueObject {
   ~DeviceObject() override = default;
   std::string_view type_name() const override { return kDeviceTypeName; }
   std::optional<Value> GetField(std::string_view field) const override;
-  bool ResolvePath(std::span<const PathStep> steps, const void* prepared,
-                   Value* out) const override;
+  bool ResolvePath(std::span<const PathStep> steps, const void* prepared, Value* out) const override;
   std::string DebugString() const override;
 
  private:
@@ -184,7 +181,8 @@ class SemverCache {
   const Entry& Lookup(const api::InternedString& text) {
     const std::string* key = &text.str();
     Entry& e = entries_[(reinterpret_cast<uintptr_t>(key) * 0x9E3779B97F4A7C15ULL) >> 56];
-    if (e.key == key) [[likely]] return e;
+    if (e.key == key) [[likely]]
+      return e;
     return Fill(e, text);
   }
   void EndEvaluation() {
@@ -213,8 +211,7 @@ class SemverCache {
 
 class DraScratch {
  public:
-  DraScratch()
-      : device_object(this), attributes(this, false), capacity(this, true) {}
+  DraScratch() : device_object(this), attributes(this, false), capacity(this, true) {}
 
   void Reset(const api::Device* d, std::string_view drv, const DraEnvOptions& options) {
     device = d;
@@ -242,12 +239,10 @@ class DraScratch {
           break;
         }
         case api::DeviceAttribute::Type::kNone:
-          return FailedPreconditionError("attribute " + name.str() +
-                                         ": unsupported attribute value");
+          return FailedPreconditionError("attribute " + name.str() + ": unsupported attribute value");
         default:
           if (!list_values) {
-            return FailedPreconditionError("attribute " + name.str() +
-                                           ": unsupported attribute value");
+            return FailedPreconditionError("attribute " + name.str() + ": unsupported attribute value");
           }
           if (const std::vector<api::InternedString>* versions = attr.versions()) {
             for (const api::InternedString& v : *versions) {
@@ -419,8 +414,8 @@ void DomainMap::Init(bool capacity, std::string_view domain) {
 
 std::string_view DomainMap::IdAt(size_t index) const {
   const uint32_t i = entries_[index];
-  const std::string_view key = capacity_ ? (s_->device->capacity.begin() + i)->first.view()
-                                         : (s_->device->attributes.begin() + i)->first.view();
+  const std::string_view key =
+      capacity_ ? (s_->device->capacity.begin() + i)->first.view() : (s_->device->attributes.begin() + i)->first.view();
   return SplitQualifiedName(key, s_->driver).second;
 }
 
@@ -456,9 +451,7 @@ bool DomainsMap::Contains(const Value& key) const {
   return std::find(d.begin(), d.end(), key.string_value()) != d.end();
 }
 
-Value DomainsMap::KeyAt(size_t index) const {
-  return Value::StringView(s_->Domains(capacity_)[index]);
-}
+Value DomainsMap::KeyAt(size_t index) const { return Value::StringView(s_->Domains(capacity_)[index]); }
 
 Value DomainsMap::ValueAt(size_t index) const {
   return Value::BorrowMap(s_->Domain(capacity_, s_->Domains(capacity_)[index]));
@@ -480,8 +473,7 @@ Value AttributeList::Get(size_t index) const {
   switch (attr_->type()) {
     case api::DeviceAttribute::Type::kInts: return Value::Int((*attr_->ints())[index]);
     case api::DeviceAttribute::Type::kBools: return Value::Bool((*attr_->bools())[index]);
-    case api::DeviceAttribute::Type::kStrings:
-      return Value::StringView((*attr_->strings())[index].view());
+    case api::DeviceAttribute::Type::kStrings: return Value::StringView((*attr_->strings())[index].view());
     case api::DeviceAttribute::Type::kVersions: return s_->Semver((*attr_->versions())[index]);
     default: return Value();
   }
@@ -499,15 +491,12 @@ std::optional<Value> DeviceObject::GetField(std::string_view field) const {
   return std::nullopt;
 }
 
-bool DeviceObject::ResolvePath(std::span<const PathStep>, const void* prepared,
-                               Value* out) const {
+bool DeviceObject::ResolvePath(std::span<const PathStep>, const void* prepared, Value* out) const {
   if (prepared == nullptr) return false;
   const auto& path = *static_cast<const DevicePath*>(prepared);
   switch (path.kind) {
     case DevicePath::Kind::kDriver: *out = Value::StringView(s_->driver); return true;
-    case DevicePath::Kind::kDomain:
-      *out = Value::BorrowMap(s_->Domain(path.capacity, path.domain));
-      return true;
+    case DevicePath::Kind::kDomain: *out = Value::BorrowMap(s_->Domain(path.capacity, path.domain)); return true;
     case DevicePath::Kind::kEntry: {
       if (path.capacity) {
         const api::DeviceCapacity* c = s_->FindEntry(s_->device->capacity, path);
@@ -524,9 +513,7 @@ bool DeviceObject::ResolvePath(std::span<const PathStep>, const void* prepared,
   return false;
 }
 
-std::string DeviceObject::DebugString() const {
-  return "device of driver \"" + std::string(s_->driver) + "\"";
-}
+std::string DeviceObject::DebugString() const { return "device of driver \"" + std::string(s_->driver) + "\""; }
 
 }  // namespace internal
 
@@ -544,9 +531,8 @@ StatusOr<std::unique_ptr<DraEnvironment>> DraEnvironment::New(const DraEnvOption
                                 std::to_string(kOldestMinor) + " to 1." + std::to_string(kNewestMinor) + " are)");
   }
   std::unique_ptr<DraEnvironment> env(new DraEnvironment(options));
-  KubernetesLibraryOptions k = options.new_expressions
-                                   ? KubernetesLibraryOptions::New(options.minor)
-                                   : KubernetesLibraryOptions::Stored(options.minor);
+  KubernetesLibraryOptions k = options.new_expressions ? KubernetesLibraryOptions::New(options.minor)
+                                                       : KubernetesLibraryOptions::Stored(options.minor);
   k.includes = options.includes();
   // 1.37 registers the lists library's includes() (upstream v0.37.2:
   // library.IncludesOption), which has no length limit; the 48-element limit
@@ -657,9 +643,8 @@ Status DraEnvironment::CheckDevice(const api::Device& device, EvalScratch& scrat
   return s.CheckAttributes();
 }
 
-StatusOr<Value> DraEnvironment::Evaluate(const CompiledSelector& selector,
-                                         const api::Device* device, std::string_view driver,
-                                         EvalScratch& scratch, DeviceCheck check) const {
+StatusOr<Value> DraEnvironment::Evaluate(const CompiledSelector& selector, const api::Device* device,
+                                         std::string_view driver, EvalScratch& scratch, DeviceCheck check) const {
   if (!selector.ok()) return InvalidArgumentError(selector.error_);
   internal::DraScratch& s = *scratch.impl_;
   if (s.state.options().cost_limit != options_.cost_limit) SetCostLimit(s.state);
@@ -684,8 +669,7 @@ void DraEnvironment::SetCostLimit(EvalState& state) const {
 // The hot path of the allocator: the same steps as Evaluate, without
 // passing the result through another StatusOr.
 StatusOr<bool> DraEnvironment::Matches(const CompiledSelector& selector, const api::Device& device,
-                                       std::string_view driver, EvalScratch& scratch,
-                                       DeviceCheck check) const {
+                                       std::string_view driver, EvalScratch& scratch, DeviceCheck check) const {
   if (!selector.ok()) return InvalidArgumentError(selector.error_);
   internal::DraScratch& s = *scratch.impl_;
   if (s.state.options().cost_limit != options_.cost_limit) SetCostLimit(s.state);
@@ -707,8 +691,7 @@ Status DraEnvironment::NotABool(const Value& v) const {
     }
     return FailedPreconditionError(std::move(message));
   }
-  return FailedPreconditionError("CEL result of type " + std::string(v.TypeName()) +
-                                 " could not be converted to bool");
+  return FailedPreconditionError("CEL result of type " + std::string(v.TypeName()) + " could not be converted to bool");
 }
 
 }  // namespace dra::cel

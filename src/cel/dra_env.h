@@ -98,14 +98,10 @@ struct DraEnvOptions {
 
   // Derived facts (src/cel/README.md §3, §4):
   // `device.allowMultipleAllocations` is declared.
-  bool allow_multiple_allocations_declared() const {
-    return !new_expressions || consumable_capacity;
-  }
+  bool allow_multiple_allocations_declared() const { return !new_expressions || consumable_capacity; }
   // Attribute values are statically `dyn` (so comprehensions over them
   // compile) rather than `any`.
-  bool dyn_attributes() const {
-    return minor >= 36 && (list_type_attributes || (minor >= 37 && !new_expressions));
-  }
+  bool dyn_attributes() const { return minor >= 36 && (list_type_attributes || (minor >= 37 && !new_expressions)); }
   // List-valued attributes convert to CEL lists (else the device fails with
   // "unsupported attribute value").
   bool list_values() const { return minor >= 37 || (minor == 36 && list_type_attributes); }
@@ -208,9 +204,8 @@ class DraEnvironment {
   // The allocator words these as "CEL compile error" / "CEL runtime error"
   // (src/cel/README.md §1). Does not allocate for common selectors once
   // `scratch` is warm. Thread-safe with one scratch per thread.
-  StatusOr<bool> Matches(const CompiledSelector& selector, const api::Device& device,
-                         std::string_view driver, EvalScratch& scratch,
-                         DeviceCheck check = DeviceCheck::kCheck) const;
+  StatusOr<bool> Matches(const CompiledSelector& selector, const api::Device& device, std::string_view driver,
+                         EvalScratch& scratch, DeviceCheck check = DeviceCheck::kCheck) const;
 
   // Matches over all devices of one slice of `driver` at once, where
   // `selector` has a columnar form (cel/columnar.h): out[i] (REQUIRES
@@ -221,9 +216,8 @@ class DraEnvironment {
   // Returns false, leaving `out` alone, when the selector has no columnar
   // form or does not compile. Does not update scratch.cost(). Thread-safe
   // with one scratch per thread.
-  bool MatchColumn(const CompiledSelector& selector, std::span<const api::Device> devices,
-                   std::string_view driver, std::span<uint8_t> out, EvalScratch& scratch,
-                   DeviceCheck check = DeviceCheck::kCheck) const;
+  bool MatchColumn(const CompiledSelector& selector, std::span<const api::Device> devices, std::string_view driver,
+                   std::span<uint8_t> out, EvalScratch& scratch, DeviceCheck check = DeviceCheck::kCheck) const;
 
   // The check Matches makes before evaluating (kFailedPrecondition, e.g.
   // "attribute names: unsupported attribute value"). It depends only on the
@@ -236,9 +230,8 @@ class DraEnvironment {
   // selector, the device and `scratch`: it is valid until the next use of
   // `scratch`. Errors as Matches, but a CEL error value comes back as the
   // Value (is_error()), unmodified.
-  StatusOr<Value> Evaluate(const CompiledSelector& selector, const api::Device* device,
-                           std::string_view driver, EvalScratch& scratch,
-                           DeviceCheck check = DeviceCheck::kCheck) const;
+  StatusOr<Value> Evaluate(const CompiledSelector& selector, const api::Device* device, std::string_view driver,
+                           EvalScratch& scratch, DeviceCheck check = DeviceCheck::kCheck) const;
 
  private:
   explicit DraEnvironment(const DraEnvOptions& options) : options_(options) {}
@@ -262,15 +255,13 @@ class DraEnvironment {
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
   };
   mutable std::shared_mutex cache_mu_;
-  mutable std::unordered_map<std::string, std::shared_ptr<const CompiledSelector>, Hash,
-                             std::equal_to<>>
-      cache_, expression_cache_;
+  mutable std::unordered_map<std::string, std::shared_ptr<const CompiledSelector>, Hash, std::equal_to<>> cache_,
+      expression_cache_;
 };
 
 // Splits a qualified attribute or capacity name into domain and ID: the part
 // before the first '/' is the domain; a bare name belongs to `driver`
 // (upstream parseQualifiedName).
-std::pair<std::string_view, std::string_view> SplitQualifiedName(std::string_view name,
-                                                                 std::string_view driver);
+std::pair<std::string_view, std::string_view> SplitQualifiedName(std::string_view name, std::string_view driver);
 
 }  // namespace dra::cel

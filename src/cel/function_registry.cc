@@ -7,8 +7,7 @@ namespace {
 bool SameParams(const std::vector<Param>& a, const std::vector<Param>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].is_any() != b[i].is_any() || a[i].kind() != b[i].kind() ||
-        a[i].opaque_type() != b[i].opaque_type()) {
+    if (a[i].is_any() != b[i].is_any() || a[i].kind() != b[i].kind() || a[i].opaque_type() != b[i].opaque_type()) {
       return false;
     }
   }
@@ -26,10 +25,8 @@ Status FunctionRegistry::Register(Overload overload) {
   }
   auto& list = functions_[overload.function];
   for (const auto& existing : list) {
-    if (existing->receiver_style == overload.receiver_style &&
-        SameParams(existing->params, overload.params)) {
-      return AlreadyExistsError("overload '" + overload.id + "' has the signature of '" +
-                                existing->id + "'");
+    if (existing->receiver_style == overload.receiver_style && SameParams(existing->params, overload.params)) {
+      return AlreadyExistsError("overload '" + overload.id + "' has the signature of '" + existing->id + "'");
     }
   }
   ids_[overload.id] = true;
@@ -37,8 +34,8 @@ Status FunctionRegistry::Register(Overload overload) {
   return OkStatus();
 }
 
-std::vector<const Overload*> FunctionRegistry::Find(std::string_view function,
-                                                    bool receiver_style, size_t arity) const {
+std::vector<const Overload*> FunctionRegistry::Find(std::string_view function, bool receiver_style,
+                                                    size_t arity) const {
   std::vector<const Overload*> out;
   auto it = functions_.find(function);
   if (it == functions_.end()) return out;

@@ -61,9 +61,7 @@ class Param {
   static Param Any() { return Param(true, ValueKind::kNull, {}); }
   static Param Of(ValueKind kind) { return Param(false, kind, {}); }
   // Opaque values whose type_name() is `type_name` (static storage).
-  static Param Opaque(std::string_view type_name) {
-    return Param(false, ValueKind::kOpaque, type_name);
-  }
+  static Param Opaque(std::string_view type_name) { return Param(false, ValueKind::kOpaque, type_name); }
 
   bool Accepts(const Value& v) const {
     if (any_) return true;
@@ -78,8 +76,7 @@ class Param {
   std::string_view opaque_type() const { return opaque_type_; }
 
  private:
-  Param(bool any, ValueKind kind, std::string_view opaque_type)
-      : any_(any), kind_(kind), opaque_type_(opaque_type) {}
+  Param(bool any, ValueKind kind, std::string_view opaque_type) : any_(any), kind_(kind), opaque_type_(opaque_type) {}
   bool any_;
   ValueKind kind_;
   std::string_view opaque_type_;
@@ -152,8 +149,7 @@ class FunctionRegistry {
   // The overloads of `function` with `arity` parameters (receiver included)
   // and the given style, in registration order. Pointers stay valid for the
   // life of the registry.
-  std::vector<const Overload*> Find(std::string_view function, bool receiver_style,
-                                    size_t arity) const;
+  std::vector<const Overload*> Find(std::string_view function, bool receiver_style, size_t arity) const;
   // Whether any overload of `function` exists.
   bool HasFunction(std::string_view function) const;
 

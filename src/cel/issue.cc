@@ -20,8 +20,7 @@ bool Snippet(std::string_view source, int32_t line, std::string_view* out) {
   return true;
 }
 
-void AppendIssue(std::string_view source, const Issue& issue, std::string_view description,
-                 std::string& out) {
+void AppendIssue(std::string_view source, const Issue& issue, std::string_view description, std::string& out) {
   out += "ERROR: ";
   out += description;
   out += ':';
@@ -40,8 +39,8 @@ void AppendIssue(std::string_view source, const Issue& issue, std::string_view d
   if (!Snippet(source, issue.line, &raw)) return;
   std::string snippet(raw);
   std::replace(snippet.begin(), snippet.end(), '\t', ' ');
-  const bool wide = std::any_of(snippet.begin(), snippet.end(),
-                                [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
+  const bool wide =
+      std::any_of(snippet.begin(), snippet.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
   out += "\n | ";
   out += snippet;
   out += "\n | ";
@@ -52,8 +51,7 @@ void AppendIssue(std::string_view source, const Issue& issue, std::string_view d
 
 }  // namespace
 
-std::string FormatIssues(std::string_view source, std::span<const Issue> issues,
-                         std::string_view description) {
+std::string FormatIssues(std::string_view source, std::span<const Issue> issues, std::string_view description) {
   std::vector<const Issue*> sorted;
   sorted.reserve(issues.size());
   for (const Issue& issue : issues) sorted.push_back(&issue);

@@ -42,17 +42,12 @@ Param Opaque(std::string_view type_name) { return Param::Opaque(type_name); }
 
 // ceil(factor * size) for string-traversal costs (cel-go's common.StringTraversalCostFactor
 // is 0.1); the size of a string is its length in code points.
-uint64_t TenthOfFirst(std::span<const Value> a, const Value&) {
-  return CeilFactor(CostSize(a[0]), 0.1);
-}
-uint64_t FifthOfFirst(std::span<const Value> a, const Value&) {
-  return CeilFactor(CostSize(a[0]), 0.2);
-}
+uint64_t TenthOfFirst(std::span<const Value> a, const Value&) { return CeilFactor(CostSize(a[0]), 0.1); }
+uint64_t FifthOfFirst(std::span<const Value> a, const Value&) { return CeilFactor(CostSize(a[0]), 0.2); }
 
 // Registers one overload with an optional plan-time preparation.
-Status AddPrepared(FunctionRegistry& r, std::string id, std::string function, bool receiver,
-                   std::vector<Param> params, FunctionImpl impl, CostFunction cost,
-                   PrepareFunction prepare, int prepare_arg) {
+Status AddPrepared(FunctionRegistry& r, std::string id, std::string function, bool receiver, std::vector<Param> params,
+                   FunctionImpl impl, CostFunction cost, PrepareFunction prepare, int prepare_arg) {
   Overload o;
   o.id = std::move(id);
   o.function = std::move(function);
@@ -121,9 +116,8 @@ std::string QuantityParseErrorText(std::string_view s, const Status& status) {
   while (pos < n && digit(s[pos])) ++pos;
   if (pos < n) return std::string(kFormatWrong);
   const std::string_view suffix = s.substr(suffix_start);
-  static constexpr std::string_view kSuffixes[] = {"",  "n",  "u",  "m",  "k",  "M",  "G",
-                                                   "T", "P",  "E",  "Ki", "Mi", "Gi", "Ti",
-                                                   "Pi", "Ei"};
+  static constexpr std::string_view kSuffixes[] = {"",  "n", "u",  "m",  "k",  "M",  "G",  "T",
+                                                   "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
   bool known = std::find(std::begin(kSuffixes), std::end(kSuffixes), suffix) != std::end(kSuffixes);
   if (!known && (suffix[0] == 'e' || suffix[0] == 'E')) {
     std::string_view exp = suffix.substr(1);
@@ -152,40 +146,26 @@ Value QuantitySign(std::span<const Value> a, CallContext&) { return Value::Int(Q
 Value QuantityIsGreaterThan(std::span<const Value> a, CallContext&) {
   return Value::Bool(Q(a[0]).Compare(Q(a[1])) > 0);
 }
-Value QuantityIsLessThan(std::span<const Value> a, CallContext&) {
-  return Value::Bool(Q(a[0]).Compare(Q(a[1])) < 0);
-}
-Value QuantityCompareTo(std::span<const Value> a, CallContext&) {
-  return Value::Int(Q(a[0]).Compare(Q(a[1])));
-}
-Value QuantityAsFloat(std::span<const Value> a, CallContext&) {
-  return Value::Double(Q(a[0]).AsApproximateFloat64());
-}
+Value QuantityIsLessThan(std::span<const Value> a, CallContext&) { return Value::Bool(Q(a[0]).Compare(Q(a[1])) < 0); }
+Value QuantityCompareTo(std::span<const Value> a, CallContext&) { return Value::Int(Q(a[0]).Compare(Q(a[1]))); }
+Value QuantityAsFloat(std::span<const Value> a, CallContext&) { return Value::Double(Q(a[0]).AsApproximateFloat64()); }
 Value QuantityAsInteger(std::span<const Value> a, CallContext&) {
   std::optional<int64_t> v = Q(a[0]).AsInt64();
   if (!v) return Err("cannot convert value to integer");
   return Value::Int(*v);
 }
-Value QuantityIsInteger(std::span<const Value> a, CallContext&) {
-  return Value::Bool(Q(a[0]).AsInt64().has_value());
-}
+Value QuantityIsInteger(std::span<const Value> a, CallContext&) { return Value::Bool(Q(a[0]).AsInt64().has_value()); }
 Value ArithmeticResult(StatusOr<Quantity> r) {
   if (!r.ok()) return Err(std::string(r.status().message()));
   return NewQuantityValue(*r);
 }
 // quantityAddInt / quantitySubInt convert the int with NewQuantity(i, DecimalExponent).
-Quantity IntQuantity(const Value& v) {
-  return Quantity::FromInt(v.int_value(), quantity::Format::kDecimalExponent);
-}
-Value QuantityAdd(std::span<const Value> a, CallContext&) {
-  return ArithmeticResult(Q(a[0]).Add(Q(a[1])));
-}
+Quantity IntQuantity(const Value& v) { return Quantity::FromInt(v.int_value(), quantity::Format::kDecimalExponent); }
+Value QuantityAdd(std::span<const Value> a, CallContext&) { return ArithmeticResult(Q(a[0]).Add(Q(a[1]))); }
 Value QuantityAddInt(std::span<const Value> a, CallContext&) {
   return ArithmeticResult(Q(a[0]).Add(IntQuantity(a[1])));
 }
-Value QuantitySub(std::span<const Value> a, CallContext&) {
-  return ArithmeticResult(Q(a[0]).Sub(Q(a[1])));
-}
+Value QuantitySub(std::span<const Value> a, CallContext&) { return ArithmeticResult(Q(a[0]).Sub(Q(a[1]))); }
 Value QuantitySubInt(std::span<const Value> a, CallContext&) {
   return ArithmeticResult(Q(a[0]).Sub(IntQuantity(a[1])));
 }
@@ -193,19 +173,13 @@ Value QuantitySubInt(std::span<const Value> a, CallContext&) {
 Status RegisterQuantity(FunctionRegistry& r) {
   const Param q = Opaque(kQuantityTypeName);
   const Param s = P(kStringK);
-  DRA_RETURN_IF_ERROR(
-      Add(r, "string_to_quantity", "quantity", false, {s}, QuantityFromString, TenthOfFirst));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "is_quantity_string", "isQuantity", false, {s}, IsQuantity, TenthOfFirst));
+  DRA_RETURN_IF_ERROR(Add(r, "string_to_quantity", "quantity", false, {s}, QuantityFromString, TenthOfFirst));
+  DRA_RETURN_IF_ERROR(Add(r, "is_quantity_string", "isQuantity", false, {s}, IsQuantity, TenthOfFirst));
   DRA_RETURN_IF_ERROR(Add(r, "quantity_sign", "sign", false, {q}, QuantitySign));
-  DRA_RETURN_IF_ERROR(Add(r, "quantity_is_greater_than", "isGreaterThan", true, {q, q},
-                          QuantityIsGreaterThan));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "quantity_is_less_than", "isLessThan", true, {q, q}, QuantityIsLessThan));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "quantity_compare_to", "compareTo", true, {q, q}, QuantityCompareTo));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "quantity_get_float", "asApproximateFloat", true, {q}, QuantityAsFloat));
+  DRA_RETURN_IF_ERROR(Add(r, "quantity_is_greater_than", "isGreaterThan", true, {q, q}, QuantityIsGreaterThan));
+  DRA_RETURN_IF_ERROR(Add(r, "quantity_is_less_than", "isLessThan", true, {q, q}, QuantityIsLessThan));
+  DRA_RETURN_IF_ERROR(Add(r, "quantity_compare_to", "compareTo", true, {q, q}, QuantityCompareTo));
+  DRA_RETURN_IF_ERROR(Add(r, "quantity_get_float", "asApproximateFloat", true, {q}, QuantityAsFloat));
   DRA_RETURN_IF_ERROR(Add(r, "quantity_get_int", "asInteger", true, {q}, QuantityAsInteger));
   DRA_RETURN_IF_ERROR(Add(r, "quantity_is_integer", "isInteger", true, {q}, QuantityIsInteger));
   DRA_RETURN_IF_ERROR(Add(r, "quantity_add", "add", true, {q, q}, QuantityAdd));
@@ -238,37 +212,23 @@ Value IsSemverNormalize(std::span<const Value> a, CallContext&) {
 Value SemverIsGreaterThan(std::span<const Value> a, CallContext&) {
   return Value::Bool(SV(a[0]).IsGreaterThan(SV(a[1])));
 }
-Value SemverIsLessThan(std::span<const Value> a, CallContext&) {
-  return Value::Bool(SV(a[0]).IsLessThan(SV(a[1])));
-}
-Value SemverCompareTo(std::span<const Value> a, CallContext&) {
-  return Value::Int(SV(a[0]).Compare(SV(a[1])));
-}
-Value SemverMajor(std::span<const Value> a, CallContext&) {
-  return Value::Int(SV(a[0]).CelMajor());
-}
-Value SemverMinor(std::span<const Value> a, CallContext&) {
-  return Value::Int(SV(a[0]).CelMinor());
-}
-Value SemverPatch(std::span<const Value> a, CallContext&) {
-  return Value::Int(SV(a[0]).CelPatch());
-}
+Value SemverIsLessThan(std::span<const Value> a, CallContext&) { return Value::Bool(SV(a[0]).IsLessThan(SV(a[1]))); }
+Value SemverCompareTo(std::span<const Value> a, CallContext&) { return Value::Int(SV(a[0]).Compare(SV(a[1]))); }
+Value SemverMajor(std::span<const Value> a, CallContext&) { return Value::Int(SV(a[0]).CelMajor()); }
+Value SemverMinor(std::span<const Value> a, CallContext&) { return Value::Int(SV(a[0]).CelMinor()); }
+Value SemverPatch(std::span<const Value> a, CallContext&) { return Value::Int(SV(a[0]).CelPatch()); }
 
 Status RegisterSemver(FunctionRegistry& r) {
   const Param v = Opaque(kSemverTypeName);
   const Param s = P(kStringK);
   const Param b = P(kBoolK);
+  DRA_RETURN_IF_ERROR(Add(r, "string_to_semver", "semver", false, {s}, SemverFromString, TenthOfFirst));
   DRA_RETURN_IF_ERROR(
-      Add(r, "string_to_semver", "semver", false, {s}, SemverFromString, TenthOfFirst));
-  DRA_RETURN_IF_ERROR(Add(r, "string_bool_to_semver", "semver", false, {s, b},
-                          SemverFromStringNormalize, TenthOfFirst));
+      Add(r, "string_bool_to_semver", "semver", false, {s, b}, SemverFromStringNormalize, TenthOfFirst));
   DRA_RETURN_IF_ERROR(Add(r, "is_semver_string", "isSemver", false, {s}, IsSemver, TenthOfFirst));
-  DRA_RETURN_IF_ERROR(Add(r, "is_semver_string_bool", "isSemver", false, {s, b},
-                          IsSemverNormalize, TenthOfFirst));
-  DRA_RETURN_IF_ERROR(Add(r, "semver_is_greater_than", "isGreaterThan", true, {v, v},
-                          SemverIsGreaterThan));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "semver_is_less_than", "isLessThan", true, {v, v}, SemverIsLessThan));
+  DRA_RETURN_IF_ERROR(Add(r, "is_semver_string_bool", "isSemver", false, {s, b}, IsSemverNormalize, TenthOfFirst));
+  DRA_RETURN_IF_ERROR(Add(r, "semver_is_greater_than", "isGreaterThan", true, {v, v}, SemverIsGreaterThan));
+  DRA_RETURN_IF_ERROR(Add(r, "semver_is_less_than", "isLessThan", true, {v, v}, SemverIsLessThan));
   DRA_RETURN_IF_ERROR(Add(r, "semver_compare_to", "compareTo", true, {v, v}, SemverCompareTo));
   DRA_RETURN_IF_ERROR(Add(r, "semver_major", "major", true, {v}, SemverMajor));
   DRA_RETURN_IF_ERROR(Add(r, "semver_minor", "minor", true, {v}, SemverMinor));
@@ -284,8 +244,7 @@ Status RegisterSemver(FunctionRegistry& r) {
 uint64_t TraversalCost(const Value& v) {
   switch (v.kind()) {
     case ValueKind::kString:
-    case ValueKind::kBytes:
-      return static_cast<uint64_t>(static_cast<double>(v.string_value().size()) * 0.1);
+    case ValueKind::kBytes: return static_cast<uint64_t>(static_cast<double>(v.string_value().size()) * 0.1);
     case ValueKind::kList: {
       uint64_t cost = 0;
       const ListObject& l = v.list();
@@ -416,8 +375,7 @@ Value Includes(std::span<const Value> a, CallContext& ctx) {
     const ListObject& l = a[0].list();
     for (size_t i = 0; i < l.size(); ++i) {
       if (limit != 0 && i >= limit) {
-        return Err("'includes' function cannot be applied to lists longer than " +
-                   std::to_string(limit) + " values");
+        return Err("'includes' function cannot be applied to lists longer than " + std::to_string(limit) + " values");
       }
       if (EqualBool(l.Get(i), a[1])) return Value::Bool(true);
     }
@@ -428,15 +386,13 @@ Value Includes(std::span<const Value> a, CallContext& ctx) {
 
 Status RegisterLists(FunctionRegistry& r, const KubernetesLibraryOptions& options) {
   const Param l = P(kListK);
-  DRA_RETURN_IF_ERROR(
-      Add(r, "list_is_sorted_bool", "isSorted", true, {l}, IsSorted, ListTraversalCost));
+  DRA_RETURN_IF_ERROR(Add(r, "list_is_sorted_bool", "isSorted", true, {l}, IsSorted, ListTraversalCost));
   DRA_RETURN_IF_ERROR(Add(r, "list_sum", "sum", true, {l}, Sum, ListTraversalCost));
   DRA_RETURN_IF_ERROR(Add(r, "list_min", "min", true, {l}, MinMax<true>, ListTraversalCost));
   DRA_RETURN_IF_ERROR(Add(r, "list_max", "max", true, {l}, MinMax<false>, ListTraversalCost));
-  DRA_RETURN_IF_ERROR(Add(r, "list_a_index_of_int", "indexOf", true, {l, AnyP()}, ListIndexOf,
-                          ListTraversalCost));
-  DRA_RETURN_IF_ERROR(Add(r, "list_a_last_index_of_int", "lastIndexOf", true, {l, AnyP()},
-                          ListLastIndexOf, ListTraversalCost));
+  DRA_RETURN_IF_ERROR(Add(r, "list_a_index_of_int", "indexOf", true, {l, AnyP()}, ListIndexOf, ListTraversalCost));
+  DRA_RETURN_IF_ERROR(
+      Add(r, "list_a_last_index_of_int", "lastIndexOf", true, {l, AnyP()}, ListLastIndexOf, ListTraversalCost));
   if (options.includes) {
     // The limit lives as long as the process: registries are shared freely.
     static const size_t kNoLimit = 0;
@@ -477,8 +433,7 @@ StatusOr<std::shared_ptr<const void>> PrepareGoRegex(const Value& pattern) {
 }
 
 // The prepared regex of this call site, or one compiled now (kept in `holder`).
-const RE2* RegexFor(const Value& pattern, CallContext& ctx, std::shared_ptr<const RE2>& holder,
-                    Value* error) {
+const RE2* RegexFor(const Value& pattern, CallContext& ctx, std::shared_ptr<const RE2>& holder, Value* error) {
   if (ctx.prepared() != nullptr) return static_cast<const RE2*>(ctx.prepared());
   StatusOr<std::shared_ptr<const RE2>> re = CompileGoRegex(pattern.string_value());
   if (!re.ok()) {
@@ -564,12 +519,11 @@ uint64_t FindCost(std::span<const Value> a, const Value&) {
 
 Status RegisterRegex(FunctionRegistry& r) {
   const Param s = P(kStringK);
-  DRA_RETURN_IF_ERROR(AddPrepared(r, "string_find_string", "find", true, {s, s}, Find, FindCost,
-                                  PrepareGoRegex, 1));
-  DRA_RETURN_IF_ERROR(AddPrepared(r, "string_find_all_string", "findAll", true, {s, s}, FindAll,
+  DRA_RETURN_IF_ERROR(AddPrepared(r, "string_find_string", "find", true, {s, s}, Find, FindCost, PrepareGoRegex, 1));
+  DRA_RETURN_IF_ERROR(
+      AddPrepared(r, "string_find_all_string", "findAll", true, {s, s}, FindAll, FindCost, PrepareGoRegex, 1));
+  DRA_RETURN_IF_ERROR(AddPrepared(r, "string_find_all_string_int", "findAll", true, {s, s, P(kIntK)}, FindAllLimit,
                                   FindCost, PrepareGoRegex, 1));
-  DRA_RETURN_IF_ERROR(AddPrepared(r, "string_find_all_string_int", "findAll", true,
-                                  {s, s, P(kIntK)}, FindAllLimit, FindCost, PrepareGoRegex, 1));
   return OkStatus();
 }
 
@@ -589,13 +543,9 @@ Value IsUrl(std::span<const Value> a, CallContext& ctx) {
 }
 Value UrlScheme(std::span<const Value> a, CallContext&) { return Value::String(U(a[0]).scheme()); }
 Value UrlHost(std::span<const Value> a, CallContext&) { return Value::String(U(a[0]).host()); }
-Value UrlHostname(std::span<const Value> a, CallContext&) {
-  return Value::String(U(a[0]).Hostname());
-}
+Value UrlHostname(std::span<const Value> a, CallContext&) { return Value::String(U(a[0]).Hostname()); }
 Value UrlPort(std::span<const Value> a, CallContext&) { return Value::String(U(a[0]).Port()); }
-Value UrlEscapedPath(std::span<const Value> a, CallContext&) {
-  return Value::String(U(a[0]).EscapedPath());
-}
+Value UrlEscapedPath(std::span<const Value> a, CallContext&) { return Value::String(U(a[0]).EscapedPath()); }
 Value UrlQuery(std::span<const Value> a, CallContext& ctx) {
   std::vector<lib::Url::QueryEntry> query = U(a[0]).Query();
   auto map = MakeRef<HashMap>();
@@ -651,48 +601,32 @@ Value IpFromString(std::span<const Value> a, CallContext&) {
   if (!ip.ok()) return Err(std::string(ip.status().message()));
   return NewIP(*std::move(ip));
 }
-Value IsIp(std::span<const Value> a, CallContext&) {
-  return Value::Bool(lib::IPAddress::IsValid(a[0].string_value()));
-}
+Value IsIp(std::span<const Value> a, CallContext&) { return Value::Bool(lib::IPAddress::IsValid(a[0].string_value())); }
 Value IpIsCanonical(std::span<const Value> a, CallContext&) {
   StatusOr<bool> c = lib::IPAddress::IsCanonical(a[0].string_value());
   if (!c.ok()) return Err(std::string(c.status().message()));
   return Value::Bool(*c);
 }
-Value IpToString(std::span<const Value> a, CallContext&) {
-  return Value::String(IP(a[0]).String());
-}
+Value IpToString(std::span<const Value> a, CallContext&) { return Value::String(IP(a[0]).String()); }
 Value IpFamily(std::span<const Value> a, CallContext&) { return Value::Int(IP(a[0]).family()); }
-Value IpIsUnspecified(std::span<const Value> a, CallContext&) {
-  return Value::Bool(IP(a[0]).IsUnspecified());
-}
-Value IpIsLoopback(std::span<const Value> a, CallContext&) {
-  return Value::Bool(IP(a[0]).IsLoopback());
-}
+Value IpIsUnspecified(std::span<const Value> a, CallContext&) { return Value::Bool(IP(a[0]).IsUnspecified()); }
+Value IpIsLoopback(std::span<const Value> a, CallContext&) { return Value::Bool(IP(a[0]).IsLoopback()); }
 Value IpIsLinkLocalMulticast(std::span<const Value> a, CallContext&) {
   return Value::Bool(IP(a[0]).IsLinkLocalMulticast());
 }
 Value IpIsLinkLocalUnicast(std::span<const Value> a, CallContext&) {
   return Value::Bool(IP(a[0]).IsLinkLocalUnicast());
 }
-Value IpIsGlobalUnicast(std::span<const Value> a, CallContext&) {
-  return Value::Bool(IP(a[0]).IsGlobalUnicast());
-}
+Value IpIsGlobalUnicast(std::span<const Value> a, CallContext&) { return Value::Bool(IP(a[0]).IsGlobalUnicast()); }
 
 Value CidrFromString(std::span<const Value> a, CallContext&) {
   StatusOr<lib::Cidr> c = lib::Cidr::Parse(a[0].string_value());
   if (!c.ok()) return Err(std::string(c.status().message()));
   return NewCIDR(*std::move(c));
 }
-Value IsCidr(std::span<const Value> a, CallContext&) {
-  return Value::Bool(lib::Cidr::IsValid(a[0].string_value()));
-}
-Value CidrToString(std::span<const Value> a, CallContext&) {
-  return Value::String(CIDR(a[0]).String());
-}
-Value CidrContainsIp(std::span<const Value> a, CallContext&) {
-  return Value::Bool(CIDR(a[0]).ContainsIP(IP(a[1])));
-}
+Value IsCidr(std::span<const Value> a, CallContext&) { return Value::Bool(lib::Cidr::IsValid(a[0].string_value())); }
+Value CidrToString(std::span<const Value> a, CallContext&) { return Value::String(CIDR(a[0]).String()); }
+Value CidrContainsIp(std::span<const Value> a, CallContext&) { return Value::Bool(CIDR(a[0]).ContainsIP(IP(a[1]))); }
 Value CidrContainsIpString(std::span<const Value> a, CallContext&) {
   StatusOr<bool> c = CIDR(a[0]).ContainsIP(a[1].string_value());
   if (!c.ok()) return Err(std::string(c.status().message()));
@@ -708,9 +642,7 @@ Value CidrContainsCidrString(std::span<const Value> a, CallContext&) {
 }
 Value CidrIp(std::span<const Value> a, CallContext&) { return NewIP(CIDR(a[0]).ip()); }
 Value CidrMasked(std::span<const Value> a, CallContext&) { return NewCIDR(CIDR(a[0]).Masked()); }
-Value CidrPrefixLength(std::span<const Value> a, CallContext&) {
-  return Value::Int(CIDR(a[0]).prefix_length());
-}
+Value CidrPrefixLength(std::span<const Value> a, CallContext&) { return Value::Int(CIDR(a[0]).prefix_length()); }
 
 // containsIP: ceil(0.1 * 2 * size(cidr)) with size 1 for the object, plus the
 // parse of a string argument; containsCIDR adds another ceil(0.1) + 1.
@@ -729,30 +661,25 @@ Status RegisterIp(FunctionRegistry& r) {
   const Param s = P(kStringK);
   DRA_RETURN_IF_ERROR(Add(r, "string_to_ip", "ip", false, {s}, IpFromString, TenthOfFirst));
   DRA_RETURN_IF_ERROR(Add(r, "is_ip", "isIP", false, {s}, IsIp, TenthOfFirst));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "ip_is_canonical", "ip.isCanonical", false, {s}, IpIsCanonical, FifthOfFirst));
+  DRA_RETURN_IF_ERROR(Add(r, "ip_is_canonical", "ip.isCanonical", false, {s}, IpIsCanonical, FifthOfFirst));
   DRA_RETURN_IF_ERROR(Add(r, "ip_to_string", "string", false, {ip}, IpToString));
   DRA_RETURN_IF_ERROR(Add(r, "ip_family", "family", true, {ip}, IpFamily));
   DRA_RETURN_IF_ERROR(Add(r, "ip_is_unspecified", "isUnspecified", true, {ip}, IpIsUnspecified));
   DRA_RETURN_IF_ERROR(Add(r, "ip_is_loopback", "isLoopback", true, {ip}, IpIsLoopback));
-  DRA_RETURN_IF_ERROR(Add(r, "ip_is_link_local_multicast", "isLinkLocalMulticast", true, {ip},
-                          IpIsLinkLocalMulticast));
-  DRA_RETURN_IF_ERROR(Add(r, "ip_is_link_local_unicast", "isLinkLocalUnicast", true, {ip},
-                          IpIsLinkLocalUnicast));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "ip_is_global_unicast", "isGlobalUnicast", true, {ip}, IpIsGlobalUnicast));
+  DRA_RETURN_IF_ERROR(Add(r, "ip_is_link_local_multicast", "isLinkLocalMulticast", true, {ip}, IpIsLinkLocalMulticast));
+  DRA_RETURN_IF_ERROR(Add(r, "ip_is_link_local_unicast", "isLinkLocalUnicast", true, {ip}, IpIsLinkLocalUnicast));
+  DRA_RETURN_IF_ERROR(Add(r, "ip_is_global_unicast", "isGlobalUnicast", true, {ip}, IpIsGlobalUnicast));
 
   DRA_RETURN_IF_ERROR(Add(r, "string_to_cidr", "cidr", false, {s}, CidrFromString, TenthOfFirst));
   DRA_RETURN_IF_ERROR(Add(r, "is_cidr", "isCIDR", false, {s}, IsCidr, TenthOfFirst));
   DRA_RETURN_IF_ERROR(Add(r, "cidr_to_string", "string", false, {cidr}, CidrToString));
-  DRA_RETURN_IF_ERROR(Add(r, "cidr_contains_ip_string", "containsIP", true, {cidr, s},
-                          CidrContainsIpString, ContainsIpStringCost));
-  DRA_RETURN_IF_ERROR(Add(r, "cidr_contains_ip_ip", "containsIP", true, {cidr, ip},
-                          CidrContainsIp, ContainsIpCost));
-  DRA_RETURN_IF_ERROR(Add(r, "cidr_contains_cidr_string", "containsCIDR", true, {cidr, s},
-                          CidrContainsCidrString, ContainsCidrStringCost));
-  DRA_RETURN_IF_ERROR(Add(r, "cidr_contains_cidr", "containsCIDR", true, {cidr, cidr},
-                          CidrContainsCidr, ContainsCidrCost));
+  DRA_RETURN_IF_ERROR(
+      Add(r, "cidr_contains_ip_string", "containsIP", true, {cidr, s}, CidrContainsIpString, ContainsIpStringCost));
+  DRA_RETURN_IF_ERROR(Add(r, "cidr_contains_ip_ip", "containsIP", true, {cidr, ip}, CidrContainsIp, ContainsIpCost));
+  DRA_RETURN_IF_ERROR(Add(r, "cidr_contains_cidr_string", "containsCIDR", true, {cidr, s}, CidrContainsCidrString,
+                          ContainsCidrStringCost));
+  DRA_RETURN_IF_ERROR(
+      Add(r, "cidr_contains_cidr", "containsCIDR", true, {cidr, cidr}, CidrContainsCidr, ContainsCidrCost));
   DRA_RETURN_IF_ERROR(Add(r, "cidr_ip", "ip", true, {cidr}, CidrIp));
   DRA_RETURN_IF_ERROR(Add(r, "cidr_masked", "masked", true, {cidr}, CidrMasked));
   DRA_RETURN_IF_ERROR(Add(r, "cidr_prefix_length", "prefixLength", true, {cidr}, CidrPrefixLength));
@@ -796,18 +723,14 @@ std::vector<std::string> Dns1035Label(std::string_view s) {
 }
 
 std::vector<std::string> FormatDns1123Label(std::string_view s) { return api::IsDNS1123Label(s); }
-std::vector<std::string> FormatDns1123Subdomain(std::string_view s) {
-  return api::IsDNS1123Subdomain(s);
-}
+std::vector<std::string> FormatDns1123Subdomain(std::string_view s) { return api::IsDNS1123Subdomain(s); }
 std::vector<std::string> FormatDns1123LabelPrefix(std::string_view s) {
   return api::IsDNS1123Label(MaskTrailingDash(s));
 }
 std::vector<std::string> FormatDns1123SubdomainPrefix(std::string_view s) {
   return api::IsDNS1123Subdomain(MaskTrailingDash(s));
 }
-std::vector<std::string> FormatDns1035LabelPrefix(std::string_view s) {
-  return Dns1035Label(MaskTrailingDash(s));
-}
+std::vector<std::string> FormatDns1035LabelPrefix(std::string_view s) { return Dns1035Label(MaskTrailingDash(s)); }
 std::vector<std::string> FormatQualifiedName(std::string_view s) { return api::IsLabelName(s); }
 std::vector<std::string> FormatLabelValue(std::string_view s) { return api::IsLabelValue(s); }
 
@@ -821,9 +744,7 @@ std::vector<std::string> FormatUri(std::string_view s) {
   return {message};
 }
 
-bool IsHex(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
+bool IsHex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
 // strfmt "uuid": 8-4-4-4-12 hex digits, either case, the dashes optional.
 std::vector<std::string> FormatUuid(std::string_view s) {
@@ -845,8 +766,7 @@ std::vector<std::string> FormatByte(std::string_view s) {
     if (c != '\r' && c != '\n') clean.push_back(c);
   }
   const auto b64 = [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-           c == '+' || c == '/';
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/';
   };
   if (clean.size() % 4 != 0) return {"invalid base64"};
   size_t pad = 0;
@@ -872,8 +792,8 @@ bool ParseDigits(std::string_view s, size_t pos, size_t count, int* out) {
 // YYYY-MM-DD at `s[0..10)`, a real calendar date.
 bool ValidDate(std::string_view s) {
   int y, m, d;
-  if (s.size() < 10 || !ParseDigits(s, 0, 4, &y) || s[4] != '-' || !ParseDigits(s, 5, 2, &m) ||
-      s[7] != '-' || !ParseDigits(s, 8, 2, &d)) {
+  if (s.size() < 10 || !ParseDigits(s, 0, 4, &y) || s[4] != '-' || !ParseDigits(s, 5, 2, &m) || s[7] != '-' ||
+      !ParseDigits(s, 8, 2, &d)) {
     return false;
   }
   static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -890,9 +810,9 @@ std::vector<std::string> FormatDate(std::string_view s) {
 // RFC 3339 date-time: date 'T' hh:mm:ss[.frac] then 'Z' or +-hh:mm.
 std::vector<std::string> FormatDatetime(std::string_view s) {
   int h, mi, sec, zh, zm;
-  bool ok = ValidDate(s) && s.size() >= 20 && (s[10] == 'T' || s[10] == 't') &&
-            ParseDigits(s, 11, 2, &h) && s[13] == ':' && ParseDigits(s, 14, 2, &mi) &&
-            s[16] == ':' && ParseDigits(s, 17, 2, &sec) && h < 24 && mi < 60 && sec < 60;
+  bool ok = ValidDate(s) && s.size() >= 20 && (s[10] == 'T' || s[10] == 't') && ParseDigits(s, 11, 2, &h) &&
+            s[13] == ':' && ParseDigits(s, 14, 2, &mi) && s[16] == ':' && ParseDigits(s, 17, 2, &sec) && h < 24 &&
+            mi < 60 && sec < 60;
   size_t pos = 19;
   if (ok && pos < s.size() && s[pos] == '.') {
     ++pos;
@@ -904,9 +824,8 @@ std::vector<std::string> FormatDatetime(std::string_view s) {
     if (pos < s.size() && (s[pos] == 'Z' || s[pos] == 'z')) {
       ok = pos + 1 == s.size();
     } else {
-      ok = pos + 6 == s.size() && (s[pos] == '+' || s[pos] == '-') &&
-           ParseDigits(s, pos + 1, 2, &zh) && s[pos + 3] == ':' &&
-           ParseDigits(s, pos + 4, 2, &zm) && zh < 24 && zm < 60;
+      ok = pos + 6 == s.size() && (s[pos] == '+' || s[pos] == '-') && ParseDigits(s, pos + 1, 2, &zh) &&
+           s[pos + 3] == ':' && ParseDigits(s, pos + 4, 2, &zm) && zh < 24 && zm < 60;
     }
   }
   if (!ok) return {"invalid datetime"};
@@ -968,8 +887,8 @@ Value FormatValidate(std::span<const Value> a, CallContext&) {
 
 Status RegisterNamedFormats(FunctionRegistry& r) {
   DRA_RETURN_IF_ERROR(Add(r, "format-named", "format.named", false, {P(kStringK)}, FormatNamed));
-  DRA_RETURN_IF_ERROR(Add(r, "format-validate", "validate", true,
-                          {Opaque(kNamedFormatTypeName), P(kStringK)}, FormatValidate));
+  DRA_RETURN_IF_ERROR(
+      Add(r, "format-validate", "validate", true, {Opaque(kNamedFormatTypeName), P(kStringK)}, FormatValidate));
   for (const NamedFormat& f : kNamedFormats) {
     Overload o;
     o.id = "format." + std::string(f.key);
@@ -1040,8 +959,7 @@ KubernetesLibraryOptions KubernetesLibraryOptions::New(int minor) {
   return o;
 }
 
-Status RegisterKubernetesLibraries(FunctionRegistry& registry,
-                                   const KubernetesLibraryOptions& options) {
+Status RegisterKubernetesLibraries(FunctionRegistry& registry, const KubernetesLibraryOptions& options) {
   DRA_RETURN_IF_ERROR(RegisterQuantity(registry));
   DRA_RETURN_IF_ERROR(RegisterSemver(registry));
   DRA_RETURN_IF_ERROR(RegisterLists(registry, options));
@@ -1049,13 +967,12 @@ Status RegisterKubernetesLibraries(FunctionRegistry& registry,
   DRA_RETURN_IF_ERROR(RegisterUrl(registry, options));
   DRA_RETURN_IF_ERROR(RegisterIp(registry));
   DRA_RETURN_IF_ERROR(RegisterNamedFormats(registry));
-  DRA_RETURN_IF_ERROR(Add(registry, "string_format", "format", true, {P(kStringK), P(kListK)},
-                          StringFormat, TenthOfFirst));
+  DRA_RETURN_IF_ERROR(
+      Add(registry, "string_format", "format", true, {P(kStringK), P(kListK)}, StringFormat, TenthOfFirst));
   return OkStatus();
 }
 
-StatusOr<std::shared_ptr<FunctionRegistry>> NewKubernetesRegistry(
-    const KubernetesLibraryOptions& options) {
+StatusOr<std::shared_ptr<FunctionRegistry>> NewKubernetesRegistry(const KubernetesLibraryOptions& options) {
   if (options.minor < kOldestMinor || options.minor > kNewestMinor) {
     return InvalidArgumentError("Kubernetes release 1." + std::to_string(options.minor) + " is not supported (1." +
                                 std::to_string(kOldestMinor) + " to 1." + std::to_string(kNewestMinor) + " are)");
@@ -1133,8 +1050,7 @@ class LiteralValidator {
 
   // Checks that the known types among `types` (with the ids of their
   // expressions) agree; returns the common type, if every one is known.
-  std::optional<std::string> Homogeneous(const std::vector<std::pair<int64_t, StaticType>>& types,
-                                         bool exempt) {
+  std::optional<std::string> Homogeneous(const std::vector<std::pair<int64_t, StaticType>>& types, bool exempt) {
     const StaticType* first = nullptr;
     bool all_known = true;
     for (const auto& [id, t] : types) {
@@ -1166,8 +1082,7 @@ class LiteralValidator {
   // unless `exempt` (inside a format() call).
   StaticType Visit(const Expr& e, bool exempt) {
     switch (e.kind()) {
-      case ExprKind::kConstant:
-        return StaticType::Named(std::string(ConstantTypeName(e.constant())));
+      case ExprKind::kConstant: return StaticType::Named(std::string(ConstantTypeName(e.constant())));
       case ExprKind::kList: {
         const ListExpr& l = e.list();
         std::vector<std::pair<int64_t, StaticType>> types;
@@ -1197,8 +1112,7 @@ class LiteralValidator {
         }
         std::optional<std::string> k = Homogeneous(keys, exempt);
         std::optional<std::string> v = Homogeneous(values, exempt);
-        StaticType out = (k && v) ? StaticType::Named("map(" + *k + ", " + *v + ")")
-                                  : StaticType::Unknown();
+        StaticType out = (k && v) ? StaticType::Named("map(" + *k + ", " + *v + ")") : StaticType::Unknown();
         out.literal_elements = std::move(elements);
         out.format_name = "map";
         return out;
@@ -1210,8 +1124,7 @@ class LiteralValidator {
         std::vector<StaticType> args;
         for (const Expr& a : c.args) args.push_back(Visit(a, exempt || is_format));
         if (is_format && c.has_target() && c.target->Is<Constant>() &&
-            c.target->constant().kind() == Constant::Kind::kString && c.args.size() == 1 &&
-            c.args[0].Is<ListExpr>()) {
+            c.target->constant().kind() == Constant::Kind::kString && c.args.size() == 1 && c.args[0].Is<ListExpr>()) {
           CheckFormat(e, c.target->constant().string_value(), c.args[0], args[0]);
         }
         if (!c.has_target() && c.function == "dyn" && c.args.size() == 1) {
@@ -1237,10 +1150,8 @@ class LiteralValidator {
   }
 
   // The formatter's compile-time check of '<format>'.format([...]).
-  void CheckFormat(const Expr& call, const std::string& format, const Expr& list,
-                   const StaticType& list_type) {
-    std::optional<lib::FormatCheckError> err =
-        lib::CheckFormatCall(format, list_type.literal_elements);
+  void CheckFormat(const Expr& call, const std::string& format, const Expr& list, const StaticType& list_type) {
+    std::optional<lib::FormatCheckError> err = lib::CheckFormatCall(format, list_type.literal_elements);
     if (!err) return;
     // Report at the offending element when the check names one.
     const Expr* at = &call;
@@ -1265,8 +1176,6 @@ class LiteralValidator {
 
 }  // namespace
 
-std::vector<Issue> ValidateKubernetesLiterals(const ParsedExpr& parsed) {
-  return LiteralValidator(parsed).Run();
-}
+std::vector<Issue> ValidateKubernetesLiterals(const ParsedExpr& parsed) { return LiteralValidator(parsed).Run(); }
 
 }  // namespace dra::cel

@@ -214,15 +214,13 @@ struct KubernetesLibraryOptions {
 // `registry`, which must already hold the standard library and ext.Strings
 // registered with FormatFlavor::kExternal (NewKubernetesRegistry does both).
 // kAlreadyExists if one of them is there already.
-Status RegisterKubernetesLibraries(FunctionRegistry& registry,
-                                   const KubernetesLibraryOptions& options);
+Status RegisterKubernetesLibraries(FunctionRegistry& registry, const KubernetesLibraryOptions& options);
 
 // A registry with everything a Kubernetes CEL environment of `options` has:
 // the standard library, ext.Strings v2, ext.Lists v3 (if ext_lists()),
 // ext.Sets, the optional library and the Kubernetes libraries. Build it
 // once and share it.
-StatusOr<std::shared_ptr<FunctionRegistry>> NewKubernetesRegistry(
-    const KubernetesLibraryOptions& options);
+StatusOr<std::shared_ptr<FunctionRegistry>> NewKubernetesRegistry(const KubernetesLibraryOptions& options);
 
 // Parser options of the environment: all macro libraries, sortBy only with
 // ext.Lists.

@@ -16,9 +16,7 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsHexDigit(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 bool IsOctalDigit(char c) { return c >= '0' && c <= '7'; }
 bool IsIdentChar(char c) { return IsLetter(c) || IsDigit(c) || c == '_'; }
-bool IsQuotedIdentChar(char c) {
-  return IsIdentChar(c) || c == '.' || c == '-' || c == '/' || c == ' ';
-}
+bool IsQuotedIdentChar(char c) { return IsIdentChar(c) || c == '.' || c == '-' || c == '/' || c == ' '; }
 bool IsQuote(char c) { return c == '\'' || c == '"'; }
 bool IsContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
@@ -325,8 +323,7 @@ class Scanner {
             shown = 2;
             while (pos_ + shown < src_.size() && IsContinuationByte(src_[pos_ + shown])) ++shown;
           }
-          return ErrorAtCurrent("invalid escape sequence '" + Display(src_.substr(pos_, shown)) +
-                                "'");
+          return ErrorAtCurrent("invalid escape sequence '" + Display(src_.substr(pos_, shown)) + "'");
         }
         Advance(len);
         continue;
@@ -339,8 +336,7 @@ class Scanner {
     Advance(1);
     while (Has() && IsQuotedIdentChar(Peek())) Advance(1);
     if (Peek() != '`' || pos_ - start_ < 2) {
-      return ErrorAtStart(
-          "invalid quoted identifier: expected `name` with letters, digits and _ . / - or space");
+      return ErrorAtStart("invalid quoted identifier: expected `name` with letters, digits and _ . / - or space");
     }
     Advance(1);
     return Make(TokenKind::kQuotedIdentifier);
@@ -418,8 +414,7 @@ StatusOr<std::string> DecodeQuotedLiteral(std::string_view text) {
     return InvalidArgumentError("not a quoted literal: " + std::string(text));
   }
   const char quote = text[i];
-  const size_t quote_len =
-      text.size() - i >= 6 && text[i + 1] == quote && text[i + 2] == quote ? 3 : 1;
+  const size_t quote_len = text.size() - i >= 6 && text[i + 1] == quote && text[i + 2] == quote ? 3 : 1;
   if (text.size() < i + 2 * quote_len) {
     return InvalidArgumentError("not a quoted literal: " + std::string(text));
   }
@@ -465,16 +460,14 @@ StatusOr<std::string> DecodeQuotedLiteral(std::string_view text) {
         break;
       case 'u':
       case 'U':
-        for (size_t h = k + 2; h < k + len; ++h)
-          value = value * 16 + static_cast<uint32_t>(HexValue(body[h]));
+        for (size_t h = k + 2; h < k + len; ++h) value = value * 16 + static_cast<uint32_t>(HexValue(body[h]));
         if (value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF)) {
           return InvalidArgumentError("invalid unicode code point");
         }
         code_point = true;
         break;
       default:  // octal \[0-3][0-7][0-7]
-        value =
-            static_cast<uint32_t>((e - '0') * 64 + (body[k + 2] - '0') * 8 + (body[k + 3] - '0'));
+        value = static_cast<uint32_t>((e - '0') * 64 + (body[k + 2] - '0') * 8 + (body[k + 3] - '0'));
         code_point = !bytes;
         break;
     }

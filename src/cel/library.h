@@ -23,8 +23,8 @@ Status RegisterStandardLibrary(FunctionRegistry& registry);
 
 // How the strings extension formats `format()`.
 enum class FormatFlavor : uint8_t {
-  kCurrent,  // cel-spec's string_ext vectors (cel-go's current formatter)
-  kLegacy,   // cel-go's legacy formatter used by ext.Strings v2 (Kubernetes)
+  kCurrent,   // cel-spec's string_ext vectors (cel-go's current formatter)
+  kLegacy,    // cel-go's legacy formatter used by ext.Strings v2 (Kubernetes)
   kExternal,  // format() is not registered here: another library brings its own
               // (the Kubernetes environment's, over cel/lib/format.h; k8s_lib.h)
 };

@@ -31,8 +31,8 @@ Value Range(std::span<const Value> a, CallContext& ctx) {
   const int64_t n = a[0].int_value();
   if (n < 0) return Err("lists.range: size must be non-negative, got " + std::to_string(n));
   if (n > kMaxRangeSize) {
-    return Err("lists.range: size " + std::to_string(n) + " exceeds maximum allowed (" +
-               std::to_string(kMaxRangeSize) + ")");
+    return Err("lists.range: size " + std::to_string(n) + " exceeds maximum allowed (" + std::to_string(kMaxRangeSize) +
+               ")");
   }
   if (!ctx.CheckAllocation(16 * static_cast<uint64_t>(n))) return Err("allocation limit exceeded");
   std::vector<Value> out;
@@ -127,8 +127,7 @@ Value SortByKeys(const ListObject& list, const ListObject& keys, CallContext& ct
     return Err(
         "@sortByAssociatedKeys() expected a list of the same size as the associated keys list, "
         "but got " +
-        std::to_string(list.size()) + " and " + std::to_string(keys.size()) +
-        " elements respectively");
+        std::to_string(list.size()) + " and " + std::to_string(keys.size()) + " elements respectively");
   }
   if (!ctx.CheckAllocation(32 * list.size())) return Err("allocation limit exceeded");
   std::vector<Value> key_values = Elements(keys);
@@ -139,18 +138,15 @@ Value SortByKeys(const ListObject& list, const ListObject& keys, CallContext& ct
   }
   std::vector<size_t> order(key_values.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-    return Compare(key_values[x], key_values[y]) == Ordering::kLess;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t x, size_t y) { return Compare(key_values[x], key_values[y]) == Ordering::kLess; });
   std::vector<Value> out;
   out.reserve(order.size());
   for (size_t i : order) out.push_back(list.Get(i));
   return Value::List(std::move(out));
 }
 
-Value Sort(std::span<const Value> a, CallContext& ctx) {
-  return SortByKeys(a[0].list(), a[0].list(), ctx);
-}
+Value Sort(std::span<const Value> a, CallContext& ctx) { return SortByKeys(a[0].list(), a[0].list(), ctx); }
 Value SortByAssociatedKeys(std::span<const Value> a, CallContext& ctx) {
   return SortByKeys(a[0].list(), a[1].list(), ctx);
 }
@@ -164,9 +160,7 @@ Value Last(std::span<const Value> a, CallContext&) {
   return l.size() == 0 ? Value::OptionalNone() : Value::Optional(l.Get(l.size() - 1));
 }
 
-uint64_t OutputSizeCost(std::span<const Value>, const Value& result) {
-  return AllocatingListCost(1, CostSize(result));
-}
+uint64_t OutputSizeCost(std::span<const Value>, const Value& result) { return AllocatingListCost(1, CostSize(result)); }
 uint64_t FlattenCost(std::span<const Value> a, const Value&) {
   const double depth = a.size() == 2 ? static_cast<double>(std::max<int64_t>(a[1].int_value(), 0)) : 1.0;
   return AllocatingListCost(depth, CostSize(a[0]));
@@ -181,9 +175,7 @@ uint64_t SelfCompareCost(const ListObject& l) {
   return AllocatingListCost(factor, n * n);
 }
 uint64_t DistinctCost(std::span<const Value> a, const Value&) { return SelfCompareCost(a[0].list()); }
-uint64_t SortByCost(std::span<const Value> a, const Value&) {
-  return SelfCompareCost(a[a.size() - 1].list());
-}
+uint64_t SortByCost(std::span<const Value> a, const Value&) { return SelfCompareCost(a[a.size() - 1].list()); }
 
 // --- Sets ---------------------------------------------------------------------
 
@@ -205,8 +197,7 @@ Value SetsContains(std::span<const Value> a, CallContext&) {
   return Value::Bool(ContainsAll(a[0].list(), a[1].list()));
 }
 Value SetsEquivalent(std::span<const Value> a, CallContext&) {
-  return Value::Bool(ContainsAll(a[0].list(), a[1].list()) &&
-                     ContainsAll(a[1].list(), a[0].list()));
+  return Value::Bool(ContainsAll(a[0].list(), a[1].list()) && ContainsAll(a[1].list(), a[0].list()));
 }
 Value SetsIntersects(std::span<const Value> a, CallContext&) {
   const ListObject& x = a[0].list();
@@ -233,8 +224,8 @@ Status RegisterListsLibrary(FunctionRegistry& r) {
   DRA_RETURN_IF_ERROR(Add(r, "list_flatten_int", "flatten", true, {l, i}, FlattenDepth, FlattenCost));
   DRA_RETURN_IF_ERROR(Add(r, "list_distinct", "distinct", true, {l}, Distinct, DistinctCost));
   DRA_RETURN_IF_ERROR(Add(r, "list_sort", "sort", true, {l}, Sort, SortByCost));
-  DRA_RETURN_IF_ERROR(Add(r, "list_sortByAssociatedKeys", "@sortByAssociatedKeys", true, {l, l},
-                          SortByAssociatedKeys, SortByCost));
+  DRA_RETURN_IF_ERROR(
+      Add(r, "list_sortByAssociatedKeys", "@sortByAssociatedKeys", true, {l, l}, SortByAssociatedKeys, SortByCost));
   DRA_RETURN_IF_ERROR(Add(r, "list_first", "first", true, {l}, First));
   DRA_RETURN_IF_ERROR(Add(r, "list_last", "last", true, {l}, Last));
   return OkStatus();
@@ -242,12 +233,9 @@ Status RegisterListsLibrary(FunctionRegistry& r) {
 
 Status RegisterSetsLibrary(FunctionRegistry& r) {
   const Param l = P(kListK);
-  DRA_RETURN_IF_ERROR(Add(r, "list_sets_contains_list", "sets.contains", false, {l, l},
-                          SetsContains, SetsCost));
-  DRA_RETURN_IF_ERROR(Add(r, "list_sets_equivalent_list", "sets.equivalent", false, {l, l},
-                          SetsEquivalent, SetsCost));
-  DRA_RETURN_IF_ERROR(Add(r, "list_sets_intersects_list", "sets.intersects", false, {l, l},
-                          SetsIntersects, SetsCost));
+  DRA_RETURN_IF_ERROR(Add(r, "list_sets_contains_list", "sets.contains", false, {l, l}, SetsContains, SetsCost));
+  DRA_RETURN_IF_ERROR(Add(r, "list_sets_equivalent_list", "sets.equivalent", false, {l, l}, SetsEquivalent, SetsCost));
+  DRA_RETURN_IF_ERROR(Add(r, "list_sets_intersects_list", "sets.intersects", false, {l, l}, SetsIntersects, SetsCost));
   return OkStatus();
 }
 

@@ -17,9 +17,9 @@ Expr MacroExprFactory::NewPresenceTest(Expr operand, std::string field) {
   return Expr(NextId(), std::move(select));
 }
 
-Expr MacroExprFactory::NewComprehension(std::string_view iter_var, std::string_view iter_var2,
-                                        Expr iter_range, std::string_view accu_var, Expr accu_init,
-                                        Expr loop_condition, Expr loop_step, Expr result) {
+Expr MacroExprFactory::NewComprehension(std::string_view iter_var, std::string_view iter_var2, Expr iter_range,
+                                        std::string_view accu_var, Expr accu_init, Expr loop_condition, Expr loop_step,
+                                        Expr result) {
   ComprehensionExpr c;
   c.iter_var = std::string(iter_var);
   c.iter_var2 = std::string(iter_var2);
@@ -39,13 +39,9 @@ MacroExpansion Failed(int64_t id, std::string message) {
   return MacroExpansion{std::nullopt, MacroError{id, std::move(message)}};
 }
 
-const std::string* IdentName(const Expr& e) {
-  return e.Is<IdentExpr>() ? &e.ident().name : nullptr;
-}
+const std::string* IdentName(const Expr& e) { return e.Is<IdentExpr>() ? &e.ident().name : nullptr; }
 
-bool IsAccumulatorName(std::string_view name) {
-  return name == kAccumulatorName || name == kLegacyAccumulatorName;
-}
+bool IsAccumulatorName(std::string_view name) { return name == kAccumulatorName || name == kLegacyAccumulatorName; }
 
 // cel-go parser.MakeHas.
 MacroExpansion ExpandHas(MacroExprFactory& f, Expr*, std::vector<Expr>& args) {
@@ -98,8 +94,7 @@ QuantifierParts MakeQuantifierParts(MacroExprFactory& f, Quantifier kind, Expr p
       Expr one = f.NewInt(1);
       Expr plus_one = f.NewCall(op::kAdd, std::move(accu), std::move(one));
       Expr unchanged = f.NewAccuIdent();
-      parts.step = f.NewCall(op::kConditional, std::move(predicate), std::move(plus_one),
-                             std::move(unchanged));
+      parts.step = f.NewCall(op::kConditional, std::move(predicate), std::move(plus_one), std::move(unchanged));
       Expr result_accu = f.NewAccuIdent();
       Expr result_one = f.NewInt(1);
       parts.result = f.NewCall(op::kEquals, std::move(result_accu), std::move(result_one));
@@ -118,9 +113,8 @@ MacroExpansion ExpandQuantifier(MacroExprFactory& f, Expr* target, std::vector<E
     return Failed(args[0].id(), "iteration variable overwrites accumulator variable");
   }
   QuantifierParts parts = MakeQuantifierParts(f, kKind, std::move(args[1]));
-  return Expanded(f.NewComprehension(*var, "", std::move(*target), kAccumulatorName,
-                                     std::move(parts.init), std::move(parts.condition),
-                                     std::move(parts.step), std::move(parts.result)));
+  return Expanded(f.NewComprehension(*var, "", std::move(*target), kAccumulatorName, std::move(parts.init),
+                                     std::move(parts.condition), std::move(parts.step), std::move(parts.result)));
 }
 
 // cel-go parser.MakeMap, shared with sortBy: `range.map(args[0], [filter,] fn)`.
@@ -165,16 +159,14 @@ MacroExpansion ExpandFilter(MacroExprFactory& f, Expr* target, std::vector<Expr>
   Expr element = f.NewList(std::move(args[0]));  // the iteration variable itself
   Expr append = f.NewCall(op::kAdd, std::move(accu), std::move(element));
   Expr unchanged = f.NewAccuIdent();
-  Expr step =
-      f.NewCall(op::kConditional, std::move(args[1]), std::move(append), std::move(unchanged));
+  Expr step = f.NewCall(op::kConditional, std::move(args[1]), std::move(append), std::move(unchanged));
   Expr result = f.NewAccuIdent();
   return Expanded(f.NewComprehension(var, "", std::move(*target), kAccumulatorName, std::move(init),
                                      std::move(condition), std::move(step), std::move(result)));
 }
 
 // cel-go ext extractIterVars: both iteration variables of a two-variable form.
-std::optional<MacroError> ExtractIterVars(const std::vector<Expr>& args, std::string* var1,
-                                          std::string* var2) {
+std::optional<MacroError> ExtractIterVars(const std::vector<Expr>& args, std::string* var1, std::string* var2) {
   const std::string* v1 = IdentName(args[0]);
   if (v1 == nullptr) return MacroError{args[0].id(), "iteration variable must be a simple name"};
   const std::string* v2 = IdentName(args[1]);
@@ -197,9 +189,8 @@ MacroExpansion ExpandQuantifier2(MacroExprFactory& f, Expr* target, std::vector<
   std::string var1, var2;
   if (auto error = ExtractIterVars(args, &var1, &var2)) return MacroExpansion{std::nullopt, error};
   QuantifierParts parts = MakeQuantifierParts(f, kKind, std::move(args[2]));
-  return Expanded(f.NewComprehension(var1, var2, std::move(*target), kAccumulatorName,
-                                     std::move(parts.init), std::move(parts.condition),
-                                     std::move(parts.step), std::move(parts.result)));
+  return Expanded(f.NewComprehension(var1, var2, std::move(*target), kAccumulatorName, std::move(parts.init),
+                                     std::move(parts.condition), std::move(parts.step), std::move(parts.result)));
 }
 
 enum class Transform { kList, kMap, kMapEntry };
@@ -226,18 +217,15 @@ MacroExpansion ExpandTransform(MacroExprFactory& f, Expr* target, std::vector<Ex
       step = f.NewCall(op::kMapInsert, std::move(accu), std::move(key), std::move(transform));
       break;
     }
-    case Transform::kMapEntry:
-      step = f.NewCall(op::kMapInsert, std::move(accu), std::move(transform));
-      break;
+    case Transform::kMapEntry: step = f.NewCall(op::kMapInsert, std::move(accu), std::move(transform)); break;
   }
   if (has_filter) {
     Expr unchanged = f.NewAccuIdent();
     step = f.NewCall(op::kConditional, std::move(args[2]), std::move(step), std::move(unchanged));
   }
   Expr result = f.NewAccuIdent();
-  return Expanded(f.NewComprehension(var1, var2, std::move(*target), kAccumulatorName,
-                                     std::move(init), std::move(condition), std::move(step),
-                                     std::move(result)));
+  return Expanded(f.NewComprehension(var1, var2, std::move(*target), kAccumulatorName, std::move(init),
+                                     std::move(condition), std::move(step), std::move(result)));
 }
 
 // A zero-iteration comprehension that binds `var` to `init` while evaluating
@@ -246,8 +234,8 @@ Expr MakeBind(MacroExprFactory& f, const std::string& var, Expr init, Expr resul
   Expr range = f.NewList();
   Expr condition = f.NewBool(false);
   Expr step = f.NewIdent(var);
-  return f.NewComprehension(kUnusedIterVar, "", std::move(range), var, std::move(init),
-                            std::move(condition), std::move(step), std::move(result));
+  return f.NewComprehension(kUnusedIterVar, "", std::move(range), var, std::move(init), std::move(condition),
+                            std::move(step), std::move(result));
 }
 
 // cel-go ext celBind. Expands only `cel.bind(...)`; other targets decline.
@@ -276,8 +264,7 @@ MacroExpansion ExpandOptMap(MacroExprFactory& f, Expr* target, std::vector<Expr>
   Expr bound = MakeBind(f, name, std::move(value), std::move(args[1]));
   if (kWrap) bound = f.NewCall(op::kOptionalOf, std::move(bound));
   Expr none = f.NewCall(op::kOptionalNone);
-  return Expanded(
-      f.NewCall(op::kConditional, std::move(has_value), std::move(bound), std::move(none)));
+  return Expanded(f.NewCall(op::kConditional, std::move(has_value), std::move(bound), std::move(none)));
 }
 
 // cel-go ext sortByMacro.
@@ -298,8 +285,7 @@ MacroExpansion ExpandSortBy(MacroExprFactory& f, Expr* target, std::vector<Expr>
   MacroExpansion keys = MakeMap(f, std::move(keys_range), args);
   if (keys.error) return keys;
   Expr receiver = f.NewIdent(kInput);
-  Expr sorted =
-      f.NewMemberCall(op::kSortByAssociatedKeys, std::move(receiver), std::move(*keys.expr));
+  Expr sorted = f.NewMemberCall(op::kSortByAssociatedKeys, std::move(receiver), std::move(*keys.expr));
   return Expanded(MakeBind(f, std::string(kInput), std::move(*target), std::move(sorted)));
 }
 
@@ -307,31 +293,20 @@ constexpr std::array kMacros = {
     Macro{"has", 1, false, MacroLibrary::kStandard, &ExpandHas},
     Macro{"all", 2, true, MacroLibrary::kStandard, &ExpandQuantifier<Quantifier::kAll>},
     Macro{"exists", 2, true, MacroLibrary::kStandard, &ExpandQuantifier<Quantifier::kExists>},
-    Macro{"exists_one", 2, true, MacroLibrary::kStandard,
-          &ExpandQuantifier<Quantifier::kExistsOne>},
+    Macro{"exists_one", 2, true, MacroLibrary::kStandard, &ExpandQuantifier<Quantifier::kExistsOne>},
     Macro{"map", 2, true, MacroLibrary::kStandard, &ExpandMap},
     Macro{"map", 3, true, MacroLibrary::kStandard, &ExpandMap},
     Macro{"filter", 2, true, MacroLibrary::kStandard, &ExpandFilter},
-    Macro{"all", 3, true, MacroLibrary::kTwoVarComprehensions,
-          &ExpandQuantifier2<Quantifier::kAll>},
-    Macro{"exists", 3, true, MacroLibrary::kTwoVarComprehensions,
-          &ExpandQuantifier2<Quantifier::kExists>},
-    Macro{"existsOne", 3, true, MacroLibrary::kTwoVarComprehensions,
-          &ExpandQuantifier2<Quantifier::kExistsOne>},
-    Macro{"exists_one", 3, true, MacroLibrary::kTwoVarComprehensions,
-          &ExpandQuantifier2<Quantifier::kExistsOne>},
-    Macro{"transformList", 3, true, MacroLibrary::kTwoVarComprehensions,
-          &ExpandTransform<Transform::kList>},
-    Macro{"transformList", 4, true, MacroLibrary::kTwoVarComprehensions,
-          &ExpandTransform<Transform::kList>},
-    Macro{"transformMap", 3, true, MacroLibrary::kTwoVarComprehensions,
-          &ExpandTransform<Transform::kMap>},
-    Macro{"transformMap", 4, true, MacroLibrary::kTwoVarComprehensions,
-          &ExpandTransform<Transform::kMap>},
-    Macro{"transformMapEntry", 3, true, MacroLibrary::kTwoVarComprehensions,
-          &ExpandTransform<Transform::kMapEntry>},
-    Macro{"transformMapEntry", 4, true, MacroLibrary::kTwoVarComprehensions,
-          &ExpandTransform<Transform::kMapEntry>},
+    Macro{"all", 3, true, MacroLibrary::kTwoVarComprehensions, &ExpandQuantifier2<Quantifier::kAll>},
+    Macro{"exists", 3, true, MacroLibrary::kTwoVarComprehensions, &ExpandQuantifier2<Quantifier::kExists>},
+    Macro{"existsOne", 3, true, MacroLibrary::kTwoVarComprehensions, &ExpandQuantifier2<Quantifier::kExistsOne>},
+    Macro{"exists_one", 3, true, MacroLibrary::kTwoVarComprehensions, &ExpandQuantifier2<Quantifier::kExistsOne>},
+    Macro{"transformList", 3, true, MacroLibrary::kTwoVarComprehensions, &ExpandTransform<Transform::kList>},
+    Macro{"transformList", 4, true, MacroLibrary::kTwoVarComprehensions, &ExpandTransform<Transform::kList>},
+    Macro{"transformMap", 3, true, MacroLibrary::kTwoVarComprehensions, &ExpandTransform<Transform::kMap>},
+    Macro{"transformMap", 4, true, MacroLibrary::kTwoVarComprehensions, &ExpandTransform<Transform::kMap>},
+    Macro{"transformMapEntry", 3, true, MacroLibrary::kTwoVarComprehensions, &ExpandTransform<Transform::kMapEntry>},
+    Macro{"transformMapEntry", 4, true, MacroLibrary::kTwoVarComprehensions, &ExpandTransform<Transform::kMapEntry>},
     Macro{"bind", 3, true, MacroLibrary::kBindings, &ExpandBind},
     Macro{"optMap", 2, true, MacroLibrary::kOptional, &ExpandOptMap<true>},
     Macro{"optFlatMap", 2, true, MacroLibrary::kOptional, &ExpandOptMap<false>},
@@ -344,8 +319,7 @@ std::span<const Macro> AllMacros() { return kMacros; }
 
 const Macro* FindMacro(std::string_view function, size_t arg_count, bool receiver_style) {
   for (const Macro& m : kMacros) {
-    if (m.name == function && static_cast<size_t>(m.arg_count) == arg_count &&
-        m.receiver_style == receiver_style) {
+    if (m.name == function && static_cast<size_t>(m.arg_count) == arg_count && m.receiver_style == receiver_style) {
       return &m;
     }
   }

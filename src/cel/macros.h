@@ -98,8 +98,7 @@ class MacroExprFactory {
 
   // `iter_var2` empty for a one-variable comprehension.
   Expr NewComprehension(std::string_view iter_var, std::string_view iter_var2, Expr iter_range,
-                        std::string_view accu_var, Expr accu_init, Expr loop_condition,
-                        Expr loop_step, Expr result);
+                        std::string_view accu_var, Expr accu_init, Expr loop_condition, Expr loop_step, Expr result);
 };
 
 // A malformed macro call: `message`, reported at the position of node `id`.
@@ -118,8 +117,7 @@ struct MacroExpansion {
 
 // `target` is null for a global call. The expander may move from *target and
 // from args.
-using MacroExpander = MacroExpansion (*)(MacroExprFactory& factory, Expr* target,
-                                         std::vector<Expr>& args);
+using MacroExpander = MacroExpansion (*)(MacroExprFactory& factory, Expr* target, std::vector<Expr>& args);
 
 // Groups of macros that environments enable together.
 enum class MacroLibrary : uint8_t {

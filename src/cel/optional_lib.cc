@@ -30,16 +30,12 @@ Value OfNonZero(std::span<const Value> a, CallContext&) {
   return IsZeroValue(a[0]) ? Value::OptionalNone() : Value::Optional(a[0]);
 }
 Value None(std::span<const Value>, CallContext&) { return Value::OptionalNone(); }
-Value HasValue(std::span<const Value> a, CallContext&) {
-  return Value::Bool(a[0].has_optional_value());
-}
+Value HasValue(std::span<const Value> a, CallContext&) { return Value::Bool(a[0].has_optional_value()); }
 Value GetValue(std::span<const Value> a, CallContext&) {
   if (!a[0].has_optional_value()) return Err("optional.none() dereference");
   return a[0].optional_value();
 }
-Value Or(std::span<const Value> a, CallContext&) {
-  return a[0].has_optional_value() ? a[0] : a[1];
-}
+Value Or(std::span<const Value> a, CallContext&) { return a[0].has_optional_value() ? a[0] : a[1]; }
 Value OrValue(std::span<const Value> a, CallContext&) {
   return a[0].has_optional_value() ? a[0].optional_value() : a[1];
 }
@@ -50,8 +46,8 @@ Value Unwrap(std::span<const Value> a, CallContext& ctx) {
   for (size_t i = 0; i < l.size(); ++i) {
     Value v = l.Get(i);
     if (!v.is_optional()) {
-      return Err("optional.unwrap: list element " + std::to_string(i) + " is " +
-                 std::string(v.TypeName()) + ", not an optional");
+      return Err("optional.unwrap: list element " + std::to_string(i) + " is " + std::string(v.TypeName()) +
+                 ", not an optional");
     }
     if (v.has_optional_value()) out.push_back(v.optional_value());
   }
@@ -63,8 +59,7 @@ Value Unwrap(std::span<const Value> a, CallContext& ctx) {
 Status RegisterOptionalLibrary(FunctionRegistry& r) {
   const Param o = P(kOptionalK);
   DRA_RETURN_IF_ERROR(Add(r, "optional_of", "optional.of", false, {AnyP()}, Of));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "optional_ofNonZeroValue", "optional.ofNonZeroValue", false, {AnyP()}, OfNonZero));
+  DRA_RETURN_IF_ERROR(Add(r, "optional_ofNonZeroValue", "optional.ofNonZeroValue", false, {AnyP()}, OfNonZero));
   DRA_RETURN_IF_ERROR(Add(r, "optional_none", "optional.none", false, {}, None));
   DRA_RETURN_IF_ERROR(Add(r, "optional_hasValue", "hasValue", true, {o}, HasValue));
   DRA_RETURN_IF_ERROR(Add(r, "optional_value", "value", true, {o}, GetValue));
@@ -72,8 +67,7 @@ Status RegisterOptionalLibrary(FunctionRegistry& r) {
   // overloads serve the strict fallback and constant folding.
   DRA_RETURN_IF_ERROR(Add(r, "optional_or_optional", "or", true, {o, o}, Or));
   DRA_RETURN_IF_ERROR(Add(r, "optional_orValue_value", "orValue", true, {o, AnyP()}, OrValue));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "optional_unwrap_list", "optional.unwrap", false, {P(kListK)}, Unwrap));
+  DRA_RETURN_IF_ERROR(Add(r, "optional_unwrap_list", "optional.unwrap", false, {P(kListK)}, Unwrap));
   DRA_RETURN_IF_ERROR(Add(r, "list_unwrapOpt", "unwrapOpt", true, {P(kListK)}, Unwrap));
   return OkStatus();
 }

@@ -100,8 +100,7 @@ void CheckInvariants(const ParsedExpr& parsed, const std::string& name) {
         break;
       case ExprKind::kComprehension: {
         const ComprehensionExpr& c = e.comprehension();
-        for (const Box<Expr>* b :
-             {&c.iter_range, &c.accu_init, &c.loop_condition, &c.loop_step, &c.result}) {
+        for (const Box<Expr>* b : {&c.iter_range, &c.accu_init, &c.loop_condition, &c.loop_step, &c.result}) {
           walk(**b);
         }
         break;
@@ -141,8 +140,7 @@ std::vector<Vector> LoadVectors(std::vector<manifest::Document>& storage) {
     const manifest::Node* expr = root.Find("expr");
     const manifest::Node* expect = root.Find("expect");
     if (name == nullptr || expr == nullptr || expect == nullptr) {
-      ADD_FAILURE() << file_of_document[i] << ":" << storage[i].mark.line
-                    << ": vector without name/expr/expect";
+      ADD_FAILURE() << file_of_document[i] << ":" << storage[i].mark.line << ": vector without name/expr/expect";
       continue;
     }
     Vector v;
@@ -183,24 +181,20 @@ TEST(ParseConformanceTest, EveryExpressionParses) {
       continue;
     }
     const std::string issues = FormatIssues(v.expr, result->issues);
-    const bool syntax_error_expected =
-        v.expects_error && v.error.find("Syntax error") != std::string::npos;
+    const bool syntax_error_expected = v.expects_error && v.error.find("Syntax error") != std::string::npos;
     if (syntax_error_expected) {
-      expected_failures.push_back(v.name + " (" + v.file + ", expects \"" + v.error + "\"):\n" +
-                                  issues);
+      expected_failures.push_back(v.name + " (" + v.file + ", expects \"" + v.error + "\"):\n" + issues);
     } else {
       ADD_FAILURE() << v.name << " (" << v.file << ") does not parse:\n" << issues;
     }
   }
-  std::printf("parsed %d of %zu conformance expressions (%d literals checked)\n", parsed,
-              vectors.size(), literals);
+  std::printf("parsed %d of %zu conformance expressions (%d literals checked)\n", parsed, vectors.size(), literals);
   std::printf("%zu fail to parse as their vectors expect:\n", expected_failures.size());
   for (const std::string& f : expected_failures) std::printf("  %s\n", f.c_str());
 
   // The one syntax-error vector of the suite.
-  const bool found = std::any_of(
-      expected_failures.begin(), expected_failures.end(),
-      [](const std::string& f) { return f.rfind("dra-compile/syntax-error ", 0) == 0; });
+  const bool found = std::any_of(expected_failures.begin(), expected_failures.end(),
+                                 [](const std::string& f) { return f.rfind("dra-compile/syntax-error ", 0) == 0; });
   EXPECT_TRUE(found);
 }
 

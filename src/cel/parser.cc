@@ -110,8 +110,7 @@ int64_t LeadingDecimalExponent(std::string_view text) {
   }
   const size_t dot = text.find('.');
   const std::string_view int_part = text.substr(0, dot);
-  const std::string_view frac_part =
-      dot == std::string_view::npos ? std::string_view() : text.substr(dot + 1);
+  const std::string_view frac_part = dot == std::string_view::npos ? std::string_view() : text.substr(dot + 1);
   for (size_t i = 0; i < int_part.size(); ++i) {
     if (int_part[i] != '0') return exponent + static_cast<int64_t>(int_part.size() - i) - 1;
   }
@@ -150,8 +149,8 @@ class Parser final : public MacroExprFactory {
     // The one place where the tree can grow faster than the source: chained
     // optMap calls each copy their (already expanded) target, doubling it.
     if (next_id_ + CountNodes(expr) > kMaxNodes) {
-      Report(macro_position_, "expression is too large after macro expansion (more than " +
-                                  std::to_string(kMaxNodes) + " nodes)");
+      Report(macro_position_,
+             "expression is too large after macro expansion (more than " + std::to_string(kMaxNodes) + " nodes)");
       stopped_ = true;
       return Expr(NextId(), UnspecifiedExpr{});
     }
@@ -173,8 +172,8 @@ class Parser final : public MacroExprFactory {
       ++count_;
       ++parser_->depth_;
       if (parser_->depth_ <= parser_->options_.max_recursion_depth) return true;
-      parser_->Fatal(at, "expression recursion limit exceeded: " +
-                             std::to_string(parser_->options_.max_recursion_depth));
+      parser_->Fatal(at,
+                     "expression recursion limit exceeded: " + std::to_string(parser_->options_.max_recursion_depth));
       return false;
     }
 
@@ -221,8 +220,7 @@ class Parser final : public MacroExprFactory {
     if (stopped_) return;
     if (static_cast<int>(issues_.size()) >= options_.error_reporting_limit) {
       issues_.push_back(
-          {at.line, at.column,
-           "More than " + std::to_string(options_.error_reporting_limit) + " syntax errors"});
+          {at.line, at.column, "More than " + std::to_string(options_.error_reporting_limit) + " syntax errors"});
       stopped_ = true;
       return;
     }
@@ -242,8 +240,7 @@ class Parser final : public MacroExprFactory {
   // `at` is not what the grammar allows here.
   DRA_CEL_NOINLINE Expr Mismatched(const Token& at, std::string_view expecting) {
     if (at.kind == TokenKind::kError) return SyntaxError(at, at.error);
-    return SyntaxError(
-        at, "mismatched input '" + Display(at) + "' expecting " + std::string(expecting));
+    return SyntaxError(at, "mismatched input '" + Display(at) + "' expecting " + std::string(expecting));
   }
   bool Expect(TokenKind kind) {
     if (At(kind)) {
@@ -381,8 +378,8 @@ class Parser final : public MacroExprFactory {
   // A call of `function` (on `target` if it is not null) at the token `at`
   // with id `id`, or its macro expansion (cel-go globalCallOrMacro and
   // receiverCallOrMacro).
-  DRA_CEL_NOINLINE Expr CallOrMacro(int64_t id, const Token& at, std::string_view function,
-                                    std::optional<Expr> target, std::vector<Expr> args) {
+  DRA_CEL_NOINLINE Expr CallOrMacro(int64_t id, const Token& at, std::string_view function, std::optional<Expr> target,
+                                    std::vector<Expr> args) {
     const Macro* macro = FindMacro(function, args.size(), target.has_value());
     if (macro != nullptr && MacroEnabled(macro->library)) {
       std::optional<Expr> record;
@@ -447,9 +444,7 @@ class Parser final : public MacroExprFactory {
   Expr ParseOr() { return ParseLogical(TokenKind::kOrOr, op::kLogicalOr); }
   Expr ParseAnd() { return ParseLogical(TokenKind::kAndAnd, op::kLogicalAnd); }
 
-  Expr ParseLogicalTerm(TokenKind op_kind) {
-    return op_kind == TokenKind::kOrOr ? ParseAnd() : ParseBinary(1);
-  }
+  Expr ParseLogicalTerm(TokenKind op_kind) { return op_kind == TokenKind::kOrOr ? ParseAnd() : ParseBinary(1); }
 
   Expr ParseLogical(TokenKind op_kind, std::string_view function) {
     Expr first = ParseLogicalTerm(op_kind);
@@ -472,8 +467,8 @@ class Parser final : public MacroExprFactory {
   }
 
   // cel-go's balancer: op `mid` joins the balanced trees of its two sides.
-  DRA_CEL_NOINLINE Expr Balance(std::string_view function, std::vector<Expr>& terms,
-                                const std::vector<int64_t>& ops, size_t lo, size_t hi) {
+  DRA_CEL_NOINLINE Expr Balance(std::string_view function, std::vector<Expr>& terms, const std::vector<int64_t>& ops,
+                                size_t lo, size_t hi) {
     const size_t mid = (lo + hi + 1) / 2;
     Expr left = mid == lo ? std::move(terms[mid]) : Balance(function, terms, ops, lo, mid - 1);
     Expr right = mid == hi ? std::move(terms[mid + 1]) : Balance(function, terms, ops, mid + 1, hi);
@@ -605,8 +600,7 @@ class Parser final : public MacroExprFactory {
     }
     Expr index = ParseExpr();
     if (stopped_ || !Expect(TokenKind::kRightBracket)) return Expr();
-    return MakeCall2(id, optional ? op::kOptIndex : op::kIndex, std::move(operand),
-                     std::move(index));
+    return MakeCall2(id, optional ? op::kOptIndex : op::kIndex, std::move(operand), std::move(index));
   }
 
   // After '(': [Expr {"," Expr}] ")"
@@ -662,9 +656,7 @@ class Parser final : public MacroExprFactory {
       case TokenKind::kString:
       case TokenKind::kBytes: Advance(); return ParseQuoted(t);
       case TokenKind::kTrue:
-      case TokenKind::kFalse:
-        Advance();
-        return Expr(NewId(t), Constant::Bool(t.kind == TokenKind::kTrue));
+      case TokenKind::kFalse: Advance(); return Expr(NewId(t), Constant::Bool(t.kind == TokenKind::kTrue));
       case TokenKind::kNull: Advance(); return Expr(NewId(t), Constant::Null());
       default: return Mismatched(t, kExpectPrimary);
     }
@@ -676,9 +668,8 @@ class Parser final : public MacroExprFactory {
       Report(t, decoded.status().message());
       return ErrorNode(PositionOf(t));
     }
-    return Expr(NewId(t), t.kind == TokenKind::kString
-                              ? Constant::String(std::move(decoded).value())
-                              : Constant::Bytes(std::move(decoded).value()));
+    return Expr(NewId(t), t.kind == TokenKind::kString ? Constant::String(std::move(decoded).value())
+                                                       : Constant::Bytes(std::move(decoded).value()));
   }
 
   // `start` is the first token of the literal (the sign, if any).
@@ -902,9 +893,8 @@ class Parser final : public MacroExprFactory {
 
 Status ValidateOptions(const ParseOptions& options) {
   if (options.max_recursion_depth < 1 || options.max_recursion_depth > kMaxRecursionDepthLimit) {
-    return InvalidArgumentError("max_recursion_depth must be in [1, " +
-                                std::to_string(kMaxRecursionDepthLimit) + "], got " +
-                                std::to_string(options.max_recursion_depth));
+    return InvalidArgumentError("max_recursion_depth must be in [1, " + std::to_string(kMaxRecursionDepthLimit) +
+                                "], got " + std::to_string(options.max_recursion_depth));
   }
   if (options.expression_size_code_point_limit < 1) {
     return InvalidArgumentError("expression_size_code_point_limit must be positive");
@@ -922,10 +912,9 @@ StatusOr<ParseResult> Parse(std::string_view source, const ParseOptions& options
   const size_t code_points = CountCodePoints(source);
   if (code_points > static_cast<size_t>(options.expression_size_code_point_limit)) {
     ParseResult result;
-    result.issues.push_back(
-        {0, 0,
-         "expression code point size exceeds limit: size: " + std::to_string(code_points) +
-             ", limit " + std::to_string(options.expression_size_code_point_limit)});
+    result.issues.push_back({0, 0,
+                             "expression code point size exceeds limit: size: " + std::to_string(code_points) +
+                                 ", limit " + std::to_string(options.expression_size_code_point_limit)});
     return result;
   }
   return Parser(source, Tokenize(source), options).Run();

@@ -44,8 +44,7 @@ int TreeDepth(const Expr& e) {
       break;
     case ExprKind::kComprehension: {
       const ComprehensionExpr& c = e.comprehension();
-      for (const Box<Expr>* b :
-           {&c.iter_range, &c.accu_init, &c.loop_condition, &c.loop_step, &c.result}) {
+      for (const Box<Expr>* b : {&c.iter_range, &c.accu_init, &c.loop_condition, &c.loop_step, &c.result}) {
         visit(**b);
       }
       break;
@@ -129,37 +128,26 @@ INSTANTIATE_TEST_SUITE_P(
         ParseCase{.name = "mul_first", .expr = "a * b + c", .want = "_+_(_*_(a, b), c)"},
         ParseCase{.name = "sub_left_assoc", .expr = "a - b - c", .want = "_-_(_-_(a, b), c)"},
         ParseCase{.name = "div_mod_left_assoc", .expr = "a / b % c", .want = "_%_(_/_(a, b), c)"},
-        ParseCase{
-            .name = "relations_left_assoc", .expr = "a < b == c", .want = "_==_(_<_(a, b), c)"},
+        ParseCase{.name = "relations_left_assoc", .expr = "a < b == c", .want = "_==_(_<_(a, b), c)"},
         ParseCase{.name = "all_relations",
                   .expr = "a <= b != c >= d > e in f",
                   .want = "@in(_>_(_>=_(_!=_(_<=_(a, b), c), d), e), f)"},
-        ParseCase{.name = "relation_below_add",
-                  .expr = "a + b < c * d",
-                  .want = "_<_(_+_(a, b), _*_(c, d))"},
+        ParseCase{.name = "relation_below_add", .expr = "a + b < c * d", .want = "_<_(_+_(a, b), _*_(c, d))"},
         ParseCase{.name = "and_below_relation", .expr = "a < b && c", .want = "_&&_(_<_(a, b), c)"},
         ParseCase{.name = "or_below_and", .expr = "a || b && c", .want = "_||_(a, _&&_(b, c))"},
-        ParseCase{.name = "and_or_and",
-                  .expr = "a && b || c && d",
-                  .want = "_||_(_&&_(a, b), _&&_(c, d))"},
-        ParseCase{.name = "conditional_lowest",
-                  .expr = "a || b ? c + 1 : d",
-                  .want = "_?_:_(_||_(a, b), _+_(c, 1), d)"},
-        ParseCase{.name = "conditional_right_assoc",
-                  .expr = "a ? b : c ? d : e",
-                  .want = "_?_:_(a, b, _?_:_(c, d, e))"},
+        ParseCase{.name = "and_or_and", .expr = "a && b || c && d", .want = "_||_(_&&_(a, b), _&&_(c, d))"},
+        ParseCase{
+            .name = "conditional_lowest", .expr = "a || b ? c + 1 : d", .want = "_?_:_(_||_(a, b), _+_(c, 1), d)"},
+        ParseCase{
+            .name = "conditional_right_assoc", .expr = "a ? b : c ? d : e", .want = "_?_:_(a, b, _?_:_(c, d, e))"},
         ParseCase{.name = "parens", .expr = "(a + b) * c", .want = "_*_(_+_(a, b), c)"},
         ParseCase{.name = "nested_conditional_in_parens",
                   .expr = "a ? (b ? c : d) : e",
                   .want = "_?_:_(a, _?_:_(b, c, d), e)"},
-        ParseCase{.name = "or_chain_balanced",
-                  .expr = "a || b || c || d",
-                  .want = "_||_(_||_(a, b), _||_(c, d))"},
+        ParseCase{.name = "or_chain_balanced", .expr = "a || b || c || d", .want = "_||_(_||_(a, b), _||_(c, d))"},
+        ParseCase{.name = "and_chain_balanced", .expr = "a && b && c", .want = "_&&_(_&&_(a, b), c)"},
         ParseCase{
-            .name = "and_chain_balanced", .expr = "a && b && c", .want = "_&&_(_&&_(a, b), c)"},
-        ParseCase{.name = "or_chain_five",
-                  .expr = "a || b || c || d || e",
-                  .want = "_||_(_||_(_||_(a, b), c), _||_(d, e))"},
+            .name = "or_chain_five", .expr = "a || b || c || d || e", .want = "_||_(_||_(_||_(a, b), c), _||_(d, e))"},
         ParseCase{.name = "not", .expr = "!a", .want = "!_(a)"},
         ParseCase{.name = "not_not_cancels", .expr = "!!a", .want = "a"},
         ParseCase{.name = "not_three", .expr = "!!!a", .want = "!_(a)"},
@@ -175,8 +163,7 @@ INSTANTIATE_TEST_SUITE_P(
         ParseCase{.name = "binary_minus_literal", .expr = "a -1", .want = "_-_(a, 1)"},
         ParseCase{.name = "minus_negative_literal", .expr = "a - -1", .want = "_-_(a, -1)"},
         ParseCase{.name = "negative_literal_member", .expr = "-1.foo()", .want = "-1.foo()"},
-        ParseCase{
-            .name = "unary_below_member", .expr = "!a.b(c)[d]", .want = "!_(_[_](a.b(c), d))"},
+        ParseCase{.name = "unary_below_member", .expr = "!a.b(c)[d]", .want = "!_(_[_](a.b(c), d))"},
         ParseCase{.name = "negate_member", .expr = "-a.b", .want = "-_(a.b)"},
         ParseCase{.name = "unary_above_mul", .expr = "-a * b", .want = "_*_(-_(a), b)"},
         ParseCase{.name = "in_operator", .expr = "'a' in m", .want = "@in(\"a\", m)"},
@@ -185,42 +172,38 @@ INSTANTIATE_TEST_SUITE_P(
 
 INSTANTIATE_TEST_SUITE_P(
     Terms, ParseShapeTest,
-    testing::Values(
-        ParseCase{.name = "select_chain", .expr = "a.b.c", .want = "a.b.c"},
-        ParseCase{.name = "leading_dot", .expr = ".a.b", .want = ".a.b"},
-        ParseCase{.name = "global_call", .expr = "f(a, b)", .want = "f(a, b)"},
-        ParseCase{.name = "global_call_no_args", .expr = "f()", .want = "f()"},
-        ParseCase{.name = "leading_dot_call", .expr = ".f(a)", .want = ".f(a)"},
-        ParseCase{.name = "member_call", .expr = "a.b(c).d(e, f)", .want = "a.b(c).d(e, f)"},
-        ParseCase{.name = "index_chain", .expr = "a[0][1]", .want = "_[_](_[_](a, 0), 1)"},
-        ParseCase{.name = "mixed_member", .expr = "a.b(c).d[e]", .want = "_[_](a.b(c).d, e)"},
-        ParseCase{.name = "optional_select", .expr = "a.?b", .want = "_?._(a, \"b\")"},
-        ParseCase{.name = "optional_select_chain", .expr = "a.?b.c", .want = "_?._(a, \"b\").c"},
-        ParseCase{.name = "optional_index", .expr = "a[?0]", .want = "_[?_](a, 0)"},
-        ParseCase{.name = "quoted_field", .expr = "a.`b-c`", .want = "a.`b-c`"},
-        ParseCase{.name = "quoted_optional_field", .expr = "a.?`b.c`", .want = "_?._(a, \"b.c\")"},
-        ParseCase{.name = "reserved_word_fields", .expr = "a.if.var", .want = "a.if.var"},
-        ParseCase{
-            .name = "reserved_word_method", .expr = "a.as() || true", .want = "_||_(a.as(), true)"},
-        ParseCase{.name = "list", .expr = "[1, 2, 3]", .want = "[1, 2, 3]"},
-        ParseCase{.name = "empty_list", .expr = "[]", .want = "[]"},
-        ParseCase{.name = "list_trailing_comma", .expr = "[1, 2,]", .want = "[1, 2]"},
-        ParseCase{.name = "list_lone_comma", .expr = "[,]", .want = "[]"},
-        ParseCase{.name = "optional_elements", .expr = "[?a, b, ?c]", .want = "[?a, b, ?c]"},
-        ParseCase{.name = "map", .expr = "{1: 'a', b: c}", .want = "{1: \"a\", b: c}"},
-        ParseCase{.name = "empty_map", .expr = "{}", .want = "{}"},
-        ParseCase{.name = "map_trailing_comma", .expr = "{'a': 1,}", .want = "{\"a\": 1}"},
-        ParseCase{.name = "optional_map_entry",
-                  .expr = "{?'a': x, 'b': y}",
-                  .want = "{?\"a\": x, \"b\": y}"},
-        ParseCase{.name = "message", .expr = "Foo{a: 1, ?b: x}", .want = "Foo{a: 1, ?b: x}"},
-        ParseCase{.name = "qualified_message", .expr = "a.b.Foo{}", .want = "a.b.Foo{}"},
-        ParseCase{.name = "leading_dot_message", .expr = ".a.Foo{x: 1,}", .want = ".a.Foo{x: 1}"},
-        ParseCase{.name = "message_quoted_field", .expr = "Foo{`a-b`: 1}", .want = "Foo{`a-b`: 1}"},
-        ParseCase{.name = "message_then_select", .expr = "Foo{a: 1}.a", .want = "Foo{a: 1}.a"},
-        ParseCase{.name = "nested_message_in_map", .expr = "{a.B{}: 1}", .want = "{a.B{}: 1}"},
-        ParseCase{
-            .name = "map_select", .expr = "{'const': 1}.const", .want = "{\"const\": 1}.const"}),
+    testing::Values(ParseCase{.name = "select_chain", .expr = "a.b.c", .want = "a.b.c"},
+                    ParseCase{.name = "leading_dot", .expr = ".a.b", .want = ".a.b"},
+                    ParseCase{.name = "global_call", .expr = "f(a, b)", .want = "f(a, b)"},
+                    ParseCase{.name = "global_call_no_args", .expr = "f()", .want = "f()"},
+                    ParseCase{.name = "leading_dot_call", .expr = ".f(a)", .want = ".f(a)"},
+                    ParseCase{.name = "member_call", .expr = "a.b(c).d(e, f)", .want = "a.b(c).d(e, f)"},
+                    ParseCase{.name = "index_chain", .expr = "a[0][1]", .want = "_[_](_[_](a, 0), 1)"},
+                    ParseCase{.name = "mixed_member", .expr = "a.b(c).d[e]", .want = "_[_](a.b(c).d, e)"},
+                    ParseCase{.name = "optional_select", .expr = "a.?b", .want = "_?._(a, \"b\")"},
+                    ParseCase{.name = "optional_select_chain", .expr = "a.?b.c", .want = "_?._(a, \"b\").c"},
+                    ParseCase{.name = "optional_index", .expr = "a[?0]", .want = "_[?_](a, 0)"},
+                    ParseCase{.name = "quoted_field", .expr = "a.`b-c`", .want = "a.`b-c`"},
+                    ParseCase{.name = "quoted_optional_field", .expr = "a.?`b.c`", .want = "_?._(a, \"b.c\")"},
+                    ParseCase{.name = "reserved_word_fields", .expr = "a.if.var", .want = "a.if.var"},
+                    ParseCase{.name = "reserved_word_method", .expr = "a.as() || true", .want = "_||_(a.as(), true)"},
+                    ParseCase{.name = "list", .expr = "[1, 2, 3]", .want = "[1, 2, 3]"},
+                    ParseCase{.name = "empty_list", .expr = "[]", .want = "[]"},
+                    ParseCase{.name = "list_trailing_comma", .expr = "[1, 2,]", .want = "[1, 2]"},
+                    ParseCase{.name = "list_lone_comma", .expr = "[,]", .want = "[]"},
+                    ParseCase{.name = "optional_elements", .expr = "[?a, b, ?c]", .want = "[?a, b, ?c]"},
+                    ParseCase{.name = "map", .expr = "{1: 'a', b: c}", .want = "{1: \"a\", b: c}"},
+                    ParseCase{.name = "empty_map", .expr = "{}", .want = "{}"},
+                    ParseCase{.name = "map_trailing_comma", .expr = "{'a': 1,}", .want = "{\"a\": 1}"},
+                    ParseCase{
+                        .name = "optional_map_entry", .expr = "{?'a': x, 'b': y}", .want = "{?\"a\": x, \"b\": y}"},
+                    ParseCase{.name = "message", .expr = "Foo{a: 1, ?b: x}", .want = "Foo{a: 1, ?b: x}"},
+                    ParseCase{.name = "qualified_message", .expr = "a.b.Foo{}", .want = "a.b.Foo{}"},
+                    ParseCase{.name = "leading_dot_message", .expr = ".a.Foo{x: 1,}", .want = ".a.Foo{x: 1}"},
+                    ParseCase{.name = "message_quoted_field", .expr = "Foo{`a-b`: 1}", .want = "Foo{`a-b`: 1}"},
+                    ParseCase{.name = "message_then_select", .expr = "Foo{a: 1}.a", .want = "Foo{a: 1}.a"},
+                    ParseCase{.name = "nested_message_in_map", .expr = "{a.B{}: 1}", .want = "{a.B{}: 1}"},
+                    ParseCase{.name = "map_select", .expr = "{'const': 1}.const", .want = "{\"const\": 1}.const"}),
     CaseName);
 
 INSTANTIATE_TEST_SUITE_P(
@@ -228,18 +211,14 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Values(
         ParseCase{.name = "int", .expr = "42", .want = "42"},
         ParseCase{.name = "int_max", .expr = "9223372036854775807", .want = "9223372036854775807"},
-        ParseCase{
-            .name = "int_min", .expr = "-9223372036854775808", .want = "-9223372036854775808"},
+        ParseCase{.name = "int_min", .expr = "-9223372036854775808", .want = "-9223372036854775808"},
         ParseCase{.name = "hex", .expr = "0x10", .want = "16"},
         ParseCase{.name = "negative_hex", .expr = "-0x10", .want = "-16"},
-        ParseCase{
-            .name = "hex_int_min", .expr = "-0x8000000000000000", .want = "-9223372036854775808"},
+        ParseCase{.name = "hex_int_min", .expr = "-0x8000000000000000", .want = "-9223372036854775808"},
         ParseCase{.name = "uint", .expr = "1u", .want = "1u"},
         ParseCase{.name = "uint_upper", .expr = "1U", .want = "1u"},
-        ParseCase{
-            .name = "uint_max", .expr = "18446744073709551615u", .want = "18446744073709551615u"},
-        ParseCase{
-            .name = "hex_uint", .expr = "0xFFFFFFFFFFFFFFFFu", .want = "18446744073709551615u"},
+        ParseCase{.name = "uint_max", .expr = "18446744073709551615u", .want = "18446744073709551615u"},
+        ParseCase{.name = "hex_uint", .expr = "0xFFFFFFFFFFFFFFFFu", .want = "18446744073709551615u"},
         ParseCase{.name = "leading_zeros", .expr = "007", .want = "7"},
         ParseCase{.name = "double", .expr = "1.5", .want = "1.5"},
         ParseCase{.name = "double_exponent", .expr = "1e3", .want = "1000.0"},
@@ -247,21 +226,16 @@ INSTANTIATE_TEST_SUITE_P(
         ParseCase{.name = "double_small", .expr = "1.5e-3", .want = "0.0015"},
         ParseCase{.name = "double_zero_exp", .expr = "0e+0", .want = "0.0"},
         ParseCase{.name = "negative_zero", .expr = "-0.0", .want = "-0.0"},
-        ParseCase{.name = "double_max",
-                  .expr = "1.7976931348623157e308",
-                  .want = "1.7976931348623157e+308"},
+        ParseCase{.name = "double_max", .expr = "1.7976931348623157e308", .want = "1.7976931348623157e+308"},
         ParseCase{.name = "double_underflow_is_zero", .expr = "1e-400", .want = "0.0"},
         ParseCase{.name = "double_denormal", .expr = "4.9e-324", .want = "5e-324"},
         ParseCase{.name = "string", .expr = "'a'", .want = "\"a\""},
-        ParseCase{.name = "string_escapes",
-                  .expr = R"("\t\x41\101\u00e9\U0001F600")",
-                  .want = "\"\\tAAé😀\""},
+        ParseCase{.name = "string_escapes", .expr = R"("\t\x41\101\u00e9\U0001F600")", .want = "\"\\tAAé😀\""},
         ParseCase{.name = "raw_string", .expr = R"(r'\n')", .want = R"("\\n")"},
         ParseCase{.name = "triple_string", .expr = "'''a\nb'''", .want = R"("a\nb")"},
         ParseCase{.name = "bytes", .expr = R"(b'\xff\101')", .want = R"(b"\xffA")"},
         ParseCase{.name = "bytes_utf8", .expr = "b'é'", .want = R"(b"\xc3\xa9")"},
-        ParseCase{
-            .name = "bools_null", .expr = "[true, false, null]", .want = "[true, false, null]"}),
+        ParseCase{.name = "bools_null", .expr = "[true, false, null]", .want = "[true, false, null]"}),
     CaseName);
 
 INSTANTIATE_TEST_SUITE_P(
@@ -354,9 +328,7 @@ INSTANTIATE_TEST_SUITE_P(
                   .expr = "cel.bind(x, 1, x + 1)",
                   .want = "__comprehension__(iter: #unused, range: [], accu: x, init: 1, "
                           "cond: false, step: x, result: _+_(x, 1))"},
-        ParseCase{.name = "bind_other_target_is_a_call",
-                  .expr = "other.bind(x, 1, 2)",
-                  .want = "other.bind(x, 1, 2)"},
+        ParseCase{.name = "bind_other_target_is_a_call", .expr = "other.bind(x, 1, 2)", .want = "other.bind(x, 1, 2)"},
         ParseCase{.name = "optMap",
                   .expr = "o.optMap(v, v + 1)",
                   .want = "_?_:_(o.hasValue(), optional.of(__comprehension__(iter: #unused, "
@@ -382,204 +354,198 @@ INSTANTIATE_TEST_SUITE_P(
 
 INSTANTIATE_TEST_SUITE_P(
     Errors, ParseShapeTest,
-    testing::Values(
-        ParseCase{.name = "trailing_operator",
-                  .expr = "x + ",
-                  .want = "ERROR: <input>:1:5: Syntax error: mismatched input '<EOF>' expecting "
-                          "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, "
-                          "NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | x + \n | ....^"},
-        ParseCase{.name = "dra_syntax_error",
-                  .expr = "?!",
-                  .want = "ERROR: <input>:1:1: Syntax error: mismatched input '?' expecting "
-                          "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, "
-                          "NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | ?!\n | ^"},
-        ParseCase{.name = "extra_token",
-                  .expr = "1 2",
-                  .want = "ERROR: <input>:1:3: Syntax error: mismatched input '2' expecting "
-                          "<EOF>\n | 1 2\n | ..^"},
-        ParseCase{.name = "unclosed_paren",
-                  .expr = "(1",
-                  .want = "ERROR: <input>:1:3: Syntax error: mismatched input '<EOF>' "
-                          "expecting ')'\n | (1\n | ..^"},
-        ParseCase{.name = "unclosed_list",
-                  .expr = "[1 2]",
-                  .want = "ERROR: <input>:1:4: Syntax error: mismatched input '2' expecting "
-                          "{',', ']'}\n | [1 2]\n | ...^"},
-        ParseCase{.name = "bad_argument_list",
-                  .expr = "f(1 2)",
-                  .want = "ERROR: <input>:1:5: Syntax error: mismatched input '2' expecting "
-                          "{')', ','}\n | f(1 2)\n | ....^"},
-        ParseCase{.name = "middle_of_conditional_is_not_expr",
-                  .expr = "a ? b ? c : d : e",
-                  .want = "ERROR: <input>:1:7: Syntax error: mismatched input '?' expecting "
-                          "':'\n | a ? b ? c : d : e\n | ......^"},
-        ParseCase{.name = "keyword_field",
-                  .expr = "a.true",
-                  .want = "ERROR: <input>:1:3: Syntax error: mismatched input 'true' "
-                          "expecting IDENTIFIER\n | a.true\n | ..^"},
-        ParseCase{.name = "in_is_not_a_field",
-                  .expr = "a.in",
-                  .want = "ERROR: <input>:1:3: Syntax error: mismatched input 'in' "
-                          "expecting IDENTIFIER\n | a.in\n | ..^"},
-        ParseCase{.name = "not_then_negate",
-                  .expr = "!-a",
-                  .want = "ERROR: <input>:1:3: Syntax error: mismatched input 'a' expecting "
-                          "{NUM_FLOAT, NUM_INT}\n | !-a\n | ..^"},
-        ParseCase{.name = "negate_then_not",
-                  .expr = "-!a",
-                  .want = "ERROR: <input>:1:2: Syntax error: mismatched input '!' expecting "
-                          "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, "
-                          "NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | -!a\n | .^"},
-        ParseCase{.name = "quoted_method_name",
-                  .expr = "a.`b`()",
-                  .want = "ERROR: <input>:1:6: Syntax error: mismatched input '(' expecting "
-                          "<EOF>\n | a.`b`()\n | .....^"},
-        ParseCase{.name = "quoted_ident_is_not_a_variable",
-                  .expr = "`a`",
-                  .want = "ERROR: <input>:1:1: Syntax error: mismatched input '`a`' expecting "
-                          "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, "
-                          "NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | `a`\n | ^"},
-        ParseCase{.name = "trailing_comma_in_call",
-                  .expr = "f(1,)",
-                  .want = "ERROR: <input>:1:5: Syntax error: mismatched input ')' expecting "
-                          "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, "
-                          "NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | f(1,)\n | ....^"},
-        ParseCase{.name = "lexer_error",
-                  .expr = "a = 1",
-                  .want = "ERROR: <input>:1:3: Syntax error: token recognition error at: '='\n"
-                          " | a = 1\n | ..^"},
-        ParseCase{.name = "unterminated_string",
-                  .expr = "x == 'abc",
-                  .want = "ERROR: <input>:1:6: Syntax error: unterminated string literal\n"
-                          " | x == 'abc\n | .....^"},
-        ParseCase{.name = "invalid_escape",
-                  .expr = "'a\\qb'",
-                  .want = "ERROR: <input>:1:3: Syntax error: invalid escape sequence '\\q'\n"
-                          " | 'a\\qb'\n | ..^"},
-        ParseCase{.name = "surrogate_escape",
-                  .expr = "x + '\\uD800'",
-                  .want = "ERROR: <input>:1:5: invalid unicode code point\n"
-                          " | x + '\\uD800'\n | ....^"},
-        ParseCase{.name = "int_overflow",
-                  .expr = "9223372036854775808",
-                  .want = "ERROR: <input>:1:1: invalid int literal\n"
-                          " | 9223372036854775808\n | ^"},
-        ParseCase{.name = "negative_int_overflow",
-                  .expr = "-9223372036854775809",
-                  .want = "ERROR: <input>:1:1: invalid int literal\n"
-                          " | -9223372036854775809\n | ^"},
-        ParseCase{.name = "hex_overflow",
-                  .expr = "0x8000000000000000",
-                  .want = "ERROR: <input>:1:1: invalid int literal\n"
-                          " | 0x8000000000000000\n | ^"},
-        ParseCase{.name = "uint_overflow",
-                  .expr = "18446744073709551616u",
-                  .want = "ERROR: <input>:1:1: invalid uint literal\n"
-                          " | 18446744073709551616u\n | ^"},
-        ParseCase{.name = "double_overflow",
-                  .expr = "1e999",
-                  .want = "ERROR: <input>:1:1: invalid double literal\n | 1e999\n | ^"},
-        ParseCase{.name = "reserved_identifier",
-                  .expr = "if",
-                  .want = "ERROR: <input>:1:1: reserved identifier: if\n | if\n | ^"},
-        ParseCase{.name = "reserved_function",
-                  .expr = "1 + var(2)",
-                  .want = "ERROR: <input>:1:5: reserved identifier: var\n"
-                          " | 1 + var(2)\n | ....^"},
-        ParseCase{.name = "reserved_leading_dot",
-                  .expr = ".while",
-                  .want = "ERROR: <input>:1:1: reserved identifier: while\n | .while\n | ^"},
-        ParseCase{.name = "several_issues",
-                  .expr = "[if, 9223372036854775808, let]",
-                  .want = "ERROR: <input>:1:2: reserved identifier: if\n"
-                          " | [if, 9223372036854775808, let]\n | .^\n"
-                          "ERROR: <input>:1:6: invalid int literal\n"
-                          " | [if, 9223372036854775808, let]\n | .....^\n"
-                          "ERROR: <input>:1:27: reserved identifier: let\n"
-                          " | [if, 9223372036854775808, let]\n | ..........................^"},
-        ParseCase{.name = "macro_simple_name",
-                  .expr = "[].all(1, true)",
-                  .want = "ERROR: <input>:1:8: argument must be a simple name\n"
-                          " | [].all(1, true)\n | .......^"},
-        ParseCase{.name = "macro_select_is_not_a_name",
-                  .expr = "[].exists(x.y, true)",
-                  .want = "ERROR: <input>:1:12: argument must be a simple name\n"
-                          " | [].exists(x.y, true)\n | ...........^"},
-        ParseCase{.name = "map_not_an_identifier",
-                  .expr = "[].map(1, 2)",
-                  .want = "ERROR: <input>:1:8: argument is not an identifier\n"
-                          " | [].map(1, 2)\n | .......^"},
-        ParseCase{.name = "filter_not_an_identifier",
-                  .expr = "[].filter('x', true)",
-                  .want = "ERROR: <input>:1:11: argument is not an identifier\n"
-                          " | [].filter('x', true)\n | ..........^"},
-        ParseCase{.name = "has_needs_select",
-                  .expr = "has(a)",
-                  .want = "ERROR: <input>:1:5: invalid argument to has() macro\n"
-                          " | has(a)\n | ....^"},
-        ParseCase{.name = "has_of_optional_select",
-                  .expr = "has(a.?b)",
-                  .want = "ERROR: <input>:1:6: invalid argument to has() macro\n"
-                          " | has(a.?b)\n | .....^"},
-        ParseCase{.name = "accumulator_name",
-                  .expr = "[].all(__result__, true)",
-                  .want = "ERROR: <input>:1:8: iteration variable overwrites accumulator "
-                          "variable\n | [].all(__result__, true)\n | .......^"},
-        ParseCase{.name = "two_var_simple_name",
-                  .expr = "[].all(i, 1, true)",
-                  .want = "ERROR: <input>:1:11: iteration variable must be a simple name\n"
-                          " | [].all(i, 1, true)\n | ..........^"},
-        ParseCase{.name = "two_var_duplicate",
-                  .expr = "[].transformList(i, i, i)",
-                  .want = "ERROR: <input>:1:21: duplicate variable name: i\n"
-                          " | [].transformList(i, i, i)\n | ....................^"},
-        ParseCase{.name = "bind_simple_name",
-                  .expr = "cel.bind(a.b, 1, 2)",
-                  .want = "ERROR: <input>:1:11: cel.bind() variable names must be simple "
-                          "identifiers\n | cel.bind(a.b, 1, 2)\n | ..........^"},
-        ParseCase{.name = "optMap_simple_name",
-                  .expr = "o.optMap(1, 2)",
-                  .want = "ERROR: <input>:1:10: optMap() variable name must be a simple "
-                          "identifier\n | o.optMap(1, 2)\n | .........^"},
-        ParseCase{.name = "sortBy_target",
-                  .expr = "1.sortBy(x, x)",
-                  .want = "ERROR: <input>:1:1: sortBy can only be applied to a list, "
-                          "identifier, comprehension, call or select expression\n"
-                          " | 1.sortBy(x, x)\n | ^"},
-        ParseCase{.name = "multiline_position",
-                  .expr = "a &&\n  b +\n",
-                  .want = "ERROR: <input>:3:1: Syntax error: mismatched input '<EOF>' "
-                          "expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', "
-                          "NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | \n | ^"},
-        ParseCase{.name = "second_line_caret",
-                  .expr = "a &&\n\tb c",
-                  .want = "ERROR: <input>:2:4: Syntax error: mismatched input 'c' expecting "
-                          "<EOF>\n |  b c\n | ...^"},
-        ParseCase{.name = "wide_caret",
-                  .expr = "'日本' + ",
-                  .want = "ERROR: <input>:1:8: Syntax error: mismatched input '<EOF>' "
-                          "expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', "
-                          "NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"
-                          " | '日本' + \n | ．．．．．．．＾"},
-        ParseCase{.name = "invalid_utf8",
-                  .expr = "'\xff'",
-                  .want = "ERROR: <input>:1:2: Syntax error: invalid UTF-8 in expression\n"
-                          " | '\xff'\n | ．＾"}),
+    testing::Values(ParseCase{.name = "trailing_operator",
+                              .expr = "x + ",
+                              .want = "ERROR: <input>:1:5: Syntax error: mismatched input '<EOF>' expecting "
+                                      "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, "
+                                      "NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | x + \n | ....^"},
+                    ParseCase{.name = "dra_syntax_error",
+                              .expr = "?!",
+                              .want = "ERROR: <input>:1:1: Syntax error: mismatched input '?' expecting "
+                                      "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, "
+                                      "NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | ?!\n | ^"},
+                    ParseCase{.name = "extra_token",
+                              .expr = "1 2",
+                              .want = "ERROR: <input>:1:3: Syntax error: mismatched input '2' expecting "
+                                      "<EOF>\n | 1 2\n | ..^"},
+                    ParseCase{.name = "unclosed_paren",
+                              .expr = "(1",
+                              .want = "ERROR: <input>:1:3: Syntax error: mismatched input '<EOF>' "
+                                      "expecting ')'\n | (1\n | ..^"},
+                    ParseCase{.name = "unclosed_list",
+                              .expr = "[1 2]",
+                              .want = "ERROR: <input>:1:4: Syntax error: mismatched input '2' expecting "
+                                      "{',', ']'}\n | [1 2]\n | ...^"},
+                    ParseCase{.name = "bad_argument_list",
+                              .expr = "f(1 2)",
+                              .want = "ERROR: <input>:1:5: Syntax error: mismatched input '2' expecting "
+                                      "{')', ','}\n | f(1 2)\n | ....^"},
+                    ParseCase{.name = "middle_of_conditional_is_not_expr",
+                              .expr = "a ? b ? c : d : e",
+                              .want = "ERROR: <input>:1:7: Syntax error: mismatched input '?' expecting "
+                                      "':'\n | a ? b ? c : d : e\n | ......^"},
+                    ParseCase{.name = "keyword_field",
+                              .expr = "a.true",
+                              .want = "ERROR: <input>:1:3: Syntax error: mismatched input 'true' "
+                                      "expecting IDENTIFIER\n | a.true\n | ..^"},
+                    ParseCase{.name = "in_is_not_a_field",
+                              .expr = "a.in",
+                              .want = "ERROR: <input>:1:3: Syntax error: mismatched input 'in' "
+                                      "expecting IDENTIFIER\n | a.in\n | ..^"},
+                    ParseCase{.name = "not_then_negate",
+                              .expr = "!-a",
+                              .want = "ERROR: <input>:1:3: Syntax error: mismatched input 'a' expecting "
+                                      "{NUM_FLOAT, NUM_INT}\n | !-a\n | ..^"},
+                    ParseCase{.name = "negate_then_not",
+                              .expr = "-!a",
+                              .want = "ERROR: <input>:1:2: Syntax error: mismatched input '!' expecting "
+                                      "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, "
+                                      "NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | -!a\n | .^"},
+                    ParseCase{.name = "quoted_method_name",
+                              .expr = "a.`b`()",
+                              .want = "ERROR: <input>:1:6: Syntax error: mismatched input '(' expecting "
+                                      "<EOF>\n | a.`b`()\n | .....^"},
+                    ParseCase{.name = "quoted_ident_is_not_a_variable",
+                              .expr = "`a`",
+                              .want = "ERROR: <input>:1:1: Syntax error: mismatched input '`a`' expecting "
+                                      "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, "
+                                      "NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | `a`\n | ^"},
+                    ParseCase{.name = "trailing_comma_in_call",
+                              .expr = "f(1,)",
+                              .want = "ERROR: <input>:1:5: Syntax error: mismatched input ')' expecting "
+                                      "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, "
+                                      "NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | f(1,)\n | ....^"},
+                    ParseCase{.name = "lexer_error",
+                              .expr = "a = 1",
+                              .want = "ERROR: <input>:1:3: Syntax error: token recognition error at: '='\n"
+                                      " | a = 1\n | ..^"},
+                    ParseCase{.name = "unterminated_string",
+                              .expr = "x == 'abc",
+                              .want = "ERROR: <input>:1:6: Syntax error: unterminated string literal\n"
+                                      " | x == 'abc\n | .....^"},
+                    ParseCase{.name = "invalid_escape",
+                              .expr = "'a\\qb'",
+                              .want = "ERROR: <input>:1:3: Syntax error: invalid escape sequence '\\q'\n"
+                                      " | 'a\\qb'\n | ..^"},
+                    ParseCase{.name = "surrogate_escape",
+                              .expr = "x + '\\uD800'",
+                              .want = "ERROR: <input>:1:5: invalid unicode code point\n"
+                                      " | x + '\\uD800'\n | ....^"},
+                    ParseCase{.name = "int_overflow",
+                              .expr = "9223372036854775808",
+                              .want = "ERROR: <input>:1:1: invalid int literal\n"
+                                      " | 9223372036854775808\n | ^"},
+                    ParseCase{.name = "negative_int_overflow",
+                              .expr = "-9223372036854775809",
+                              .want = "ERROR: <input>:1:1: invalid int literal\n"
+                                      " | -9223372036854775809\n | ^"},
+                    ParseCase{.name = "hex_overflow",
+                              .expr = "0x8000000000000000",
+                              .want = "ERROR: <input>:1:1: invalid int literal\n"
+                                      " | 0x8000000000000000\n | ^"},
+                    ParseCase{.name = "uint_overflow",
+                              .expr = "18446744073709551616u",
+                              .want = "ERROR: <input>:1:1: invalid uint literal\n"
+                                      " | 18446744073709551616u\n | ^"},
+                    ParseCase{.name = "double_overflow",
+                              .expr = "1e999",
+                              .want = "ERROR: <input>:1:1: invalid double literal\n | 1e999\n | ^"},
+                    ParseCase{.name = "reserved_identifier",
+                              .expr = "if",
+                              .want = "ERROR: <input>:1:1: reserved identifier: if\n | if\n | ^"},
+                    ParseCase{.name = "reserved_function",
+                              .expr = "1 + var(2)",
+                              .want = "ERROR: <input>:1:5: reserved identifier: var\n"
+                                      " | 1 + var(2)\n | ....^"},
+                    ParseCase{.name = "reserved_leading_dot",
+                              .expr = ".while",
+                              .want = "ERROR: <input>:1:1: reserved identifier: while\n | .while\n | ^"},
+                    ParseCase{.name = "several_issues",
+                              .expr = "[if, 9223372036854775808, let]",
+                              .want = "ERROR: <input>:1:2: reserved identifier: if\n"
+                                      " | [if, 9223372036854775808, let]\n | .^\n"
+                                      "ERROR: <input>:1:6: invalid int literal\n"
+                                      " | [if, 9223372036854775808, let]\n | .....^\n"
+                                      "ERROR: <input>:1:27: reserved identifier: let\n"
+                                      " | [if, 9223372036854775808, let]\n | ..........................^"},
+                    ParseCase{.name = "macro_simple_name",
+                              .expr = "[].all(1, true)",
+                              .want = "ERROR: <input>:1:8: argument must be a simple name\n"
+                                      " | [].all(1, true)\n | .......^"},
+                    ParseCase{.name = "macro_select_is_not_a_name",
+                              .expr = "[].exists(x.y, true)",
+                              .want = "ERROR: <input>:1:12: argument must be a simple name\n"
+                                      " | [].exists(x.y, true)\n | ...........^"},
+                    ParseCase{.name = "map_not_an_identifier",
+                              .expr = "[].map(1, 2)",
+                              .want = "ERROR: <input>:1:8: argument is not an identifier\n"
+                                      " | [].map(1, 2)\n | .......^"},
+                    ParseCase{.name = "filter_not_an_identifier",
+                              .expr = "[].filter('x', true)",
+                              .want = "ERROR: <input>:1:11: argument is not an identifier\n"
+                                      " | [].filter('x', true)\n | ..........^"},
+                    ParseCase{.name = "has_needs_select",
+                              .expr = "has(a)",
+                              .want = "ERROR: <input>:1:5: invalid argument to has() macro\n"
+                                      " | has(a)\n | ....^"},
+                    ParseCase{.name = "has_of_optional_select",
+                              .expr = "has(a.?b)",
+                              .want = "ERROR: <input>:1:6: invalid argument to has() macro\n"
+                                      " | has(a.?b)\n | .....^"},
+                    ParseCase{.name = "accumulator_name",
+                              .expr = "[].all(__result__, true)",
+                              .want = "ERROR: <input>:1:8: iteration variable overwrites accumulator "
+                                      "variable\n | [].all(__result__, true)\n | .......^"},
+                    ParseCase{.name = "two_var_simple_name",
+                              .expr = "[].all(i, 1, true)",
+                              .want = "ERROR: <input>:1:11: iteration variable must be a simple name\n"
+                                      " | [].all(i, 1, true)\n | ..........^"},
+                    ParseCase{.name = "two_var_duplicate",
+                              .expr = "[].transformList(i, i, i)",
+                              .want = "ERROR: <input>:1:21: duplicate variable name: i\n"
+                                      " | [].transformList(i, i, i)\n | ....................^"},
+                    ParseCase{.name = "bind_simple_name",
+                              .expr = "cel.bind(a.b, 1, 2)",
+                              .want = "ERROR: <input>:1:11: cel.bind() variable names must be simple "
+                                      "identifiers\n | cel.bind(a.b, 1, 2)\n | ..........^"},
+                    ParseCase{.name = "optMap_simple_name",
+                              .expr = "o.optMap(1, 2)",
+                              .want = "ERROR: <input>:1:10: optMap() variable name must be a simple "
+                                      "identifier\n | o.optMap(1, 2)\n | .........^"},
+                    ParseCase{.name = "sortBy_target",
+                              .expr = "1.sortBy(x, x)",
+                              .want = "ERROR: <input>:1:1: sortBy can only be applied to a list, "
+                                      "identifier, comprehension, call or select expression\n"
+                                      " | 1.sortBy(x, x)\n | ^"},
+                    ParseCase{.name = "multiline_position",
+                              .expr = "a &&\n  b +\n",
+                              .want = "ERROR: <input>:3:1: Syntax error: mismatched input '<EOF>' "
+                                      "expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', "
+                                      "NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | \n | ^"},
+                    ParseCase{.name = "second_line_caret",
+                              .expr = "a &&\n\tb c",
+                              .want = "ERROR: <input>:2:4: Syntax error: mismatched input 'c' expecting "
+                                      "<EOF>\n |  b c\n | ...^"},
+                    ParseCase{.name = "wide_caret",
+                              .expr = "'日本' + ",
+                              .want = "ERROR: <input>:1:8: Syntax error: mismatched input '<EOF>' "
+                                      "expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', "
+                                      "NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"
+                                      " | '日本' + \n | ．．．．．．．＾"},
+                    ParseCase{.name = "invalid_utf8",
+                              .expr = "'\xff'",
+                              .want = "ERROR: <input>:1:2: Syntax error: invalid UTF-8 in expression\n"
+                                      " | '\xff'\n | ．＾"}),
     CaseName);
 
 TEST(ParserTest, OptionalSyntaxCanBeDisabled) {
   ParseOptions options;
   options.enable_optional_syntax = false;
-  EXPECT_EQ(ParseToString("a.?b", options),
-            "ERROR: <input>:1:2: unsupported syntax '.?'\n | a.?b\n | .^");
-  EXPECT_EQ(ParseToString("a[?b]", options),
-            "ERROR: <input>:1:2: unsupported syntax '[?'\n | a[?b]\n | .^");
-  EXPECT_EQ(ParseToString("[?a]", options),
-            "ERROR: <input>:1:2: unsupported syntax '?'\n | [?a]\n | .^");
-  EXPECT_EQ(ParseToString("{?a: b}", options),
-            "ERROR: <input>:1:2: unsupported syntax '?'\n | {?a: b}\n | .^");
-  EXPECT_EQ(ParseToString("A{?a: b}", options),
-            "ERROR: <input>:1:3: unsupported syntax '?'\n | A{?a: b}\n | ..^");
+  EXPECT_EQ(ParseToString("a.?b", options), "ERROR: <input>:1:2: unsupported syntax '.?'\n | a.?b\n | .^");
+  EXPECT_EQ(ParseToString("a[?b]", options), "ERROR: <input>:1:2: unsupported syntax '[?'\n | a[?b]\n | .^");
+  EXPECT_EQ(ParseToString("[?a]", options), "ERROR: <input>:1:2: unsupported syntax '?'\n | [?a]\n | .^");
+  EXPECT_EQ(ParseToString("{?a: b}", options), "ERROR: <input>:1:2: unsupported syntax '?'\n | {?a: b}\n | .^");
+  EXPECT_EQ(ParseToString("A{?a: b}", options), "ERROR: <input>:1:3: unsupported syntax '?'\n | A{?a: b}\n | ..^");
 }
 
 TEST(ParserTest, MacroLibrariesCanBeDisabled) {
@@ -672,8 +638,8 @@ TEST(ParserTest, PositionsPointAtCelGoTokens) {
   const Expr& index = less.call().args[1];
   EXPECT_EQ(pos(index.id()), "2:9");  // '['
   const Expr& eq = root.call().args[1];
-  EXPECT_EQ(pos(eq.id()), "2:22");                 // columns count code points: 'é' is one
-  EXPECT_EQ(pos(eq.call().args[0].id()), "2:19");  // '.' of .f
+  EXPECT_EQ(pos(eq.id()), "2:22");                                 // columns count code points: 'é' is one
+  EXPECT_EQ(pos(eq.call().args[0].id()), "2:19");                  // '.' of .f
   EXPECT_EQ(parsed.source_info.GetPosition(eq.id())->offset, 31);  // bytes
 }
 
@@ -723,8 +689,7 @@ TEST(ParserTest, OptMapCopiesTheTargetWithFreshIds) {
   CheckInvariants(*result->expr, source);
   const Expr& root = result->expr->expr;
   const Expr& has_value_target = *root.call().args[0].call().target;
-  const Expr& value_target =
-      *root.call().args[1].call().args[0].comprehension().accu_init->call().target;
+  const Expr& value_target = *root.call().args[1].call().args[0].comprehension().accu_init->call().target;
   EXPECT_EQ(DebugString(has_value_target), DebugString(value_target));
   EXPECT_NE(has_value_target.id(), value_target.id());
   const SourceInfo& info = result->expr->source_info;
@@ -763,16 +728,15 @@ TEST(ParserLimitsTest, TenThousandNestedParensIsAnIssue) {
 }
 
 TEST(ParserLimitsTest, DeepListsMapsCallsAndIndexesAreIssues) {
-  for (const auto& [open, close] :
-       std::vector<std::pair<std::string, std::string>>{{"[", "]"},
-                                                        {"{1: ", "}"},
-                                                        {"f(", ")"},
-                                                        {"a[", "]"},
-                                                        {"-(", ")"},
-                                                        {"!(", ")"},
-                                                        {"x ? y : ", ""},
-                                                        {"[?", "]"},
-                                                        {"M{f: ", "}"}}) {
+  for (const auto& [open, close] : std::vector<std::pair<std::string, std::string>>{{"[", "]"},
+                                                                                    {"{1: ", "}"},
+                                                                                    {"f(", ")"},
+                                                                                    {"a[", "]"},
+                                                                                    {"-(", ")"},
+                                                                                    {"!(", ")"},
+                                                                                    {"x ? y : ", ""},
+                                                                                    {"[?", "]"},
+                                                                                    {"M{f: ", "}"}}) {
     const std::string source = Repeat(open, 5'000) + "x" + Repeat(close, 5'000);
     auto result = Parse(source);
     ASSERT_TRUE(result.ok());
@@ -844,8 +808,7 @@ TEST(ParserLimitsTest, CopyingMacrosCannotExplode) {
   auto result = Parse(chain, options);
   ASSERT_TRUE(result.ok());
   ASSERT_EQ(result->issues.size(), 1u);
-  EXPECT_EQ(result->issues[0].message,
-            "expression is too large after macro expansion (more than 1000000 nodes)");
+  EXPECT_EQ(result->issues[0].message, "expression is too large after macro expansion (more than 1000000 nodes)");
   // A few are fine.
   result = Parse(Repeat(".optMap(a, a)", 5, "x"), options);
   ASSERT_TRUE(result.ok() && result->expr.has_value());
@@ -864,10 +827,9 @@ TEST(ParserLimitsTest, ErrorReportingLimit) {
 
 TEST(ParserLimitsTest, GarbageNeverCrashes) {
   // Deterministic pseudo-random token soup: every parse ends in a tree or issues.
-  const std::vector<std::string> pieces = {"a",  "1",  "'s'", "(",     ")",     "[", "]",   "{",
-                                           "}",  ".",  ",",   "?",     ":",     "-", "!",   "+",
-                                           "&&", "||", "in",  "has(",  ".all(", "x", "`f`", "[?",
-                                           ".?", "==", "1u",  "b\"\"", " "};
+  const std::vector<std::string> pieces = {"a",     "1", "'s'", "(",  ")",  "[",  "]",  "{",     "}",  ".",
+                                           ",",     "?", ":",   "-",  "!",  "+",  "&&", "||",    "in", "has(",
+                                           ".all(", "x", "`f`", "[?", ".?", "==", "1u", "b\"\"", " "};
   uint32_t state = 12345;
   for (int round = 0; round < 2000; ++round) {
     std::string source;
@@ -930,8 +892,7 @@ TEST(IssueTest, FormatsSortedByPosition) {
             "ERROR: <input>:-1:0: nowhere\n"
             "ERROR: <input>:1:1: first\n | ab\n | ^\n"
             "ERROR: <input>:2:2: second\n | cd\n | .^");
-  EXPECT_EQ(FormatIssues(source, std::vector<Issue>{{1, 3, "m"}}, "sel.cel"),
-            "ERROR: sel.cel:1:3: m\n | ab\n | ..^");
+  EXPECT_EQ(FormatIssues(source, std::vector<Issue>{{1, 3, "m"}}, "sel.cel"), "ERROR: sel.cel:1:3: m\n | ab\n | ..^");
 }
 
 }  // namespace

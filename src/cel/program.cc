@@ -133,13 +133,12 @@ std::optional<Value> ListIndex(const Value& list, const Value& key, size_t* posi
       index = static_cast<int64_t>(d);
       break;
     }
-    default:
-      return ErrorValue("unsupported index type '" + std::string(key.TypeName()) + "' in list");
+    default: return ErrorValue("unsupported index type '" + std::string(key.TypeName()) + "' in list");
   }
   const size_t size = list.list().size();
   if (index < 0 || static_cast<uint64_t>(index) >= size) {
-    return ErrorValue("index out of range: index " + std::to_string(index) +
-                      " in list of size " + std::to_string(size));
+    return ErrorValue("index out of range: index " + std::to_string(index) + " in list of size " +
+                      std::to_string(size));
   }
   *position = static_cast<size_t>(index);
   return std::nullopt;
@@ -254,8 +253,7 @@ class Evaluator {
     if (lhs.is_error()) return lhs;
     Charge(1);
     if (!lhs.is_optional()) {
-      return NoMatchingOverload(n.op == Op::kOptOr ? "or" : "orValue",
-                                std::span<const Value>(&lhs, 1));
+      return NoMatchingOverload(n.op == Op::kOptOr ? "or" : "orValue", std::span<const Value>(&lhs, 1));
     }
     if (lhs.has_optional_value()) return n.op == Op::kOptOr ? lhs : lhs.optional_value();
     Value rhs = Eval(Child(n, 1));
@@ -295,9 +293,7 @@ class Evaluator {
         if (!operand.has_optional_value()) return Value::OptionalNone();
         return SelectField(operand.optional_value(), field, true);
       case ValueKind::kError: return operand;
-      default:
-        return ErrorValue("type '" + std::string(operand.TypeName()) +
-                          "' does not support field selection");
+      default: return ErrorValue("type '" + std::string(operand.TypeName()) + "' does not support field selection");
     }
   }
 
@@ -316,14 +312,12 @@ class Evaluator {
   Value HasField(const Value& operand, const Value& field) {
     switch (operand.kind()) {
       case ValueKind::kMap: return Value::Bool(operand.map().Find(field).has_value());
-      case ValueKind::kOpaque:
-        return Value::Bool(operand.opaque().HasField(field.string_value()));
+      case ValueKind::kOpaque: return Value::Bool(operand.opaque().HasField(field.string_value()));
       case ValueKind::kOptional:
         if (!operand.has_optional_value()) return Value::Bool(false);
         return HasField(operand.optional_value(), field);
       case ValueKind::kError: return operand;
-      default:
-        return ErrorValue("invalid type for field selection: " + std::string(operand.TypeName()));
+      default: return ErrorValue("invalid type for field selection: " + std::string(operand.TypeName()));
     }
   }
 
@@ -547,8 +541,7 @@ class Evaluator {
       if (v.is_error()) return v;
       if (!n.optional.empty() && n.optional[i]) {
         if (!v.is_optional()) {
-          return ErrorValue("cannot initialize optional list element from non-optional value " +
-                            v.DebugString());
+          return ErrorValue("cannot initialize optional list element from non-optional value " + v.DebugString());
         }
         if (!v.has_optional_value()) continue;
         elements.push_back(v.optional_value());
@@ -573,8 +566,8 @@ class Evaluator {
       }
       if (!n.optional.empty() && n.optional[i]) {
         if (!value.is_optional()) {
-          return ErrorValue("cannot initialize optional entry '" + key.DebugString() +
-                            "' from non-optional value " + value.DebugString());
+          return ErrorValue("cannot initialize optional entry '" + key.DebugString() + "' from non-optional value " +
+                            value.DebugString());
         }
         if (!value.has_optional_value()) continue;
         if (!map->Insert(key, value.optional_value())) {
@@ -595,8 +588,8 @@ class Evaluator {
     if (range.is_error()) return range;
     if (!range.is_list() && !range.is_map()) {
       return ErrorValue("expression of type '" + std::string(range.TypeName()) +
-                        "' cannot be range of a comprehension (got '" +
-                        std::string(range.TypeName()) + "', expected iterable type)");
+                        "' cannot be range of a comprehension (got '" + std::string(range.TypeName()) +
+                        "', expected iterable type)");
     }
     std::vector<Value>& slots = s_.slots_;
     slots[n.slot] = Eval(Child(n, 1));
@@ -757,8 +750,8 @@ StatusOr<Value> Program::Evaluate(const Activation& activation, EvalState& state
 
 StatusOr<Value> Program::Evaluate(std::span<const Value> vars, EvalState& state) const {
   if (vars.size() != variables_.size()) {
-    return InvalidArgumentError("program reads " + std::to_string(variables_.size()) +
-                                " variables, " + std::to_string(vars.size()) + " given");
+    return InvalidArgumentError("program reads " + std::to_string(variables_.size()) + " variables, " +
+                                std::to_string(vars.size()) + " given");
   }
   state.Reset(slot_count_);
   for (size_t i = 0; i < vars.size(); ++i) state.slots_[i].AssignBorrowed(vars[i]);
@@ -819,8 +812,7 @@ std::string Program::DebugString() const {
     const PlanNode& n = nodes_[index];
     out.append(depth * 2, ' ');
     out += OpName(n.op);
-    if (n.op == Op::kConst || n.op == Op::kSelect || n.op == Op::kHas ||
-        n.op == Op::kOptSelect) {
+    if (n.op == Op::kConst || n.op == Op::kSelect || n.op == Op::kHas || n.op == Op::kOptSelect) {
       out += ' ';
       out += n.value.DebugString();
     }
@@ -857,8 +849,7 @@ std::string Program::DebugString() const {
 
 class Planner {
  public:
-  Planner(const ParsedExpr& parsed, const Environment& env)
-      : parsed_(parsed), env_(env), program_(new Program()) {
+  Planner(const ParsedExpr& parsed, const Environment& env) : parsed_(parsed), env_(env), program_(new Program()) {
     program_->registry_ = env.registry;
     for (const std::string& v : env.variables) declared_.insert(v);
   }
@@ -889,8 +880,7 @@ class Planner {
         PlanNode& n = program_->nodes_[i];
         if (n.op != Op::kPath || !reachable[i]) continue;
         const PlanNode& var = program_->nodes_[program_->children_[n.first]];
-        std::shared_ptr<const void> prepared =
-            env_.prepare_path(program_->variables_[var.slot], n.path);
+        std::shared_ptr<const void> prepared = env_.prepare_path(program_->variables_[var.slot], n.path);
         n.prepared = prepared.get();
         if (prepared != nullptr) program_->prepared_.push_back(std::move(prepared));
       }
@@ -1040,9 +1030,8 @@ class Planner {
   }
 
   static std::optional<std::string_view> TypeDenotation(std::string_view name) {
-    static constexpr std::string_view kTypes[] = {"bool",  "int",       "uint", "double",
-                                                  "string", "bytes",    "list", "map",
-                                                  "null_type", "type", "optional_type"};
+    static constexpr std::string_view kTypes[] = {"bool", "int", "uint",      "double", "string",       "bytes",
+                                                  "list", "map", "null_type", "type",   "optional_type"};
     for (std::string_view t : kTypes) {
       if (name == t) return t;
     }
@@ -1064,8 +1053,7 @@ class Planner {
     }
     std::string_view bare = name.starts_with('.') ? name.substr(1) : name;
     if (std::optional<std::string_view> t = TypeDenotation(bare)) return NewConst(Value::Type(*t), id);
-    std::string message = "undeclared reference to '" + std::string(bare) + "' (in container '" +
-                          env_.container + "')";
+    std::string message = "undeclared reference to '" + std::string(bare) + "' (in container '" + env_.container + "')";
     if (env_.options.report_undeclared) {
       Report(id, message);
       return NewConst(Value(), id);
@@ -1117,8 +1105,7 @@ class Planner {
     }
     std::reverse(ids.begin(), ids.end());
     for (size_t len = parts.size(); len >= 1; --len) {
-      std::optional<std::string> var =
-          ResolveVariable(Join(std::span<const std::string_view>(parts.data(), len)));
+      std::optional<std::string> var = ResolveVariable(Join(std::span<const std::string_view>(parts.data(), len)));
       if (!var) continue;
       PlanNode n = Make(Op::kVar, ids[len - 1]);
       n.slot = VariableSlot(*var);
@@ -1143,8 +1130,7 @@ class Planner {
       case ExprKind::kList: return PlanList(e);
       case ExprKind::kMap: return PlanMap(e);
       case ExprKind::kStruct:
-        return NewConst(Value::Error("unsupported message type '" + e.struct_expr().name + "'"),
-                        e.id());
+        return NewConst(Value::Error("unsupported message type '" + e.struct_expr().name + "'"), e.id());
       case ExprKind::kComprehension: return PlanComprehension(e);
     }
     return NewConst(Value(), e.id());
@@ -1187,8 +1173,7 @@ class Planner {
     if (n.op != Op::kEq && n.op != Op::kNe) return index;
     for (uint32_t side = 0; side < 2; ++side) {
       const PlanNode& c = program_->nodes_[program_->children_[n.first + side]];
-      if (c.op == Op::kConst && c.value.is_string() &&
-          CodePointCount(c.value.string_value()) <= UINT32_MAX) {
+      if (c.op == Op::kConst && c.value.is_string() && CodePointCount(c.value.string_value()) <= UINT32_MAX) {
         n.const_side = static_cast<int8_t>(side);
         n.const_cp = static_cast<uint32_t>(CodePointCount(c.value.string_value()));
         break;
@@ -1271,8 +1256,7 @@ class Planner {
         const uint32_t key = PlanExpr(args[1]);
         const PlanNode& key_node = program_->nodes_[key];
         if (key_node.op == Op::kConst && IsKeyLike(key_node.value)) {
-          if (std::optional<uint32_t> path =
-                  ExtendPath(operand, PathStep{true, key_node.value}, e.id())) {
+          if (std::optional<uint32_t> path = ExtendPath(operand, PathStep{true, key_node.value}, e.id())) {
             return *path;
           }
         }
@@ -1287,16 +1271,15 @@ class Planner {
         const uint32_t child[] = {PlanExpr(args[0])};
         return NewNode(std::move(n), child);
       }
-      if (fn == op::kAdd && args.size() == 2 && IsInnermostAccu(e, args[0]) &&
-          args[1].Is<ListExpr>() && args[1].list().optional_indices.empty()) {
+      if (fn == op::kAdd && args.size() == 2 && IsInnermostAccu(e, args[0]) && args[1].Is<ListExpr>() &&
+          args[1].list().optional_indices.empty()) {
         PlanNode n = Make(Op::kAppendAccu, e.id());
         n.slot = accu_slots_.back();
         std::vector<uint32_t> children;
         for (const Expr& el : args[1].list().elements) children.push_back(PlanExpr(el));
         return NewNode(std::move(n), children);
       }
-      if (fn == op::kMapInsert && (args.size() == 3 || args.size() == 2) &&
-          IsInnermostAccu(e, args[0])) {
+      if (fn == op::kMapInsert && (args.size() == 3 || args.size() == 2) && IsInnermostAccu(e, args[0])) {
         PlanNode n = Make(Op::kMapInsertAccu, e.id());
         n.slot = accu_slots_.back();
         std::vector<uint32_t> children;
@@ -1312,8 +1295,7 @@ class Planner {
       const std::string qualified = Join(parts) + "." + fn;
       bool is_variable = false;
       for (size_t len = parts.size(); len >= 1 && !is_variable; --len) {
-        is_variable = ResolveVariable(Join(std::span<const std::string_view>(parts.data(), len)))
-                          .has_value();
+        is_variable = ResolveVariable(Join(std::span<const std::string_view>(parts.data(), len))).has_value();
       }
       if (!is_variable) {
         for (const std::string& c : Candidates(qualified)) {
@@ -1338,15 +1320,13 @@ class Planner {
     if (target != nullptr) children.push_back(PlanExpr(*target));
     for (const Expr& a : args) children.push_back(PlanExpr(a));
     if (env_.options.report_unknown_functions && !env_.registry->HasFunction(fn)) {
-      Report(e.id(), "undeclared reference to '" + std::string(fn) + "' (in container '" +
-                         env_.container + "')");
+      Report(e.id(), "undeclared reference to '" + std::string(fn) + "' (in container '" + env_.container + "')");
     }
     PlanNode n = Make(Op::kCall, e.id());
     n.name = std::string(fn);
     n.overloads = env_.registry->Find(fn, receiver, children.size());
     for (const Overload* ov : n.overloads) {
-      if (ov->prepare == nullptr || ov->prepare_arg < 0 ||
-          static_cast<size_t>(ov->prepare_arg) >= children.size()) {
+      if (ov->prepare == nullptr || ov->prepare_arg < 0 || static_cast<size_t>(ov->prepare_arg) >= children.size()) {
         continue;
       }
       const PlanNode& arg = program_->nodes_[children[static_cast<size_t>(ov->prepare_arg)]];

@@ -55,8 +55,7 @@ namespace dra::cel {
 // Kubernetes' runtime cost limit per selector evaluation.
 inline constexpr uint64_t kKubernetesCostLimit = 1'000'000;
 // The message of a cancelled evaluation (cel-go's wording).
-inline constexpr std::string_view kCostLimitExceededMessage =
-    "operation cancelled: actual cost limit exceeded";
+inline constexpr std::string_view kCostLimitExceededMessage = "operation cancelled: actual cost limit exceeded";
 
 struct PlanOptions {
   // An identifier that names no declared variable, comprehension variable or
@@ -80,8 +79,8 @@ struct PlanOptions {
 // "device" with steps .attributes, ["gpu.example.com"], .model. What it returns
 // is handed to OpaqueObject::ResolvePath of the variable's value at run time
 // (nullptr when it returns nullptr). Called once per path while planning.
-using PathPreparer = std::function<std::shared_ptr<const void>(std::string_view variable,
-                                                               std::span<const PathStep> steps)>;
+using PathPreparer =
+    std::function<std::shared_ptr<const void>(std::string_view variable, std::span<const PathStep> steps)>;
 
 // What an expression may refer to.
 struct Environment {

@@ -33,8 +33,8 @@ struct Compiled {
   std::string issues;
 };
 
-Compiled Compile(std::string_view expr, std::vector<std::string> vars = {},
-                 std::string container = "", bool report_undeclared = true) {
+Compiled Compile(std::string_view expr, std::vector<std::string> vars = {}, std::string container = "",
+                 bool report_undeclared = true) {
   Compiled out;
   StatusOr<ParseResult> parsed = Parse(expr);
   if (!parsed.ok() || !parsed->issues.empty()) {
@@ -83,8 +83,7 @@ TEST_P(ProgramTableTest, Evaluates) {
         << "got " << result->DebugString() << ", want " << c.want->DebugString();
   } else {
     ASSERT_TRUE(result->is_error()) << "got " << result->DebugString();
-    EXPECT_NE(result->error_message().find(c.want_error), std::string_view::npos)
-        << result->error_message();
+    EXPECT_NE(result->error_message().find(c.want_error), std::string_view::npos) << result->error_message();
   }
 }
 
@@ -106,47 +105,44 @@ INSTANTIATE_TEST_SUITE_P(
         Case{.name = "mixed_ordering", .expr = "x > 6.5 && 7u >= x", .want = Value::Bool(true)},
         Case{.name = "string_vs_int_unequal", .expr = "dyn('7') == x", .want = Value::Bool(false)},
         Case{.name = "ordering_no_overload", .expr = "'a' < x", .want_error = "no matching overload"},
-        Case{.name = "code_points", .expr = "size('héllo') == 5 && 'héllo'.charAt(1) == 'é'",
-             .want = Value::Bool(true)},
-        Case{.name = "matches_unanchored", .expr = "'asymetric'.matches('[^a]?sym')",
-             .want = Value::Bool(true)},
+        Case{
+            .name = "code_points", .expr = "size('héllo') == 5 && 'héllo'.charAt(1) == 'é'", .want = Value::Bool(true)},
+        Case{.name = "matches_unanchored", .expr = "'asymetric'.matches('[^a]?sym')", .want = Value::Bool(true)},
         Case{.name = "map_select", .expr = "m.k", .want = Value::String("v")},
         Case{.name = "map_missing_key", .expr = "m.nope", .want_error = "no such key: nope"},
         Case{.name = "has_map", .expr = "has(m.k) && !has(m.nope)", .want = Value::Bool(true)},
         Case{.name = "opt_select", .expr = "m.?nope.orValue('d')", .want = Value::String("d")},
         Case{.name = "opt_index", .expr = "m[?'k'].value()", .want = Value::String("v")},
-        Case{.name = "or_value_short_circuits", .expr = "optional.of(1).orValue(1/0)",
-             .want = Value::Int(1)},
+        Case{.name = "or_value_short_circuits", .expr = "optional.of(1).orValue(1/0)", .want = Value::Int(1)},
         Case{.name = "in_list", .expr = "7u in [1, x]", .want = Value::Bool(true)},
         Case{.name = "in_map", .expr = "'k' in m && !('v' in m)", .want = Value::Bool(true)},
-        Case{.name = "exists_absorbs_error", .expr = "[0, 1].exists(i, 1 / i == 1)",
-             .want = Value::Bool(true)},
-        Case{.name = "all_absorbs_error", .expr = "[0, 1].all(i, 1 / i == 5)",
-             .want = Value::Bool(false)},
+        Case{.name = "exists_absorbs_error", .expr = "[0, 1].exists(i, 1 / i == 1)", .want = Value::Bool(true)},
+        Case{.name = "all_absorbs_error", .expr = "[0, 1].all(i, 1 / i == 5)", .want = Value::Bool(false)},
         Case{.name = "all_error", .expr = "[0, 1].all(i, 1 / i == 1)", .want_error = "division"},
         Case{.name = "exists_one", .expr = "[1, 2, 3].exists_one(i, i > 2)", .want = Value::Bool(true)},
-        Case{.name = "map_filter", .expr = "[1, 2, 3].filter(i, i != 2).map(i, i * x) == [7, 21]",
+        Case{.name = "map_filter",
+             .expr = "[1, 2, 3].filter(i, i != 2).map(i, i * x) == [7, 21]",
              .want = Value::Bool(true)},
-        Case{.name = "two_var", .expr = "{'a': 1}.all(k, v, k == 'a' && v == 1)",
-             .want = Value::Bool(true)},
-        Case{.name = "transform_map", .expr = "{'a': 1}.transformMap(k, v, v + 1) == {'a': 2}",
+        Case{.name = "two_var", .expr = "{'a': 1}.all(k, v, k == 'a' && v == 1)", .want = Value::Bool(true)},
+        Case{.name = "transform_map",
+             .expr = "{'a': 1}.transformMap(k, v, v + 1) == {'a': 2}",
              .want = Value::Bool(true)},
         Case{.name = "bind", .expr = "cel.bind(y, x * 2, y + y)", .want = Value::Int(28)},
         Case{.name = "shadowing", .expr = "[1].exists(x, x == 1) && x == 7", .want = Value::Bool(true)},
-        Case{.name = "type_values", .expr = "type(x) == int && type(type(x)) == type",
-             .want = Value::Bool(true)},
+        Case{.name = "type_values", .expr = "type(x) == int && type(type(x)) == type", .want = Value::Bool(true)},
         Case{.name = "conversions", .expr = "int('12') + int(2.9) + int(3u)", .want = Value::Int(17)},
         Case{.name = "double_to_string", .expr = "string(1e100)", .want = Value::String("1e+100")},
         Case{.name = "int_range", .expr = "int(9223372036854775807.0)", .want_error = "range"},
         Case{.name = "repeated_key", .expr = "{1: 'a', 1u: 'b'}", .want_error = "repeated key"},
         Case{.name = "unknown_function", .expr = "nope(1) || true", .want = Value::Bool(true)},
         Case{.name = "message_unsupported", .expr = "a.B{}", .want_error = "unsupported message"},
-        Case{.name = "lists_ext", .expr = "lists.range(4).slice(1, 3).reverse() == [2, 1]",
-             .want = Value::Bool(true)},
-        Case{.name = "sort_by", .expr = "['bb', 'a', 'ccc'].sortBy(s, size(s))",
+        Case{.name = "lists_ext", .expr = "lists.range(4).slice(1, 3).reverse() == [2, 1]", .want = Value::Bool(true)},
+        Case{.name = "sort_by",
+             .expr = "['bb', 'a', 'ccc'].sortBy(s, size(s))",
              .want = Value::List({Value::String("a"), Value::String("bb"), Value::String("ccc")})},
         Case{.name = "sets_ext", .expr = "sets.contains([1, 2], [2.0])", .want = Value::Bool(true)},
-        Case{.name = "strings_ext", .expr = "'a-b'.split('-').join('+') + 'X'.lowerAscii()",
+        Case{.name = "strings_ext",
+             .expr = "'a-b'.split('-').join('+') + 'X'.lowerAscii()",
              .want = Value::String("a+bx")},
         Case{.name = "quote", .expr = "strings.quote('a\"b')", .want = Value::String("\"a\\\"b\"")}),
     [](const ::testing::TestParamInfo<Case>& param_info) { return param_info.param.name; });
@@ -154,8 +150,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(ProgramTest, UndeclaredIdentifierIsACompileIssue) {
   Compiled c = Compile("y + 1");
   EXPECT_EQ(c.program, nullptr);
-  EXPECT_NE(c.issues.find("undeclared reference to 'y' (in container '')"), std::string::npos)
-      << c.issues;
+  EXPECT_NE(c.issues.find("undeclared reference to 'y' (in container '')"), std::string::npos) << c.issues;
 }
 
 TEST(ProgramTest, UndeclaredIdentifierIsARuntimeErrorWithoutChecks) {
@@ -221,8 +216,7 @@ TEST(ProgramTest, TracksCostLikeCelGo) {
 }
 
 TEST(ProgramTest, StopsACostBombAtTheLimit) {
-  Compiled c = Compile(
-      "lists.range(1000).all(x, lists.range(1000).all(y, lists.range(1000).all(z, z >= 0)))");
+  Compiled c = Compile("lists.range(1000).all(x, lists.range(1000).all(y, lists.range(1000).all(z, z >= 0)))");
   ASSERT_NE(c.program, nullptr) << c.issues;
   EvalState state;
   StatusOr<Value> v = c.program->Evaluate(MapActivation(), state);
@@ -277,8 +271,7 @@ TEST(ProgramTest, SharedProgramEvaluatesOnManyThreads) {
 // that borrow api memory, with unknown domains reading as empty maps.
 class FakeAttributes final : public MapObject {
  public:
-  explicit FakeAttributes(std::vector<std::pair<std::string, Value>> entries)
-      : entries_(std::move(entries)) {}
+  explicit FakeAttributes(std::vector<std::pair<std::string, Value>> entries) : entries_(std::move(entries)) {}
   size_t size() const override { return entries_.size(); }
   std::optional<Value> Find(const Value& key) const override {
     if (!key.is_string()) return std::nullopt;
@@ -297,10 +290,10 @@ class FakeAttributes final : public MapObject {
 class FakeDevice final : public OpaqueObject {
  public:
   FakeDevice() {
-    auto inner = MakeRef<FakeAttributes>(std::vector<std::pair<std::string, Value>>{
-        {"model", Value::StringView(kModel)}});
-    attributes_ = MakeRef<FakeAttributes>(std::vector<std::pair<std::string, Value>>{
-        {"gpu.nvidia.com", Value::Map(std::move(inner))}});
+    auto inner =
+        MakeRef<FakeAttributes>(std::vector<std::pair<std::string, Value>>{{"model", Value::StringView(kModel)}});
+    attributes_ = MakeRef<FakeAttributes>(
+        std::vector<std::pair<std::string, Value>>{{"gpu.nvidia.com", Value::Map(std::move(inner))}});
   }
   std::string_view type_name() const override { return "kubernetes.DRADevice"; }
   std::optional<Value> GetField(std::string_view field) const override {
@@ -343,8 +336,7 @@ class PathObject final : public OpaqueObject {
     if (field == "a") return Value::BorrowMap(inner_.get());
     return std::nullopt;
   }
-  bool ResolvePath(std::span<const PathStep> steps, const void* prepared,
-                   Value* out) const override {
+  bool ResolvePath(std::span<const PathStep> steps, const void* prepared, Value* out) const override {
     ++resolved;
     if (prepared == nullptr || steps.size() != 2) return false;
     *out = Value::StringView(*static_cast<const std::string*>(prepared));
@@ -355,8 +347,8 @@ class PathObject final : public OpaqueObject {
   mutable int resolved = 0;
 
  private:
-  RefPtr<FakeAttributes> inner_ = MakeRef<FakeAttributes>(
-      std::vector<std::pair<std::string, Value>>{{"k", Value::StringView("walked")}});
+  RefPtr<FakeAttributes> inner_ =
+      MakeRef<FakeAttributes>(std::vector<std::pair<std::string, Value>>{{"k", Value::StringView("walked")}});
 };
 
 TEST(ProgramTest, ConstantPathsResolveInOneCallWithTheSameCost) {
@@ -366,8 +358,7 @@ TEST(ProgramTest, ConstantPathsResolveInOneCallWithTheSameCost) {
   Environment env;
   env.registry = Registry();
   env.variables = {"obj"};
-  env.prepare_path = [&](std::string_view var,
-                         std::span<const PathStep> steps) -> std::shared_ptr<const void> {
+  env.prepare_path = [&](std::string_view var, std::span<const PathStep> steps) -> std::shared_ptr<const void> {
     std::string path(var);
     for (const PathStep& s : steps) {
       path += s.is_index ? "[" + s.key.DebugString() + "]" : "." + std::string(s.key.string_value());
@@ -412,9 +403,8 @@ TEST(ProgramTest, EqualityWithAStringConstantCostsLikeAnyEquality) {
     uint64_t cost;  // variables read cost 1 each
   };
   for (const Want& w : {Want{"s == 'abcdefghijklmnopqrstuvw'", 1 + 2},  // 12 vs 23 code points
-                        Want{"'abcdefghijklmnopqrstuvw' != s", 1 + 2},
-                        Want{"s == t", 2 + 2}, Want{"s == 'short'", 1 + 1},
-                        Want{"t == 'abcdefghijklmnopqrstuvw'", 1 + 3}}) {
+                        Want{"'abcdefghijklmnopqrstuvw' != s", 1 + 2}, Want{"s == t", 2 + 2},
+                        Want{"s == 'short'", 1 + 1}, Want{"t == 'abcdefghijklmnopqrstuvw'", 1 + 3}}) {
     Compiled c = Compile(w.expr, {"s", "t"});
     ASSERT_NE(c.program, nullptr) << c.issues;
     EvalState state;

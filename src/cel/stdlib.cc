@@ -158,15 +158,11 @@ Value AddList(std::span<const Value> a, CallContext& ctx) {
   return Value::List(std::move(out));
 }
 
-uint64_t ConcatCost(std::span<const Value> a, const Value&) {
-  return CeilFactor(CostSize(a[0]) + CostSize(a[1]), 0.1);
-}
+uint64_t ConcatCost(std::span<const Value> a, const Value&) { return CeilFactor(CostSize(a[0]) + CostSize(a[1]), 0.1); }
 uint64_t MinSizeCost(std::span<const Value> a, const Value&) {
   return CeilFactor(std::min(CostSize(a[0]), CostSize(a[1])), 0.1);
 }
-uint64_t FirstSizeCost(std::span<const Value> a, const Value&) {
-  return CeilFactor(CostSize(a[0]), 0.1);
-}
+uint64_t FirstSizeCost(std::span<const Value> a, const Value&) { return CeilFactor(CostSize(a[0]), 0.1); }
 
 // --- Comparisons -------------------------------------------------------------------
 
@@ -204,19 +200,16 @@ Status RegisterRelations(FunctionRegistry& r) {
     std::string_view suffix;
   };
   const Pair pairs[] = {
-      {kIntK, kIntK, "int64"},          {kIntK, kUintK, "int64_uint64"},
-      {kIntK, kDoubleK, "int64_double"}, {kUintK, kUintK, "uint64"},
-      {kUintK, kIntK, "uint64_int64"},   {kUintK, kDoubleK, "uint64_double"},
-      {kDoubleK, kDoubleK, "double"},    {kDoubleK, kIntK, "double_int64"},
-      {kDoubleK, kUintK, "double_uint64"}, {kStringK, kStringK, "string"},
-      {kBytesK, kBytesK, "bytes"},       {kBoolK, kBoolK, "bool"},
+      {kIntK, kIntK, "int64"},        {kIntK, kUintK, "int64_uint64"},   {kIntK, kDoubleK, "int64_double"},
+      {kUintK, kUintK, "uint64"},     {kUintK, kIntK, "uint64_int64"},   {kUintK, kDoubleK, "uint64_double"},
+      {kDoubleK, kDoubleK, "double"}, {kDoubleK, kIntK, "double_int64"}, {kDoubleK, kUintK, "double_uint64"},
+      {kStringK, kStringK, "string"}, {kBytesK, kBytesK, "bytes"},       {kBoolK, kBoolK, "bool"},
   };
   for (const Rel& rel : rels) {
     for (const Pair& p : pairs) {
       const bool sized = p.a == kStringK || p.a == kBytesK;
-      DRA_RETURN_IF_ERROR(Add(r, std::string(rel.id) + "_" + std::string(p.suffix),
-                              std::string(rel.fn), false, {P(p.a), P(p.b)}, rel.impl,
-                              sized ? MinSizeCost : nullptr));
+      DRA_RETURN_IF_ERROR(Add(r, std::string(rel.id) + "_" + std::string(p.suffix), std::string(rel.fn), false,
+                              {P(p.a), P(p.b)}, rel.impl, sized ? MinSizeCost : nullptr));
     }
   }
   return OkStatus();
@@ -230,12 +223,8 @@ Value SizeString(std::span<const Value> a, CallContext&) {
 Value SizeBytes(std::span<const Value> a, CallContext&) {
   return Value::Int(static_cast<int64_t>(a[0].bytes_value().size()));
 }
-Value SizeList(std::span<const Value> a, CallContext&) {
-  return Value::Int(static_cast<int64_t>(a[0].list().size()));
-}
-Value SizeMap(std::span<const Value> a, CallContext&) {
-  return Value::Int(static_cast<int64_t>(a[0].map().size()));
-}
+Value SizeList(std::span<const Value> a, CallContext&) { return Value::Int(static_cast<int64_t>(a[0].list().size())); }
+Value SizeMap(std::span<const Value> a, CallContext&) { return Value::Int(static_cast<int64_t>(a[0].map().size())); }
 
 Value Contains(std::span<const Value> a, CallContext&) {
   return Value::Bool(a[0].string_value().find(a[1].string_value()) != std::string_view::npos);
@@ -255,8 +244,7 @@ StatusOr<std::shared_ptr<const RE2>> CompileRegex(std::string_view pattern) {
   options.set_log_errors(false);
   auto re = std::make_shared<const RE2>(re2::StringPiece(pattern.data(), pattern.size()), options);
   if (!re->ok()) {
-    return InvalidArgumentError("invalid regular expression '" + std::string(pattern) +
-                                "': " + re->error());
+    return InvalidArgumentError("invalid regular expression '" + std::string(pattern) + "': " + re->error());
   }
   return re;
 }
@@ -360,8 +348,7 @@ std::optional<double> ParseDouble(std::string_view s) {
     body.remove_prefix(1);
   }
   if (EqualsIgnoreCase(body, "inf") || EqualsIgnoreCase(body, "infinity")) {
-    return negative ? -std::numeric_limits<double>::infinity()
-                    : std::numeric_limits<double>::infinity();
+    return negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
   }
   if (EqualsIgnoreCase(body, "nan")) return std::numeric_limits<double>::quiet_NaN();
   if (body.empty()) return std::nullopt;
@@ -381,9 +368,7 @@ Value DoubleFromString(std::span<const Value> a, CallContext&) {
   if (!d) return Err("cannot convert string '" + std::string(a[0].string_value()) + "' to double");
   return Value::Double(*d);
 }
-Value StringFromInt(std::span<const Value> a, CallContext&) {
-  return Value::String(std::to_string(a[0].int_value()));
-}
+Value StringFromInt(std::span<const Value> a, CallContext&) { return Value::String(std::to_string(a[0].int_value())); }
 Value StringFromUint(std::span<const Value> a, CallContext&) {
   return Value::String(std::to_string(a[0].uint_value()));
 }
@@ -398,9 +383,7 @@ Value StringFromBytes(std::span<const Value> a, CallContext&) {
   if (FindInvalidUtf8(b)) return Err("invalid UTF-8 in bytes, cannot convert to string");
   return Value::String(std::string(b));
 }
-Value BytesFromString(std::span<const Value> a, CallContext&) {
-  return Value::Bytes(std::string(a[0].string_value()));
-}
+Value BytesFromString(std::span<const Value> a, CallContext&) { return Value::Bytes(std::string(a[0].string_value())); }
 Value BoolFromString(std::span<const Value> a, CallContext&) {
   const std::string_view s = a[0].string_value();
   if (s == "1" || s == "t" || s == "T" || s == "true" || s == "TRUE" || s == "True") {
@@ -419,23 +402,18 @@ Status RegisterStandardLibrary(FunctionRegistry& r) {
   DRA_RETURN_IF_ERROR(Add(r, "add_int64", "_+_", false, {P(kIntK), P(kIntK)}, AddInt));
   DRA_RETURN_IF_ERROR(Add(r, "add_uint64", "_+_", false, {P(kUintK), P(kUintK)}, AddUint));
   DRA_RETURN_IF_ERROR(Add(r, "add_double", "_+_", false, {P(kDoubleK), P(kDoubleK)}, AddDouble));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "add_string", "_+_", false, {P(kStringK), P(kStringK)}, AddString, ConcatCost));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "add_bytes", "_+_", false, {P(kBytesK), P(kBytesK)}, AddString, ConcatCost));
+  DRA_RETURN_IF_ERROR(Add(r, "add_string", "_+_", false, {P(kStringK), P(kStringK)}, AddString, ConcatCost));
+  DRA_RETURN_IF_ERROR(Add(r, "add_bytes", "_+_", false, {P(kBytesK), P(kBytesK)}, AddString, ConcatCost));
   DRA_RETURN_IF_ERROR(Add(r, "add_list", "_+_", false, {P(kListK), P(kListK)}, AddList));
   DRA_RETURN_IF_ERROR(Add(r, "subtract_int64", "_-_", false, {P(kIntK), P(kIntK)}, SubInt));
   DRA_RETURN_IF_ERROR(Add(r, "subtract_uint64", "_-_", false, {P(kUintK), P(kUintK)}, SubUint));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "subtract_double", "_-_", false, {P(kDoubleK), P(kDoubleK)}, SubDouble));
+  DRA_RETURN_IF_ERROR(Add(r, "subtract_double", "_-_", false, {P(kDoubleK), P(kDoubleK)}, SubDouble));
   DRA_RETURN_IF_ERROR(Add(r, "multiply_int64", "_*_", false, {P(kIntK), P(kIntK)}, MulInt));
   DRA_RETURN_IF_ERROR(Add(r, "multiply_uint64", "_*_", false, {P(kUintK), P(kUintK)}, MulUint));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "multiply_double", "_*_", false, {P(kDoubleK), P(kDoubleK)}, MulDouble));
+  DRA_RETURN_IF_ERROR(Add(r, "multiply_double", "_*_", false, {P(kDoubleK), P(kDoubleK)}, MulDouble));
   DRA_RETURN_IF_ERROR(Add(r, "divide_int64", "_/_", false, {P(kIntK), P(kIntK)}, DivInt));
   DRA_RETURN_IF_ERROR(Add(r, "divide_uint64", "_/_", false, {P(kUintK), P(kUintK)}, DivUint));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "divide_double", "_/_", false, {P(kDoubleK), P(kDoubleK)}, DivDouble));
+  DRA_RETURN_IF_ERROR(Add(r, "divide_double", "_/_", false, {P(kDoubleK), P(kDoubleK)}, DivDouble));
   DRA_RETURN_IF_ERROR(Add(r, "modulo_int64", "_%_", false, {P(kIntK), P(kIntK)}, ModInt));
   DRA_RETURN_IF_ERROR(Add(r, "modulo_uint64", "_%_", false, {P(kUintK), P(kUintK)}, ModUint));
   DRA_RETURN_IF_ERROR(Add(r, "negate_int64", "-_", false, {P(kIntK)}, NegInt));
@@ -453,12 +431,11 @@ Status RegisterStandardLibrary(FunctionRegistry& r) {
   }
 
   // String predicates.
-  DRA_RETURN_IF_ERROR(Add(r, "contains_string", "contains", true, {P(kStringK), P(kStringK)},
-                          Contains, ContainsCost));
-  DRA_RETURN_IF_ERROR(Add(r, "starts_with_string", "startsWith", true,
-                          {P(kStringK), P(kStringK)}, StartsWith, FirstSizeCost));
-  DRA_RETURN_IF_ERROR(Add(r, "ends_with_string", "endsWith", true, {P(kStringK), P(kStringK)},
-                          EndsWith, FirstSizeCost));
+  DRA_RETURN_IF_ERROR(Add(r, "contains_string", "contains", true, {P(kStringK), P(kStringK)}, Contains, ContainsCost));
+  DRA_RETURN_IF_ERROR(
+      Add(r, "starts_with_string", "startsWith", true, {P(kStringK), P(kStringK)}, StartsWith, FirstSizeCost));
+  DRA_RETURN_IF_ERROR(
+      Add(r, "ends_with_string", "endsWith", true, {P(kStringK), P(kStringK)}, EndsWith, FirstSizeCost));
   for (bool receiver : {false, true}) {
     Overload o;
     o.id = receiver ? "matches_string" : "matches";
@@ -486,19 +463,15 @@ Status RegisterStandardLibrary(FunctionRegistry& r) {
   DRA_RETURN_IF_ERROR(Add(r, "double_to_double", "double", false, {P(kDoubleK)}, Identity));
   DRA_RETURN_IF_ERROR(Add(r, "int64_to_double", "double", false, {P(kIntK)}, DoubleFromInt));
   DRA_RETURN_IF_ERROR(Add(r, "uint64_to_double", "double", false, {P(kUintK)}, DoubleFromUint));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "string_to_double", "double", false, {P(kStringK)}, DoubleFromString));
+  DRA_RETURN_IF_ERROR(Add(r, "string_to_double", "double", false, {P(kStringK)}, DoubleFromString));
   DRA_RETURN_IF_ERROR(Add(r, "string_to_string", "string", false, {P(kStringK)}, Identity));
   DRA_RETURN_IF_ERROR(Add(r, "int64_to_string", "string", false, {P(kIntK)}, StringFromInt));
   DRA_RETURN_IF_ERROR(Add(r, "uint64_to_string", "string", false, {P(kUintK)}, StringFromUint));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "double_to_string", "string", false, {P(kDoubleK)}, StringFromDouble));
+  DRA_RETURN_IF_ERROR(Add(r, "double_to_string", "string", false, {P(kDoubleK)}, StringFromDouble));
   DRA_RETURN_IF_ERROR(Add(r, "bool_to_string", "string", false, {P(kBoolK)}, StringFromBool));
-  DRA_RETURN_IF_ERROR(Add(r, "bytes_to_string", "string", false, {P(kBytesK)}, StringFromBytes,
-                          FirstSizeCost));
+  DRA_RETURN_IF_ERROR(Add(r, "bytes_to_string", "string", false, {P(kBytesK)}, StringFromBytes, FirstSizeCost));
   DRA_RETURN_IF_ERROR(Add(r, "bytes_to_bytes", "bytes", false, {P(kBytesK)}, Identity));
-  DRA_RETURN_IF_ERROR(Add(r, "string_to_bytes", "bytes", false, {P(kStringK)}, BytesFromString,
-                          FirstSizeCost));
+  DRA_RETURN_IF_ERROR(Add(r, "string_to_bytes", "bytes", false, {P(kStringK)}, BytesFromString, FirstSizeCost));
   DRA_RETURN_IF_ERROR(Add(r, "bool_to_bool", "bool", false, {P(kBoolK)}, Identity));
   DRA_RETURN_IF_ERROR(Add(r, "string_to_bool", "bool", false, {P(kStringK)}, BoolFromString));
   return OkStatus();
@@ -507,8 +480,7 @@ Status RegisterStandardLibrary(FunctionRegistry& r) {
 StatusOr<std::shared_ptr<FunctionRegistry>> NewRegistry(const LibraryOptions& options) {
   auto registry = std::make_shared<FunctionRegistry>();
   DRA_RETURN_IF_ERROR(RegisterStandardLibrary(*registry));
-  DRA_RETURN_IF_ERROR(
-      RegisterStringsLibrary(*registry, options.strings_version, options.format_flavor));
+  DRA_RETURN_IF_ERROR(RegisterStringsLibrary(*registry, options.strings_version, options.format_flavor));
   if (options.lists) DRA_RETURN_IF_ERROR(RegisterListsLibrary(*registry));
   if (options.sets) DRA_RETURN_IF_ERROR(RegisterSetsLibrary(*registry));
   if (options.optional) DRA_RETURN_IF_ERROR(RegisterOptionalLibrary(*registry));

@@ -100,8 +100,7 @@ size_t SeqLen(unsigned char c) {
 
 // Go's strings.Replace: at most `n` replacements (all if n < 0); an empty
 // `old` matches before every code point and at the end.
-Value ReplaceImpl(std::string_view s, std::string_view old, std::string_view repl, int64_t n,
-                  CallContext& ctx) {
+Value ReplaceImpl(std::string_view s, std::string_view old, std::string_view repl, int64_t n, CallContext& ctx) {
   if (n == 0) return Value::String(std::string(s));
   // Count matches first so the result size is known before building it.
   std::vector<size_t> at;
@@ -137,8 +136,7 @@ Value Replace(std::span<const Value> a, CallContext& ctx) {
   return ReplaceImpl(a[0].string_value(), a[1].string_value(), a[2].string_value(), -1, ctx);
 }
 Value ReplaceN(std::span<const Value> a, CallContext& ctx) {
-  return ReplaceImpl(a[0].string_value(), a[1].string_value(), a[2].string_value(),
-                     a[3].int_value(), ctx);
+  return ReplaceImpl(a[0].string_value(), a[1].string_value(), a[2].string_value(), a[3].int_value(), ctx);
 }
 
 // Go's strings.SplitN (n < 0: all; n == 0: none; else at most n parts). An
@@ -183,16 +181,14 @@ Value Substring(std::span<const Value> a, CallContext&) {
   const std::vector<char32_t> runes = ToCodePoints(a[0].string_value());
   const int64_t start = a[1].int_value();
   if (start < 0 || static_cast<uint64_t>(start) > runes.size()) return OutOfRange(start);
-  return Value::String(
-      FromCodePoints(runes.data() + start, runes.data() + runes.size()));
+  return Value::String(FromCodePoints(runes.data() + start, runes.data() + runes.size()));
 }
 Value SubstringRange(std::span<const Value> a, CallContext&) {
   const std::vector<char32_t> runes = ToCodePoints(a[0].string_value());
   const int64_t start = a[1].int_value();
   const int64_t end = a[2].int_value();
   if (start > end) {
-    return Err("invalid substring range. start: " + std::to_string(start) +
-               ", end: " + std::to_string(end));
+    return Err("invalid substring range. start: " + std::to_string(start) + ", end: " + std::to_string(end));
   }
   if (start < 0 || static_cast<uint64_t>(start) > runes.size()) return OutOfRange(start);
   if (end < 0 || static_cast<uint64_t>(end) > runes.size()) return OutOfRange(end);
@@ -202,9 +198,20 @@ Value SubstringRange(std::span<const Value> a, CallContext&) {
 // Unicode White_Space, as Go's unicode.IsSpace.
 bool IsSpace(char32_t c) {
   switch (c) {
-    case '\t': case '\n': case '\v': case '\f': case '\r': case ' ':
-    case 0x85: case 0xA0: case 0x1680: case 0x2028: case 0x2029: case 0x202F:
-    case 0x205F: case 0x3000: return true;
+    case '\t':
+    case '\n':
+    case '\v':
+    case '\f':
+    case '\r':
+    case ' ':
+    case 0x85:
+    case 0xA0:
+    case 0x1680:
+    case 0x2028:
+    case 0x2029:
+    case 0x202F:
+    case 0x205F:
+    case 0x3000: return true;
     default: return c >= 0x2000 && c <= 0x200A;
   }
 }
@@ -222,8 +229,7 @@ Value JoinImpl(const ListObject& list, std::string_view sep, CallContext& ctx) {
   for (size_t i = 0; i < list.size(); ++i) {
     Value v = list.Get(i);
     if (!v.is_string()) {
-      return Err("join: list element " + std::to_string(i) + " is " + std::string(v.TypeName()) +
-                 ", not string");
+      return Err("join: list element " + std::to_string(i) + " is " + std::string(v.TypeName()) + ", not string");
     }
     size += v.string_value().size() + sep.size();
   }
@@ -236,9 +242,7 @@ Value JoinImpl(const ListObject& list, std::string_view sep, CallContext& ctx) {
   return Value::String(std::move(out));
 }
 Value Join(std::span<const Value> a, CallContext& ctx) { return JoinImpl(a[0].list(), "", ctx); }
-Value JoinSep(std::span<const Value> a, CallContext& ctx) {
-  return JoinImpl(a[0].list(), a[1].string_value(), ctx);
-}
+Value JoinSep(std::span<const Value> a, CallContext& ctx) { return JoinImpl(a[0].list(), a[1].string_value(), ctx); }
 
 Value Quote(std::span<const Value> a, CallContext&) {
   const std::string_view s = a[0].string_value();
@@ -364,15 +368,15 @@ struct Formatter {
         return true;
       }
       default:
-        error = "string clause can only be used on strings, bools, bytes, ints, doubles, maps, "
-                "lists, types, durations, and timestamps, was given " +
-                std::string(v.TypeName());
+        error =
+            "string clause can only be used on strings, bools, bytes, ints, doubles, maps, "
+            "lists, types, durations, and timestamps, was given " +
+            std::string(v.TypeName());
         return false;
     }
   }
 
-  bool FormatClause(char verb, int precision, const Value& v, std::string& out,
-                    std::string& error) const {
+  bool FormatClause(char verb, int precision, const Value& v, std::string& out, std::string& error) const {
     const std::string type(v.TypeName());
     switch (verb) {
       case 's': return FormatString(v, false, out, error);
@@ -397,8 +401,7 @@ struct Formatter {
         } else if (flavor == FormatFlavor::kCurrent && v.is_uint()) {
           d = static_cast<double>(v.uint_value());
         } else if (flavor == FormatFlavor::kLegacy && v.is_string() &&
-                   (v.string_value() == "NaN" || v.string_value() == "Infinity" ||
-                    v.string_value() == "-Infinity")) {
+                   (v.string_value() == "NaN" || v.string_value() == "Infinity" || v.string_value() == "-Infinity")) {
           out += v.string_value();
           return true;
         } else {
@@ -490,8 +493,8 @@ struct Formatter {
       }
       const char verb = fmt[j];
       if (std::string_view("sdfeboxX").find(verb) == std::string_view::npos) {
-        return Err("could not parse formatting clause: unrecognized formatting clause \"" +
-                   std::string(1, verb) + "\"");
+        return Err("could not parse formatting clause: unrecognized formatting clause \"" + std::string(1, verb) +
+                   "\"");
       }
       if (arg_index >= args.size()) {
         return Err("index " + std::to_string(arg_index) + " out of range");
@@ -529,35 +532,23 @@ Status RegisterStringsLibrary(FunctionRegistry& r, int version, FormatFlavor fla
   const Param i = P(kIntK);
   DRA_RETURN_IF_ERROR(Add(r, "string_char_at_int", "charAt", true, {s, i}, CharAt));
   DRA_RETURN_IF_ERROR(Add(r, "string_index_of_string", "indexOf", true, {s, s}, IndexOf));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "string_index_of_string_int", "indexOf", true, {s, s, i}, IndexOfOffset));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "string_last_index_of_string", "lastIndexOf", true, {s, s}, LastIndexOf));
-  DRA_RETURN_IF_ERROR(Add(r, "string_last_index_of_string_int", "lastIndexOf", true, {s, s, i},
-                          LastIndexOfOffset));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "string_lower_ascii", "lowerAscii", true, {s}, LowerAscii, TenthCost));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "string_upper_ascii", "upperAscii", true, {s}, UpperAscii, TenthCost));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "string_replace_string_string", "replace", true, {s, s, s}, Replace, FifthCost));
-  DRA_RETURN_IF_ERROR(Add(r, "string_replace_string_string_int", "replace", true, {s, s, s, i},
-                          ReplaceN, FifthCost));
+  DRA_RETURN_IF_ERROR(Add(r, "string_index_of_string_int", "indexOf", true, {s, s, i}, IndexOfOffset));
+  DRA_RETURN_IF_ERROR(Add(r, "string_last_index_of_string", "lastIndexOf", true, {s, s}, LastIndexOf));
+  DRA_RETURN_IF_ERROR(Add(r, "string_last_index_of_string_int", "lastIndexOf", true, {s, s, i}, LastIndexOfOffset));
+  DRA_RETURN_IF_ERROR(Add(r, "string_lower_ascii", "lowerAscii", true, {s}, LowerAscii, TenthCost));
+  DRA_RETURN_IF_ERROR(Add(r, "string_upper_ascii", "upperAscii", true, {s}, UpperAscii, TenthCost));
+  DRA_RETURN_IF_ERROR(Add(r, "string_replace_string_string", "replace", true, {s, s, s}, Replace, FifthCost));
+  DRA_RETURN_IF_ERROR(Add(r, "string_replace_string_string_int", "replace", true, {s, s, s, i}, ReplaceN, FifthCost));
   DRA_RETURN_IF_ERROR(Add(r, "string_split_string", "split", true, {s, s}, Split, FifthCost));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "string_split_string_int", "split", true, {s, s, i}, SplitN, FifthCost));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "string_substring_int", "substring", true, {s, i}, Substring, TenthCost));
-  DRA_RETURN_IF_ERROR(Add(r, "string_substring_int_int", "substring", true, {s, i, i},
-                          SubstringRange, TenthCost));
+  DRA_RETURN_IF_ERROR(Add(r, "string_split_string_int", "split", true, {s, s, i}, SplitN, FifthCost));
+  DRA_RETURN_IF_ERROR(Add(r, "string_substring_int", "substring", true, {s, i}, Substring, TenthCost));
+  DRA_RETURN_IF_ERROR(Add(r, "string_substring_int_int", "substring", true, {s, i, i}, SubstringRange, TenthCost));
   DRA_RETURN_IF_ERROR(Add(r, "string_trim", "trim", true, {s}, Trim, TenthCost));
   DRA_RETURN_IF_ERROR(Add(r, "list_join", "join", true, {P(kListK)}, Join, JoinCost));
-  DRA_RETURN_IF_ERROR(
-      Add(r, "list_join_string", "join", true, {P(kListK), s}, JoinSep, JoinCost));
+  DRA_RETURN_IF_ERROR(Add(r, "list_join_string", "join", true, {P(kListK), s}, JoinSep, JoinCost));
   if (version >= 1 && flavor != FormatFlavor::kExternal) {
     DRA_RETURN_IF_ERROR(Add(r, "string_format", "format", true, {s, P(kListK)},
-                            flavor == FormatFlavor::kLegacy ? FormatLegacy : FormatCurrent,
-                            TenthCost));
+                            flavor == FormatFlavor::kLegacy ? FormatLegacy : FormatCurrent, TenthCost));
   }
   if (version >= 1) {
     DRA_RETURN_IF_ERROR(Add(r, "strings_quote", "strings.quote", false, {s}, Quote, TenthCost));

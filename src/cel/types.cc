@@ -23,10 +23,10 @@ Type Type::Make(TypeKind kind, std::string name, std::vector<Type> params) {
 
 // The parameterless types are shared singletons, so that the checker's
 // thousands of int and bool types cost no allocation.
-#define DRA_CEL_SIMPLE_TYPE(Fn, kind, name)                    \
-  Type Type::Fn() {                                           \
+#define DRA_CEL_SIMPLE_TYPE(Fn, kind, name)                      \
+  Type Type::Fn() {                                              \
     static const Type* const t = new Type(Make(kind, name, {})); \
-    return *t;                                                \
+    return *t;                                                   \
   }
 DRA_CEL_SIMPLE_TYPE(Error, TypeKind::kError, "*error*")
 DRA_CEL_SIMPLE_TYPE(Dyn, TypeKind::kDyn, "dyn")
@@ -46,13 +46,9 @@ DRA_CEL_SIMPLE_TYPE(TypeType, TypeKind::kType, "type")
 Type::Type() : Type(Dyn()) {}
 
 Type Type::List(Type element) { return Make(TypeKind::kList, "list", {std::move(element)}); }
-Type Type::Map(Type key, Type value) {
-  return Make(TypeKind::kMap, "map", {std::move(key), std::move(value)});
-}
+Type Type::Map(Type key, Type value) { return Make(TypeKind::kMap, "map", {std::move(key), std::move(value)}); }
 Type Type::TypeOf(Type type) { return Make(TypeKind::kType, "type", {std::move(type)}); }
-Type Type::Optional(Type value) {
-  return Make(TypeKind::kOpaque, std::string(kOptionalTypeName), {std::move(value)});
-}
+Type Type::Optional(Type value) { return Make(TypeKind::kOpaque, std::string(kOptionalTypeName), {std::move(value)}); }
 Type Type::Opaque(std::string name, std::vector<Type> params) {
   return Make(TypeKind::kOpaque, std::move(name), std::move(params));
 }
@@ -64,8 +60,7 @@ const std::string& Type::name() const { return rep_->name; }
 std::span<const Type> Type::params() const { return rep_->params; }
 
 bool Type::is_optional() const {
-  return rep_->kind == TypeKind::kOpaque && rep_->name == kOptionalTypeName &&
-         rep_->params.size() == 1;
+  return rep_->kind == TypeKind::kOpaque && rep_->name == kOptionalTypeName && rep_->params.size() == 1;
 }
 
 const Type& Type::optional_value() const { return rep_->params.at(0); }
@@ -109,8 +104,7 @@ std::string Format(const Type& t, bool declared) {
 // Recursive-descent parser for ParseTypeName / ParseSignatureType.
 class TypeNameParser {
  public:
-  TypeNameParser(std::string_view text, bool type_params)
-      : text_(text), type_params_(type_params) {}
+  TypeNameParser(std::string_view text, bool type_params) : text_(text), type_params_(type_params) {}
 
   StatusOr<Type> ParseAll() {
     StatusOr<Type> t = ParseType(0);
@@ -124,8 +118,7 @@ class TypeNameParser {
   static constexpr int kMaxDepth = 64;
 
   Status Error(std::string_view what) const {
-    return InvalidArgumentError("invalid CEL type '" + std::string(text_) + "': " +
-                                std::string(what));
+    return InvalidArgumentError("invalid CEL type '" + std::string(text_) + "': " + std::string(what));
   }
 
   void SkipSpaces() {
@@ -242,9 +235,7 @@ class TypeNameParser {
 std::string Type::ToString() const { return Format(*this, /*declared=*/false); }
 std::string Type::DeclaredString() const { return Format(*this, /*declared=*/true); }
 
-StatusOr<Type> ParseTypeName(std::string_view text) {
-  return TypeNameParser(text, /*type_params=*/false).ParseAll();
-}
+StatusOr<Type> ParseTypeName(std::string_view text) { return TypeNameParser(text, /*type_params=*/false).ParseAll(); }
 
 StatusOr<Type> ParseSignatureType(std::string_view text) {
   return TypeNameParser(text, /*type_params=*/true).ParseAll();

@@ -32,39 +32,24 @@ std::string_view ValueKindName(ValueKind kind) {
 Value Value::OwnedCopy(ValueKind kind, std::string_view s) {
   return FromObject(kind, new StringObject(std::string(s)));
 }
-Value Value::String(std::string s) {
-  return FromObject(ValueKind::kString, new StringObject(std::move(s)));
-}
-Value Value::Bytes(std::string s) {
-  return FromObject(ValueKind::kBytes, new StringObject(std::move(s)));
-}
+Value Value::String(std::string s) { return FromObject(ValueKind::kString, new StringObject(std::move(s))); }
+Value Value::Bytes(std::string s) { return FromObject(ValueKind::kBytes, new StringObject(std::move(s))); }
 Value Value::List(std::vector<Value> elements) {
   return FromObject(ValueKind::kList, new VectorList(std::move(elements)));
 }
 Value Value::List(RefPtr<ListObject> list) { return FromObject(ValueKind::kList, list.release()); }
 Value Value::Map(RefPtr<MapObject> map) { return FromObject(ValueKind::kMap, map.release()); }
-Value Value::Opaque(RefPtr<OpaqueObject> object) {
-  return FromObject(ValueKind::kOpaque, object.release());
-}
-Value Value::Optional(Value v) {
-  return FromObject(ValueKind::kOptional, new OptionalObject(std::move(v)));
-}
-Value Value::Error(std::string message) {
-  return FromObject(ValueKind::kError, new ErrorObject(std::move(message)));
-}
-
+Value Value::Opaque(RefPtr<OpaqueObject> object) { return FromObject(ValueKind::kOpaque, object.release()); }
+Value Value::Optional(Value v) { return FromObject(ValueKind::kOptional, new OptionalObject(std::move(v))); }
+Value Value::Error(std::string message) { return FromObject(ValueKind::kError, new ErrorObject(std::move(message))); }
 
 // --- Access ----------------------------------------------------------------------------
 
 const ListObject& Value::list() const { return *static_cast<const ListObject*>(u_.obj); }
 const MapObject& Value::map() const { return *static_cast<const MapObject*>(u_.obj); }
 const OpaqueObject& Value::opaque() const { return *static_cast<const OpaqueObject*>(u_.obj); }
-const Value& Value::optional_value() const {
-  return static_cast<const OptionalObject*>(u_.obj)->value;
-}
-std::string_view Value::error_message() const {
-  return static_cast<const ErrorObject*>(u_.obj)->message;
-}
+const Value& Value::optional_value() const { return static_cast<const OptionalObject*>(u_.obj)->value; }
+std::string_view Value::error_message() const { return static_cast<const ErrorObject*>(u_.obj)->message; }
 
 std::string_view Value::TypeName() const {
   if (kind_ == ValueKind::kOpaque) return opaque().type_name();
@@ -196,9 +181,7 @@ struct KeyRep {
 // out of the int/uint range).
 bool ToKeyRep(const Value& v, KeyRep* rep) {
   switch (v.kind()) {
-    case ValueKind::kBool:
-      *rep = {KeyRep::Class::kBool, v.bool_value() ? 1u : 0u, {}};
-      return true;
+    case ValueKind::kBool: *rep = {KeyRep::Class::kBool, v.bool_value() ? 1u : 0u, {}}; return true;
     case ValueKind::kInt:
       if (v.int_value() >= 0) {
         *rep = {KeyRep::Class::kNonNegative, static_cast<uint64_t>(v.int_value()), {}};
@@ -219,9 +202,7 @@ bool ToKeyRep(const Value& v, KeyRep* rep) {
       *rep = {KeyRep::Class::kNegative, static_cast<uint64_t>(static_cast<int64_t>(d)), {}};
       return true;
     }
-    case ValueKind::kString:
-      *rep = {KeyRep::Class::kString, 0, v.string_value()};
-      return true;
+    case ValueKind::kString: *rep = {KeyRep::Class::kString, 0, v.string_value()}; return true;
     default: return false;
   }
 }
@@ -314,9 +295,7 @@ Value OpaqueObject::Equals(const Value& other) const {
 }
 std::optional<Value> OpaqueObject::GetField(std::string_view) const { return std::nullopt; }
 bool OpaqueObject::HasField(std::string_view field) const { return GetField(field).has_value(); }
-bool OpaqueObject::ResolvePath(std::span<const PathStep>, const void*, Value*) const {
-  return false;
-}
+bool OpaqueObject::ResolvePath(std::span<const PathStep>, const void*, Value*) const { return false; }
 
 // --- Equality and ordering ---------------------------------------------------------------
 
@@ -331,7 +310,7 @@ Ordering FromInts(bool less, bool greater) {
 Ordering CompareIntUint(int64_t a, uint64_t b) {
   if (a < 0) return Ordering::kLess;
   const auto ua = static_cast<uint64_t>(a);
-  return FromInts(ua < b, ua > b);
+  return FromInts(ua<b, ua> b);
 }
 
 Ordering Reverse(Ordering o) {
@@ -342,7 +321,7 @@ Ordering Reverse(Ordering o) {
 
 Ordering CompareDoubles(double a, double b) {
   if (std::isnan(a) || std::isnan(b)) return Ordering::kUnordered;
-  return FromInts(a < b, a > b);
+  return FromInts(a<b, a> b);
 }
 
 // int and uint against double compare as cel-go does (types/compare.go):
@@ -392,10 +371,9 @@ Ordering Compare(const Value& a, const Value& b) {
     case ValueKind::kBytes: {
       // Byte order of UTF-8 is code point order.
       const int c = a.string_value().compare(b.string_value());
-      return FromInts(c < 0, c > 0);
+      return FromInts(c<0, c> 0);
     }
-    case ValueKind::kBool: return FromInts(!a.bool_value() && b.bool_value(),
-                                           a.bool_value() && !b.bool_value());
+    case ValueKind::kBool: return FromInts(!a.bool_value() && b.bool_value(), a.bool_value() && !b.bool_value());
     default: return Ordering::kInvalid;
   }
 }
@@ -408,13 +386,10 @@ Value Equal(const Value& a, const Value& b) {
     case ValueKind::kBool: return Value::Bool(b.is_bool() && a.bool_value() == b.bool_value());
     case ValueKind::kInt:
     case ValueKind::kUint:
-    case ValueKind::kDouble:
-      return Value::Bool(b.is_number() && CompareNumbers(a, b) == Ordering::kEqual);
+    case ValueKind::kDouble: return Value::Bool(b.is_number() && CompareNumbers(a, b) == Ordering::kEqual);
     case ValueKind::kString:
-    case ValueKind::kBytes:
-      return Value::Bool(b.kind() == a.kind() && a.string_value() == b.string_value());
-    case ValueKind::kType:
-      return Value::Bool(b.is_type() && a.type_name_value() == b.type_name_value());
+    case ValueKind::kBytes: return Value::Bool(b.kind() == a.kind() && a.string_value() == b.string_value());
+    case ValueKind::kType: return Value::Bool(b.is_type() && a.type_name_value() == b.type_name_value());
     case ValueKind::kList: {
       if (!b.is_list()) return Value::Bool(false);
       const ListObject& x = a.list();

@@ -123,8 +123,8 @@ class RefPtr {
   }
   RefPtr(RefPtr&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
   template <typename U>
-    requires std::is_convertible_v<U*, T*>
-  RefPtr(RefPtr<U>&& o) noexcept : p_(o.release()) {}  // NOLINT: implicit upcast
+  requires std::is_convertible_v<U*, T*> RefPtr(RefPtr<U>&& o)
+  noexcept : p_(o.release()) {}  // NOLINT: implicit upcast
   RefPtr& operator=(RefPtr o) noexcept {
     std::swap(p_, o.p_);
     return *this;
@@ -491,19 +491,14 @@ class OpaqueObject : public RefCounted {
   // evaluator walk the chain step by step instead, which it must do when a
   // step would fail: a value set is never an error and equals what the
   // step-by-step walk produces. The default declines.
-  virtual bool ResolvePath(std::span<const PathStep> steps, const void* prepared,
-                           Value* out) const;
+  virtual bool ResolvePath(std::span<const PathStep> steps, const void* prepared, Value* out) const;
   // For DebugString and the CLI's typed output, e.g. "40Gi".
   virtual std::string DebugString() const = 0;
 };
 
-inline Value Value::BorrowList(const ListObject* list) {
-  return BorrowObject(ValueKind::kList, list);
-}
+inline Value Value::BorrowList(const ListObject* list) { return BorrowObject(ValueKind::kList, list); }
 inline Value Value::BorrowMap(const MapObject* map) { return BorrowObject(ValueKind::kMap, map); }
-inline Value Value::BorrowOpaque(const OpaqueObject* object) {
-  return BorrowObject(ValueKind::kOpaque, object);
-}
+inline Value Value::BorrowOpaque(const OpaqueObject* object) { return BorrowObject(ValueKind::kOpaque, object); }
 
 // --- Operations -----------------------------------------------------------------
 

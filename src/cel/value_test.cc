@@ -156,8 +156,8 @@ TEST(ValueTest, FormatsDoublesLikeCelGo) {
 }
 
 TEST(ValueTest, DebugStringUsesCelSyntax) {
-  Value v = L({Value::Int(1), Value::Uint(2), Value::Double(3), Value::String("s\n"),
-               Value::Bytes("\xff"), Value::Null(), Value::OptionalNone()});
+  Value v = L({Value::Int(1), Value::Uint(2), Value::Double(3), Value::String("s\n"), Value::Bytes("\xff"),
+               Value::Null(), Value::OptionalNone()});
   EXPECT_EQ(v.DebugString(), "[1, 2u, 3.0, \"s\\n\", b\"\\xff\", null, optional.none()]");
 }
 

@@ -121,12 +121,8 @@ ScenarioOutcome RunScenario(const manifest::Scenario& scenario, alloc::SelectorE
 std::string OutcomeYaml(const ScenarioOutcome& outcome) {
   manifest::Node root = manifest::Node::Mapping();
   switch (outcome.kind) {
-    case ScenarioOutcome::Kind::kError:
-      root.Add("error", manifest::Node::String(outcome.error));
-      break;
-    case ScenarioOutcome::Kind::kUnsatisfiable:
-      root.Add("unsatisfiable", manifest::Node::Bool(true));
-      break;
+    case ScenarioOutcome::Kind::kError: root.Add("error", manifest::Node::String(outcome.error)); break;
+    case ScenarioOutcome::Kind::kUnsatisfiable: root.Add("unsatisfiable", manifest::Node::Bool(true)); break;
     case ScenarioOutcome::Kind::kAllocations: {
       manifest::Node list = manifest::Node::Sequence();
       for (const auto& [claim, result] : outcome.allocations) {
@@ -169,7 +165,8 @@ void WarnAboutRefusedObjects(const manifest::Scenario& scenario) {
     api::SetDefaults(defaulted, "1970-01-01T00:00:00Z", *gates);
     for (const api::FieldError& e : api::Validate(defaulted, *gates, cel.get())) {
       if (e.severity != api::Severity::kError) continue;
-      if (refused++ == 0) first = std::string(api::KindName(object)) + " " + api::ObjectName(object) + ": " + e.ToString();
+      if (refused++ == 0)
+        first = std::string(api::KindName(object)) + " " + api::ObjectName(object) + ": " + e.ToString();
       break;
     }
   }
@@ -259,8 +256,8 @@ int RunOnManifests(const ManifestFlags& flags) {
       }
     }
     if (found == nullptr) {
-      std::fprintf(stderr, "dractl allocate: --template %s: no ResourceClaimTemplate %s in the input\n",
-                   flag.c_str(), key.c_str());
+      std::fprintf(stderr, "dractl allocate: --template %s: no ResourceClaimTemplate %s in the input\n", flag.c_str(),
+                   key.c_str());
       return kExitInputError;
     }
     if (claims_by_key.count(key) > 0) {
@@ -388,23 +385,23 @@ int RunOnManifests(const ManifestFlags& flags) {
 }  // namespace
 
 int RunAllocate(std::span<const std::string_view> args) {
-  CLI::App app{"Allocates devices for ResourceClaims on one node, exactly as kube-scheduler's DRA\n"
-               "allocator would, and prints the claims with status.allocation filled in.\n"
-               "\n"
-               "  dractl allocate -f cluster/ --node NODE --claim NS/NAME [--template NS/NAME ...]\n"
-               "      reads DeviceClasses, ResourceSlices, DeviceTaintRules, ResourceClaims and\n"
-               "      Nodes from the files; devices of other allocated claims count as in use.\n"
-               "      Exit code 4 (and the reason on stderr) if the claims do not fit the node.\n"
-               "  dractl allocate --scenario FILE\n"
-               "      runs one allocator conformance scenario (dractl's conformance-scenario YAML) and\n"
-               "      prints the outcome as YAML: allocations, unsatisfiable: true, or error. Its objects\n"
-               "      are run as given, like upstream's allocator tests build them; a warning says when\n"
-               "      the API server would refuse some.",
-               "dractl allocate"};
+  CLI::App app{
+      "Allocates devices for ResourceClaims on one node, exactly as kube-scheduler's DRA\n"
+      "allocator would, and prints the claims with status.allocation filled in.\n"
+      "\n"
+      "  dractl allocate -f cluster/ --node NODE --claim NS/NAME [--template NS/NAME ...]\n"
+      "      reads DeviceClasses, ResourceSlices, DeviceTaintRules, ResourceClaims and\n"
+      "      Nodes from the files; devices of other allocated claims count as in use.\n"
+      "      Exit code 4 (and the reason on stderr) if the claims do not fit the node.\n"
+      "  dractl allocate --scenario FILE\n"
+      "      runs one allocator conformance scenario (dractl's conformance-scenario YAML) and\n"
+      "      prints the outcome as YAML: allocations, unsatisfiable: true, or error. Its objects\n"
+      "      are run as given, like upstream's allocator tests build them; a warning says when\n"
+      "      the API server would refuse some.",
+      "dractl allocate"};
   std::string scenario_path;
   ManifestFlags flags;
-  CLI::Option* scenario =
-      app.add_option("--scenario", scenario_path, "allocator conformance scenario file");
+  CLI::Option* scenario = app.add_option("--scenario", scenario_path, "allocator conformance scenario file");
   CLI::Option* files = app.add_option("-f,--filename", flags.files, "file, directory or - (stdin); repeatable");
   app.add_option("--node", flags.node, "the node to allocate on (a Node object in -f supplies its labels)");
   app.add_option("--claim", flags.claims, "ResourceClaim NS/NAME (or NAME in default) to allocate; repeatable");
@@ -426,7 +423,8 @@ int RunAllocate(std::span<const std::string_view> args) {
       ->capture_default_str();
   scenario->excludes(files);
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
-  if (!scenario_path.empty()) return RunScenarioFile(scenario_path, flags.max_steps, DeviceChoiceFor(flags.device_choice, "kube"));
+  if (!scenario_path.empty())
+    return RunScenarioFile(scenario_path, flags.max_steps, DeviceChoiceFor(flags.device_choice, "kube"));
   if (flags.files.empty() || flags.node.empty() || (flags.claims.empty() && flags.templates.empty())) {
     std::fprintf(stderr,
                  "dractl allocate: error: give --scenario FILE, or -f FILES with --node NAME and --claim "

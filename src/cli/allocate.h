@@ -18,8 +18,8 @@ struct ScenarioOutcome {
   enum class Kind { kAllocations, kUnsatisfiable, kError };
   Kind kind = Kind::kError;
   std::vector<std::pair<std::string, api::AllocationResult>> allocations;  // claim "ns/name", result
-  std::string error;     // kError
-  alloc::Reason reason;  // kUnsatisfiable
+  std::string error;                                                       // kError
+  alloc::Reason reason;                                                    // kUnsatisfiable
   uint64_t steps = 0;
 };
 

@@ -65,9 +65,8 @@ int Run(const AuditFlags& flags) {
   std::vector<const api::Object*> objects;
   for (const manifest::LoadedObject& o : loaded.objects) objects.push_back(&o.object);
   const sched::Snapshot snapshot = sched::NewSnapshot(objects, *gates);
-  audit::AuditOptions options{.namespaces = {},
-                              .namespaces_known = !loaded.namespaces.empty(),
-                              .cost_warning = flags.cost_warning};
+  audit::AuditOptions options{
+      .namespaces = {}, .namespaces_known = !loaded.namespaces.empty(), .cost_warning = flags.cost_warning};
   for (const manifest::LoadedNamespace& n : loaded.namespaces) {
     options.namespaces.push_back({.name = n.name, .labels = n.labels});
   }
@@ -142,18 +141,19 @@ int Run(const AuditFlags& flags) {
 }  // namespace
 
 int RunAudit(std::span<const std::string_view> args) {
-  CLI::App app{"Audits a cluster's DRA setup: what makes pods fail at scheduling time for reasons nobody sees.\n"
-               "Each finding has a stable ID, a severity, the object and field, and a one-line fix:\n"
-               "  class-matches-nothing, device-in-no-class, classes-overlap     DeviceClasses over every device\n"
-               "  selector-runtime-error, selector-cost-high                     selectors as kube-scheduler runs them\n"
-               "  claim-fits-no-node                 unallocated claims and templates no node holds, even empty\n"
-               "  admin-access-namespace             adminAccess where the namespace lacks its label\n"
-               "  pool-incomplete, device-tainted, stranded-devices, slice-near-limit, attribute-nonstandard\n"
-               "  dractl audit -f cluster/ [--fail-on error|warning|info|none] [-o table|json]\n"
-               "  dractl audit --live --fail-on warning      (in CI: exit 1 on any warning or error)\n"
-               "Namespaces in the input (kind: Namespace; --live lists them) are checked for the admin-access\n"
-               "label. Exit 0: no finding at or above --fail-on; 1: some (or input errors); 2: usage errors.",
-               "dractl audit"};
+  CLI::App app{
+      "Audits a cluster's DRA setup: what makes pods fail at scheduling time for reasons nobody sees.\n"
+      "Each finding has a stable ID, a severity, the object and field, and a one-line fix:\n"
+      "  class-matches-nothing, device-in-no-class, classes-overlap     DeviceClasses over every device\n"
+      "  selector-runtime-error, selector-cost-high                     selectors as kube-scheduler runs them\n"
+      "  claim-fits-no-node                 unallocated claims and templates no node holds, even empty\n"
+      "  admin-access-namespace             adminAccess where the namespace lacks its label\n"
+      "  pool-incomplete, device-tainted, stranded-devices, slice-near-limit, attribute-nonstandard\n"
+      "  dractl audit -f cluster/ [--fail-on error|warning|info|none] [-o table|json]\n"
+      "  dractl audit --live --fail-on warning      (in CI: exit 1 on any warning or error)\n"
+      "Namespaces in the input (kind: Namespace; --live lists them) are checked for the admin-access\n"
+      "label. Exit 0: no finding at or above --fail-on; 1: some (or input errors); 2: usage errors.",
+      "dractl audit"};
   AuditFlags flags;
   app.add_option("-f,--filename", flags.files, "the cluster: file, directory or - (stdin); repeatable");
   app.add_option("-o,--output", flags.output, "table or json")

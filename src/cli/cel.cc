@@ -66,9 +66,8 @@ constexpr JsonEscapeOptions kTypedJsonString{.short_backspace_formfeed = false, 
 // --- Typed JSON values (FORMAT.md §2) ------------------------------------------------
 
 std::string_view StaticTypeName(std::string_view name) {
-  static constexpr std::string_view kNames[] = {"bool",   "int",       "uint", "double",
-                                                "string", "bytes",     "list", "map",
-                                                "null_type", "type", "optional_type"};
+  static constexpr std::string_view kNames[] = {"bool", "int", "uint",      "double", "string",       "bytes",
+                                                "list", "map", "null_type", "type",   "optional_type"};
   for (std::string_view n : kNames) {
     if (n == name) return n;
   }
@@ -184,9 +183,7 @@ void AppendTypedJson(const Value& v, std::string& out) {
       AppendJsonString(v.string_value(), out, kTypedJsonString);
       out.push_back('}');
       return;
-    case ValueKind::kBytes:
-      out += "{\"bytes\": \"" + Base64Encode(v.bytes_value()) + "\"}";
-      return;
+    case ValueKind::kBytes: out += "{\"bytes\": \"" + Base64Encode(v.bytes_value()) + "\"}"; return;
     case ValueKind::kList: {
       out += "{\"list\": [";
       const cel::ListObject& l = v.list();
@@ -254,8 +251,7 @@ struct Outcome {
 };
 
 // The standard profile: plain CEL with the vector's declarations and bindings.
-Outcome RunVector(const Node& vector,
-                  const std::shared_ptr<const cel::FunctionRegistry>& registry) {
+Outcome RunVector(const Node& vector, const std::shared_ptr<const cel::FunctionRegistry>& registry) {
   Outcome out;
   const Node* expr = vector.Find("expr");
   if (expr == nullptr || expr->kind != NodeKind::kString) {
@@ -415,8 +411,7 @@ StatusOr<VectorDevice> DeviceFromVector(const Node& vector) {
     for (size_t i = 0; i < caps->keys.size(); ++i) {
       const Node& inner = caps->items[i];
       for (size_t j = 0; j < inner.keys.size(); ++j) {
-        DRA_RETURN_IF_ERROR(
-            add_capacity(qualified(caps->keys[i].first, inner.keys[j].first), inner.items[j]));
+        DRA_RETURN_IF_ERROR(add_capacity(qualified(caps->keys[i].first, inner.keys[j].first), inner.items[j]));
       }
     }
   }
@@ -495,8 +490,7 @@ Outcome RunKubernetesVector(const Node& vector, KubernetesProfile& profile) {
       out.error = "device: " + device.status().message();
       return out;
     }
-    StatusOr<bool> match =
-        (*env)->Matches(*selector, device->device, device->driver, profile.scratch());
+    StatusOr<bool> match = (*env)->Matches(*selector, device->device, device->driver, profile.scratch());
     if (!match.ok()) {
       out.error = match.status().message();
       return out;
@@ -525,11 +519,11 @@ Outcome RunKubernetesVector(const Node& vector, KubernetesProfile& profile) {
 int RunCel(std::span<const std::string_view> args) {
   CLI::App app{"Evaluates CEL expressions.", "dractl cel"};
   app.require_subcommand(1);
-  CLI::App* run = app.add_subcommand(
-      "run",
-      "Evaluates the conformance vectors of FILE.jsonl (dractl's CEL vector format) and prints\n"
-      "one JSON object a line: {\"name\": ..., \"value\": <typed value>} or {\"name\": ..., "
-      "\"error\": ...}.");
+  CLI::App* run =
+      app.add_subcommand("run",
+                         "Evaluates the conformance vectors of FILE.jsonl (dractl's CEL vector format) and prints\n"
+                         "one JSON object a line: {\"name\": ..., \"value\": <typed value>} or {\"name\": ..., "
+                         "\"error\": ...}.");
   std::string file;
   std::string profile = "standard";
   run->add_option("FILE", file, "a .jsonl file of CEL vectors")->required();
@@ -566,8 +560,7 @@ int RunCel(std::span<const std::string_view> args) {
   }
 
   const bool kubernetes = profile == "kubernetes";
-  StatusOr<std::shared_ptr<cel::FunctionRegistry>> registry =
-      cel::NewRegistry(cel::LibraryOptions::Standard());
+  StatusOr<std::shared_ptr<cel::FunctionRegistry>> registry = cel::NewRegistry(cel::LibraryOptions::Standard());
   if (!registry.ok()) {
     std::fprintf(stderr, "dractl cel run: internal error: %s\n", registry.status().message().c_str());
     return kExitInternalError;
@@ -579,8 +572,7 @@ int RunCel(std::span<const std::string_view> args) {
     const Node* name = doc.root.Find("name");
     line = "{\"name\": ";
     AppendJsonString(name != nullptr ? name->text : "", line, kTypedJsonString);
-    Outcome outcome = kubernetes ? RunKubernetesVector(doc.root, kubernetes_profile)
-                                 : RunVector(doc.root, shared);
+    Outcome outcome = kubernetes ? RunKubernetesVector(doc.root, kubernetes_profile) : RunVector(doc.root, shared);
     if (outcome.has_value) {
       line += ", \"value\": ";
       line += outcome.value_json;

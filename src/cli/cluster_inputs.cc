@@ -52,11 +52,13 @@ std::vector<std::pair<size_t, size_t>> ExpandWorkloads(manifest::LoadResult* loa
   for (const auto& [index, wanted] : expanded.over_limit) {
     const manifest::LoadedWorkload& w = loaded->workloads[index];
     loaded->messages.push_back(
-        {.severity = api::Severity::kError, .file = w.file ? *w.file : "", .mark = w.mark,
+        {.severity = api::Severity::kError,
+         .file = w.file ? *w.file : "",
+         .mark = w.mark,
          .object = sched::WorkloadDisplayName(w.workload),
          .field = w.workload.kind == api::WorkloadKind::kJob ? "spec.parallelism" : "spec.replicas",
-         .message = fmt::format("Too many: {} pods: the workloads of one input may create at most {} pods",
-                                wanted, sched::kMaxWorkloadPods)});
+         .message = fmt::format("Too many: {} pods: the workloads of one input may create at most {} pods", wanted,
+                                sched::kMaxWorkloadPods)});
   }
   for (size_t i = 0; i < expanded.pods.size(); ++i) {
     const manifest::LoadedWorkload& from = loaded->workloads[expanded.workload[i]];
@@ -80,8 +82,7 @@ void CheckIdentities(manifest::LoadResult* loaded) {
     if (const auto* n = std::get_if<api::Node>(&o.object)) nodes.insert(n->metadata.name);
   }
   for (const api::DuplicateObject& d : api::FindDuplicateObjects(
-           loaded->objects.size(),
-           [&](size_t i) -> const api::Object& { return loaded->objects[i].object; })) {
+           loaded->objects.size(), [&](size_t i) -> const api::Object& { return loaded->objects[i].object; })) {
     const manifest::LoadedObject& o = loaded->objects[d.index];
     const manifest::LoadedObject& first = loaded->objects[d.first_index];
     const api::ObjectMeta& meta = api::MetaOf(o.object);
@@ -100,8 +101,9 @@ void CheckIdentities(manifest::LoadResult* loaded) {
       api::FieldError e{.type = api::FieldErrorType::kNotFound,
                         .field = "spec.nodeName",
                         .bad_value = "\"" + pod->spec.node_name + "\"",
-                        .detail = "no Node of this name is among the objects given: the pod counts as bound, but "
-                                  "its requests and claims count on no node",
+                        .detail =
+                            "no Node of this name is among the objects given: the pod counts as bound, but "
+                            "its requests and claims count on no node",
                         .severity = api::Severity::kWarning};
       loaded->messages.push_back(ToMessage(o, e));
     }
@@ -128,8 +130,8 @@ int LoadLive(const ClusterInputOptions& options, const manifest::LoadOptions& lo
     if (!list.ok() && c.path == "/api/v1/namespaces") {
       // Only `audit` asks for them, to read one label; a role without them
       // (dractl serve's) still audits the rest.
-      std::fprintf(stderr, "%s: warning: cannot list namespaces (%s): their labels are not checked\n",
-                   options.command, list.status().message().c_str());
+      std::fprintf(stderr, "%s: warning: cannot list namespaces (%s): their labels are not checked\n", options.command,
+                   list.status().message().c_str());
       continue;
     }
     if (!list.ok()) {
@@ -167,7 +169,8 @@ int LoadCluster(const std::vector<std::string>& files, const api::FeatureGates& 
                    "ResourceSlices (no taints, allocatable cpu 1k, memory 16Ti, pods 110)\n",
                    options.command, implied.size(), implied.size() == 1 ? "" : "s");
     }
-    for (api::Node& n : implied) loaded->objects.push_back({.object = std::move(n), .file = {}, .mark = {}, .tree = {}});
+    for (api::Node& n : implied)
+      loaded->objects.push_back({.object = std::move(n), .file = {}, .mark = {}, .tree = {}});
   }
   const std::vector<std::pair<size_t, size_t>> from_workload = ExpandWorkloads(loaded, options.command);
   std::map<size_t, size_t> workload_of(from_workload.begin(), from_workload.end());
@@ -274,8 +277,8 @@ int LoadWorkloadProfile(const std::vector<std::string>& files, const api::Featur
   } else {
     manifest::LoadResult loaded;
     const std::string prefix = fmt::format("{}: --workload-profile", command);
-    const ClusterInputOptions options{.command = prefix.c_str(), .expand_workloads = true, .live = false,
-                                      .kubeconfig = {}, .context = {}};
+    const ClusterInputOptions options{
+        .command = prefix.c_str(), .expand_workloads = true, .live = false, .kubeconfig = {}, .context = {}};
     if (int rc = LoadCluster(manifests, gates, options, &loaded); rc >= 0) return rc;
     std::vector<const api::Object*> objects;
     for (const manifest::LoadedObject& o : loaded.objects) objects.push_back(&o.object);
@@ -355,8 +358,9 @@ void AddGangFlags(CLI::App& app, std::string* gang, uint64_t* search_steps) {
                  "time as kube-scheduler 1.37 does, all or nothing; search also reconsiders the members' node and "
                  "device choices where that fails (default: upstream with --policy kube, else search)")
       ->check(CLI::IsMember({"upstream", "search"}));
-  app.add_option("--gang-search-steps", *search_steps,
-                 "the search's budget per group: nodes filtered, members placed, allocator calls and their search steps")
+  app.add_option(
+         "--gang-search-steps", *search_steps,
+         "the search's budget per group: nodes filtered, members placed, allocator calls and their search steps")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
 }

@@ -14,9 +14,9 @@
 #include "CLI/CLI.hpp"
 #include "alloc/best_fit.h"
 #include "api/features.h"
+#include "base/release.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
-#include "base/release.h"
 #include "manifest/loader.h"
 #include "sched/policy.h"
 #include "sched/profile.h"
@@ -60,7 +60,7 @@ struct ClusterFlags {
   std::string kubeconfig;
   std::string context;
   std::vector<std::string> workload_profile;  // --workload-profile FILE...
-  std::string gang;  // "", upstream or search ("": by policy, GangOptionsFor)
+  std::string gang;                           // "", upstream or search ("": by policy, GangOptionsFor)
   uint64_t gang_search_steps = sched::GangOptions{}.max_steps;
 };
 

@@ -25,8 +25,9 @@ std::string Plot(const std::string& id, const std::string& title, const std::str
   const double plot_w = kWidth - kLeft - 10, plot_h = kHeight - kTop - kBottom;
   const auto x = [&](int64_t t) { return kLeft + plot_w * static_cast<double>(t - t0) / static_cast<double>(t1 - t0); };
   const auto y = [&](double v) { return kTop + plot_h * (1 - (top > 0 ? std::clamp(v / top, 0.0, 1.0) : 0)); };
-  std::string out = fmt::format("<h2>{}</h2>\n<svg data-plot=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\">\n",
-                                sim::HtmlEscape(title), id, kWidth, kHeight, kWidth, kHeight);
+  std::string out =
+      fmt::format("<h2>{}</h2>\n<svg data-plot=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\">\n",
+                  sim::HtmlEscape(title), id, kWidth, kHeight, kWidth, kHeight);
   out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{:.1f}\" class=\"frame\"/>\n", kLeft, kTop,
                      plot_w, plot_h);
   for (int i = 0; i <= 4; ++i) {
@@ -36,12 +37,13 @@ std::string Plot(const std::string& id, const std::string& title, const std::str
   }
   out += fmt::format("<text x=\"{}\" y=\"{}\" class=\"axis\">{}</text>\n", kLeft, kHeight - 8,
                      sched::FormatUtcSeconds(t0));
-  out += fmt::format("<text x=\"{}\" y=\"{}\" class=\"axis\" text-anchor=\"end\">{}</text>\n", kWidth - 10,
-                     kHeight - 8, sched::FormatUtcSeconds(t1));
+  out += fmt::format("<text x=\"{}\" y=\"{}\" class=\"axis\" text-anchor=\"end\">{}</text>\n", kWidth - 10, kHeight - 8,
+                     sched::FormatUtcSeconds(t1));
   for (const sched::FaultEvent& f : faults) {
-    out += fmt::format("<line class=\"{}\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{:.1f}\"><title>{} {}: {}</title></line>\n",
-                       f.set ? "fault-set" : "fault-cleared", x(f.time), x(f.time), kTop, kTop + plot_h,
-                       sched::FormatUtcSeconds(f.time), sim::HtmlEscape(f.target), sim::HtmlEscape(f.taint));
+    out += fmt::format(
+        "<line class=\"{}\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{:.1f}\"><title>{} {}: {}</title></line>\n",
+        f.set ? "fault-set" : "fault-cleared", x(f.time), x(f.time), kTop, kTop + plot_h,
+        sched::FormatUtcSeconds(f.time), sim::HtmlEscape(f.target), sim::HtmlEscape(f.taint));
   }
   for (const Series& s : series) {
     out += fmt::format("<polyline data-series=\"{}\" stroke=\"{}\" fill=\"none\" points=\"", s.name, s.color);
@@ -93,8 +95,9 @@ std::string RenderClusterReport(const sched::TimelineResult& r, const std::vecto
     out += Plot("pods", "Workload pods running and pending", "", r.samples, {running, pending, for_taints}, most_pods,
                 faults);
   }
-  out += "<h2>Pods evicted</h2>\n<table id=\"evictions\"><tr><th>pod</th><th>evictions</th><th>seconds lost</th>"
-         "<th>first start</th><th>end</th><th>node</th></tr>\n";
+  out +=
+      "<h2>Pods evicted</h2>\n<table id=\"evictions\"><tr><th>pod</th><th>evictions</th><th>seconds lost</th>"
+      "<th>first start</th><th>end</th><th>node</th></tr>\n";
   for (const sched::TimelinePod& p : r.pods) {
     if (p.evictions == 0) continue;
     out += fmt::format("<tr data-pod=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
@@ -104,8 +107,9 @@ std::string RenderClusterReport(const sched::TimelineResult& r, const std::vecto
                              : (p.pending_at_end ? "pending" : "running"),
                        sim::HtmlEscape(p.node));
   }
-  out += "</table>\n<h2>Faults</h2>\n<table id=\"faults\"><tr><th>time</th><th>event</th><th>devices</th>"
-         "<th>taint</th><th>from</th></tr>\n";
+  out +=
+      "</table>\n<h2>Faults</h2>\n<table id=\"faults\"><tr><th>time</th><th>event</th><th>devices</th>"
+      "<th>taint</th><th>from</th></tr>\n";
   for (const sched::FaultEvent& f : faults) {
     out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                        sched::FormatUtcSeconds(f.time), f.set ? "set" : "cleared", sim::HtmlEscape(f.target),

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
-#include <cstdint>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -155,8 +155,8 @@ int ParseArgs(CLI::App& app, std::span<const std::string_view> args) {
     std::fputs(app.help("", CLI::AppFormatMode::All).c_str(), stdout);
     return kExitOk;
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "%s: error: %s\nRun '%s --help' for usage.\n", app.get_name().c_str(),
-                 e.what(), app.get_name().c_str());
+    std::fprintf(stderr, "%s: error: %s\nRun '%s --help' for usage.\n", app.get_name().c_str(), e.what(),
+                 app.get_name().c_str());
     return kExitUsageError;
   }
   return -1;
@@ -340,8 +340,12 @@ manifest::LoadMessage WorkloadTemplateMessage(const manifest::LoadedWorkload& w,
   if (w.tree) mark = manifest::FindFieldMark(*w.tree, field);
   api::FieldError copy = e;
   copy.field.clear();
-  return {.severity = e.severity, .file = w.file ? *w.file : "", .mark = mark,
-          .object = sched::WorkloadDisplayName(w.workload), .field = field, .message = copy.ToString()};
+  return {.severity = e.severity,
+          .file = w.file ? *w.file : "",
+          .mark = mark,
+          .object = sched::WorkloadDisplayName(w.workload),
+          .field = field,
+          .message = copy.ToString()};
 }
 
 TemplatePod ValidateWorkloadTemplate(const api::Workload& workload, const api::FeatureGates& gates) {

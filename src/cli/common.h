@@ -11,9 +11,9 @@
 
 #include "CLI/CLI.hpp"
 #include "api/features.h"
+#include "api/validation.h"
 #include "base/release.h"
 #include "base/status.h"
-#include "api/validation.h"
 #include "manifest/loader.h"
 
 namespace dra::cli {
@@ -25,7 +25,7 @@ inline constexpr int kExitUsageError = 2;     // bad flags or arguments
 inline constexpr int kExitInternalError = 3;  // a bug in dractl
 inline constexpr int kExitUnsatisfiable = 4;  // allocate: the claims do not fit the node
 // 5 is discover's partial output (discover.cc).
-inline constexpr int kExitPending = 6;        // schedule --fail-on-pending: some pod stays pending
+inline constexpr int kExitPending = 6;  // schedule --fail-on-pending: some pod stays pending
 
 // Parses `args` (without the program and subcommand names) into `app`.
 // Returns -1 when the command should run, else the exit code to return now
@@ -38,9 +38,9 @@ struct OptionInfo {
   std::vector<std::string> names;  // "-f", "--filename"; empty for a positional
   std::string positional;          // the positional's name ("pod")
   bool takes_value = false;
-  bool file = false;                // the value is a path
-  std::vector<std::string> choices; // the values CLI::IsMember allows
-  std::string placeholder;          // FILE, N, VALUE
+  bool file = false;                 // the value is a path
+  std::vector<std::string> choices;  // the values CLI::IsMember allows
+  std::string placeholder;           // FILE, N, VALUE
   std::string description;
   std::string default_value;
 };

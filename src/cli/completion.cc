@@ -83,15 +83,19 @@ constexpr const char* kBashKubectl = R"(_dractl_kubectl() {
 std::string BashValueCase(const OptionInfo& o) {
   std::string pattern = Join(o.names, "|");
   if (!o.choices.empty()) {
-    return "        " + pattern + ") COMPREPLY=($(compgen -W \"" + Join(o.choices, " ") + "\" -- \"$cur\")); return ;;\n";
+    return "        " + pattern + ") COMPREPLY=($(compgen -W \"" + Join(o.choices, " ") +
+           "\" -- \"$cur\")); return ;;\n";
   }
   if (Named(o, "--context")) {
-    return "        " + pattern + ") COMPREPLY=($(compgen -W \"$(_dractl_kubectl contexts)\" -- \"$cur\")); return ;;\n";
+    return "        " + pattern +
+           ") COMPREPLY=($(compgen -W \"$(_dractl_kubectl contexts)\" -- \"$cur\")); return ;;\n";
   }
   if (Named(o, "--namespace")) {
-    return "        " + pattern + ") COMPREPLY=($(compgen -W \"$(_dractl_kubectl namespaces)\" -- \"$cur\")); return ;;\n";
+    return "        " + pattern +
+           ") COMPREPLY=($(compgen -W \"$(_dractl_kubectl namespaces)\" -- \"$cur\")); return ;;\n";
   }
-  if (o.file) return "        " + pattern + ") compopt -o filenames; COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n";
+  if (o.file)
+    return "        " + pattern + ") compopt -o filenames; COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n";
   return "        " + pattern + ") return ;;\n";  // a free value
 }
 
@@ -101,7 +105,8 @@ std::string Bash(const std::vector<AppInfo>& apps, const std::string& function) 
   std::string out = "# bash completion for dractl and kubectl-dra (made by `dractl completion`; dractl " +
                     std::string(DRACTL_VERSION) + ")\n";
   out += kBashKubectl;
-  out += function + "() {\n  local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\" path=dractl w i\n";
+  out += function +
+         "() {\n  local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\" path=dractl w i\n";
   out += "  for ((i = 1; i < COMP_CWORD; i++)); do\n    w=\"${COMP_WORDS[i]}\"\n    case \"$path $w\" in\n";
   std::vector<std::string> paths;
   paths.reserve(apps.size());
@@ -126,7 +131,8 @@ std::string Bash(const std::vector<AppInfo>& apps, const std::string& function) 
     out += "      if [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \"" + Join(flags, " ") +
            "\" -- \"$cur\")); return; fi\n";
     std::string words = Join(ChildWords(apps, a.path), " ");
-    if (positional != nullptr && !positional->choices.empty()) words += (words.empty() ? "" : " ") + Join(positional->choices, " ");
+    if (positional != nullptr && !positional->choices.empty())
+      words += (words.empty() ? "" : " ") + Join(positional->choices, " ");
     if (positional != nullptr && positional->positional == "pod") words += "$(_dractl_kubectl pods)";
     if (!words.empty()) out += "      COMPREPLY=($(compgen -W \"" + words + "\" -- \"$cur\"))\n";
     out += "      ;;\n";
@@ -282,11 +288,12 @@ std::string ManPage(const AppInfo& app, const std::vector<AppInfo>& apps) {
 
 std::string TopManPage(const std::vector<AppInfo>& apps) {
   AppInfo top{.path = "dractl",
-              .description = "Kubernetes Dynamic Resource Allocation engine: validates DRA objects as the API "
-                             "server does, allocates and schedules as kube-scheduler does, explains pending pods, "
-                             "simulates clusters and traces, discovers devices and schedules live. Installed also "
-                             "as kubectl-dra, a kubectl plugin: `kubectl dra CMD` reads the cluster of kubectl's "
-                             "configuration when no -f gives files.",
+              .description =
+                  "Kubernetes Dynamic Resource Allocation engine: validates DRA objects as the API "
+                  "server does, allocates and schedules as kube-scheduler does, explains pending pods, "
+                  "simulates clusters and traces, discovers devices and schedules live. Installed also "
+                  "as kubectl-dra, a kubectl plugin: `kubectl dra CMD` reads the cluster of kubectl's "
+                  "configuration when no -f gives files.",
               .options = {},
               .subcommands = {}};
   OptionInfo help;
@@ -410,13 +417,14 @@ int RunPluginCompletion(std::span<const std::string_view> args) {
 }
 
 int RunCompletion(std::span<const std::string_view> args) {
-  CLI::App app{"Prints a shell completion script for dractl (and kubectl-dra): commands, flags, the values\n"
-               "of flags with a fixed set, files, and where kubectl is installed, contexts, namespaces and\n"
-               "pods (explain). Load it with:\n"
-               "  dractl completion bash > /etc/bash_completion.d/dractl   (or: source <(dractl completion bash))\n"
-               "  dractl completion zsh > \"${fpath[1]}/_dractl\"           (or: source <(dractl completion zsh))\n"
-               "  dractl completion fish > ~/.config/fish/completions/dractl.fish",
-               "dractl completion"};
+  CLI::App app{
+      "Prints a shell completion script for dractl (and kubectl-dra): commands, flags, the values\n"
+      "of flags with a fixed set, files, and where kubectl is installed, contexts, namespaces and\n"
+      "pods (explain). Load it with:\n"
+      "  dractl completion bash > /etc/bash_completion.d/dractl   (or: source <(dractl completion bash))\n"
+      "  dractl completion zsh > \"${fpath[1]}/_dractl\"           (or: source <(dractl completion zsh))\n"
+      "  dractl completion fish > ~/.config/fish/completions/dractl.fish",
+      "dractl completion"};
   std::string shell;
   app.add_option("shell", shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
@@ -428,8 +436,7 @@ int RunCompletion(std::span<const std::string_view> args) {
     // zsh runs the bash completion through its bashcompinit layer. Sourced,
     // the script registers it; autoloaded from fpath as _dractl (the first
     // completion of a session), it also completes the word at hand.
-    script = "#compdef dractl kubectl-dra\nautoload -U +X bashcompinit && bashcompinit\n" +
-             Bash(apps, "_dractl_bash") +
+    script = "#compdef dractl kubectl-dra\nautoload -U +X bashcompinit && bashcompinit\n" + Bash(apps, "_dractl_bash") +
              "if [[ \"${funcstack[1]}\" == _dractl ]]; then _bash_complete -F _dractl_bash; fi\n";
   } else {
     script = Fish(apps);
@@ -439,10 +446,11 @@ int RunCompletion(std::span<const std::string_view> args) {
 }
 
 int RunMan(std::span<const std::string_view> args) {
-  CLI::App app{"Writes the manual pages into DIR: dractl.1 and one page per command (dractl-explain.1,\n"
-               "dractl-simulate-replay.1, ...), made from the same text as --help. Read one with\n"
-               "  dractl man DIR && man DIR/dractl-explain.1",
-               "dractl man"};
+  CLI::App app{
+      "Writes the manual pages into DIR: dractl.1 and one page per command (dractl-explain.1,\n"
+      "dractl-simulate-replay.1, ...), made from the same text as --help. Read one with\n"
+      "  dractl man DIR && man DIR/dractl-explain.1",
+      "dractl man"};
   std::string dir;
   app.add_option("dir", dir, "the folder to write into (created if missing)")->required();
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;

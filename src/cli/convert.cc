@@ -44,10 +44,11 @@ void DropAddedEmpties(manifest::Node& out, const manifest::Node& in) {
 }  // namespace
 
 int RunConvert(std::span<const std::string_view> args) {
-  CLI::App app{"Reads objects and prints them again as YAML (multi-document) or JSON (a v1 List),\n"
-               "as kubectl would print them. Objects of kinds dractl does not model are counted\n"
-               "and left out (see stderr).",
-               "dractl convert"};
+  CLI::App app{
+      "Reads objects and prints them again as YAML (multi-document) or JSON (a v1 List),\n"
+      "as kubectl would print them. Objects of kinds dractl does not model are counted\n"
+      "and left out (see stderr).",
+      "dractl convert"};
   std::vector<std::string> files;
   std::string output = "yaml";
   bool defaults = false;

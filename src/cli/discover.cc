@@ -110,8 +110,7 @@ int RunDiscover(std::span<const std::string_view> args) {
                  "per GPU) or combined (1.34: counters and devices per GPU)")
       ->check(CLI::IsMember({"split", "combined"}))
       ->capture_default_str();
-  app.add_option("--attribute-set", attribute_set,
-                 "current, or v25.3 (the older plugin's index, minor, pcieBusID)")
+  app.add_option("--attribute-set", attribute_set, "current, or v25.3 (the older plugin's index, minor, pcieBusID)")
       ->check(CLI::IsMember({"current", "v25.3"}))
       ->capture_default_str();
   app.add_flag("--list-attributes", options.nvidia.list_attributes,
@@ -122,8 +121,7 @@ int RunDiscover(std::span<const std::string_view> args) {
   app.add_option("--health", health, "none, or events: wait for NVML XID events and taint devices")
       ->check(CLI::IsMember({"none", "events"}))
       ->capture_default_str();
-  app.add_option("--health-wait", health_wait, "how long --health events waits (Go duration)")
-      ->capture_default_str();
+  app.add_option("--health-wait", health_wait, "how long --health events waits (Go duration)")->capture_default_str();
   app.add_option("--additional-xids-to-ignore", xids,
                  "comma list of XIDs tainted with effect None besides 13,31,43,45,68,109 "
                  "(default: $ADDITIONAL_XIDS_TO_IGNORE)");
@@ -135,14 +133,11 @@ int RunDiscover(std::span<const std::string_view> args) {
   app.add_option("--record", options.record_file,
                  "also write every NVML answer and file read to FILE (dractl.nvml-recording)");
   app.add_option("--replay", options.replay_file, "answer from a recording instead of the host");
-  app.add_flag("--anonymize", options.anonymize,
-               "with --record: replace UUIDs and the node name by stable hashes");
+  app.add_flag("--anonymize", options.anonymize, "with --record: replace UUIDs and the node name by stable hashes");
   app.add_option("--tpu-accelerator", options.tpu_accelerator,
                  "TPU accelerator type (e.g. tpu-v5-lite-podslice); default: from --tpu-env-file");
-  app.add_option("--tpu-env-file", options.tpu_env_file, "the GKE tpu-env file")
-      ->capture_default_str();
-  app.add_flag("--pci-include-vfs", options.pci_include_vfs,
-               "pci module: publish SR-IOV virtual functions too");
+  app.add_option("--tpu-env-file", options.tpu_env_file, "the GKE tpu-env file")->capture_default_str();
+  app.add_flag("--pci-include-vfs", options.pci_include_vfs, "pci module: publish SR-IOV virtual functions too");
   app.add_flag("--generate-name", options.pool.generate_name,
                "write metadata.generateName (as the driver sends it) instead of a name with a "
                "deterministic suffix");
@@ -157,8 +152,7 @@ int RunDiscover(std::span<const std::string_view> args) {
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
 
   auto usage = [](const std::string& message) {
-    std::fprintf(stderr, "dractl discover: %s\nRun 'dractl discover --help' for usage.\n",
-                 message.c_str());
+    std::fprintf(stderr, "dractl discover: %s\nRun 'dractl discover --help' for usage.\n", message.c_str());
     return kExitUsageError;
   };
   options.drivers.clear();
@@ -169,17 +163,16 @@ int RunDiscover(std::span<const std::string_view> args) {
     options.drivers.insert(d);
   }
   if (options.drivers.empty()) return usage("--drivers: no module named");
-  options.nvidia.layout = slice_layout == "combined" ? dra::discover::SliceLayout::kCombined
-                                                     : dra::discover::SliceLayout::kSplit;
-  options.nvidia.attribute_set = attribute_set == "v25.3" ? dra::discover::AttributeSet::kV25_3
-                                                          : dra::discover::AttributeSet::kCurrent;
+  options.nvidia.layout =
+      slice_layout == "combined" ? dra::discover::SliceLayout::kCombined : dra::discover::SliceLayout::kSplit;
+  options.nvidia.attribute_set =
+      attribute_set == "v25.3" ? dra::discover::AttributeSet::kV25_3 : dra::discover::AttributeSet::kCurrent;
   const std::string& shares = options.nvidia.consumable_shares;
   if (!shares.empty() && shares != "unlimited" && shares != "memory") {
     bool digits = shares.size() <= 9;
     for (char c : shares) digits = digits && c >= '0' && c <= '9';
     if (!digits || std::stoll(shares) < 1) {
-      return usage("--consumable-shares: \"" + shares +
-                   "\" is not unlimited, memory or a positive integer");
+      return usage("--consumable-shares: \"" + shares + "\" is not unlimited, memory or a positive integer");
     }
   }
   options.health = health == "events";
@@ -207,8 +200,7 @@ int RunDiscover(std::span<const std::string_view> args) {
     std::fprintf(stderr, "%s\n", m.c_str());
   }
   for (const std::string& call : result->unrecorded) {
-    std::fprintf(stderr, "warning: the recording has no answer for %s (answered NOT_SUPPORTED)\n",
-                 call.c_str());
+    std::fprintf(stderr, "warning: the recording has no answer for %s (answered NOT_SUPPORTED)\n", call.c_str());
   }
 
   std::vector<manifest::Node> roots;
@@ -244,8 +236,7 @@ int RunDiscover(std::span<const std::string_view> args) {
   bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
   ok = (f == stdout ? std::fflush(f) == 0 : std::fclose(f) == 0) && ok;
   if (!ok) {
-    std::fprintf(stderr, "dractl discover: writing %s failed\n",
-                 out_file.empty() ? "stdout" : out_file.c_str());
+    std::fprintf(stderr, "dractl discover: writing %s failed\n", out_file.empty() ? "stdout" : out_file.c_str());
     return kExitInputError;
   }
   if (result->nothing_usable) {

@@ -57,9 +57,9 @@ struct Row {
   std::string driver;
   std::string pool;
   std::string device;
-  bool ok = true;      // evaluated without error
-  bool match = false;  // when ok
-  std::string error;   // when !ok
+  bool ok = true;       // evaluated without error
+  bool match = false;   // when ok
+  std::string error;    // when !ok
   int decided_by = -1;  // index of the selector that returned false or failed; -1: all true
   uint64_t cost = 0;
 };
@@ -82,8 +82,7 @@ std::string ResultText(const Row& r) {
   return r.match ? "true" : "false";
 }
 
-void PrintTable(const std::vector<const Row*>& rows, bool wide,
-                const std::vector<Selector>& selectors) {
+void PrintTable(const std::vector<const Row*>& rows, bool wide, const std::vector<Selector>& selectors) {
   std::vector<std::vector<std::string>> cells;
   if (wide) {
     cells.push_back({"NODE", "DRIVER", "POOL", "DEVICE", "SELECTOR", "COST", "RESULT"});
@@ -92,10 +91,8 @@ void PrintTable(const std::vector<const Row*>& rows, bool wide,
   }
   for (const Row* r : rows) {
     if (wide) {
-      const std::string decided =
-          r->decided_by < 0 ? "-" : selectors[static_cast<size_t>(r->decided_by)].label;
-      cells.push_back({r->node, r->driver, r->pool, r->device, decided, std::to_string(r->cost),
-                       ResultText(*r)});
+      const std::string decided = r->decided_by < 0 ? "-" : selectors[static_cast<size_t>(r->decided_by)].label;
+      cells.push_back({r->node, r->driver, r->pool, r->device, decided, std::to_string(r->cost), ResultText(*r)});
     } else {
       cells.push_back({r->node, r->driver + "/" + r->pool + "/" + r->device, ResultText(*r)});
     }
@@ -193,15 +190,13 @@ int RunEval(std::span<const std::string_view> args) {
     const api::DeviceClass* found = nullptr;
     const manifest::LoadedObject* found_object = nullptr;
     for (const manifest::LoadedObject& o : loaded.objects) {
-      if (const auto* c = std::get_if<api::DeviceClass>(&o.object);
-          c != nullptr && c->metadata.name == class_name) {
+      if (const auto* c = std::get_if<api::DeviceClass>(&o.object); c != nullptr && c->metadata.name == class_name) {
         found = c;
         found_object = &o;
       }
     }
     if (found == nullptr) {
-      std::fprintf(stderr, "dractl eval: DeviceClass \"%s\" not found in the input\n",
-                   class_name.c_str());
+      std::fprintf(stderr, "dractl eval: DeviceClass \"%s\" not found in the input\n", class_name.c_str());
       return kExitInputError;
     }
     for (size_t i = 0; i < found->spec.selectors.size(); ++i) {
@@ -211,8 +206,8 @@ int RunEval(std::span<const std::string_view> args) {
       field.field = fmt::format("spec.selectors[{}].cel.expression", i);
       manifest::LoadMessage where = ToMessage(*found_object, field);
       where.message.clear();
-      selectors.push_back({fmt::format("class {} selector {}", class_name, i),
-                           (*env)->Compile(s.cel->expression), where.ToString()});
+      selectors.push_back(
+          {fmt::format("class {} selector {}", class_name, i), (*env)->Compile(s.cel->expression), where.ToString()});
     }
   }
   if (!expression.empty()) selectors.push_back({"expression", (*env)->Compile(expression), ""});
@@ -252,8 +247,8 @@ int RunEval(std::span<const std::string_view> args) {
         continue;
       }
       for (size_t i = 0; i < selectors.size(); ++i) {
-        StatusOr<bool> m = (*env)->Matches(*selectors[i].compiled, device, spec.driver, scratch,
-                                           cel::DeviceCheck::kDone);
+        StatusOr<bool> m =
+            (*env)->Matches(*selectors[i].compiled, device, spec.driver, scratch, cel::DeviceCheck::kDone);
         r.cost += scratch.cost();
         if (!m.ok()) {
           r.ok = false;
@@ -296,8 +291,7 @@ int RunEval(std::span<const std::string_view> args) {
     summary.Add("matched", Node::Int(static_cast<int64_t>(matched)));
     summary.Add("errors", Node::Int(static_cast<int64_t>(errors)));
     root.Add("summary", summary);
-    std::fputs(output == "json" ? (manifest::EmitJson(root, 2) + "\n").c_str()
-                                : manifest::EmitYaml(root).c_str(),
+    std::fputs(output == "json" ? (manifest::EmitJson(root, 2) + "\n").c_str() : manifest::EmitYaml(root).c_str(),
                stdout);
   } else {
     std::vector<const Row*> shown;
@@ -306,8 +300,8 @@ int RunEval(std::span<const std::string_view> args) {
     }
     PrintTable(shown, output == "wide", selectors);
   }
-  std::fprintf(stderr, "%zu of %zu devices match; %zu evaluation error%s\n", matched, rows.size(),
-               errors, errors == 1 ? "" : "s");
+  std::fprintf(stderr, "%zu of %zu devices match; %zu evaluation error%s\n", matched, rows.size(), errors,
+               errors == 1 ? "" : "s");
   return errors > 0 ? kExitInputError : kExitOk;
 }
 

@@ -242,7 +242,8 @@ std::string GroupedText(const std::vector<sched::PodExplanation>& all, const man
   // The message with the pod's own name taken out ("pod \"ns/x\": ...").
   auto verdict = [](const sched::PodExplanation& e) {
     std::string m = e.message;
-    for (size_t at = m.find(e.pod); at != std::string::npos; at = m.find(e.pod, at + 1)) m.replace(at, e.pod.size(), "\x01");
+    for (size_t at = m.find(e.pod); at != std::string::npos; at = m.find(e.pod, at + 1))
+      m.replace(at, e.pod.size(), "\x01");
     return m;
   };
   std::string out;
@@ -277,8 +278,8 @@ std::string ToText(const sched::PodExplanation& e) {
                    : fmt::format("pod {}: would be placed on node {}\n", e.pod, e.node);
   }
   if (e.bound) return fmt::format("pod {}: not pending: {}\n", e.pod, e.message);
-  std::string out = fmt::format("pod {}: {}: {}\n", e.pod, e.kind == sched::PodOutcome::Kind::kError ? "error" : "pending",
-                                e.message);
+  std::string out = fmt::format("pod {}: {}: {}\n", e.pod,
+                                e.kind == sched::PodOutcome::Kind::kError ? "error" : "pending", e.message);
   if (e.group) {
     for (const std::string& line : e.group->text) out += line + "\n";
   }
@@ -377,22 +378,23 @@ int Run(const ExplainFlags& flags) {
 }  // namespace
 
 int RunExplain(std::span<const std::string_view> args) {
-  CLI::App app{"Explains why a pending pod does not schedule: runs the queue as `dractl schedule` does up\n"
-               "to the pod (earlier pods' placements count) and, for the pod's turn, prints per node the\n"
-               "first blocking cause with numbers (for DRA: the claim and request, devices wanted,\n"
-               "devices matching the class and selectors, those in use and the claims holding them, what\n"
-               "a matchAttribute constraint leaves), a cluster summary, the nearest misses (nodes where\n"
-               "releasing the devices of at most two claims makes the pod fit, checked with the\n"
-               "allocator) and selectors that match no device in the cluster, with file:line and the\n"
-               "values the attributes they read actually have.\n"
-               "\n"
-               "  dractl explain -f cluster/ NAMESPACE/POD [-o text|yaml|json]\n"
-               "  dractl explain -f cluster/ --all-pending\n"
-               "  dractl explain --live [--kubeconfig FILE] [--context NAME] NAMESPACE/POD\n"
-               "\n"
-               "A pod that is not pending, or that would be placed now, is reported with its node.\n"
-               "Exit 0 when explained; 1 for input errors or an unknown pod; 2 for usage errors.",
-               "dractl explain"};
+  CLI::App app{
+      "Explains why a pending pod does not schedule: runs the queue as `dractl schedule` does up\n"
+      "to the pod (earlier pods' placements count) and, for the pod's turn, prints per node the\n"
+      "first blocking cause with numbers (for DRA: the claim and request, devices wanted,\n"
+      "devices matching the class and selectors, those in use and the claims holding them, what\n"
+      "a matchAttribute constraint leaves), a cluster summary, the nearest misses (nodes where\n"
+      "releasing the devices of at most two claims makes the pod fit, checked with the\n"
+      "allocator) and selectors that match no device in the cluster, with file:line and the\n"
+      "values the attributes they read actually have.\n"
+      "\n"
+      "  dractl explain -f cluster/ NAMESPACE/POD [-o text|yaml|json]\n"
+      "  dractl explain -f cluster/ --all-pending\n"
+      "  dractl explain --live [--kubeconfig FILE] [--context NAME] NAMESPACE/POD\n"
+      "\n"
+      "A pod that is not pending, or that would be placed now, is reported with its node.\n"
+      "Exit 0 when explained; 1 for input errors or an unknown pod; 2 for usage errors.",
+      "dractl explain"};
   ExplainFlags flags;
   app.add_option("-f,--filename", flags.files,
                  "file, directory or - (stdin); repeatable; with --live, added to the cluster read from the API "

@@ -33,28 +33,30 @@ int Write(const StatusOr<std::string>& text, const std::string& out_file, const 
 }  // namespace
 
 int RunGen(std::span<const std::string_view> args) {
-  CLI::App app{"Generates synthetic inputs shaped like kube-scheduler's scheduler_perf DRA tests, as YAML\n"
-               "(one document per object, as kubectl prints them). Deterministic: the same flags give\n"
-               "the same bytes. Example:\n"
-               "  dractl gen cluster --nodes 500 --devices-per-node 10 > cluster.yaml\n"
-               "  dractl gen pods --pods 5000 > pods.yaml\n"
-               "  dractl schedule -f cluster.yaml -f pods.yaml",
-               "dractl gen"};
+  CLI::App app{
+      "Generates synthetic inputs shaped like kube-scheduler's scheduler_perf DRA tests, as YAML\n"
+      "(one document per object, as kubectl prints them). Deterministic: the same flags give\n"
+      "the same bytes. Example:\n"
+      "  dractl gen cluster --nodes 500 --devices-per-node 10 > cluster.yaml\n"
+      "  dractl gen pods --pods 5000 > pods.yaml\n"
+      "  dractl schedule -f cluster.yaml -f pods.yaml",
+      "dractl gen"};
   app.require_subcommand(1);
 
   sched::ClusterShape cluster;
   std::string models = "H100-80GB:80Gi";
   std::string cluster_out;
-  CLI::App* gen_cluster = app.add_subcommand(
-      "cluster",
-      "A DeviceClass, Nodes and one ResourceSlice per node (a node-local pool of GPU-like devices\n"
-      "with productName, index, uuid, driverVersion, pcieRoot attributes and a memory capacity).");
+  CLI::App* gen_cluster =
+      app.add_subcommand("cluster",
+                         "A DeviceClass, Nodes and one ResourceSlice per node (a node-local pool of GPU-like devices\n"
+                         "with productName, index, uuid, driverVersion, pcieRoot attributes and a memory capacity).");
   gen_cluster->add_option("--nodes", cluster.nodes, "number of nodes")->capture_default_str();
   gen_cluster->add_option("--devices-per-node", cluster.devices_per_node, "devices per node (1-128)")
       ->capture_default_str();
-  gen_cluster->add_option("--models", models,
-                          "NAME:MEMORY,... device models; node i gets model i mod count (e.g. "
-                          "H100-80GB:80Gi,L4:24Gi)")
+  gen_cluster
+      ->add_option("--models", models,
+                   "NAME:MEMORY,... device models; node i gets model i mod count (e.g. "
+                   "H100-80GB:80Gi,L4:24Gi)")
       ->capture_default_str();
   gen_cluster->add_option("--driver", cluster.driver, "driver name of the slices")->capture_default_str();
   gen_cluster->add_option("--class", cluster.device_class, "DeviceClass name (selects the driver)")
@@ -70,17 +72,16 @@ int RunGen(std::span<const std::string_view> args) {
 
   sched::PodShape pods;
   std::string pods_out;
-  CLI::App* gen_pods = app.add_subcommand(
-      "pods",
-      "Pending pods, each with one claim for --devices-per-pod devices of --class: from one shared\n"
-      "ResourceClaimTemplate (default) or a ResourceClaim per pod (--claim-per-pod). Pods are\n"
-      "created one second apart, so the scheduling queue takes them in name order.");
+  CLI::App* gen_pods =
+      app.add_subcommand("pods",
+                         "Pending pods, each with one claim for --devices-per-pod devices of --class: from one shared\n"
+                         "ResourceClaimTemplate (default) or a ResourceClaim per pod (--claim-per-pod). Pods are\n"
+                         "created one second apart, so the scheduling queue takes them in name order.");
   gen_pods->add_option("--pods", pods.pods, "number of pods")->capture_default_str();
   gen_pods->add_option("--namespace", pods.namespace_, "namespace of pods and claims")->capture_default_str();
   gen_pods->add_option("--name-prefix", pods.name_prefix, "pod names: PREFIX-00000, ...")->capture_default_str();
   gen_pods->add_option("--class", pods.device_class, "DeviceClass the claims request")->capture_default_str();
-  gen_pods->add_option("--devices-per-pod", pods.devices_per_pod, "devices per claim (1-32)")
-      ->capture_default_str();
+  gen_pods->add_option("--devices-per-pod", pods.devices_per_pod, "devices per claim (1-32)")->capture_default_str();
   gen_pods->add_option("--selector", pods.selector,
                        "CEL request selector, e.g. "
                        "\"device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0\"");
@@ -91,11 +92,11 @@ int RunGen(std::span<const std::string_view> args) {
 
   sched::MigClusterShape mig_cluster;
   std::string mig_cluster_out;
-  CLI::App* gen_mig_cluster = app.add_subcommand(
-      "mig-cluster",
-      "Nodes whose GPUs are partitioned when claimed (DRAPartitionableDevices), as the NVIDIA DRA\n"
-      "driver publishes them: per GPU a counter set (memory slices, SMs) and one device per valid\n"
-      "placement of each MIG profile (1g, 2g, 3g, 4g, 7g), in DeviceClass mig.nvidia.com.");
+  CLI::App* gen_mig_cluster =
+      app.add_subcommand("mig-cluster",
+                         "Nodes whose GPUs are partitioned when claimed (DRAPartitionableDevices), as the NVIDIA DRA\n"
+                         "driver publishes them: per GPU a counter set (memory slices, SMs) and one device per valid\n"
+                         "placement of each MIG profile (1g, 2g, 3g, 4g, 7g), in DeviceClass mig.nvidia.com.");
   gen_mig_cluster->add_option("--nodes", mig_cluster.nodes, "number of nodes")->capture_default_str();
   gen_mig_cluster->add_option("--gpus-per-node", mig_cluster.gpus_per_node, "GPUs per node (1-16)")
       ->capture_default_str();
@@ -114,18 +115,15 @@ int RunGen(std::span<const std::string_view> args) {
       "--seed, arriving --interval seconds apart; with --lifetime S each ends after 0.5-1.5 x S seconds\n"
       "(deletionTimestamp, for `dractl simulate cluster`; `schedule` skips pods being deleted).");
   gen_mig_pods->add_option("--pods", mig_pods.pods, "number of pods")->capture_default_str();
-  gen_mig_pods->add_option("--model", mig_pods.model, "A100-40GB or H100-80GB (profile names)")
-      ->capture_default_str();
+  gen_mig_pods->add_option("--model", mig_pods.model, "A100-40GB or H100-80GB (profile names)")->capture_default_str();
   gen_mig_pods->add_option("--mix", mig_mix, "SLICES:WEIGHT,... with SLICES 1, 2, 3, 4 or 7")->capture_default_str();
   gen_mig_pods->add_option("--seed", mig_pods.seed, "draws of the mix")->capture_default_str();
-  gen_mig_pods->add_option("--interval", mig_pods.interval_seconds, "seconds between arrivals")
-      ->capture_default_str();
+  gen_mig_pods->add_option("--interval", mig_pods.interval_seconds, "seconds between arrivals")->capture_default_str();
   gen_mig_pods->add_option("--lifetime", mig_pods.lifetime_seconds, "mean lifetime in seconds; 0: pods never end")
       ->capture_default_str();
   gen_mig_pods->add_option("--namespace", mig_pods.namespace_, "namespace of pods and templates")
       ->capture_default_str();
-  gen_mig_pods->add_option("--cpu-milli", mig_pods.cpu_milli, "cpu request per pod, millicores")
-      ->capture_default_str();
+  gen_mig_pods->add_option("--cpu-milli", mig_pods.cpu_milli, "cpu request per pod, millicores")->capture_default_str();
   gen_mig_pods->add_option("--out", mig_pods_out, "write to this file instead of stdout");
 
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;

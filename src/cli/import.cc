@@ -14,12 +14,13 @@
 namespace dra::cli {
 
 int RunImport(std::span<const std::string_view> args) {
-  CLI::App app{"Converts a trace into DRA objects.\n"
-               "  dractl import openb --nodes NODES.csv --pods PODS.csv [-o yaml|json]\n"
-               "reads the Alibaba openb node and pod lists (Alibaba clusterdata's openb CSVs) and prints\n"
-               "Nodes, one ResourceSlice per GPU node (one shareable device per GPU), a DeviceClass,\n"
-               "and per task a Pod plus a ResourceClaimTemplate (YAML documents or a JSON List).",
-               "dractl import"};
+  CLI::App app{
+      "Converts a trace into DRA objects.\n"
+      "  dractl import openb --nodes NODES.csv --pods PODS.csv [-o yaml|json]\n"
+      "reads the Alibaba openb node and pod lists (Alibaba clusterdata's openb CSVs) and prints\n"
+      "Nodes, one ResourceSlice per GPU node (one shareable device per GPU), a DeviceClass,\n"
+      "and per task a Pod plus a ResourceClaimTemplate (YAML documents or a JSON List).",
+      "dractl import"};
   std::string format;
   std::string nodes_csv, pods_csv, output = "yaml";
   size_t max_nodes = 0, max_pods = 0;

@@ -23,15 +23,17 @@ namespace {
 
 // `dractl --help`: the command list comes from the table in commands.cc.
 std::string Usage() {
-  std::string out = "dractl - Kubernetes Dynamic Resource Allocation engine\n\nUsage: dractl <command> [flags]\n\nCommands:\n";
+  std::string out =
+      "dractl - Kubernetes Dynamic Resource Allocation engine\n\nUsage: dractl <command> [flags]\n\nCommands:\n";
   for (const dra::cli::CommandEntry& c : dra::cli::Commands()) {
     out += "  " + std::string(c.name) + std::string(c.name.size() < 12 ? 12 - c.name.size() : 1, ' ') +
            std::string(c.summary) + "\n";
   }
   out += "\n";
   out += dra::cli::kUsageNotes;
-  out += "\nRun 'dractl <command> --help' (or 'dractl help <command>') for a command's flags; 'dractl --version' "
-         "for the version.\n";
+  out +=
+      "\nRun 'dractl <command> --help' (or 'dractl help <command>') for a command's flags; 'dractl --version' "
+      "for the version.\n";
   return out;
 }
 

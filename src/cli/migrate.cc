@@ -13,8 +13,8 @@
 #include "api/defaults.h"
 #include "api/validation.h"
 #include "cel/api_checker.h"
-#include "cli/commands.h"
 #include "cli/cluster_inputs.h"
+#include "cli/commands.h"
 #include "cli/common.h"
 #include "kube/list.h"
 #include "manifest/emit.h"
@@ -38,8 +38,8 @@ struct MigrateFlags {
 
 // What a live object carries that the API server fills in, dropped so that
 // the output can be applied again: status, and these fields of metadata.
-constexpr std::string_view kServerMetadata[] = {"uid",           "resourceVersion", "generation",
-                                                 "creationTimestamp", "managedFields", "selfLink"};
+constexpr std::string_view kServerMetadata[] = {"uid",           "resourceVersion", "generation", "creationTimestamp",
+                                                "managedFields", "selfLink"};
 
 // "apiVersion kind namespace/name" of an object's tree.
 std::string ObjectId(const manifest::Node& root) {
@@ -76,9 +76,13 @@ int ReadLive(const MigrateFlags& flags, bool workloads, manifest::LoadResult* lo
   const std::unique_ptr<kube::Client> client = ConnectToApiServer(kCommand, flags.kubeconfig, flags.context, &config);
   if (client == nullptr) return kExitInputError;
   const std::vector<std::string> paths =
-      workloads ? std::vector<std::string>{"/api/v1/pods", "/apis/apps/v1/deployments", "/apis/apps/v1/replicasets",
-                                           "/apis/apps/v1/statefulsets", "/apis/apps/v1/daemonsets",
-                                           "/apis/batch/v1/jobs", "/apis/batch/v1/cronjobs"}
+      workloads ? std::vector<std::string>{"/api/v1/pods",
+                                           "/apis/apps/v1/deployments",
+                                           "/apis/apps/v1/replicasets",
+                                           "/apis/apps/v1/statefulsets",
+                                           "/apis/apps/v1/daemonsets",
+                                           "/apis/batch/v1/jobs",
+                                           "/apis/batch/v1/cronjobs"}
                 : std::vector<std::string>{"/api/v1/nodes", "/apis/resource.k8s.io/v1/resourceslices",
                                            "/apis/resource.k8s.io/v1/deviceclasses"};
   const manifest::Loader loader({.keep_trees = true, .keep_workloads = true, .drop_managed_fields = true});
@@ -190,13 +194,17 @@ int Run(const MigrateFlags& flags) {
   std::optional<api::FeatureGates> gates = GatesFromFlags(kCommand, flags.gates.version, flags.gates.gates);
   if (!gates) return kExitUsageError;
   if (flags.files.empty() && !flags.live) {
-    std::fprintf(stderr, "%s: error: no workloads: give -f FILE|DIR|- (repeatable), --live or --kubeconfig FILE\n"
-                         "Run '%s --help' for usage.\n", kCommand, kCommand);
+    std::fprintf(stderr,
+                 "%s: error: no workloads: give -f FILE|DIR|- (repeatable), --live or --kubeconfig FILE\n"
+                 "Run '%s --help' for usage.\n",
+                 kCommand, kCommand);
     return kExitUsageError;
   }
   if (flags.check && flags.cluster.empty() && !flags.live) {
-    std::fprintf(stderr, "%s: error: --check needs --cluster (the Nodes, ResourceSlices and DeviceClasses to "
-                         "schedule on)\nRun '%s --help' for usage.\n", kCommand, kCommand);
+    std::fprintf(stderr,
+                 "%s: error: --check needs --cluster (the Nodes, ResourceSlices and DeviceClasses to "
+                 "schedule on)\nRun '%s --help' for usage.\n",
+                 kCommand, kCommand);
     return kExitUsageError;
   }
 
@@ -255,28 +263,36 @@ int Run(const MigrateFlags& flags) {
   const std::string text = OutputText(result.objects, flags.output);
   manifest::LoadResult output;
   if (!LoadOutput(text, *gates, &output)) {
-    std::fprintf(stderr, "%s: internal error: the output does not validate (see above); please report it with "
-                         "the input\n", kCommand);
+    std::fprintf(stderr,
+                 "%s: internal error: the output does not validate (see above); please report it with "
+                 "the input\n",
+                 kCommand);
     return kExitInternalError;
   }
-  std::fprintf(stderr, "%s: %zu workload%s rewritten, %zu ResourceClaimTemplate%s, %zu DeviceClass%s added\n",
-               kCommand, result.rewritten, result.rewritten == 1 ? "" : "s", result.templates,
-               result.templates == 1 ? "" : "s", result.classes.size(), result.classes.size() == 1 ? "" : "es");
+  std::fprintf(stderr, "%s: %zu workload%s rewritten, %zu ResourceClaimTemplate%s, %zu DeviceClass%s added\n", kCommand,
+               result.rewritten, result.rewritten == 1 ? "" : "s", result.templates, result.templates == 1 ? "" : "s",
+               result.classes.size(), result.classes.size() == 1 ? "" : "es");
   if (!flags.check) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kExitOk;
   }
 
-  migrate::CheckInputs check{.cluster = {}, .before_objects = {}, .before_workloads = {}, .after_objects = {},
-                             .after_workloads = {}, .sharing = sharing};
+  migrate::CheckInputs check{.cluster = {},
+                             .before_objects = {},
+                             .before_workloads = {},
+                             .after_objects = {},
+                             .after_workloads = {},
+                             .sharing = sharing};
   bool nodes = false;
   for (const manifest::LoadedObject& o : cluster.objects) {
     nodes = nodes || std::holds_alternative<api::Node>(o.object);
     check.cluster.push_back(o.object);
   }
   if (!nodes) {
-    std::fprintf(stderr, "%s: --check needs Node objects in --cluster, with their labels and allocatable "
-                         "device-plugin resources (kubectl get nodes -o yaml)\n", kCommand);
+    std::fprintf(stderr,
+                 "%s: --check needs Node objects in --cluster, with their labels and allocatable "
+                 "device-plugin resources (kubectl get nodes -o yaml)\n",
+                 kCommand);
     return kExitInputError;
   }
   for (const manifest::LoadedObject& o : input.objects) check.before_objects.push_back(o.object);

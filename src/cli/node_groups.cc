@@ -35,7 +35,8 @@ int LoadNodeGroups(const char* command, const std::vector<std::string>& paths, c
   };
   if (int rc = ReadOwnFormat(command, "--node-groups", paths, parse); rc >= 0) return rc;
   if (groups->empty()) {
-    std::fprintf(stderr, "%s: --node-groups: no NodeGroup in %s\n", command, fmt::format("{}", fmt::join(paths, ", ")).c_str());
+    std::fprintf(stderr, "%s: --node-groups: no NodeGroup in %s\n", command,
+                 fmt::format("{}", fmt::join(paths, ", ")).c_str());
     return kExitInputError;
   }
   return -1;
@@ -63,14 +64,15 @@ int NodeGroupsFromNodes(const char* command, const std::vector<std::string>& spe
     if (!max_ok || price.empty() || *end != '\0' || !(g.price >= 0) || !api::IsDNS1123Label(g.name).empty()) {
       std::fprintf(stderr,
                    "%s: --node-group-from %s: want NODE=NAME:MAX:PRICE (NAME a DNS label, MAX >= 1, "
-                   "PRICE >= 0)\n", command,
-                   spec.c_str());
+                   "PRICE >= 0)\n",
+                   command, spec.c_str());
       return kExitUsageError;
     }
     const auto it = std::find_if(cluster.nodes.begin(), cluster.nodes.end(),
                                  [&](const api::Node& n) { return n.metadata.name == node; });
     if (it == cluster.nodes.end()) {
-      std::fprintf(stderr, "%s: --node-group-from %s: no node %s in the cluster\n", command, spec.c_str(), node.c_str());
+      std::fprintf(stderr, "%s: --node-group-from %s: no node %s in the cluster\n", command, spec.c_str(),
+                   node.c_str());
       return kExitInputError;
     }
     g.node = *it;

@@ -20,7 +20,7 @@ struct NodeGroupFlags {
   std::vector<std::string> node_groups{};      // --node-groups FILE...
   std::vector<std::string> node_group_from{};  // --node-group-from NODE=NAME:MAX:PRICE...
   std::string expander = "optimal";
-  double max_time = 10;                        // optimal: seconds a plan's search may take
+  double max_time = 10;  // optimal: seconds a plan's search may take
   bool given() const { return !node_groups.empty() || !node_group_from.empty(); }
 };
 void AddNodeGroupFlags(CLI::App& app, NodeGroupFlags* flags);

@@ -39,7 +39,8 @@ void PrintTable(const plan::PlanResult& r) {
   size_t w = 10;
   for (const plan::GroupCount& g : r.scale_up) w = std::max(w, g.group.size());
   out += fmt::format("{:<{}}  {:>5}  {:>10}\n", "NODE GROUP", w, "ADD", "COST");
-  for (const plan::GroupCount& g : r.scale_up) out += fmt::format("{:<{}}  {:>5}  {:>10}\n", g.group, w, g.count, Number(g.cost));
+  for (const plan::GroupCount& g : r.scale_up)
+    out += fmt::format("{:<{}}  {:>5}  {:>10}\n", g.group, w, g.count, Number(g.cost));
   int64_t nodes = 0;
   for (const plan::GroupCount& g : r.scale_up) nodes += g.count;
   out += fmt::format("{:<{}}  {:>5}  {:>10}\n", "total", w, nodes, Number(r.cost));
@@ -54,8 +55,9 @@ void PrintTable(const plan::PlanResult& r) {
   }
   size_t on_new = 0;
   for (const plan::Placement& p : r.placements) on_new += p.new_node ? 1 : 0;
-  out += fmt::format("{} pod{} pending on the cluster as it is; with the plan {} placed on new nodes, {} unschedulable\n",
-                     r.pending, r.pending == 1 ? "" : "s", on_new, r.unschedulable.size());
+  out +=
+      fmt::format("{} pod{} pending on the cluster as it is; with the plan {} placed on new nodes, {} unschedulable\n",
+                  r.pending, r.pending == 1 ? "" : "s", on_new, r.unschedulable.size());
   size_t pod_w = 3;
   for (const plan::Placement& p : r.placements) pod_w = std::max(pod_w, p.pod.size());
   for (const plan::Unschedulable& u : r.unschedulable) pod_w = std::max(pod_w, u.pod.size());
@@ -80,8 +82,9 @@ void PrintScaleDown(const std::vector<plan::ScaleDownNode>& nodes, double thresh
                                 nodes.size() == 1 ? "" : "s", threshold * 100);
   for (const plan::ScaleDownNode& n : nodes) {
     out += fmt::format("{}  {:.1f}%  {}\n", n.node, n.utilization * 100,
-                       n.removable ? fmt::format("removable: {} pod{} move", n.moves.size(), n.moves.size() == 1 ? "" : "s")
-                                   : "kept: a pod would not fit elsewhere");
+                       n.removable
+                           ? fmt::format("removable: {} pod{} move", n.moves.size(), n.moves.size() == 1 ? "" : "s")
+                           : "kept: a pod would not fit elsewhere");
     for (const plan::Placement& m : n.moves) out += fmt::format("  {} -> {}\n", m.pod, m.node);
     for (const plan::Unschedulable& b : n.blockers) out += fmt::format("  {}: {}\n", b.pod, b.reason);
   }
@@ -221,23 +224,24 @@ int Run(const PlanFlags& flags) {
 }  // namespace
 
 int RunPlan(std::span<const std::string_view> args) {
-  CLI::App app{"Plans which nodes to add so that the pending pods fit: node groups (--node-groups, NodeGroup\n"
-               "files: a template Node with its ResourceSlices, maxSize, a price) are added to the cluster\n"
-               "and every candidate plan is scheduled as `dractl schedule` schedules (filters, DRA\n"
-               "allocation, --policy). --expander optimal (the default) finds the cheapest set of nodes, over\n"
-               "all groups together, that places as many pending pods as any plan can, or says how far\n"
-               "from a lower bound it stopped (--max-time); least-waste, price, most-pods and random decide\n"
-               "as the cluster autoscaler's expanders do, one group per loop.\n"
-               "With more than 200 pending pods or 8 groups, candidates are valued on classes of equal pods\n"
-               "(what one node of a group holds of each, by one-node scheduler runs, as the autoscaler's\n"
-               "binpacking estimator does) and only the plans chosen between are scheduled in full;\n"
-               "optimal then reports a linear-programming lower bound.\n"
-               "  dractl plan -f cluster/ --node-groups groups.yaml [--expander E] [-o table|json|yaml]\n"
-               "-o yaml prints the Nodes and ResourceSlices of the nodes to add, ready for `dractl schedule`.\n"
-               "--scale-down lists the nodes below --utilization-threshold whose pods all fit elsewhere.\n"
-               "Exit 0 with a plan (pods no plan places are listed with the scheduler's reason); 1 for input\n"
-               "errors; 2 for usage errors.",
-               "dractl plan"};
+  CLI::App app{
+      "Plans which nodes to add so that the pending pods fit: node groups (--node-groups, NodeGroup\n"
+      "files: a template Node with its ResourceSlices, maxSize, a price) are added to the cluster\n"
+      "and every candidate plan is scheduled as `dractl schedule` schedules (filters, DRA\n"
+      "allocation, --policy). --expander optimal (the default) finds the cheapest set of nodes, over\n"
+      "all groups together, that places as many pending pods as any plan can, or says how far\n"
+      "from a lower bound it stopped (--max-time); least-waste, price, most-pods and random decide\n"
+      "as the cluster autoscaler's expanders do, one group per loop.\n"
+      "With more than 200 pending pods or 8 groups, candidates are valued on classes of equal pods\n"
+      "(what one node of a group holds of each, by one-node scheduler runs, as the autoscaler's\n"
+      "binpacking estimator does) and only the plans chosen between are scheduled in full;\n"
+      "optimal then reports a linear-programming lower bound.\n"
+      "  dractl plan -f cluster/ --node-groups groups.yaml [--expander E] [-o table|json|yaml]\n"
+      "-o yaml prints the Nodes and ResourceSlices of the nodes to add, ready for `dractl schedule`.\n"
+      "--scale-down lists the nodes below --utilization-threshold whose pods all fit elsewhere.\n"
+      "Exit 0 with a plan (pods no plan places are listed with the scheduler's reason); 1 for input\n"
+      "errors; 2 for usage errors.",
+      "dractl plan"};
   PlanFlags flags;
   app.add_option("-f,--filename", flags.files, "the cluster: file, directory or - (stdin); repeatable");
   AddNodeGroupFlags(app, &flags.groups);

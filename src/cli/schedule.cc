@@ -52,8 +52,8 @@ void SetPodScheduledFalse(api::Pod& pod, const sched::PodOutcome& outcome) {
   manifest::Node c = manifest::Node::Mapping();
   c.Add("type", manifest::Node::String("PodScheduled"));
   c.Add("status", manifest::Node::String("False"));
-  c.Add("reason", manifest::Node::String(outcome.kind == sched::PodOutcome::Kind::kError ? "SchedulerError"
-                                                                                          : "Unschedulable"));
+  c.Add("reason",
+        manifest::Node::String(outcome.kind == sched::PodOutcome::Kind::kError ? "SchedulerError" : "Unschedulable"));
   c.Add("message", manifest::Node::String(outcome.message));
   conditions.Push(std::move(c));
   std::string json = manifest::EmitJson(conditions, 0);
@@ -212,7 +212,8 @@ std::string TraceJson(const sched::ScheduleResult& result, const std::vector<sch
 }
 
 int Run(const ScheduleFlags& flags) {
-  std::optional<api::FeatureGates> gates = GatesFromFlags("dractl schedule", flags.cluster.version, flags.cluster.gates);
+  std::optional<api::FeatureGates> gates =
+      GatesFromFlags("dractl schedule", flags.cluster.version, flags.cluster.gates);
   if (!gates) return kExitUsageError;
   const std::unique_ptr<sched::ScorePolicy> policy = PolicyFromFlag("dractl schedule", flags.cluster.policy);
   if (!policy) return kExitUsageError;
@@ -286,27 +287,28 @@ int Run(const ScheduleFlags& flags) {
 }  // namespace
 
 int RunSchedule(std::span<const std::string_view> args) {
-  CLI::App app{"Places the pending pods (no spec.nodeName) of the input on its Nodes, one at a time, as\n"
-               "kube-scheduler 1.37 would: node filters (unschedulable, nodeName, taints, node\n"
-               "affinity/selector, cpu/memory/pods/extended resources), then the DRA allocator for the\n"
-               "pods' ResourceClaims (claims from templates are created as the resource-claim\n"
-               "controller would), then scoring. Pods already bound and claims already allocated are\n"
-               "in use. Queue order: priority, creationTimestamp, namespace/name.\n"
-               "Deployments, ReplicaSets, StatefulSets, DaemonSets and Jobs are expanded into the pods\n"
-               "their controllers would create (unless input pods are owned by them); a CronJob makes\n"
-               "none now (its Jobs start on its schedule), but its pod template is checked.\n"
-               "\n"
-               "  dractl schedule -f cluster/ [--policy kube|dra-pack|...] [--fail-on-pending] [-o table|yaml|json]\n"
-               "  dractl schedule --live [--kubeconfig FILE] [--context NAME] [-f new-pods.yaml]\n"
-               "\n"
-               "-o table (default): one line per pending pod: POD, NODE (or <pending>) and the devices\n"
-               "per pod claim (claim: driver/pool/device,...) or kube-scheduler's reason, then a summary.\n"
-               "-o yaml|json: a List of the changed objects (claims with status.allocation and\n"
-               "reservedFor, generated claims, pods with spec.nodeName) and of the pods left pending,\n"
-               "with the PodScheduled=False condition kube-scheduler writes (reason Unschedulable, its\n"
-               "message); loadable by every command.\n"
-               "Exit 0 even if pods stay pending (6 with --fail-on-pending: a CI gate); 1 for input errors.",
-               "dractl schedule"};
+  CLI::App app{
+      "Places the pending pods (no spec.nodeName) of the input on its Nodes, one at a time, as\n"
+      "kube-scheduler 1.37 would: node filters (unschedulable, nodeName, taints, node\n"
+      "affinity/selector, cpu/memory/pods/extended resources), then the DRA allocator for the\n"
+      "pods' ResourceClaims (claims from templates are created as the resource-claim\n"
+      "controller would), then scoring. Pods already bound and claims already allocated are\n"
+      "in use. Queue order: priority, creationTimestamp, namespace/name.\n"
+      "Deployments, ReplicaSets, StatefulSets, DaemonSets and Jobs are expanded into the pods\n"
+      "their controllers would create (unless input pods are owned by them); a CronJob makes\n"
+      "none now (its Jobs start on its schedule), but its pod template is checked.\n"
+      "\n"
+      "  dractl schedule -f cluster/ [--policy kube|dra-pack|...] [--fail-on-pending] [-o table|yaml|json]\n"
+      "  dractl schedule --live [--kubeconfig FILE] [--context NAME] [-f new-pods.yaml]\n"
+      "\n"
+      "-o table (default): one line per pending pod: POD, NODE (or <pending>) and the devices\n"
+      "per pod claim (claim: driver/pool/device,...) or kube-scheduler's reason, then a summary.\n"
+      "-o yaml|json: a List of the changed objects (claims with status.allocation and\n"
+      "reservedFor, generated claims, pods with spec.nodeName) and of the pods left pending,\n"
+      "with the PodScheduled=False condition kube-scheduler writes (reason Unschedulable, its\n"
+      "message); loadable by every command.\n"
+      "Exit 0 even if pods stay pending (6 with --fail-on-pending: a CI gate); 1 for input errors.",
+      "dractl schedule"};
   ScheduleFlags flags;
   app.add_option("-f,--filename", flags.files,
                  "file, directory or - (stdin); repeatable; with --live, added to the cluster read from the API "

@@ -92,21 +92,24 @@ int Run(const ServeFlags& flags) {
   if (flags.policy == "fgd" || flags.policy == "dra-pack") {
     if (!flags.workload_profile.empty()) {
       sched::WorkloadProfile p;
-      if (int rc = LoadWorkloadProfile(flags.workload_profile, *gates, sched::Snapshot{}, "dractl serve", &p); rc >= 0) {
+      if (int rc = LoadWorkloadProfile(flags.workload_profile, *gates, sched::Snapshot{}, "dractl serve", &p);
+          rc >= 0) {
         return rc;
       }
-      LogLine(fmt::format("--policy {} measures fragmentation against the pods seen pending in the last {:g} s "
-                          "(half-life {:g} s), seeded with {}",
-                          flags.policy, flags.profile_window, flags.profile_half_life, p.Describe()));
+      LogLine(
+          fmt::format("--policy {} measures fragmentation against the pods seen pending in the last {:g} s "
+                      "(half-life {:g} s), seeded with {}",
+                      flags.policy, flags.profile_window, flags.profile_half_life, p.Describe()));
       profile = std::move(p);
     } else {
-      LogLine(fmt::format("--policy {} measures fragmentation against the pods seen pending in the last {:g} s "
-                          "(half-life {:g} s)",
-                          flags.policy, flags.profile_window, flags.profile_half_life));
+      LogLine(
+          fmt::format("--policy {} measures fragmentation against the pods seen pending in the last {:g} s "
+                      "(half-life {:g} s)",
+                      flags.policy, flags.profile_window, flags.profile_half_life));
     }
   } else if (!flags.workload_profile.empty()) {
-    LogLine(fmt::format("note: --workload-profile is for --policy fgd and dra-pack; --policy {} ignores it",
-                        flags.policy));
+    LogLine(
+        fmt::format("note: --workload-profile is for --policy fgd and dra-pack; --policy {} ignores it", flags.policy));
   }
   char host[256] = "dractl";
   ::gethostname(host, sizeof host - 1);
@@ -120,25 +123,26 @@ int Run(const ServeFlags& flags) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   kube::Server server(client.get(), {.scheduler_name = flags.scheduler_name,
-                                      .gates = *gates,
-                                      .policy = policy.get(),
-                                      .device_choice = DeviceChoiceFor(flags.device_choice, flags.policy),
-                                      .seed = flags.seed,
-                                      .gang = GangOptionsFor(flags.gang, flags.policy, flags.gang_search_steps),
-                                      .workload_profile = profile ? &*profile : nullptr,
-                                      .profile_window_seconds = flags.profile_window,
-                                      .profile_half_life_seconds = flags.profile_half_life,
-                                      .manage_claims = flags.manage_claims,
-                                      .instance = fmt::format("{}-{}", flags.scheduler_name, host),
-                                      .watch_timeout_seconds = flags.watch_timeout,
-                                      .binding_timeout = std::chrono::seconds(flags.binding_timeout),
-                                      .write_delay = std::chrono::milliseconds(flags.debug_write_delay_ms),
-                                      .log = LogLine});
+                                     .gates = *gates,
+                                     .policy = policy.get(),
+                                     .device_choice = DeviceChoiceFor(flags.device_choice, flags.policy),
+                                     .seed = flags.seed,
+                                     .gang = GangOptionsFor(flags.gang, flags.policy, flags.gang_search_steps),
+                                     .workload_profile = profile ? &*profile : nullptr,
+                                     .profile_window_seconds = flags.profile_window,
+                                     .profile_half_life_seconds = flags.profile_half_life,
+                                     .manage_claims = flags.manage_claims,
+                                     .instance = fmt::format("{}-{}", flags.scheduler_name, host),
+                                     .watch_timeout_seconds = flags.watch_timeout,
+                                     .binding_timeout = std::chrono::seconds(flags.binding_timeout),
+                                     .write_delay = std::chrono::milliseconds(flags.debug_write_delay_ms),
+                                     .log = LogLine});
   kube::HttpServer http;
   if (!flags.metrics_address.empty()) {
     Status s = http.Start(flags.metrics_address, [&server](const std::string& path) -> kube::HttpAnswer {
       if (path == "/metrics") {
-        return {.code = 200, .content_type = "text/plain; version=0.0.4; charset=utf-8", .body = server.metrics().Render()};
+        return {
+            .code = 200, .content_type = "text/plain; version=0.0.4; charset=utf-8", .body = server.metrics().Render()};
       }
       if (path == "/healthz" || path == "/livez") return {.code = 200, .body = "ok\n"};
       if (path == "/readyz") {
@@ -152,11 +156,9 @@ int Run(const ServeFlags& flags) {
       return kExitUsageError;
     }
   }
-  LogLine(fmt::format("scheduling pods with schedulerName {} on {} ({}){}", flags.scheduler_name, config.server,
-                      config.source,
-                      flags.metrics_address.empty()
-                          ? ""
-                          : fmt::format("; /metrics, /healthz, /readyz on port {}", http.port())));
+  LogLine(fmt::format(
+      "scheduling pods with schedulerName {} on {} ({}){}", flags.scheduler_name, config.server, config.source,
+      flags.metrics_address.empty() ? "" : fmt::format("; /metrics, /healthz, /readyz on port {}", http.port())));
   std::atomic<bool> stop{false};
   std::atomic<bool> done{false};
   std::thread waiter([&] {
@@ -179,12 +181,12 @@ int Run(const ServeFlags& flags) {
   std::optional<kube::LeaderElector> elector;
   if (flags.leader_elect) {
     elector.emplace(client.get(), kube::LeaderOptions{.lease_namespace = flags.lease_namespace,
-                                                       .lease_name = flags.lease_name,
-                                                       .identity = fmt::format("{}_{}", host, RandomSuffix()),
-                                                       .lease_duration = Millis(flags.lease_duration),
-                                                       .renew_deadline = Millis(flags.renew_deadline),
-                                                       .retry_period = Millis(flags.retry_period),
-                                                       .log = LogLine});
+                                                      .lease_name = flags.lease_name,
+                                                      .identity = fmt::format("{}_{}", host, RandomSuffix()),
+                                                      .lease_duration = Millis(flags.lease_duration),
+                                                      .renew_deadline = Millis(flags.renew_deadline),
+                                                      .retry_period = Millis(flags.retry_period),
+                                                      .log = LogLine});
   }
   // Non-leaders keep their caches warm (the loop runs, writing nothing), so
   // that a takeover schedules at once.
@@ -213,23 +215,24 @@ int Run(const ServeFlags& flags) {
 }  // namespace
 
 int RunServe(std::span<const std::string_view> args) {
-  CLI::App app{"Runs as a secondary scheduler against a live API server: pods with\n"
-               "spec.schedulerName == --scheduler-name get their ResourceClaims allocated (as\n"
-               "kube-scheduler 1.37's DynamicResources plugin would: finalizer, status.allocation and\n"
-               "reservedFor, optimistic concurrency) and are bound. Pods that do not fit get\n"
-               "PodScheduled=False with \"0/N nodes are available: ...\" and dractl's reason, and a\n"
-               "FailedScheduling event. Claims from templates are created by kube-controller-manager;\n"
-               "--manage-claims does it where it does not run. Runs until SIGINT or SIGTERM.\n"
-               "\n"
-               "  dractl serve [--kubeconfig FILE] [--context NAME] [--scheduler-name dractl]\n"
-               "\n"
-               "The API server is found as kubectl finds it: --kubeconfig, $KUBECONFIG,\n"
-               "~/.kube/config, else the pod's service account. RBAC: deploy/rbac.yaml.\n"
-               "With --leader-elect (the default) only the holder of the Lease\n"
-               "dractl-system/dractl schedules; the others wait to take over.\n"
-               "Exit 0 after a signal; 1 when the kubeconfig cannot be used or the lease was lost;\n"
-               "2 for usage errors.",
-               "dractl serve"};
+  CLI::App app{
+      "Runs as a secondary scheduler against a live API server: pods with\n"
+      "spec.schedulerName == --scheduler-name get their ResourceClaims allocated (as\n"
+      "kube-scheduler 1.37's DynamicResources plugin would: finalizer, status.allocation and\n"
+      "reservedFor, optimistic concurrency) and are bound. Pods that do not fit get\n"
+      "PodScheduled=False with \"0/N nodes are available: ...\" and dractl's reason, and a\n"
+      "FailedScheduling event. Claims from templates are created by kube-controller-manager;\n"
+      "--manage-claims does it where it does not run. Runs until SIGINT or SIGTERM.\n"
+      "\n"
+      "  dractl serve [--kubeconfig FILE] [--context NAME] [--scheduler-name dractl]\n"
+      "\n"
+      "The API server is found as kubectl finds it: --kubeconfig, $KUBECONFIG,\n"
+      "~/.kube/config, else the pod's service account. RBAC: deploy/rbac.yaml.\n"
+      "With --leader-elect (the default) only the holder of the Lease\n"
+      "dractl-system/dractl schedules; the others wait to take over.\n"
+      "Exit 0 after a signal; 1 when the kubeconfig cannot be used or the lease was lost;\n"
+      "2 for usage errors.",
+      "dractl serve"};
   ServeFlags flags;
   app.add_option("--kubeconfig", flags.kubeconfig, "kubeconfig file");
   app.add_option("--context", flags.context, "kubeconfig context (default: current-context)");
@@ -257,7 +260,8 @@ int RunServe(std::span<const std::string_view> args) {
   app.add_option("--seed", flags.seed, "breaks ties between equally scored nodes")->capture_default_str();
   app.add_option("--kubernetes-version", flags.version, "feature-gate defaults of this release (1.34-1.37)")
       ->capture_default_str();
-  app.add_option("--feature-gates", flags.gates, "gate overrides, as the API server's, e.g. DRAConsumableCapacity=true");
+  app.add_option("--feature-gates", flags.gates,
+                 "gate overrides, as the API server's, e.g. DRAConsumableCapacity=true");
   app.add_flag("--manage-claims", flags.manage_claims,
                "create claims from templates and record them in the pod status (the resource-claim controller's "
                "job), for clusters without kube-controller-manager; never together with it");

@@ -137,7 +137,6 @@ const std::vector<sim::PublishedRun>* PublishedFor(const std::optional<sim::Publ
   return published->Find(trace, std::string(sim::PaperPolicyName(ComparedWith(p))));
 }
 
-
 manifest::Node MeanSdNode(const std::optional<sim::MeanSd>& ms) {
   if (!ms) return manifest::Node::Null();
   manifest::Node n = manifest::Node::Mapping();
@@ -179,8 +178,8 @@ manifest::Node JsonFor(const std::string& trace, sim::Policy policy, const std::
       report.Add("published_policy", manifest::Node::String(std::string(sim::PolicyName(ComparedWith(policy)))));
       report.Add("target", manifest::Node::String("at least"));
     } else {
-      report.Add("tolerance", manifest::Node::Number(fmt::format("{}", Tolerance(trace, policy)),
-                                                     manifest::NodeKind::kFloat));
+      report.Add("tolerance",
+                 manifest::Node::Number(fmt::format("{}", Tolerance(trace, policy)), manifest::NodeKind::kFloat));
     }
   }
   manifest::Node run_list = manifest::Node::Sequence();
@@ -238,8 +237,9 @@ void PrintText(const std::string& trace, sim::Policy policy, const std::vector<R
         continue;
       }
       double diff = ours.mean - p->mean;
-      const std::string target = AtLeast(policy) ? fmt::format("target at least {}", sim::PolicyName(ComparedWith(policy)))
-                                                 : fmt::format("tolerance ±{:.1f}", Tolerance(trace, policy));
+      const std::string target = AtLeast(policy)
+                                     ? fmt::format("target at least {}", sim::PolicyName(ComparedWith(policy)))
+                                     : fmt::format("tolerance ±{:.1f}", Tolerance(trace, policy));
       std::printf("  allocation at %d%%: ours %.2f, published %s %.2f, diff %+.2f, %s: %s\n", col, ours.mean,
                   std::string(sim::PolicyName(ComparedWith(policy))).c_str(), p->mean, diff, target.c_str(),
                   Passes(trace, policy, diff) ? "ok" : "MISS");
@@ -256,21 +256,22 @@ int RunSimulate(std::span<const std::string_view> args) {
   if (!args.empty() && (args[0] == "-f" || args[0].starts_with("--filename") || args[0].starts_with("--workload"))) {
     return RunSimulateCluster(args);
   }
-  CLI::App app{"Replays a trace through the scheduler and reports GPU allocation and fragmentation.\n"
-               "  dractl simulate openb --nodes NODES.csv --pods PODS.csv --policy P --seed S[,S...]\n"
-               "runs the FGD paper's protocol (Weng et al., USENIX ATC'23): GPU nodes only, pods\n"
-               "shuffled per seed and tuned to 130% of GPU capacity, one at a time, dropped on failure;\n"
-               "every placement checked by the DRA allocator on the imported objects. Policies: random,\n"
-               "dotprod, gpuclustering, gpupacking, bestfit, fgd (the paper's six), and dra-pack (ours:\n"
-               "FGD that also counts the GPUs a node's free CPU cannot feed; with --expected it is\n"
-               "compared with FGD's published numbers and must reach them). Comma-separated for several.\n"
-               "  dractl simulate replay --nodes NODES.csv --pods PODS.csv [--policy P]\n"
-               "replays a trace over time instead (arrivals, departures, a pending queue; see\n"
-               "dractl simulate replay --help).\n"
-               "  dractl simulate cluster -f CLUSTER... --workload PODS... (or dractl simulate -f ...)\n"
-               "replays pods over time on a cluster of DRA objects with `dractl schedule`'s scheduler\n"
-               "(see dractl simulate cluster --help).",
-               "dractl simulate"};
+  CLI::App app{
+      "Replays a trace through the scheduler and reports GPU allocation and fragmentation.\n"
+      "  dractl simulate openb --nodes NODES.csv --pods PODS.csv --policy P --seed S[,S...]\n"
+      "runs the FGD paper's protocol (Weng et al., USENIX ATC'23): GPU nodes only, pods\n"
+      "shuffled per seed and tuned to 130% of GPU capacity, one at a time, dropped on failure;\n"
+      "every placement checked by the DRA allocator on the imported objects. Policies: random,\n"
+      "dotprod, gpuclustering, gpupacking, bestfit, fgd (the paper's six), and dra-pack (ours:\n"
+      "FGD that also counts the GPUs a node's free CPU cannot feed; with --expected it is\n"
+      "compared with FGD's published numbers and must reach them). Comma-separated for several.\n"
+      "  dractl simulate replay --nodes NODES.csv --pods PODS.csv [--policy P]\n"
+      "replays a trace over time instead (arrivals, departures, a pending queue; see\n"
+      "dractl simulate replay --help).\n"
+      "  dractl simulate cluster -f CLUSTER... --workload PODS... (or dractl simulate -f ...)\n"
+      "replays pods over time on a cluster of DRA objects with `dractl schedule`'s scheduler\n"
+      "(see dractl simulate cluster --help).",
+      "dractl simulate"};
   std::string format, nodes_csv, pods_csv, policies = "fgd", seeds_text = "42", output = "text", csv, expected, trace;
   std::string check = "placements", report, engine = "native";
   double tune = 1.3;
@@ -368,12 +369,12 @@ int RunSimulate(std::span<const std::string_view> args) {
       RunOutcome& r = results[pi][si];
       r.seed = (*seeds)[si];
       auto start = std::chrono::steady_clock::now();
-      StatusOr<sim::RunLog> log = experiment->Run(sim::RunOptions{
-          .policy = policy_list[pi],
-          .seed = r.seed,
-          .tune_ratio = tune,
-          .check = check_mode,
-          .engine = engine == "dra" ? sim::Engine::kDra : sim::Engine::kNative});
+      StatusOr<sim::RunLog> log =
+          experiment->Run(sim::RunOptions{.policy = policy_list[pi],
+                                          .seed = r.seed,
+                                          .tune_ratio = tune,
+                                          .check = check_mode,
+                                          .engine = engine == "dra" ? sim::Engine::kDra : sim::Engine::kNative});
       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (!log.ok()) {
         r.status = log.status();

@@ -69,8 +69,12 @@ manifest::Node AutoscaleNode(const plan::AutoscaleReport& a, const AutoscaleFlag
                              const plan::AutoscaleOptions& o) {
   manifest::Node groups = manifest::Node::Sequence();
   for (const plan::GroupUsage& g : a.groups) {
-    groups.Push(Object({{"nodeGroup", Str(g.group)}, {"added", Integer(g.added)}, {"removed", Integer(g.removed)},
-                        {"peak", Integer(g.peak)}, {"nodeHours", Fixed(g.node_hours, 4)}, {"cost", Fixed(g.cost, 4)}}));
+    groups.Push(Object({{"nodeGroup", Str(g.group)},
+                        {"added", Integer(g.added)},
+                        {"removed", Integer(g.removed)},
+                        {"peak", Integer(g.peak)},
+                        {"nodeHours", Fixed(g.node_hours, 4)},
+                        {"cost", Fixed(g.cost, 4)}}));
   }
   manifest::Node events = manifest::Node::Sequence();
   for (const plan::AutoscaleEvent& e : a.events) {
@@ -94,8 +98,11 @@ manifest::Node AutoscaleNode(const plan::AutoscaleReport& a, const AutoscaleFlag
 manifest::Node FaultsNode(const std::vector<sched::FaultEvent>& events) {
   manifest::Node out = manifest::Node::Sequence();
   for (const sched::FaultEvent& e : events) {
-    out.Push(Object({{"time", Str(sched::FormatUtcSeconds(e.time))}, {"event", Str(e.set ? "set" : "cleared")},
-                     {"target", Str(e.target)}, {"taint", Str(e.taint)}, {"origin", Str(e.origin)}}));
+    out.Push(Object({{"time", Str(sched::FormatUtcSeconds(e.time))},
+                     {"event", Str(e.set ? "set" : "cleared")},
+                     {"target", Str(e.target)},
+                     {"taint", Str(e.taint)},
+                     {"origin", Str(e.origin)}}));
   }
   return out;
 }
@@ -165,7 +172,8 @@ Status AddCsvWorkload(const std::string& path, std::vector<api::Pod>* pods, std:
     }
     api::Pod p = sim::MakePod(row);
     p.metadata.creation_timestamp = sched::FormatUtcSeconds(row.creation_time);
-    if (row.deletion_time > row.creation_time) p.metadata.deletion_timestamp = sched::FormatUtcSeconds(row.deletion_time);
+    if (row.deletion_time > row.creation_time)
+      p.metadata.deletion_timestamp = sched::FormatUtcSeconds(row.deletion_time);
     pods->push_back(std::move(p));
   }
   return OkStatus();
@@ -186,7 +194,9 @@ void AddSimulateClusterOptions(CLI::App& app, SimulateClusterArgs& a) {
   app.add_option("--workload", a.workload_files, "pods arriving over time: YAML/JSON or an openb pod CSV; repeatable")
       ->required();
   AddClusterFlags(app, a.flags);
-  app.add_option("-o,--output", a.output, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  app.add_option("-o,--output", a.output, "text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
   app.add_option("--csv", a.csv, "write the series to FILE");
   app.add_option("--report", a.report_file,
                  "write an HTML page to FILE: devices allocated and tainted, pods running and pending over time, "
@@ -234,17 +244,19 @@ std::optional<SimulateClusterTimes> CheckTimeFlags(CLI::App& app, SimulateCluste
   for (const char* flag : {"--expander", "--max-time", "--scale-up-delay", "--provision-time", "--scale-down-unneeded",
                            "--utilization-threshold"}) {
     if (!autoscale && app.get_option(flag)->count() > 0) {
-      std::fprintf(stderr, "dractl simulate cluster: %s is for autoscaling: give --node-groups FILE or "
-                           "--node-group-from NODE=NAME:MAX:PRICE\n", flag);
+      std::fprintf(stderr,
+                   "dractl simulate cluster: %s is for autoscaling: give --node-groups FILE or "
+                   "--node-group-from NODE=NAME:MAX:PRICE\n",
+                   flag);
       return std::nullopt;
     }
   }
   SimulateClusterTimes t;
   plan::AutoscaleOptions& as_options = t.as_options;
-  for (auto [flag, text, out] : {std::tuple{"--scale-up-delay", &a.as.scale_up_delay, &as_options.scale_up_delay},
-                                 std::tuple{"--provision-time", &a.as.provision_time, &as_options.provision_time},
-                                 std::tuple{"--scale-down-unneeded", &a.as.scale_down_unneeded,
-                                            &as_options.scale_down_unneeded}}) {
+  for (auto [flag, text, out] :
+       {std::tuple{"--scale-up-delay", &a.as.scale_up_delay, &as_options.scale_up_delay},
+        std::tuple{"--provision-time", &a.as.provision_time, &as_options.provision_time},
+        std::tuple{"--scale-down-unneeded", &a.as.scale_down_unneeded, &as_options.scale_down_unneeded}}) {
     std::optional<int64_t> seconds = sched::ParseDurationSeconds(*text);
     if (!seconds) {
       std::fprintf(stderr, "dractl simulate cluster: %s %s: want a duration such as 90, 10s, 3m or 1h30m\n", flag,
@@ -274,8 +286,10 @@ std::optional<SimulateClusterTimes> CheckTimeFlags(CLI::App& app, SimulateCluste
     }
   }
   if (!rate) {
-    std::fprintf(stderr, "dractl simulate cluster: --fault-rate %s: want a rate per device and hour (0.0004), or "
-                         "N/day, N%%/day, N/h, N%%/h\n", ff.rate.c_str());
+    std::fprintf(stderr,
+                 "dractl simulate cluster: --fault-rate %s: want a rate per device and hour (0.0004), or "
+                 "N/day, N%%/day, N/h, N%%/h\n",
+                 ff.rate.c_str());
     return std::nullopt;
   }
   t.grace = *grace;
@@ -346,9 +360,11 @@ void PrintClusterSummary(const sched::TimelineResult& r, const SimulateClusterAr
   std::printf("simulate: policy %s, device choice %s, %zu nodes, %lld devices, %lld workload pods, %s .. %s\n",
               flags.policy.c_str(),
               std::string(alloc::DeviceChoiceName(DeviceChoiceFor(flags.device_choice, flags.policy))).c_str(),
-              cluster.objects.empty() ? size_t{0} : static_cast<size_t>(std::count_if(
-                  cluster.objects.begin(), cluster.objects.end(),
-                  [](const manifest::LoadedObject& o) { return std::holds_alternative<api::Node>(o.object); })),
+              cluster.objects.empty()
+                  ? size_t{0}
+                  : static_cast<size_t>(std::count_if(
+                        cluster.objects.begin(), cluster.objects.end(),
+                        [](const manifest::LoadedObject& o) { return std::holds_alternative<api::Node>(o.object); })),
               static_cast<long long>(s.devices), static_cast<long long>(s.pods),
               s.pods ? sched::FormatUtcSeconds(s.start_time).c_str() : "-",
               s.pods ? sched::FormatUtcSeconds(s.end_time).c_str() : "-");
@@ -356,18 +372,18 @@ void PrintClusterSummary(const sched::TimelineResult& r, const SimulateClusterAr
   std::printf("  time-weighted: devices %.2f%% allocated (peak %.2f%%), CPU %.2f%%, stranded devices %.2f%%\n",
               s.device_allocation_mean, s.peak_device_allocation, s.cpu_allocation_mean, s.stranded_devices_mean);
   if (s.evictions > 0 || !fault_events.empty() || s.device_hours_tainted > 0) {
-    std::printf("  evictions %lld (%lld running again; %lld s from eviction to running again, or to the end), "
-                "tainted devices %.2f device-hours (at most %lld pods pending only for them), %zu fault events\n",
-                static_cast<long long>(s.evictions), static_cast<long long>(s.restarts),
-                static_cast<long long>(s.seconds_lost), s.device_hours_tainted,
-                static_cast<long long>(s.peak_pending_for_taints), fault_events.size());
+    std::printf(
+        "  evictions %lld (%lld running again; %lld s from eviction to running again, or to the end), "
+        "tainted devices %.2f device-hours (at most %lld pods pending only for them), %zu fault events\n",
+        static_cast<long long>(s.evictions), static_cast<long long>(s.restarts), static_cast<long long>(s.seconds_lost),
+        s.device_hours_tainted, static_cast<long long>(s.peak_pending_for_taints), fault_events.size());
   }
   if (report) {
-    std::printf("  autoscaling (--expander %s; pending %s before a scale-up, provisioned in %s, removed after %s "
-                "unneeded): %.2f node-hours, cost %.2f, %lld pod evictions\n",
-                as.groups.expander.c_str(), as.scale_up_delay.c_str(), as.provision_time.c_str(),
-                as.scale_down_unneeded.c_str(), report->node_hours, report->cost,
-                static_cast<long long>(s.evictions));
+    std::printf(
+        "  autoscaling (--expander %s; pending %s before a scale-up, provisioned in %s, removed after %s "
+        "unneeded): %.2f node-hours, cost %.2f, %lld pod evictions\n",
+        as.groups.expander.c_str(), as.scale_up_delay.c_str(), as.provision_time.c_str(),
+        as.scale_down_unneeded.c_str(), report->node_hours, report->cost, static_cast<long long>(s.evictions));
     for (const plan::GroupUsage& g : report->groups) {
       std::printf("    %s: %lld added, %lld removed, peak %lld nodes, %.2f node-hours, cost %.2f\n", g.group.c_str(),
                   static_cast<long long>(g.added), static_cast<long long>(g.removed), static_cast<long long>(g.peak),
@@ -466,12 +482,13 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
                                  .device_choice = DeviceChoiceFor(flags.device_choice, flags.policy)};
   if (profile) options.workload_profile = &*profile;
   options.gang = GangOptionsFor(flags);
-  as_options.plan = plan::PlanOptions{.policy = policy.get(),
-                                      .seed = flags.seed,
-                                      .max_steps = flags.max_steps,
-                                      .device_choice = options.device_choice,
-                                      .expander = plan::ParseExpander(a.as.groups.expander).value_or(plan::Expander::kOptimal),
-                                      .max_seconds = a.as.groups.max_time};
+  as_options.plan =
+      plan::PlanOptions{.policy = policy.get(),
+                        .seed = flags.seed,
+                        .max_steps = flags.max_steps,
+                        .device_choice = options.device_choice,
+                        .expander = plan::ParseExpander(a.as.groups.expander).value_or(plan::Expander::kOptimal),
+                        .max_seconds = a.as.groups.max_time};
   as_options.plan.gang = options.gang;
   as_options.utilization_threshold = a.as.utilization_threshold;
   plan::Autoscaler autoscaler(groups, as_options);
@@ -508,8 +525,8 @@ int RunSimulateCluster(std::span<const std::string_view> args) {
     }
   }
   if (!a.report_file.empty()) {
-    if (Status st = WriteTextFile(a.report_file, RenderClusterReport(*r, injector.events(),
-                                                                     CommandLine("dractl simulate cluster", args)));
+    if (Status st = WriteTextFile(
+            a.report_file, RenderClusterReport(*r, injector.events(), CommandLine("dractl simulate cluster", args)));
         !st.ok()) {
       std::fprintf(stderr, "dractl simulate cluster: --report: %s\n", st.message().c_str());
       return kExitInputError;

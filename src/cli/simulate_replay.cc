@@ -62,25 +62,25 @@ std::string Json(const sim::ReplayResult& r, sim::Policy policy, uint64_t seed, 
 }  // namespace
 
 int RunSimulateReplay(std::span<const std::string_view> args) {
-  CLI::App app{"Replays a trace over time: each pod arrives at its creation_time and, once placed, runs for\n"
-               "deletion_time - creation_time (to the end without a deletion_time). A pod that fits no node\n"
-               "waits in a pending queue, tried again in arrival order whenever a departure frees a node\n"
-               "it fits. Placement is the simulator's scheduling cycle with --policy on the native model\n"
-               "(the filter `simulate openb --check all` proves equal to the DRA allocator's). Prints a\n"
-               "summary (pods started, still pending, waits, time-weighted GPU and CPU allocation) and,\n"
-               "with -o json or --csv, a time series every --interval seconds: GPU and CPU allocation %,\n"
-               "running and pending pods, fragmentation (% of GPU capacity, the FGD metric).\n"
-               "  dractl simulate replay --nodes NODES.csv --pods PODS.csv [--policy P] [--seed S]\n"
-               "Both CSVs in the openb format (Alibaba clusterdata's openb CSVs); every node takes part.",
-               "dractl simulate replay"};
+  CLI::App app{
+      "Replays a trace over time: each pod arrives at its creation_time and, once placed, runs for\n"
+      "deletion_time - creation_time (to the end without a deletion_time). A pod that fits no node\n"
+      "waits in a pending queue, tried again in arrival order whenever a departure frees a node\n"
+      "it fits. Placement is the simulator's scheduling cycle with --policy on the native model\n"
+      "(the filter `simulate openb --check all` proves equal to the DRA allocator's). Prints a\n"
+      "summary (pods started, still pending, waits, time-weighted GPU and CPU allocation) and,\n"
+      "with -o json or --csv, a time series every --interval seconds: GPU and CPU allocation %,\n"
+      "running and pending pods, fragmentation (% of GPU capacity, the FGD metric).\n"
+      "  dractl simulate replay --nodes NODES.csv --pods PODS.csv [--policy P] [--seed S]\n"
+      "Both CSVs in the openb format (Alibaba clusterdata's openb CSVs); every node takes part.",
+      "dractl simulate replay"};
   std::string nodes_csv, pods_csv, policy_text = "fgd", output = "text", csv;
   uint64_t seed = 42;
   int64_t interval = 3600;
   double speedup = 1;
   app.add_option("--nodes", nodes_csv, "node list CSV")->required();
   app.add_option("--pods", pods_csv, "pod list CSV with creation_time and deletion_time")->required();
-  app.add_option("--policy", policy_text,
-                 "random, dotprod, gpuclustering, gpupacking, bestfit, fgd or dra-pack")
+  app.add_option("--policy", policy_text, "random, dotprod, gpuclustering, gpupacking, bestfit, fgd or dra-pack")
       ->capture_default_str();
   app.add_option("--seed", seed, "node ranks for ties, and the random policy's draws")->capture_default_str();
   app.add_option("--interval", interval, "seconds between samples of the series (at most 1,000,000 samples)")
@@ -106,8 +106,8 @@ int RunSimulateReplay(std::span<const std::string_view> args) {
   }
   std::vector<sim::OpenbNode>& nodes = input->nodes;
   std::vector<sim::OpenbPod>& pods = input->pods;
-  StatusOr<sim::ReplayResult> r =
-      sim::Replay(nodes, pods, sim::ReplayOptions{.policy = *policy, .seed = seed, .interval = interval, .speedup = speedup});
+  StatusOr<sim::ReplayResult> r = sim::Replay(
+      nodes, pods, sim::ReplayOptions{.policy = *policy, .seed = seed, .interval = interval, .speedup = speedup});
   if (!r.ok()) {
     std::fprintf(stderr, "dractl simulate replay: %s\n", r.status().message().c_str());
     return kExitInputError;
@@ -125,8 +125,7 @@ int RunSimulateReplay(std::span<const std::string_view> args) {
   const sim::ReplaySummary& s = r->summary;
   std::printf("replay: policy %s, seed %llu, speedup %g, %zu nodes, %lld pods over %lld..%lld s\n",
               std::string(sim::PolicyName(*policy)).c_str(), static_cast<unsigned long long>(seed), speedup,
-              nodes.size(),
-              static_cast<long long>(s.pods), static_cast<long long>(s.start_time),
+              nodes.size(), static_cast<long long>(s.pods), static_cast<long long>(s.start_time),
               static_cast<long long>(s.end_time));
   PrintRunCounts(CountsOf(s));
   std::printf("  allocation, time-weighted mean: GPU %.2f%% of %lld milli (peak %.2f%%), CPU %.2f%% of %lld milli\n",

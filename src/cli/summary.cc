@@ -114,8 +114,8 @@ void CountDevice(const api::ResourceSliceSpec& spec, const api::Device& d, const
   ++sum->devices;
   if (!d.rare->taints.empty() ||
       (c.rules_apply && std::any_of(c.rule_ptrs.begin(), c.rule_ptrs.end(), [&](const api::DeviceTaintRule* r) {
-        return alloc::TaintRuleMatches(r->spec, spec.driver, spec.pool.name, d.name);
-      }))) {
+         return alloc::TaintRuleMatches(r->spec, spec.driver, spec.pool.name, d.name);
+       }))) {
     ++sum->tainted;
   }
   if (d.allow_multiple_allocations.value_or(false)) ++sum->shared_devices;
@@ -168,10 +168,8 @@ void CountWorkloads(const std::vector<manifest::LoadedWorkload>& workloads, Tall
       case api::WorkloadKind::kDaemonSet:
         sum->workload_pods += std::max(sum->node_objects.size(), sum->slice_nodes.size());
         break;
-      case api::WorkloadKind::kCronJob:
-        break;  // Jobs on its schedule, not now
-      default:
-        sum->workload_pods += static_cast<size_t>(std::max(0, wl.replicas.value_or(1)));
+      case api::WorkloadKind::kCronJob: break;  // Jobs on its schedule, not now
+      default: sum->workload_pods += static_cast<size_t>(std::max(0, wl.replicas.value_or(1)));
     }
   }
 }
@@ -288,8 +286,9 @@ void PrintModels(const std::map<std::pair<std::string, std::string>, ModelRow>& 
                 static_cast<int>(w_model), key.second.c_str(), row.whole, row.split, row.partitions,
                 Bytes(row.memory).c_str(), row.in_use, row.nodes.size());
   }
-  std::printf("  (WHOLE: devices allocated whole; SPLIT: devices split into PARTITIONS: MIG GPUs, by counter sets "
-              "or by parent; MEMORY of both)\n");
+  std::printf(
+      "  (WHOLE: devices allocated whole; SPLIT: devices split into PARTITIONS: MIG GPUs, by counter sets "
+      "or by parent; MEMORY of both)\n");
 }
 
 // Device health: tainted devices per node, key and effect.
@@ -337,9 +336,10 @@ void PrintSummary(const Tally& sum, const manifest::LoadResult& result) {
 }  // namespace
 
 int RunSummary(std::span<const std::string_view> args) {
-  CLI::App app{"Summarises a cluster dump: nodes, devices per driver and model, device classes,\n"
-               "claims (allocated or pending), templates and pods.",
-               "dractl summary"};
+  CLI::App app{
+      "Summarises a cluster dump: nodes, devices per driver and model, device classes,\n"
+      "claims (allocated or pending), templates and pods.",
+      "dractl summary"};
   std::vector<std::string> files;
   std::string output = "text";
   GateFlags gate_flags;

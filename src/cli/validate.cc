@@ -26,8 +26,8 @@
 #include "api/validation.h"
 #include "base/release.h"
 #include "cel/api_checker.h"
-#include "cli/commands.h"
 #include "cli/cluster_inputs.h"
+#include "cli/commands.h"
 #include "cli/common.h"
 #include "manifest/emit.h"
 
@@ -69,7 +69,8 @@ int RunValidate(std::span<const std::string_view> args) {
   app.add_flag("--strict", strict, "unknown fields are errors (in every object and workload pod template)");
   app.add_option("--kubernetes-version", version, "feature-gate defaults of this release (1.34-1.37)")
       ->capture_default_str();
-  app.add_option("--feature-gates", gates_flag, "gate overrides, e.g. DRAListTypeAttributes=true,DRADeviceTaints=false");
+  app.add_option("--feature-gates", gates_flag,
+                 "gate overrides, e.g. DRAListTypeAttributes=true,DRADeviceTaints=false");
   app.add_option("-o,--output", output, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
 

@@ -32,8 +32,7 @@ std::vector<api::DeviceClass> DriverDeviceClasses(const std::vector<api::Resourc
                           "device.driver == 'gpu.nvidia.com' && "
                           "device.attributes['gpu.nvidia.com'].type == '" +
                               std::string(type) + "'",
-                          std::string(type) == "gpu" ? std::optional<std::string>("nvidia.com/gpu")
-                                                     : std::nullopt));
+                          std::string(type) == "gpu" ? std::optional<std::string>("nvidia.com/gpu") : std::nullopt));
     }
   }
   if (drivers.count("tpu.google.com")) {

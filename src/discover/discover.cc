@@ -76,11 +76,11 @@ std::string StableHash(std::string_view text) {
 // "GPU-ba5e6264-..." -> "GPU-<uuid-shaped hash>", keeping the prefix.
 std::string AnonymizeUuid(std::string_view uuid) {
   size_t dash = uuid.find('-');
-  std::string prefix = dash != std::string_view::npos && dash <= 4 ? std::string(uuid.substr(0, dash + 1))
-                                                                  : std::string();
+  std::string prefix =
+      dash != std::string_view::npos && dash <= 4 ? std::string(uuid.substr(0, dash + 1)) : std::string();
   std::string h = StableHash(uuid);
-  return fmt::format("{}{}-{}-{}-{}-{}", prefix, h.substr(0, 8), h.substr(8, 4), h.substr(12, 4),
-                     h.substr(16, 4), h.substr(20, 12));
+  return fmt::format("{}{}-{}-{}-{}-{}", prefix, h.substr(0, 8), h.substr(8, 4), h.substr(12, 4), h.substr(16, 4),
+                     h.substr(20, 12));
 }
 
 void AnonymizeTree(Node& node, std::string_view node_name, const std::string& new_name) {
@@ -135,8 +135,7 @@ std::string InitAdvice(nvml::Return ret) {
   switch (ret) {
     case nvml::kErrorNoPermission: return " (run as root or with access to /dev/nvidia*)";
     case nvml::kErrorDriverNotLoaded: return " (the NVIDIA kernel driver is not loaded)";
-    case nvml::kErrorLibRmVersionMismatch:
-      return " (libnvidia-ml and the kernel module are different versions)";
+    case nvml::kErrorLibRmVersionMismatch: return " (libnvidia-ml and the kernel module are different versions)";
     default: return "";
   }
 }
@@ -211,8 +210,7 @@ StatusOr<DiscoverResult> Discover(const DiscoverOptions& options) {
     recording = nvml::Recording{NewRecordingRoot(node_name, library)};
     recording_fs = NewRecordingFs(*fs, &*recording);
     if (real_api) {
-      recording_api =
-          std::make_unique<nvml::RecordingApi>(*real_api, &*recording, missing_symbols);
+      recording_api = std::make_unique<nvml::RecordingApi>(*real_api, &*recording, missing_symbols);
     }
   }
   HostFs& host_fs = recording_fs ? *recording_fs : *fs;
@@ -229,8 +227,7 @@ StatusOr<DiscoverResult> Discover(const DiscoverOptions& options) {
     } else {
       nvml::Return ret = api->InitWithFlags(nvml::kInitFlagNoGpus);
       if (ret != nvml::kSuccess) {
-        unusable = fmt::format("nvmlInitWithFlags: {}{}", DescribeReturn(*api, ret),
-                               InitAdvice(ret));
+        unusable = fmt::format("nvmlInitWithFlags: {}{}", DescribeReturn(*api, ret), InitAdvice(ret));
       } else {
         nvml_ok = true;
         StatusOr<NvidiaHost> host = GatherNvidia(*api, host_fs, options.nvidia, diag);
@@ -244,8 +241,9 @@ StatusOr<DiscoverResult> Discover(const DiscoverOptions& options) {
           DeviceTaints taints;
           if (options.health) {
             if (options.nvidia.dynamic_mig) {
-              diag.Note("--health with --dynamic-mig: the plugin does not allow this "
-                        "combination; only full GPUs can be tainted");
+              diag.Note(
+                  "--health with --dynamic-mig: the plugin does not allow this "
+                  "combination; only full GPUs can be tainted");
             }
             taints = WatchHealth(*api, *host, options.health_options, diag);
           }
@@ -253,19 +251,20 @@ StatusOr<DiscoverResult> Discover(const DiscoverOptions& options) {
           if (!options.xid_log_file.empty()) {
             StatusOr<std::string> log = ReadWholeFile(options.xid_log_file);
             if (!log.ok()) return log.status().WithContext("--xid-log");
-            diag.Note("--xid-log: XIDs from the kernel log are an extension; the plugin only sees "
-                      "events after it starts");
+            diag.Note(
+                "--xid-log: XIDs from the kernel log are an extension; the plugin only sees "
+                "events after it starts");
             DeviceTaints from_log = XidLogTaints(*log, *host, options.health_options, diag);
             // Events seen live are newer than the log: they win.
             MergeTaints(from_log, taints);
             taints = std::move(from_log);
           }
           if (host->gpus.empty()) {
-            diag.Note("NVML sees no GPU: no gpu.nvidia.com pool (the plugin would publish an "
-                      "empty slice)");
+            diag.Note(
+                "NVML sees no GPU: no gpu.nvidia.com pool (the plugin would publish an "
+                "empty slice)");
           } else {
-            StatusOr<std::vector<SliceContent>> contents =
-                BuildNvidiaSlices(*host, options.nvidia, taints, diag);
+            StatusOr<std::vector<SliceContent>> contents = BuildNvidiaSlices(*host, options.nvidia, taints, diag);
             if (!contents.ok()) return contents.status();
             for (auto& slice : MakePool(kNvidiaDriver, node_name, *std::move(contents), options.pool)) {
               result.slices.push_back(std::move(slice));

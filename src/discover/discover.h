@@ -24,20 +24,20 @@ struct DiscoverOptions {
   // Driver modules to run: "nvidia", "tpu", "pci".
   std::set<std::string> drivers = {"nvidia", "tpu"};
   NvidiaOptions nvidia;
-  bool health = false;                 // --health events
+  bool health = false;  // --health events
   HealthOptions health_options;
-  std::string xid_log_file;            // --xid-log (extension)
+  std::string xid_log_file;  // --xid-log (extension)
   // Real host (ignored with replay_file).
-  std::string nvml_lib;                // --nvml-lib
-  std::string driver_root = "/";       // --driver-root
-  std::string sysfs_root = "/sys";     // --sysfs-root
-  std::string dev_root = "/dev";       // --dev-root
-  std::string replay_file;             // --replay
-  std::string record_file;             // --record
-  bool anonymize = false;              // --anonymize (recording only)
-  std::string tpu_accelerator;         // --tpu-accelerator
+  std::string nvml_lib;             // --nvml-lib
+  std::string driver_root = "/";    // --driver-root
+  std::string sysfs_root = "/sys";  // --sysfs-root
+  std::string dev_root = "/dev";    // --dev-root
+  std::string replay_file;          // --replay
+  std::string record_file;          // --record
+  bool anonymize = false;           // --anonymize (recording only)
+  std::string tpu_accelerator;      // --tpu-accelerator
   std::string tpu_env_file = "/etc/tpu/tpu-env";
-  bool pci_include_vfs = false;        // --pci-include-vfs
+  bool pci_include_vfs = false;  // --pci-include-vfs
   PoolOptions pool;
 };
 

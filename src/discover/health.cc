@@ -26,11 +26,10 @@ std::vector<DeviceKey> KeysOf(const GpuInfo& gpu) {
 }
 
 // One taint per key per device: a new value or effect replaces the old one.
-void SetTaint(DeviceTaints& taints, const DeviceKey& key, std::string_view taint_key,
-              std::string value, std::string_view effect) {
+void SetTaint(DeviceTaints& taints, const DeviceKey& key, std::string_view taint_key, std::string value,
+              std::string_view effect) {
   std::vector<api::DeviceTaint>& list = taints[key];
-  auto it = std::find_if(list.begin(), list.end(),
-                         [&](const api::DeviceTaint& t) { return t.key == taint_key; });
+  auto it = std::find_if(list.begin(), list.end(), [&](const api::DeviceTaint& t) { return t.key == taint_key; });
   api::DeviceTaint taint;
   taint.key = std::string(taint_key);
   taint.value = std::move(value);
@@ -42,8 +41,7 @@ void SetTaint(DeviceTaints& taints, const DeviceKey& key, std::string_view taint
   }
 }
 
-void TaintAll(DeviceTaints& taints, const NvidiaHost& host, std::string_view taint_key,
-              std::string_view effect) {
+void TaintAll(DeviceTaints& taints, const NvidiaHost& host, std::string_view taint_key, std::string_view effect) {
   for (const GpuInfo& gpu : host.gpus) {
     for (const DeviceKey& key : KeysOf(gpu)) SetTaint(taints, key, taint_key, "", effect);
   }
@@ -82,8 +80,7 @@ std::set<uint64_t> ParseXidList(std::string_view list, Diagnostics& diag) {
   return out;
 }
 
-DeviceTaints WatchHealth(nvml::Api& nvml, const NvidiaHost& host, const HealthOptions& options,
-                         Diagnostics& diag) {
+DeviceTaints WatchHealth(nvml::Api& nvml, const NvidiaHost& host, const HealthOptions& options, Diagnostics& diag) {
   DeviceTaints taints;
   // (UUID, GI, CI) -> published device.
   std::set<DeviceKey> published;
@@ -93,14 +90,12 @@ DeviceTaints WatchHealth(nvml::Api& nvml, const NvidiaHost& host, const HealthOp
   nvml::EventSet set = nullptr;
   nvml::Return ret = nvml.EventSetCreate(&set);
   if (ret != nvml::kSuccess) {
-    diag.Warn(fmt::format("health: nvmlEventSetCreate: {}; every GPU is unmonitored",
-                          DescribeReturn(nvml, ret)));
+    diag.Warn(fmt::format("health: nvmlEventSetCreate: {}; every GPU is unmonitored", DescribeReturn(nvml, ret)));
     TaintAll(taints, host, kUnmonitored, "None");
     return taints;
   }
-  constexpr unsigned long long kWanted = nvml::kEventTypeXidCriticalError |
-                                         nvml::kEventTypeDoubleBitEccError |
-                                         nvml::kEventTypeSingleBitEccError;
+  constexpr unsigned long long kWanted =
+      nvml::kEventTypeXidCriticalError | nvml::kEventTypeDoubleBitEccError | nvml::kEventTypeSingleBitEccError;
   for (const GpuInfo& gpu : host.gpus) {
     nvml::Device device = nullptr;
     std::string failure;
@@ -112,14 +107,12 @@ DeviceTaints WatchHealth(nvml::Api& nvml, const NvidiaHost& host, const HealthOp
       ret = nvml.DeviceGetSupportedEventTypes(device, &supported);
       if (ret != nvml::kSuccess) {
         failure = fmt::format("nvmlDeviceGetSupportedEventTypes: {}", nvml::ReturnName(ret));
-      } else if ((ret = nvml.DeviceRegisterEvents(device, kWanted & supported, set)) !=
-                 nvml::kSuccess) {
+      } else if ((ret = nvml.DeviceRegisterEvents(device, kWanted & supported, set)) != nvml::kSuccess) {
         failure = fmt::format("nvmlDeviceRegisterEvents: {}", nvml::ReturnName(ret));
       }
     }
     if (!failure.empty()) {
-      diag.Warn(fmt::format("health: GPU {} ({}) is unmonitored: {}", gpu.index, gpu.bus_id,
-                            failure));
+      diag.Warn(fmt::format("health: GPU {} ({}) is unmonitored: {}", gpu.index, gpu.bus_id, failure));
       for (const DeviceKey& key : KeysOf(gpu)) SetTaint(taints, key, kUnmonitored, "", "None");
     }
   }
@@ -144,8 +137,8 @@ DeviceTaints WatchHealth(nvml::Api& nvml, const NvidiaHost& host, const HealthOp
       // The plugin keeps waiting; a library that fails at once every time
       // would spin, so give up after many errors in a row.
       if (++errors_in_a_row >= 100) {
-        diag.Warn(fmt::format("health: nvmlEventSetWait_v2 keeps failing ({}); stopped waiting",
-                              nvml::ReturnName(ret)));
+        diag.Warn(
+            fmt::format("health: nvmlEventSetWait_v2 keeps failing ({}); stopped waiting", nvml::ReturnName(ret)));
         break;
       }
       continue;
@@ -155,30 +148,29 @@ DeviceTaints WatchHealth(nvml::Api& nvml, const NvidiaHost& host, const HealthOp
     char uuid[nvml::kDeviceUuidBufferSize] = {};
     ret = nvml.DeviceGetUUID(data.device, uuid, sizeof uuid);
     if (ret != nvml::kSuccess) {
-      diag.Warn("health: an XID event names a GPU whose UUID cannot be read; every device is "
-                "tainted gpu-lost");
+      diag.Warn(
+          "health: an XID event names a GPU whose UUID cannot be read; every device is "
+          "tainted gpu-lost");
       TaintAll(taints, host, kGpuLost, "NoSchedule");
       continue;
     }
-    DeviceKey key{std::string(uuid, strnlen(uuid, sizeof uuid)), data.gpuInstanceId,
-                  data.computeInstanceId};
+    DeviceKey key{std::string(uuid, strnlen(uuid, sizeof uuid)), data.gpuInstanceId, data.computeInstanceId};
     if (!published.count(key)) {
-      diag.Note(fmt::format("health: XID {} on {} (GPU instance {}, compute instance {}) matches "
-                            "no published device; ignored, as the plugin does",
-                            data.eventData, std::get<0>(key), data.gpuInstanceId,
-                            data.computeInstanceId));
+      diag.Note(
+          fmt::format("health: XID {} on {} (GPU instance {}, compute instance {}) matches "
+                      "no published device; ignored, as the plugin does",
+                      data.eventData, std::get<0>(key), data.gpuInstanceId, data.computeInstanceId));
       continue;
     }
-    bool ignored = DefaultIgnoredXids().count(data.eventData) ||
-                   options.additional_ignored_xids.count(data.eventData);
+    bool ignored = DefaultIgnoredXids().count(data.eventData) || options.additional_ignored_xids.count(data.eventData);
     SetTaint(taints, key, kXid, std::to_string(data.eventData), ignored ? "None" : "NoSchedule");
   }
   nvml.EventSetFree(set);
   return taints;
 }
 
-DeviceTaints XidLogTaints(std::string_view log, const NvidiaHost& host,
-                          const HealthOptions& options, Diagnostics& diag) {
+DeviceTaints XidLogTaints(std::string_view log, const NvidiaHost& host, const HealthOptions& options,
+                          Diagnostics& diag) {
   DeviceTaints taints;
   size_t line_no = 0;
   size_t start = 0;
@@ -212,19 +204,20 @@ DeviceTaints XidLogTaints(std::string_view log, const NvidiaHost& host,
       if (g.bus_id.compare(0, bus.size(), bus) == 0 && g.bus_id.size() == bus.size() + 2) gpu = &g;
     }
     if (gpu == nullptr) {
-      diag.Note(fmt::format("--xid-log line {}: XID {} on PCI {} names no GPU of this node; skipped",
-                            line_no, xid, bus));
+      diag.Note(
+          fmt::format("--xid-log line {}: XID {} on PCI {} names no GPU of this node; skipped", line_no, xid, bus));
       continue;
     }
     if (gpu->mig_enabled) {
-      diag.Note(fmt::format("--xid-log line {}: XID {} on GPU {} ({}), which has MIG enabled: the "
-                            "log does not say which MIG device; skipped",
-                            line_no, xid, gpu->index, gpu->bus_id));
+      diag.Note(
+          fmt::format("--xid-log line {}: XID {} on GPU {} ({}), which has MIG enabled: the "
+                      "log does not say which MIG device; skipped",
+                      line_no, xid, gpu->index, gpu->bus_id));
       continue;
     }
     bool ignored = DefaultIgnoredXids().count(xid) || options.additional_ignored_xids.count(xid);
-    SetTaint(taints, DeviceKey{gpu->uuid, nvml::kNoInstance, nvml::kNoInstance}, kXid,
-             std::to_string(xid), ignored ? "None" : "NoSchedule");
+    SetTaint(taints, DeviceKey{gpu->uuid, nvml::kNoInstance, nvml::kNoInstance}, kXid, std::to_string(xid),
+             ignored ? "None" : "NoSchedule");
   }
   return taints;
 }

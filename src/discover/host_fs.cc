@@ -21,8 +21,7 @@ namespace {
 constexpr size_t kMaxFileBytes = size_t{64} << 20;
 
 bool IsUnder(std::string_view path, std::string_view dir) {
-  return path == dir ||
-         (path.size() > dir.size() && path.substr(0, dir.size()) == dir && path[dir.size()] == '/');
+  return path == dir || (path.size() > dir.size() && path.substr(0, dir.size()) == dir && path[dir.size()] == '/');
 }
 
 std::string StripTrailingSlashes(std::string s) {
@@ -126,7 +125,7 @@ class DirFs : public HostFs {
   bool Exists(std::string_view path) override {
     StatusOr<std::string> real = Real(path);
     if (!real.ok()) return false;
-    struct stat st{};
+    struct stat st {};
     return lstat(real->c_str(), &st) == 0;
   }
 
@@ -165,8 +164,6 @@ class DirFs : public HostFs {
 
 }  // namespace
 
-std::unique_ptr<HostFs> NewDirFs(DirFsRoots roots) {
-  return std::make_unique<DirFs>(std::move(roots));
-}
+std::unique_ptr<HostFs> NewDirFs(DirFsRoots roots) { return std::make_unique<DirFs>(std::move(roots)); }
 
 }  // namespace dra::discover

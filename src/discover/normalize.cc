@@ -87,9 +87,7 @@ StatusOr<std::string> CoerceSemver(std::string_view text) {
   return out;
 }
 
-std::string CudaDriverVersionString(int version) {
-  return fmt::format("{}.{}", version / 1000, (version % 1000) / 10);
-}
+std::string CudaDriverVersionString(int version) { return fmt::format("{}.{}", version / 1000, (version % 1000) / 10); }
 
 StatusOr<std::string> NormalizeBusId(std::string_view nvml_bus_id) {
   std::string id(nvml_bus_id.substr(0, nvml_bus_id.find('\0')));
@@ -97,14 +95,14 @@ StatusOr<std::string> NormalizeBusId(std::string_view nvml_bus_id) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   }
   auto hex = [](char c) { return IsDigit(c) || (c >= 'a' && c <= 'f'); };
-  if (id.size() > 9 && id.compare(0, 4, "0000") == 0 && hex(id[4]) && hex(id[5]) && hex(id[6]) &&
-      hex(id[7]) && id[8] == ':') {
+  if (id.size() > 9 && id.compare(0, 4, "0000") == 0 && hex(id[4]) && hex(id[5]) && hex(id[6]) && hex(id[7]) &&
+      id[8] == ':') {
     id.erase(0, 4);
   }
   if (!IsPciBdf(id)) {
-    return InvalidArgumentError(fmt::format(
-        "PCI bus ID \"{}\" from NVML does not normalise to the form dddd:bb:dd.f (got \"{}\")",
-        nvml_bus_id.substr(0, nvml_bus_id.find('\0')), id));
+    return InvalidArgumentError(
+        fmt::format("PCI bus ID \"{}\" from NVML does not normalise to the form dddd:bb:dd.f (got \"{}\")",
+                    nvml_bus_id.substr(0, nvml_bus_id.find('\0')), id));
   }
   return id;
 }
@@ -128,9 +126,9 @@ std::optional<std::string_view> ArchitectureName(unsigned int arch) {
 
 std::optional<std::string_view> BrandName(int brand) {
   static constexpr std::string_view kNames[] = {
-      "Unknown",     "Quadro",     "Tesla",      "NVS",          "Grid",          "GeForce",
-      "Titan",       "NvidiaVApps", "NvidiaVPC", "NvidiaVCS",    "NvidiaVWS",     "NvidiaCloudGaming",
-      "QuadroRTX",   "NvidiaRTX",  "Nvidia",     "GeForceRTX",   "TitanRTX"};
+      "Unknown",   "Quadro",      "Tesla",     "NVS",        "Grid",      "GeForce",
+      "Titan",     "NvidiaVApps", "NvidiaVPC", "NvidiaVCS",  "NvidiaVWS", "NvidiaCloudGaming",
+      "QuadroRTX", "NvidiaRTX",   "Nvidia",    "GeForceRTX", "TitanRTX"};
   if (brand < 0 || brand >= static_cast<int>(std::size(kNames))) return std::nullopt;
   return kNames[brand];
 }

@@ -10,9 +10,15 @@ TEST(CoerceSemver, Table) {
     const char* in;
     const char* out;
   } cases[] = {
-      {"580.95.05", "580.95.5"}, {"570.195.03", "570.195.3"}, {"580.105.08", "580.105.8"},
-      {"13.0", "13.0.0"},        {"9.0", "9.0.0"},            {"12", "12.0.0"},
-      {"v1.2.3", "1.2.3"},       {"1.2.3-rc.1", "1.2.3-rc.1"}, {"1.2.3+build.7", "1.2.3+build.7"},
+      {"580.95.05", "580.95.5"},
+      {"570.195.03", "570.195.3"},
+      {"580.105.08", "580.105.8"},
+      {"13.0", "13.0.0"},
+      {"9.0", "9.0.0"},
+      {"12", "12.0.0"},
+      {"v1.2.3", "1.2.3"},
+      {"1.2.3-rc.1", "1.2.3-rc.1"},
+      {"1.2.3+build.7", "1.2.3+build.7"},
       {"007.0.010", "7.0.10"},
   };
   for (const Case& c : cases) {
@@ -35,9 +41,9 @@ TEST(CudaDriverVersionString, DropsTheLastDigit) {
 TEST(NormalizeBusId, Forms) {
   EXPECT_EQ(*NormalizeBusId("00000000:18:00.0"), "0000:18:00.0");
   EXPECT_EQ(*NormalizeBusId("00000000:A0:1D.0"), "0000:a0:1d.0");
-  EXPECT_EQ(*NormalizeBusId("0000:18:00.0"), "0000:18:00.0");          // already 4 digits
+  EXPECT_EQ(*NormalizeBusId("0000:18:00.0"), "0000:18:00.0");  // already 4 digits
   EXPECT_EQ(*NormalizeBusId(std::string("00000000:18:00.0\0junk", 21)), "0000:18:00.0");
-  StatusOr<std::string> high = NormalizeBusId("00010000:18:00.0");    // non-zero high domain
+  StatusOr<std::string> high = NormalizeBusId("00010000:18:00.0");  // non-zero high domain
   ASSERT_FALSE(high.ok());
   EXPECT_NE(high.status().message().find("00010000:18:00.0"), std::string::npos);
   EXPECT_FALSE(NormalizeBusId("garbage").ok());

@@ -13,10 +13,10 @@
 namespace dra::discover {
 namespace {
 
-using nvml::Return;
-using quantity::Quantity;
 using api::Box;
 using api::InternedString;
+using nvml::Return;
+using quantity::Quantity;
 
 constexpr std::string_view kStd = "resource.kubernetes.io/";
 constexpr uint64_t kMiB = uint64_t{1} << 20;
@@ -42,23 +42,20 @@ Status Fatal(const NvidiaOptions& options, Diagnostics& diag, std::string messag
   return OkStatus();
 }
 
-bool Absent(Return ret) {
-  return ret == nvml::kErrorNotSupported || ret == nvml::kErrorFunctionNotFound;
-}
+bool Absent(Return ret) { return ret == nvml::kErrorNotSupported || ret == nvml::kErrorFunctionNotFound; }
 
-std::string CString(const char* buffer, size_t size) {
-  return std::string(buffer, strnlen(buffer, size));
-}
+std::string CString(const char* buffer, size_t size) { return std::string(buffer, strnlen(buffer, size)); }
 
 // GPU instance profiles and their placements (README §1.5.2, §1.5.3). Leaves
 // gpu.mig_data false (with a warning) when they cannot be had.
-Status GatherMigProfiles(nvml::Api& nvml, nvml::Device device, GpuInfo& gpu,
-                         const NvidiaOptions& options, Diagnostics& diag) {
+Status GatherMigProfiles(nvml::Api& nvml, nvml::Device device, GpuInfo& gpu, const NvidiaOptions& options,
+                         Diagnostics& diag) {
   std::string where = fmt::format("GPU {} ({})", gpu.index, gpu.bus_id);
   if (!gpu.memory_bytes) {
-    diag.Warn(fmt::format("{}: no memory total, so MIG profile names cannot be computed; MIG "
-                          "profiles left out",
-                          where));
+    diag.Warn(
+        fmt::format("{}: no memory total, so MIG profile names cannot be computed; MIG "
+                    "profiles left out",
+                    where));
     return OkStatus();
   }
   for (unsigned int index = 0; index < nvml::kGpuInstanceProfileCount; ++index) {
@@ -108,16 +105,15 @@ Status GatherMigProfiles(nvml::Api& nvml, nvml::Device device, GpuInfo& gpu,
     }
     if (ret == nvml::kSuccess && count > 0) {
       profile.placements.resize(count);
-      ret = nvml.DeviceGetGpuInstancePossiblePlacements(device, info.id, profile.placements.data(),
-                                                        &count);
+      ret = nvml.DeviceGetGpuInstancePossiblePlacements(device, info.id, profile.placements.data(), &count);
       profile.placements.resize(std::min<size_t>(count, profile.placements.size()));
     }
     if (ret == nvml::kErrorNotSupported || ret == nvml::kErrorInvalidArgument) continue;
     if (ret != nvml::kSuccess) {
-      std::string message = fmt::format(
-          "{}: MIG profiles left out: {}{}", where,
-          CallError(nvml, "nvmlDeviceGetGpuInstancePossiblePlacements_v2", ret),
-          ret == nvml::kErrorNoPermission ? " (the plugin runs privileged: run as root)" : "");
+      std::string message =
+          fmt::format("{}: MIG profiles left out: {}{}", where,
+                      CallError(nvml, "nvmlDeviceGetGpuInstancePossiblePlacements_v2", ret),
+                      ret == nvml::kErrorNoPermission ? " (the plugin runs privileged: run as root)" : "");
       gpu.profiles.clear();
       return Fatal(options, diag, std::move(message));
     }
@@ -144,20 +140,19 @@ Status GatherMigProfiles(nvml::Api& nvml, nvml::Device device, GpuInfo& gpu,
 }
 
 // The MIG devices that exist on a MIG-enabled GPU (README §1.5.4).
-Status GatherStaticMig(nvml::Api& nvml, nvml::Device device, GpuInfo& gpu,
-                       const NvidiaOptions& options, Diagnostics& diag) {
+Status GatherStaticMig(nvml::Api& nvml, nvml::Device device, GpuInfo& gpu, const NvidiaOptions& options,
+                       Diagnostics& diag) {
   std::string where = fmt::format("GPU {} ({})", gpu.index, gpu.bus_id);
   unsigned int max_count = 0;
   Return ret = nvml.DeviceGetMaxMigDeviceCount(device, &max_count);
   if (ret != nvml::kSuccess) {
-    return Fatal(options, diag,
-                 fmt::format("{}: MIG devices left out: {}", where,
-                             CallError(nvml, "nvmlDeviceGetMaxMigDeviceCount", ret)));
+    return Fatal(
+        options, diag,
+        fmt::format("{}: MIG devices left out: {}", where, CallError(nvml, "nvmlDeviceGetMaxMigDeviceCount", ret)));
   }
   if (max_count > kMaxPlacements) {
     return Fatal(options, diag,
-                 fmt::format("{}: MIG devices left out: nvmlDeviceGetMaxMigDeviceCount reports {}",
-                             where, max_count));
+                 fmt::format("{}: MIG devices left out: nvmlDeviceGetMaxMigDeviceCount reports {}", where, max_count));
   }
   for (unsigned int k = 0; k < max_count; ++k) {
     nvml::Device mig = nullptr;
@@ -165,8 +160,7 @@ Status GatherStaticMig(nvml::Api& nvml, nvml::Device device, GpuInfo& gpu,
     if (ret == nvml::kErrorNotFound || ret == nvml::kErrorInvalidArgument) continue;
     std::string mig_where = fmt::format("{}: MIG device {}", where, k);
     auto fail = [&](std::string_view function, Return r) {
-      return Fatal(options, diag,
-                   fmt::format("{} left out: {}", mig_where, CallError(nvml, function, r)));
+      return Fatal(options, diag, fmt::format("{} left out: {}", mig_where, CallError(nvml, function, r)));
     };
     if (ret != nvml::kSuccess) {
       Status s = fail("nvmlDeviceGetMigDeviceHandleByIndex", ret);
@@ -220,8 +214,7 @@ Status GatherStaticMig(nvml::Api& nvml, nvml::Device device, GpuInfo& gpu,
       Status s = Fatal(options, diag,
                        fmt::format("{} ({}) left out: its GPU instance placement {}+{} is outside "
                                    "memory slices 0..{}",
-                                   mig_where, out.uuid, out.placement.start, out.placement.size,
-                                   kMaxMemorySlices - 1));
+                                   mig_where, out.uuid, out.placement.start, out.placement.size, kMaxMemorySlices - 1));
       if (!s.ok()) return s;
       continue;
     }
@@ -234,8 +227,7 @@ Status GatherStaticMig(nvml::Api& nvml, nvml::Device device, GpuInfo& gpu,
       for (char j : CiProfileIndicesFor(profile.slices)) {
         nvml::ComputeInstanceProfileInfo ci_profile{};
         Return r = nvml.GpuInstanceGetComputeInstanceProfileInfo(
-            gi, static_cast<unsigned char>(j), nvml::kComputeInstanceEngineProfileShared,
-            &ci_profile);
+            gi, static_cast<unsigned char>(j), nvml::kComputeInstanceEngineProfileShared, &ci_profile);
         if (r == nvml::kSuccess && ci_profile.id == ci_info.profileId) {
           match = p;
           break;
@@ -254,9 +246,10 @@ Status GatherStaticMig(nvml::Api& nvml, nvml::Device device, GpuInfo& gpu,
     gpu.mig_devices.push_back(std::move(out));
   }
   if (gpu.mig_devices.empty()) {
-    diag.Warn(fmt::format("{}: MIG mode is enabled but no MIG device exists; nothing published "
-                          "for this GPU",
-                          where));
+    diag.Warn(
+        fmt::format("{}: MIG mode is enabled but no MIG device exists; nothing published "
+                    "for this GPU",
+                    where));
   }
   return OkStatus();
 }
@@ -264,13 +257,12 @@ Status GatherStaticMig(nvml::Api& nvml, nvml::Device device, GpuInfo& gpu,
 // One GPU (README §1.2, §1.3, §1.5). nullopt: the GPU is skipped (already
 // reported).
 StatusOr<std::optional<GpuInfo>> GatherGpu(nvml::Api& nvml, HostFs& fs, unsigned int index,
-                                            const NvidiaOptions& options, Diagnostics& diag) {
+                                           const NvidiaOptions& options, Diagnostics& diag) {
   GpuInfo gpu;
   gpu.index = index;
   std::string where = fmt::format("GPU {}", index);
   auto skip = [&](std::string_view function, Return ret) -> StatusOr<std::optional<GpuInfo>> {
-    Status s = Fatal(options, diag,
-                     fmt::format("{} skipped: {}", where, CallError(nvml, function, ret)));
+    Status s = Fatal(options, diag, fmt::format("{} skipped: {}", where, CallError(nvml, function, ret)));
     if (!s.ok()) return s;
     return std::optional<GpuInfo>();
   };
@@ -336,9 +328,7 @@ StatusOr<std::optional<GpuInfo>> GatherGpu(nvml::Api& nvml, HostFs& fs, unsigned
   int major = 0;
   int minor = 0;
   if ((ret = nvml.DeviceGetCudaComputeCapability(device, &major, &minor)) != nvml::kSuccess) {
-    if (Status s = omit("cudaComputeCapability",
-                        CallError(nvml, "nvmlDeviceGetCudaComputeCapability", ret));
-        !s.ok()) {
+    if (Status s = omit("cudaComputeCapability", CallError(nvml, "nvmlDeviceGetCudaComputeCapability", ret)); !s.ok()) {
       return s;
     }
   } else {
@@ -355,10 +345,8 @@ StatusOr<std::optional<GpuInfo>> GatherGpu(nvml::Api& nvml, HostFs& fs, unsigned
   if (ret == nvml::kSuccess) {
     gpu.memory_bytes = memory.total;
   } else if (ret == nvml::kErrorNotSupported) {
-    diag.Warn(fmt::format("{}: memory capacity left out: {}", where,
-                          CallError(nvml, "nvmlDeviceGetMemoryInfo", ret)));
-  } else if (Status s = omit("memory capacity", CallError(nvml, "nvmlDeviceGetMemoryInfo", ret));
-             !s.ok()) {
+    diag.Warn(fmt::format("{}: memory capacity left out: {}", where, CallError(nvml, "nvmlDeviceGetMemoryInfo", ret)));
+  } else if (Status s = omit("memory capacity", CallError(nvml, "nvmlDeviceGetMemoryInfo", ret)); !s.ok()) {
     return s;
   }
 
@@ -370,13 +358,12 @@ StatusOr<std::optional<GpuInfo>> GatherGpu(nvml::Api& nvml, HostFs& fs, unsigned
   }
   StatusOr<PciFunction> function = ReadPciFunction(fs, gpu.bus_id);
   if (!function.ok()) {
-    diag.Warn(fmt::format("{}: {}numaNode left out: {}", where, kStd,
-                          function.status().message()));
-  } else if (function->vendor != 0x10de ||
-             (function->class_code != 0x030000 && function->class_code != 0x030200)) {
-    diag.Warn(fmt::format("{}: {}numaNode left out: sysfs shows vendor {:#06x} class {:#08x}, "
-                          "not an NVIDIA VGA or 3D controller",
-                          where, kStd, function->vendor, function->class_code));
+    diag.Warn(fmt::format("{}: {}numaNode left out: {}", where, kStd, function.status().message()));
+  } else if (function->vendor != 0x10de || (function->class_code != 0x030000 && function->class_code != 0x030200)) {
+    diag.Warn(
+        fmt::format("{}: {}numaNode left out: sysfs shows vendor {:#06x} class {:#08x}, "
+                    "not an NVIDIA VGA or 3D controller",
+                    where, kStd, function->vendor, function->class_code));
   } else if (StatusOr<std::optional<int64_t>> numa = NumaNode(fs, gpu.bus_id); numa.ok()) {
     gpu.numa_node = *numa;  // nullopt for -1: omitted without a word, as the plugin does
   } else {
@@ -389,13 +376,11 @@ StatusOr<std::optional<GpuInfo>> GatherGpu(nvml::Api& nvml, HostFs& fs, unsigned
   if (ret == nvml::kSuccess) {
     if (std::optional<std::string_view> m = AddressingModeName(mode.value)) {
       gpu.addressing_mode = std::string(*m);
-    } else if (Status s = omit("addressingMode", fmt::format("unknown addressing mode {}", mode.value));
-               !s.ok()) {
+    } else if (Status s = omit("addressingMode", fmt::format("unknown addressing mode {}", mode.value)); !s.ok()) {
       return s;
     }
   } else if (!Absent(ret)) {
-    if (Status s = omit("addressingMode", CallError(nvml, "nvmlDeviceGetAddressingMode", ret));
-        !s.ok()) {
+    if (Status s = omit("addressingMode", CallError(nvml, "nvmlDeviceGetAddressingMode", ret)); !s.ok()) {
       return s;
     }
   }
@@ -407,9 +392,9 @@ StatusOr<std::optional<GpuInfo>> GatherGpu(nvml::Api& nvml, HostFs& fs, unsigned
     gpu.mig_capable = true;
     gpu.mig_enabled = current == nvml::kDeviceMigEnable;
   } else if (!Absent(ret)) {
-    Status s = Fatal(options, diag,
-                     fmt::format("{}: treated as not MIG-capable: {}", where,
-                                 CallError(nvml, "nvmlDeviceGetMigMode", ret)));
+    Status s =
+        Fatal(options, diag,
+              fmt::format("{}: treated as not MIG-capable: {}", where, CallError(nvml, "nvmlDeviceGetMigMode", ret)));
     if (!s.ok()) return s;
   }
   if (gpu.mig_capable) {
@@ -431,9 +416,10 @@ StatusOr<std::optional<GpuInfo>> GatherGpu(nvml::Api& nvml, HostFs& fs, unsigned
                  *gpu.virtualization_mode != nvml::kGpuVirtualizationModeVgpu;
   if (gpu.mig_enabled && !dynamic) {
     if (!gpu.mig_data) {
-      diag.Warn(fmt::format("{}: MIG is enabled but its profiles are unknown, so its MIG devices "
-                            "cannot be described; nothing published for this GPU",
-                            where));
+      diag.Warn(
+          fmt::format("{}: MIG is enabled but its profiles are unknown, so its MIG devices "
+                      "cannot be described; nothing published for this GPU",
+                      where));
     } else if (Status s = GatherStaticMig(nvml, device, gpu, options, diag); !s.ok()) {
       return s;
     }
@@ -460,8 +446,7 @@ void Put(api::AttributeMap& attributes, std::string_view name, api::DeviceAttrib
 }
 
 // Attributes a full GPU and its MIG devices share.
-void CommonAttributes(const NvidiaHost& host, const GpuInfo& gpu, const NvidiaOptions& options,
-                      api::AttributeMap& a) {
+void CommonAttributes(const NvidiaHost& host, const GpuInfo& gpu, const NvidiaOptions& options, api::AttributeMap& a) {
   Put(a, "productName", api::DeviceAttribute::String(gpu.product_name));
   if (gpu.brand) Put(a, "brand", api::DeviceAttribute::String(*gpu.brand));
   if (gpu.architecture) Put(a, "architecture", api::DeviceAttribute::String(*gpu.architecture));
@@ -506,13 +491,10 @@ std::vector<std::pair<std::string_view, int64_t>> MigCapacities(const MigProfile
 }
 
 std::string MigDeviceName(const GpuInfo& gpu, const MigProfile& p, unsigned int start) {
-  return fmt::format("gpu-{}-mig-{}-{}-{}", gpu.minor, CanonicalMigProfile(p.name), p.info.id,
-                     start);
+  return fmt::format("gpu-{}-mig-{}-{}-{}", gpu.minor, CanonicalMigProfile(p.name), p.info.id, start);
 }
 
-std::string CounterSetName(const GpuInfo& gpu) {
-  return fmt::format("gpu-{}-counter-set", gpu.minor);
-}
+std::string CounterSetName(const GpuInfo& gpu) { return fmt::format("gpu-{}-counter-set", gpu.minor); }
 
 // --consumable-shares (README §1.8; the plugin's consumable_shares.go) on a
 // device with a memory capacity.
@@ -572,15 +554,14 @@ api::Device FullGpu(const NvidiaHost& host, const GpuInfo& gpu, const NvidiaOpti
     Put(d.attributes, "minor", api::DeviceAttribute::Int(gpu.minor));
   }
   if (gpu.memory_bytes) {
-    d.capacity.insert_or_assign(InternedString("memory"),
-                                Capacity(static_cast<int64_t>(*gpu.memory_bytes)));
+    d.capacity.insert_or_assign(InternedString("memory"), Capacity(static_cast<int64_t>(*gpu.memory_bytes)));
   }
   AddTaints(taints, DeviceKey{gpu.uuid, nvml::kNoInstance, nvml::kNoInstance}, d);
   return d;
 }
 
-api::Device MigBase(const NvidiaHost& host, const GpuInfo& gpu, const MigProfile& p,
-                    unsigned int start, const NvidiaOptions& options) {
+api::Device MigBase(const NvidiaHost& host, const GpuInfo& gpu, const MigProfile& p, unsigned int start,
+                    const NvidiaOptions& options) {
   api::Device d;
   d.name = MigDeviceName(gpu, p, start);
   CommonAttributes(host, gpu, options, d.attributes);
@@ -612,8 +593,8 @@ void AppendStaticMig(const NvidiaHost& host, const GpuInfo& gpu, const NvidiaOpt
 bool Dynamic(const GpuInfo& gpu, const NvidiaOptions& options) {
   return options.dynamic_mig && gpu.mig_capable && gpu.mig_data && gpu.virtualization_mode &&
          *gpu.virtualization_mode != nvml::kGpuVirtualizationModeVgpu &&
-         (gpu.mig_enabled || (gpu.architecture_value && *gpu.architecture_value >= 9 &&
-                              *gpu.architecture_value != 0xffffffffu));
+         (gpu.mig_enabled ||
+          (gpu.architecture_value && *gpu.architecture_value >= 9 && *gpu.architecture_value != 0xffffffffu));
 }
 
 bool SortByName(const api::Device& a, const api::Device& b) { return a.name < b.name; }
@@ -627,34 +608,30 @@ std::string DescribeReturn(nvml::Api& nvml, nvml::Return ret) {
   return fmt::format("{} ({})", text, name);
 }
 
-StatusOr<NvidiaHost> GatherNvidia(nvml::Api& nvml, HostFs& fs, const NvidiaOptions& options,
-                                  Diagnostics& diag) {
+StatusOr<NvidiaHost> GatherNvidia(nvml::Api& nvml, HostFs& fs, const NvidiaOptions& options, Diagnostics& diag) {
   NvidiaHost host;
   char version[nvml::kSystemDriverVersionBufferSize] = {};
   Return ret = nvml.SystemGetDriverVersion(version, sizeof version);
   if (ret != nvml::kSuccess) {
     Status s = Fatal(options, diag,
-                     fmt::format("driverVersion left out: {}",
-                                 CallError(nvml, "nvmlSystemGetDriverVersion", ret)));
+                     fmt::format("driverVersion left out: {}", CallError(nvml, "nvmlSystemGetDriverVersion", ret)));
     if (!s.ok()) return s;
   } else if (StatusOr<std::string> v = CoerceSemver(CString(version, sizeof version)); v.ok()) {
     host.driver_version = *v;
-  } else if (Status s = Fatal(options, diag,
-                              fmt::format("driverVersion left out: {}", v.status().message()));
+  } else if (Status s = Fatal(options, diag, fmt::format("driverVersion left out: {}", v.status().message()));
              !s.ok()) {
     return s;
   }
   int cuda = 0;
   ret = nvml.SystemGetCudaDriverVersion(&cuda);
   if (ret != nvml::kSuccess) {
-    Status s = Fatal(options, diag,
-                     fmt::format("cudaDriverVersion left out: {}",
-                                 CallError(nvml, "nvmlSystemGetCudaDriverVersion", ret)));
+    Status s =
+        Fatal(options, diag,
+              fmt::format("cudaDriverVersion left out: {}", CallError(nvml, "nvmlSystemGetCudaDriverVersion", ret)));
     if (!s.ok()) return s;
   } else if (StatusOr<std::string> v = CoerceSemver(CudaDriverVersionString(cuda)); v.ok()) {
     host.cuda_driver_version = *v;
-  } else if (Status s = Fatal(options, diag,
-                              fmt::format("cudaDriverVersion left out: {}", v.status().message()));
+  } else if (Status s = Fatal(options, diag, fmt::format("cudaDriverVersion left out: {}", v.status().message()));
              !s.ok()) {
     return s;
   }
@@ -667,8 +644,7 @@ StatusOr<NvidiaHost> GatherNvidia(nvml::Api& nvml, HostFs& fs, const NvidiaOptio
   constexpr unsigned int kMaxGpus = 1024;
   if (count > kMaxGpus) {
     return UnavailableError(
-        fmt::format("nvmlDeviceGetCount_v2 reports {} GPUs (more than {}): not believed", count,
-                    kMaxGpus));
+        fmt::format("nvmlDeviceGetCount_v2 reports {} GPUs (more than {}): not believed", count, kMaxGpus));
   }
   for (unsigned int index = 0; index < count; ++index) {
     StatusOr<std::optional<GpuInfo>> gpu = GatherGpu(nvml, fs, index, options, diag);
@@ -680,10 +656,8 @@ StatusOr<NvidiaHost> GatherNvidia(nvml::Api& nvml, HostFs& fs, const NvidiaOptio
   return host;
 }
 
-StatusOr<std::vector<SliceContent>> BuildNvidiaSlices(const NvidiaHost& host,
-                                                      const NvidiaOptions& options,
-                                                      const DeviceTaints& taints,
-                                                      Diagnostics& diag) {
+StatusOr<std::vector<SliceContent>> BuildNvidiaSlices(const NvidiaHost& host, const NvidiaOptions& options,
+                                                      const DeviceTaints& taints, Diagnostics& diag) {
   (void)diag;
   if (!options.dynamic_mig) {
     // Default mode: one slice, full GPUs and static MIG devices, by name.
@@ -734,8 +708,7 @@ StatusOr<std::vector<SliceContent>> BuildNvidiaSlices(const NvidiaHost& host,
         set.counters.insert_or_assign(InternedString(CamelToDnsLabel(name)), CounterOf(value));
       }
       for (unsigned int k = 0; k < memory_slices; ++k) {
-        set.counters.insert_or_assign(InternedString(fmt::format("memory-slice-{}", k)),
-                                      CounterOf(1));
+        set.counters.insert_or_assign(InternedString(fmt::format("memory-slice-{}", k)), CounterOf(1));
       }
       bool hopper = gpu.architecture_value && *gpu.architecture_value >= 9;
       if (hopper) {
@@ -759,8 +732,7 @@ StatusOr<std::vector<SliceContent>> BuildNvidiaSlices(const NvidiaHost& host,
             use.counters.insert_or_assign(InternedString(CamelToDnsLabel(name)), CounterOf(value));
           }
           for (unsigned int k = pl.start; k < pl.start + pl.size; ++k) {
-            use.counters.insert_or_assign(InternedString(fmt::format("memory-slice-{}", k)),
-                                          CounterOf(1));
+            use.counters.insert_or_assign(InternedString(fmt::format("memory-slice-{}", k)), CounterOf(1));
           }
           d.rare.mut().consumes_counters.push_back(std::move(use));
           content.devices.push_back(std::move(d));

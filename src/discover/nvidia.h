@@ -31,13 +31,13 @@ inline constexpr std::string_view kNvidiaDriver = "gpu.nvidia.com";
 enum class AttributeSet { kCurrent, kV25_3 };
 
 struct NvidiaOptions {
-  bool dynamic_mig = false;                    // --dynamic-mig (plugin gate DynamicMIG)
-  SliceLayout layout = SliceLayout::kSplit;    // --slice-layout, DynamicMIG only
+  bool dynamic_mig = false;                             // --dynamic-mig (plugin gate DynamicMIG)
+  SliceLayout layout = SliceLayout::kSplit;             // --slice-layout, DynamicMIG only
   AttributeSet attribute_set = AttributeSet::kCurrent;  // --attribute-set
-  bool list_attributes = false;                // --list-attributes (DRAListTypeAttributes)
+  bool list_attributes = false;                         // --list-attributes (DRAListTypeAttributes)
   // --consumable-shares: "" (off), "unlimited", "memory" or a positive integer.
   std::string consumable_shares;
-  bool strict = false;                         // --strict
+  bool strict = false;  // --strict
 };
 
 struct MigProfile {
@@ -49,19 +49,19 @@ struct MigProfile {
 };
 
 struct StaticMigDevice {
-  std::string uuid;                     // "MIG-..."
+  std::string uuid;  // "MIG-..."
   unsigned int gi_id = 0;
   unsigned int ci_id = 0;
-  size_t profile = 0;                   // index into GpuInfo::profiles
+  size_t profile = 0;  // index into GpuInfo::profiles
   nvml::GpuInstancePlacement placement{};
 };
 
 struct GpuInfo {
-  unsigned int index = 0;               // NVML index
-  unsigned int minor = 0;               // /dev/nvidia<minor>
+  unsigned int index = 0;  // NVML index
+  unsigned int minor = 0;  // /dev/nvidia<minor>
   std::string uuid;
   std::string product_name;
-  std::string bus_id;                   // normalised "0000:18:00.0"
+  std::string bus_id;  // normalised "0000:18:00.0"
   std::optional<std::string> brand;
   std::optional<std::string> architecture;
   std::optional<unsigned int> architecture_value;
@@ -72,7 +72,7 @@ struct GpuInfo {
   std::optional<uint64_t> memory_bytes;
   bool mig_capable = false;
   bool mig_enabled = false;
-  bool mig_data = false;                // profiles + placements are usable
+  bool mig_data = false;                   // profiles + placements are usable
   std::optional<int> virtualization_mode;  // asked in DynamicMIG mode only
   std::vector<MigProfile> profiles;
   std::vector<StaticMigDevice> mig_devices;
@@ -91,8 +91,7 @@ std::string DescribeReturn(nvml::Api& nvml, nvml::Return ret);
 // Walks NVML (already initialised by the caller) and sysfs. Not OK only when
 // nothing can be described (the device count fails) or, with
 // options.strict, on the first condition the plugin treats as fatal.
-StatusOr<NvidiaHost> GatherNvidia(nvml::Api& nvml, HostFs& fs, const NvidiaOptions& options,
-                                  Diagnostics& diag);
+StatusOr<NvidiaHost> GatherNvidia(nvml::Api& nvml, HostFs& fs, const NvidiaOptions& options, Diagnostics& diag);
 
 // Taints per published device, keyed as the plugin's health monitor keys
 // them: (GPU UUID, GI id, CI id), with nvml::kNoInstance for a full GPU.
@@ -101,9 +100,7 @@ using DeviceTaints = std::map<DeviceKey, std::vector<api::DeviceTaint>>;
 
 // The pool's slices' contents in publishing order (README §1.7). Devices that the
 // health monitor tainted carry `taints`.
-StatusOr<std::vector<SliceContent>> BuildNvidiaSlices(const NvidiaHost& host,
-                                                      const NvidiaOptions& options,
-                                                      const DeviceTaints& taints,
-                                                      Diagnostics& diag);
+StatusOr<std::vector<SliceContent>> BuildNvidiaSlices(const NvidiaHost& host, const NvidiaOptions& options,
+                                                      const DeviceTaints& taints, Diagnostics& diag);
 
 }  // namespace dra::discover

@@ -27,15 +27,15 @@ bool IsCandidateClass(uint32_t class_code) {
 
 std::string DeviceName(std::string_view bdf) {
   std::string name(bdf);
-  std::replace_if(name.begin(), name.end(), [](char c) { return c == ':' || c == '.'; }, '-');
+  std::replace_if(
+      name.begin(), name.end(), [](char c) { return c == ':' || c == '.'; }, '-');
   return name;
 }
 
 }  // namespace
 
 std::vector<api::Device> DiscoverPci(HostFs& fs, const PciOptions& options,
-                                     const std::vector<std::string>& claimed_bdfs,
-                                     Diagnostics& diag) {
+                                     const std::vector<std::string>& claimed_bdfs, Diagnostics& diag) {
   std::vector<api::Device> devices;
   StatusOr<std::vector<PciFunction>> functions = ListPciFunctions(fs);
   if (!functions.ok()) {
@@ -61,16 +61,13 @@ std::vector<api::Device> DiscoverPci(HostFs& fs, const PciOptions& options,
     api::Device device;
     device.name = DeviceName(f.bdf);
     auto& attrs = device.attributes;
-    attrs.insert_or_assign("vendorID",
-                           api::DeviceAttribute::String(fmt::format("0x{:04x}", f.vendor)));
-    attrs.insert_or_assign("deviceID",
-                           api::DeviceAttribute::String(fmt::format("0x{:04x}", f.device)));
-    attrs.insert_or_assign("subsystemVendorID", api::DeviceAttribute::String(
-                                                    fmt::format("0x{:04x}", f.subsystem_vendor)));
-    attrs.insert_or_assign("subsystemDeviceID", api::DeviceAttribute::String(
-                                                    fmt::format("0x{:04x}", f.subsystem_device)));
-    attrs.insert_or_assign("classCode",
-                           api::DeviceAttribute::String(fmt::format("0x{:06x}", f.class_code)));
+    attrs.insert_or_assign("vendorID", api::DeviceAttribute::String(fmt::format("0x{:04x}", f.vendor)));
+    attrs.insert_or_assign("deviceID", api::DeviceAttribute::String(fmt::format("0x{:04x}", f.device)));
+    attrs.insert_or_assign("subsystemVendorID",
+                           api::DeviceAttribute::String(fmt::format("0x{:04x}", f.subsystem_vendor)));
+    attrs.insert_or_assign("subsystemDeviceID",
+                           api::DeviceAttribute::String(fmt::format("0x{:04x}", f.subsystem_device)));
+    attrs.insert_or_assign("classCode", api::DeviceAttribute::String(fmt::format("0x{:06x}", f.class_code)));
     if (!f.driver.empty()) {
       attrs.insert_or_assign("kernelDriver", api::DeviceAttribute::String(f.driver));
     }
@@ -78,8 +75,7 @@ std::vector<api::Device> DiscoverPci(HostFs& fs, const PciOptions& options,
     if (is_vf) attrs.insert_or_assign("physfn", api::DeviceAttribute::String(*f.physfn));
     attrs.insert_or_assign("resource.kubernetes.io/pciBusID", api::DeviceAttribute::String(f.bdf));
     if (StatusOr<std::string> root = PcieRoot(fs, f.bdf); root.ok()) {
-      attrs.insert_or_assign("resource.kubernetes.io/pcieRoot",
-                             api::DeviceAttribute::String(*root));
+      attrs.insert_or_assign("resource.kubernetes.io/pcieRoot", api::DeviceAttribute::String(*root));
     } else {
       diag.Warn(fmt::format("pci: {}: pcieRoot omitted: {}", f.bdf, root.status().message()));
     }

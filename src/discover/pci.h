@@ -40,7 +40,6 @@ struct PciOptions {
 // A function whose name is not a dddd:bb:dd.f BDF is skipped with a warning;
 // a missing /sys/bus/pci/devices gives no devices and a note.
 std::vector<api::Device> DiscoverPci(HostFs& fs, const PciOptions& options,
-                                     const std::vector<std::string>& claimed_bdfs,
-                                     Diagnostics& diag);
+                                     const std::vector<std::string>& claimed_bdfs, Diagnostics& diag);
 
 }  // namespace dra::discover

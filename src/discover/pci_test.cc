@@ -1,5 +1,5 @@
-#include "discover/testing/map_fs.h"
 #include "discover/pci.h"
+#include "discover/testing/map_fs.h"
 
 #include <map>
 #include <set>
@@ -105,16 +105,14 @@ TEST(PciTest, KeepsAcceleratorDisplayAndNetworkClassesOnly) {
   Add(fs, {.bdf = "0000:00:0c.0", .vendor = 0x8086, .class_code = 0x020000});  // Ethernet
   Diagnostics diag;
   std::vector<api::Device> devices = Discover(fs, diag);
-  EXPECT_THAT(Names(devices),
-              ElementsAre("0000-00-05-0", "0000-00-06-0", "0000-00-07-0", "0000-00-08-0",
-                          "0000-00-09-0", "0000-00-0a-0", "0000-00-0c-0"));
+  EXPECT_THAT(Names(devices), ElementsAre("0000-00-05-0", "0000-00-06-0", "0000-00-07-0", "0000-00-08-0",
+                                          "0000-00-09-0", "0000-00-0a-0", "0000-00-0c-0"));
 }
 
 TEST(PciTest, SkipsVirtualFunctionsUnlessAsked) {
   FakeFs fs;
   Add(fs, {.bdf = "0000:17:00.0", .driver = "mlx5_core"});
-  Add(fs,
-      {.bdf = "0000:17:00.2", .device = 0x101e, .driver = "mlx5_core", .physfn = "0000:17:00.0"});
+  Add(fs, {.bdf = "0000:17:00.2", .device = 0x101e, .driver = "mlx5_core", .physfn = "0000:17:00.0"});
   Add(fs, {.bdf = "0000:17:00.3", .device = 0x101e, .physfn = "0000:17:00.0"});
   Diagnostics diag;
   EXPECT_THAT(Names(Discover(fs, diag)), ElementsAre("0000-17-00-0"));
@@ -142,8 +140,7 @@ TEST(PciTest, OmitsUnknownNumaNode) {
   ASSERT_EQ(devices.size(), 3u);
   for (const api::Device& d : devices) {
     EXPECT_EQ(d.attributes.find("resource.kubernetes.io/numaNode"), nullptr) << d.name;
-    EXPECT_EQ(*d.attributes.find("resource.kubernetes.io/pcieRoot"),
-              api::DeviceAttribute::String("pci0000:00"));
+    EXPECT_EQ(*d.attributes.find("resource.kubernetes.io/pcieRoot"), api::DeviceAttribute::String("pci0000:00"));
   }
   // Only the unparsable value is worth a warning.
   EXPECT_THAT(diag.messages(), ElementsAre(HasSubstr("0000:00:06.0: numaNode omitted")));
@@ -181,8 +178,7 @@ TEST(PciTest, NamesAndOrdersByBdf) {
   EXPECT_THAT(Names(devices), ElementsAre("0000-1b-00-7", "0000-b1-00-0", "0001-0a-00-1"));
   const api::Device* d = Find(devices, "0001-0a-00-1");
   ASSERT_NE(d, nullptr);
-  EXPECT_EQ(*d->attributes.find("resource.kubernetes.io/pciBusID"),
-            api::DeviceAttribute::String("0001:0a:00.1"));
+  EXPECT_EQ(*d->attributes.find("resource.kubernetes.io/pciBusID"), api::DeviceAttribute::String("0001:0a:00.1"));
 }
 
 TEST(PciTest, SkipsAddressesThatAreNotBdfs) {

@@ -90,8 +90,7 @@ std::string Join(std::string_view dir, std::string_view name) {
 }
 
 bool IsUnder(std::string_view path, std::string_view dir) {
-  return path == dir ||
-         (path.size() > dir.size() && path.substr(0, dir.size()) == dir && path[dir.size()] == '/');
+  return path == dir || (path.size() > dir.size() && path.substr(0, dir.size()) == dir && path[dir.size()] == '/');
 }
 
 // "/sys/bus/pci" -> "bus/pci"; "/sys" -> "".
@@ -100,9 +99,7 @@ std::string RelativeTo(std::string_view path, std::string_view dir) {
   return std::string(path.substr(dir.size() + 1));
 }
 
-const Node* StringNode(const Node* n) {
-  return n != nullptr && n->kind == NodeKind::kString ? n : nullptr;
-}
+const Node* StringNode(const Node* n) { return n != nullptr && n->kind == NodeKind::kString ? n : nullptr; }
 
 // ---- RecordedFs ----
 
@@ -153,8 +150,7 @@ class RecordedFs : public HostFs {
     if (entry->file) return *entry->file;
     if (entry->dir) return InvalidArgumentError(fmt::format("{}: is a directory", path));
     if (entry->dev) return std::string();
-    return NotFoundError(
-        fmt::format("{}: a link whose target's contents the recording does not hold", path));
+    return NotFoundError(fmt::format("{}: a link whose target's contents the recording does not hold", path));
   }
 
   StatusOr<std::string> ReadLink(std::string_view path) override {
@@ -395,11 +391,10 @@ Status MakeDirs(const std::string& path, const std::string& trusted = "") {
     if (mkdir(current.c_str(), 0755) == 0) continue;
     if (errno != EEXIST) return ErrnoError("cannot create directory", current, errno);
     if (current.size() <= trusted.size()) continue;
-    struct stat st{};
+    struct stat st {};
     if (lstat(current.c_str(), &st) != 0) return ErrnoError("cannot stat", current, errno);
     if (S_ISLNK(st.st_mode)) {
-      return InvalidArgumentError(
-          fmt::format("{}: a link the recording does not describe is in the way", current));
+      return InvalidArgumentError(fmt::format("{}: a link the recording does not describe is in the way", current));
     }
     if (!S_ISDIR(st.st_mode)) return ErrnoError("cannot create directory", current, ENOTDIR);
   }
@@ -435,8 +430,7 @@ class Materializer {
       for (size_t i = 0; i < sysfs->items.size(); ++i) {
         std::string path = CleanAbsolute("/sys/" + sysfs->keys[i].first);
         if (const Node* link = StringNode(sysfs->items[i].Find("link"))) links_[path] = link->text;
-        if (const Node* links = sysfs->items[i].Find("links");
-            links != nullptr && links->is_mapping()) {
+        if (const Node* links = sysfs->items[i].Find("links"); links != nullptr && links->is_mapping()) {
           for (size_t l = 0; l < links->items.size(); ++l) {
             if (const Node* text = StringNode(&links->items[l])) {
               links_[Join(path, links->keys[l].first)] = text->text;
@@ -466,9 +460,8 @@ class Materializer {
       auto link = links_.find(next);
       bool last = i + 1 == parts.size();
       if (link != links_.end() && (!last || follow_last)) {
-        std::string target = link->second.starts_with('/')
-                                 ? CleanAbsolute(link->second)
-                                 : CleanAbsolute(Join(current, link->second));
+        std::string target =
+            link->second.starts_with('/') ? CleanAbsolute(link->second) : CleanAbsolute(Join(current, link->second));
         DRA_ASSIGN_OR_RETURN(current, Physical(target, true, depth + 1));
       } else {
         current = std::move(next);
@@ -477,9 +470,7 @@ class Materializer {
     return current;
   }
 
-  std::string OnDisk(const std::string& physical) const {
-    return physical == "/" ? dir_ : dir_ + physical;
-  }
+  std::string OnDisk(const std::string& physical) const { return physical == "/" ? dir_ : dir_ + physical; }
 
   Status Symlink(const std::string& path, const std::string& target) {
     DRA_ASSIGN_OR_RETURN(std::string parent, Physical(Parent(path), true));
@@ -511,8 +502,7 @@ class Materializer {
       if (const Node* files = value.Find("files"); files != nullptr && files->is_mapping()) {
         for (size_t f = 0; f < files->items.size(); ++f) {
           if (const Node* text = StringNode(&files->items[f])) {
-            DRA_RETURN_IF_ERROR(
-                WriteFile(OnDisk(Join(physical, files->keys[f].first)), text->text));
+            DRA_RETURN_IF_ERROR(WriteFile(OnDisk(Join(physical, files->keys[f].first)), text->text));
           }
         }
       }

@@ -1,5 +1,5 @@
-#include "discover/testing/temp_dir.h"
 #include "discover/recorded_fs.h"
+#include "discover/testing/temp_dir.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -86,8 +86,7 @@ TEST(RecordedFsTest, ListsKeysFilesLinksAndImpliedDirectories) {
   EXPECT_THAT(*fs->List("/sys/bus/pci/devices"), ElementsAre("0000:18:00.0", "0000:2a:00.0"));
   EXPECT_THAT(*fs->List("/sys/bus/pci"), ElementsAre("devices", "drivers"));
   EXPECT_THAT(*fs->List("/sys"), ElementsAre("bus", "class"));
-  EXPECT_THAT(*fs->List(kDev0),
-              ElementsAre("class", "driver", "iommu_group", "numa_node", "vendor"));
+  EXPECT_THAT(*fs->List(kDev0), ElementsAre("class", "driver", "iommu_group", "numa_node", "vendor"));
   EXPECT_THAT(*fs->List("/sys/bus/pci/drivers/vfio-pci"), ::testing::IsEmpty());
   EXPECT_THAT(*fs->List("/dev"), ElementsAre("nvidia0", "nvidiactl", "vfio"));
   EXPECT_THAT(*fs->List("/dev/vfio"), ElementsAre("0", "vfio"));
@@ -114,17 +113,14 @@ TEST(RecordedFsTest, WhatTheRecordingLacksDoesNotExist) {
   std::unique_ptr<HostFs> fs = NewRecordedFs(HostRecording());
   StatusOr<std::string> missing = fs->ReadFile("/sys/bus/pci/devices/0000:99:00.0/vendor");
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
-  EXPECT_THAT(missing.status().message(),
-              HasSubstr("/sys/bus/pci/devices/0000:99:00.0/vendor: not in the recording"));
+  EXPECT_THAT(missing.status().message(), HasSubstr("/sys/bus/pci/devices/0000:99:00.0/vendor: not in the recording"));
   EXPECT_FALSE(fs->Exists("/dev/nvidia1"));
   EXPECT_EQ(fs->List("/sys/class/net").status().code(), StatusCode::kNotFound);
   EXPECT_EQ(fs->ReadLink("/etc/hostname").status().code(), StatusCode::kNotFound);
   // ".." is not resolved, so it is never found.
-  EXPECT_EQ(fs->ReadFile(std::string(kDev0) + "/../0000:2a:00.0/vendor").status().code(),
-            StatusCode::kNotFound);
+  EXPECT_EQ(fs->ReadFile(std::string(kDev0) + "/../0000:2a:00.0/vendor").status().code(), StatusCode::kNotFound);
   // Wrong kinds.
-  EXPECT_EQ(fs->ReadLink(std::string(kDev0) + "/vendor").status().code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(fs->ReadLink(std::string(kDev0) + "/vendor").status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(fs->List(std::string(kDev0) + "/vendor").status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(fs->ReadFile(kDev0).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(fs->ReadFile(std::string(kDev0) + "/driver").status().code(), StatusCode::kNotFound);
@@ -175,8 +171,7 @@ std::vector<std::string> Probes() {
 // recording (List: INVALID_ARGUMENT).
 bool Comparable(Op op, const std::string& path) {
   if (op != Op::kList) return true;
-  return path != "/sys" && path != std::string(kDev0) + "/driver" &&
-         path != std::string(kDev0) + "/iommu_group";
+  return path != "/sys" && path != std::string(kDev0) + "/driver" && path != std::string(kDev0) + "/iommu_group";
 }
 
 TEST(MaterializeRecordedFsTest, DirFsReadsWhatRecordedFsReads) {
@@ -195,8 +190,7 @@ TEST(MaterializeRecordedFsTest, DirFsReadsWhatRecordedFsReads) {
     }
   }
   // The link target exists as a directory holding the files.
-  EXPECT_TRUE(
-      fs::is_regular_file(dir.path() + "/sys/devices/pci0000:15/0000:15:01.0/0000:18:00.0/vendor"));
+  EXPECT_TRUE(fs::is_regular_file(dir.path() + "/sys/devices/pci0000:15/0000:15:01.0/0000:18:00.0/vendor"));
   EXPECT_TRUE(fs::is_symlink(dir.path() + "/sys/bus/pci/devices/0000:18:00.0"));
 }
 
@@ -272,8 +266,7 @@ TEST(DirFsTest, ErrorsNameThePathAndTheSystemError) {
   std::unique_ptr<HostFs> real = DirFsAt(dir.path());
   StatusOr<std::string> r = real->ReadFile("/sys/nothing");
   EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
-  EXPECT_THAT(r.status().message(),
-              HasSubstr("/sys/nothing (read at " + dir.path() + "/sys/nothing)"));
+  EXPECT_THAT(r.status().message(), HasSubstr("/sys/nothing (read at " + dir.path() + "/sys/nothing)"));
   EXPECT_THAT(r.status().message(), HasSubstr("No such file or directory"));
   EXPECT_EQ(real->List("relative").status().code(), StatusCode::kInvalidArgument);
   EXPECT_FALSE(real->Exists("/dev/nvidia0"));

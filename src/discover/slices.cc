@@ -35,8 +35,7 @@ std::string Suffix(std::string_view driver, std::string_view node, size_t index)
 }  // namespace
 
 std::vector<api::ResourceSlice> MakePool(std::string_view driver, std::string_view node_name,
-                                         std::vector<SliceContent> contents,
-                                         const PoolOptions& options) {
+                                         std::vector<SliceContent> contents, const PoolOptions& options) {
   std::vector<api::ResourceSlice> out;
   out.reserve(contents.size());
   for (size_t i = 0; i < contents.size(); ++i) {
@@ -59,15 +58,14 @@ std::vector<api::ResourceSlice> MakePool(std::string_view driver, std::string_vi
   return out;
 }
 
-Status CheckSlices(const std::vector<api::ResourceSlice>& slices,
-                   std::string_view kubernetes_version) {
+Status CheckSlices(const std::vector<api::ResourceSlice>& slices, std::string_view kubernetes_version) {
   // Every gate a driver's slice may use, with the rules of the release the
   // layout is for (newest when none is named).
-  constexpr std::string_view kGates[] = {"DRAPartitionableDevices", "DRADeviceTaints",
-                                         "DRAConsumableCapacity", "DRAListTypeAttributes"};
-  StatusOr<api::FeatureGates> gates = api::FeatureGates::FromList(
-      {"DynamicResourceAllocation", "DRAPartitionableDevices", "DRADeviceTaints",
-       "DRAConsumableCapacity", "DRAListTypeAttributes"});
+  constexpr std::string_view kGates[] = {"DRAPartitionableDevices", "DRADeviceTaints", "DRAConsumableCapacity",
+                                         "DRAListTypeAttributes"};
+  StatusOr<api::FeatureGates> gates =
+      api::FeatureGates::FromList({"DynamicResourceAllocation", "DRAPartitionableDevices", "DRADeviceTaints",
+                                   "DRAConsumableCapacity", "DRAListTypeAttributes"});
   if (!kubernetes_version.empty()) {
     gates = api::FeatureGates::Defaults(kubernetes_version);
     if (!gates.ok()) return gates.status();
@@ -85,8 +83,7 @@ Status CheckSlices(const std::vector<api::ResourceSlice>& slices,
     for (const api::FieldError& e : api::ValidateResourceSlice(slice, *gates)) {
       if (e.severity != api::Severity::kError) continue;
       ++count;
-      std::string name = given.metadata.name.empty() ? given.metadata.generate_name
-                                                     : given.metadata.name;
+      std::string name = given.metadata.name.empty() ? given.metadata.generate_name : given.metadata.name;
       problems += fmt::format("\n  ResourceSlice {}: {}", name, e.ToString());
     }
   }
@@ -99,15 +96,13 @@ Status CheckSlices(const std::vector<api::ResourceSlice>& slices,
   for (size_t i = 0; i < slices.size(); ++i) {
     const api::ResourceSlice& slice = slices[i];
     PoolKey pool{slice.spec.driver, slice.spec.pool.name};
-    std::string name = slice.metadata.name.empty() ? slice.metadata.generate_name
-                                                   : slice.metadata.name;
-    auto check = [&](std::map<std::string, size_t>& seen, const std::string& item,
-                     std::string_view what) {
+    std::string name = slice.metadata.name.empty() ? slice.metadata.generate_name : slice.metadata.name;
+    auto check = [&](std::map<std::string, size_t>& seen, const std::string& item, std::string_view what) {
       auto [it, inserted] = seen.emplace(item, i);
       if (inserted || it->second == i) return;
       ++count;
-      problems += fmt::format("\n  ResourceSlice {}: {} \"{}\" is also in another slice of pool {}/{}",
-                              name, what, item, pool.first, pool.second);
+      problems += fmt::format("\n  ResourceSlice {}: {} \"{}\" is also in another slice of pool {}/{}", name, what,
+                              item, pool.first, pool.second);
     };
     for (const api::Device& d : slice.spec.devices) check(devices[pool], d.name, "device");
     for (const api::CounterSet& c : slice.spec.shared_counters) {
@@ -115,9 +110,10 @@ Status CheckSlices(const std::vector<api::ResourceSlice>& slices,
     }
   }
   if (count == 0) return OkStatus();
-  return InvalidArgumentError(fmt::format(
-      "the API server (or, across slices, the scheduler) would reject what this node publishes ({} problem{}); nothing printed:{}",
-      count, count == 1 ? "" : "s", problems));
+  return InvalidArgumentError(
+      fmt::format("the API server (or, across slices, the scheduler) would reject what this node publishes ({} "
+                  "problem{}); nothing printed:{}",
+                  count, count == 1 ? "" : "s", problems));
 }
 
 }  // namespace dra::discover

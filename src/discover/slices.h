@@ -32,14 +32,12 @@ struct PoolOptions {
 // is 5 characters of the API server's alphabet derived from a hash of
 // (driver, node, index) — deterministic, unlike the server's random one.
 std::vector<api::ResourceSlice> MakePool(std::string_view driver, std::string_view node_name,
-                                         std::vector<SliceContent> contents,
-                                         const PoolOptions& options);
+                                         std::vector<SliceContent> contents, const PoolOptions& options);
 
 // Every slice validated as the API server of `kubernetes_version` ("1.34";
 // "" = the newest) would, with the gates drivers use turned on (the limits of
 // README §1.7 included); kInvalidArgument listing the problems, naming the
 // slice.
-Status CheckSlices(const std::vector<api::ResourceSlice>& slices,
-                   std::string_view kubernetes_version = "");
+Status CheckSlices(const std::vector<api::ResourceSlice>& slices, std::string_view kubernetes_version = "");
 
 }  // namespace dra::discover

@@ -53,8 +53,7 @@ TEST(CheckSlices, RejectsWhatTheApiServerWould) {
   std::vector<api::ResourceSlice> pool = MakePool("pci.dractl.io", "n", Contents(1, 129), {});
   Status s = CheckSlices(pool);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("spec.devices: Too many: 129: must have at most 128 items"),
-            std::string::npos)
+  EXPECT_NE(s.message().find("spec.devices: Too many: 129: must have at most 128 items"), std::string::npos)
       << s.message();
   EXPECT_NE(s.message().find("00000-pci.dractl.io-n-"), std::string::npos) << s.message();
   EXPECT_TRUE(CheckSlices(MakePool("pci.dractl.io", "n", Contents(1, 128), {})).ok());
@@ -71,8 +70,7 @@ TEST(CheckSlices, NamesUniqueAcrossThePool) {
   contents[1].devices[0].name = contents[0].devices[0].name;
   Status s = CheckSlices(MakePool("gpu.nvidia.com", "n", contents, {}));
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("device \"dev-0-0\" is also in another slice of pool gpu.nvidia.com/n"),
-            std::string::npos)
+  EXPECT_NE(s.message().find("device \"dev-0-0\" is also in another slice of pool gpu.nvidia.com/n"), std::string::npos)
       << s.message();
   // Another pool may reuse the name.
   std::vector<api::ResourceSlice> both = MakePool("gpu.nvidia.com", "n", Contents(1, 1), {});

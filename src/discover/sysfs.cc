@@ -14,12 +14,10 @@ constexpr std::string_view kPciDevices = "/sys/bus/pci/devices";
 bool IsLowerHex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 
 std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\n' || s.front() == '\t' ||
-                        s.front() == '\r')) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\n' || s.front() == '\t' || s.front() == '\r')) {
     s.remove_prefix(1);
   }
-  while (!s.empty() &&
-         (s.back() == ' ' || s.back() == '\n' || s.back() == '\t' || s.back() == '\r')) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\t' || s.back() == '\r')) {
     s.remove_suffix(1);
   }
   return s;
@@ -125,8 +123,7 @@ StatusOr<std::string> PcieRootFromLink(std::string_view link, std::string_view b
     std::string cleaned = CleanRelative(link.substr(1));
     std::string_view v = cleaned;
     if (v.substr(0, 4) != "sys/") {
-      return InvalidArgumentError(
-          fmt::format("sysfs link of {} is \"{}\", not under /sys/devices/pci...", bdf, link));
+      return InvalidArgumentError(fmt::format("sysfs link of {} is \"{}\", not under /sys/devices/pci...", bdf, link));
     }
     path = std::string(v.substr(4));
   } else {
@@ -134,10 +131,10 @@ StatusOr<std::string> PcieRootFromLink(std::string_view link, std::string_view b
   }
   std::string_view p = path;
   if (p.substr(0, 11) != "devices/pci" || Basename(p) != bdf) {
-    return InvalidArgumentError(fmt::format(
-        "sysfs link of {} is \"{}\", which is not a PCI device path ending in {} under "
-        "/sys/devices/pci...",
-        bdf, link, bdf));
+    return InvalidArgumentError(
+        fmt::format("sysfs link of {} is \"{}\", which is not a PCI device path ending in {} under "
+                    "/sys/devices/pci...",
+                    bdf, link, bdf));
   }
   p.remove_prefix(8);  // "devices/"
   size_t slash = p.find('/');
@@ -232,9 +229,8 @@ StatusOr<std::vector<PciFunction>> ListPciFunctions(HostFs& fs) {
   StatusOr<std::vector<std::string>> names = fs.List(kPciDevices);
   if (!names.ok()) return names.status();
   std::vector<std::string> sorted = *names;
-  std::stable_sort(sorted.begin(), sorted.end(), [](const std::string& a, const std::string& b) {
-    return BdfKey(a) < BdfKey(b);
-  });
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const std::string& a, const std::string& b) { return BdfKey(a) < BdfKey(b); });
   std::vector<PciFunction> out;
   out.reserve(sorted.size());
   for (const std::string& name : sorted) {

@@ -34,13 +34,13 @@ StatusOr<std::optional<int64_t>> NumaNode(HostFs& fs, std::string_view bdf);
 // A PCI function as sysfs describes it (README §4.1). Missing files leave fields
 // empty / zero; `error` says what could not be read.
 struct PciFunction {
-  std::string bdf;            // "0000:18:00.0"
-  uint32_t vendor = 0;        // 0x10de
+  std::string bdf;      // "0000:18:00.0"
+  uint32_t vendor = 0;  // 0x10de
   uint32_t device = 0;
   uint32_t subsystem_vendor = 0;
   uint32_t subsystem_device = 0;
-  uint32_t class_code = 0;    // 24 bits: 0x030200
-  std::string driver;         // bound kernel driver ("nvidia", "vfio-pci"), "" if none
+  uint32_t class_code = 0;                 // 24 bits: 0x030200
+  std::string driver;                      // bound kernel driver ("nvidia", "vfio-pci"), "" if none
   std::optional<std::string> iommu_group;  // "12"
   std::optional<std::string> physfn;       // BDF of the PF, for SR-IOV VFs
 };

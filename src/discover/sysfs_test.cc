@@ -10,24 +10,22 @@ namespace {
 TEST(IsPciBdf, Format) {
   EXPECT_TRUE(IsPciBdf("0000:18:00.0"));
   EXPECT_TRUE(IsPciBdf("0000:a0:1d.7"));
-  EXPECT_FALSE(IsPciBdf("0000:A0:1d.0"));        // upper case
-  EXPECT_FALSE(IsPciBdf("00000000:18:00.0"));    // 8-digit domain
+  EXPECT_FALSE(IsPciBdf("0000:A0:1d.0"));      // upper case
+  EXPECT_FALSE(IsPciBdf("00000000:18:00.0"));  // 8-digit domain
   EXPECT_FALSE(IsPciBdf("0000:18:00:0"));
   EXPECT_FALSE(IsPciBdf(""));
 }
 
 TEST(PcieRootFromLink, RelativeLinkIsCleaned) {
-  auto root = PcieRootFromLink(
-      "../../../devices/pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:00.0/0000:18:00.0",
-      "0000:18:00.0");
+  auto root = PcieRootFromLink("../../../devices/pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:00.0/0000:18:00.0",
+                               "0000:18:00.0");
   ASSERT_TRUE(root.ok()) << root.status().ToString();
   EXPECT_EQ(*root, "pci0000:15");
   auto vm = PcieRootFromLink("../../../devices/pci0000:00/0000:00:03.0", "0000:00:03.0");
   ASSERT_TRUE(vm.ok());
   EXPECT_EQ(*vm, "pci0000:00");
   // Redundant elements: "./" and "x/.." are removed lexically.
-  auto odd = PcieRootFromLink("../.././../devices/x/../pci0000:97/./0000:97:01.0/0000:9a:00.0",
-                              "0000:9a:00.0");
+  auto odd = PcieRootFromLink("../.././../devices/x/../pci0000:97/./0000:97:01.0/0000:9a:00.0", "0000:9a:00.0");
   ASSERT_TRUE(odd.ok()) << odd.status().ToString();
   EXPECT_EQ(*odd, "pci0000:97");
 }
@@ -42,9 +40,8 @@ TEST(PcieRootFromLink, Rejections) {
   // Last element is another function.
   EXPECT_FALSE(PcieRootFromLink("../../../devices/pci0000:15/0000:18:00.1", "0000:18:00.0").ok());
   // Not under devices/pci (a VMBus parent).
-  auto vmbus = PcieRootFromLink(
-      "../../../devices/LNXSYSTM:00/LNXSYBUS:00/ACPI0004:00/VMBUS:00/0000:18:00.0",
-      "0000:18:00.0");
+  auto vmbus =
+      PcieRootFromLink("../../../devices/LNXSYSTM:00/LNXSYBUS:00/ACPI0004:00/VMBUS:00/0000:18:00.0", "0000:18:00.0");
   ASSERT_FALSE(vmbus.ok());
   EXPECT_NE(vmbus.status().message().find("not a PCI device path"), std::string::npos);
   EXPECT_FALSE(PcieRootFromLink("/elsewhere/devices/pci0000:15/0000:18:00.0", "0000:18:00.0").ok());

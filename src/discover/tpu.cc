@@ -38,8 +38,8 @@ constexpr std::array<uint32_t, 3> kNonTpuGoogleDevices = {0x001f, 0x0042, 0xabcd
 // The namespace and name are those testdata/fixtures/gen_dra_fixtures.py uses,
 // so replaying the fixture node reproduces the fixture's uuid. Nothing may key
 // on the value.
-constexpr std::array<uint8_t, 16> kDractlUuidNamespace = {
-    0x6b, 0x1f, 0x3c, 0x2e, 0x8d, 0x4a, 0x4f, 0x0e, 0x9a, 0x57, 0x0c, 0x2d, 0x9e, 0x1b, 0x7a, 0x11};
+constexpr std::array<uint8_t, 16> kDractlUuidNamespace = {0x6b, 0x1f, 0x3c, 0x2e, 0x8d, 0x4a, 0x4f, 0x0e,
+                                                          0x9a, 0x57, 0x0c, 0x2d, 0x9e, 0x1b, 0x7a, 0x11};
 
 struct Chip {
   std::string name;        // "accel0" or the IOMMU group "3"
@@ -52,9 +52,7 @@ bool IsDigits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-bool IsAccelName(std::string_view name) {
-  return name.starts_with("accel") && IsDigits(name.substr(5));
-}
+bool IsAccelName(std::string_view name) { return name.starts_with("accel") && IsDigits(name.substr(5)); }
 
 std::string_view Trim(std::string_view s) {
   constexpr std::string_view kSpace = " \t\r\n";
@@ -107,25 +105,18 @@ bool IsLabelStyleAccelerator(std::string_view s) {
 
 bool IsTpuFunction(const PciFunction& f) {
   return f.vendor == kGoogleVendorId &&
-         std::find(kNonTpuGoogleDevices.begin(), kNonTpuGoogleDevices.end(), f.device) ==
-             kNonTpuGoogleDevices.end();
+         std::find(kNonTpuGoogleDevices.begin(), kNonTpuGoogleDevices.end(), f.device) == kNonTpuGoogleDevices.end();
 }
 
 // Generation from the PCI IDs (README §4.2); "" when the IDs are not known.
 std::string GenerationFromIds(const PciFunction& f) {
   switch (f.device) {
-    case 0x0027:
-      return f.subsystem_device == 0x004f ? "v3" : "";
-    case 0x005e:
-      return "v4";
-    case 0x0063:
-      return "v5lite";
-    case 0x0062:
-      return "v5p";
-    case 0x006f:
-      return "v6e";
-    default:
-      return "";
+    case 0x0027: return f.subsystem_device == 0x004f ? "v3" : "";
+    case 0x005e: return "v4";
+    case 0x0063: return "v5lite";
+    case 0x0062: return "v5p";
+    case 0x006f: return "v6e";
+    default: return "";
   }
 }
 
@@ -161,16 +152,13 @@ StatusOr<std::vector<Chip>> VfioChips(HostFs& fs) {
   std::vector<Chip> chips;
   for (const std::string& group : *groups) {
     if (!IsDigits(group)) continue;  // "vfio", the container node
-    StatusOr<std::vector<std::string>> functions =
-        fs.List(fmt::format("/sys/kernel/iommu_groups/{}/devices", group));
+    StatusOr<std::vector<std::string>> functions = fs.List(fmt::format("/sys/kernel/iommu_groups/{}/devices", group));
     if (!functions.ok()) continue;
     for (const std::string& bdf : *functions) {
       StatusOr<PciFunction> f = ReadPciFunction(fs, bdf);
       if (!f.ok() || !IsTpuFunction(*f)) continue;
-      chips.push_back(Chip{.name = group,
-                           .dev_path = "/dev/vfio/" + group,
-                           .generation = GenerationFromIds(*f),
-                           .bdf = bdf});
+      chips.push_back(
+          Chip{.name = group, .dev_path = "/dev/vfio/" + group, .generation = GenerationFromIds(*f), .bdf = bdf});
       break;
     }
   }
@@ -211,8 +199,8 @@ std::optional<std::string> TopologyFromBounds(std::string_view bounds) {
   size_t pos = 0;
   while (true) {
     size_t comma = bounds.find(',', pos);
-    std::string_view dim = Trim(
-        bounds.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos));
+    std::string_view dim =
+        Trim(bounds.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos));
     if (!IsDigits(dim)) return std::nullopt;
     dims.push_back(dim);
     if (comma == std::string_view::npos) break;
@@ -232,16 +220,11 @@ std::optional<std::string> TopologyFromBounds(std::string_view bounds) {
 // bounds 1,1,1 / 1,2,1 / 2,2,1 / 2,4,1 in topology form).
 std::optional<std::string> SingleHostTopology(size_t chip_count) {
   switch (chip_count) {
-    case 1:
-      return "1x1";
-    case 2:
-      return "1x2";
-    case 4:
-      return "2x2";
-    case 8:
-      return "2x4";
-    default:
-      return std::nullopt;
+    case 1: return "1x1";
+    case 2: return "1x2";
+    case 4: return "2x2";
+    case 8: return "2x4";
+    default: return std::nullopt;
   }
 }
 
@@ -252,8 +235,8 @@ struct AcceleratorInfo {
 
 // getTPUNodeLabels, restricted to the sources discover has: the flag, else
 // the tpu-env file. The flag was validated by the caller.
-AcceleratorInfo ReadAcceleratorInfo(HostFs& fs, const TpuOptions& options,
-                                    const std::string& flag_accelerator, Diagnostics& diag) {
+AcceleratorInfo ReadAcceleratorInfo(HostFs& fs, const TpuOptions& options, const std::string& flag_accelerator,
+                                    Diagnostics& diag) {
   if (!flag_accelerator.empty()) return {.accelerator = flag_accelerator, .topology = {}};
   StatusOr<std::string> text = fs.ReadFile(options.env_file);
   if (!text.ok()) {
@@ -265,12 +248,11 @@ AcceleratorInfo ReadAcceleratorInfo(HostFs& fs, const TpuOptions& options,
   tpu_internal::TpuEnv env = tpu_internal::ParseTpuEnv(*text);
   AcceleratorInfo info;
   if (env.accelerator_type) {
-    if (std::optional<std::string> acc =
-            tpu_internal::NormalizeAccelerator(*env.accelerator_type)) {
+    if (std::optional<std::string> acc = tpu_internal::NormalizeAccelerator(*env.accelerator_type)) {
       info.accelerator = *acc;
     } else {
-      diag.Warn(fmt::format("tpu: {}: accelerator type \"{}\" is not a known TPU type",
-                            options.env_file, *env.accelerator_type));
+      diag.Warn(fmt::format("tpu: {}: accelerator type \"{}\" is not a known TPU type", options.env_file,
+                            *env.accelerator_type));
     }
   }
   if (env.topology) {
@@ -278,8 +260,8 @@ AcceleratorInfo ReadAcceleratorInfo(HostFs& fs, const TpuOptions& options,
   } else if (env.chips_per_host_bounds) {
     info.topology = TopologyFromBounds(*env.chips_per_host_bounds);
     if (!info.topology) {
-      diag.Warn(fmt::format("tpu: {}: CHIPS_PER_HOST_BOUNDS \"{}\" is not a list of bounds",
-                            options.env_file, *env.chips_per_host_bounds));
+      diag.Warn(fmt::format("tpu: {}: CHIPS_PER_HOST_BOUNDS \"{}\" is not a list of bounds", options.env_file,
+                            *env.chips_per_host_bounds));
     }
   }
   return info;
@@ -384,8 +366,7 @@ TpuEnv ParseTpuEnv(std::string_view text) {
     if (sep == std::string_view::npos) continue;
     std::string_view key = Trim(line.substr(0, sep));
     std::string_view value = Trim(line.substr(sep + 1));
-    if (value.size() >= 2 && (value.front() == '\'' || value.front() == '"') &&
-        value.back() == value.front()) {
+    if (value.size() >= 2 && (value.front() == '\'' || value.front() == '"') && value.back() == value.front()) {
       value = value.substr(1, value.size() - 2);
     }
     if (value.empty()) continue;
@@ -438,8 +419,7 @@ std::optional<std::string> TpuGeneration(std::string_view accelerator) {
   std::string gen(rest.substr(0, rest.find('-')));
   if (text.find("lite") != std::string::npos) gen += "lite";
   if (gen.starts_with("v5") && text.find("podslice") != std::string::npos) gen += "pod";
-  static const std::set<std::string, std::less<>> kKnown = {"v3",        "v4",  "v4lite", "v5lite",
-                                                            "v5litepod", "v5p", "v6e"};
+  static const std::set<std::string, std::less<>> kKnown = {"v3", "v4", "v4lite", "v5lite", "v5litepod", "v5p", "v6e"};
   if (!kKnown.contains(gen)) return std::nullopt;
   return gen;
 }
@@ -461,8 +441,7 @@ std::string UuidV5(const std::array<uint8_t, 16>& ns, std::string_view name) {
 
 }  // namespace tpu_internal
 
-StatusOr<std::vector<api::Device>> DiscoverTpu(HostFs& fs, const TpuOptions& options,
-                                               Diagnostics& diag) {
+StatusOr<std::vector<api::Device>> DiscoverTpu(HostFs& fs, const TpuOptions& options, Diagnostics& diag) {
   // A bad flag is an error whether or not the host has chips.
   std::string flag_accelerator;
   if (!options.accelerator.empty()) {
@@ -484,10 +463,10 @@ StatusOr<std::vector<api::Device>> DiscoverTpu(HostFs& fs, const TpuOptions& opt
 
   AcceleratorInfo info = ReadAcceleratorInfo(fs, options, flag_accelerator, diag);
   if (info.accelerator.empty()) {
-    diag.Note(fmt::format(
-        "{} TPU chip{} of generation {} found, accelerator type unknown; nothing published "
-        "(pass --tpu-accelerator or provide ACCELERATOR_TYPE in {})",
-        chips.size(), chips.size() == 1 ? "" : "s", CommonGeneration(chips), options.env_file));
+    diag.Note(
+        fmt::format("{} TPU chip{} of generation {} found, accelerator type unknown; nothing published "
+                    "(pass --tpu-accelerator or provide ACCELERATOR_TYPE in {})",
+                    chips.size(), chips.size() == 1 ? "" : "s", CommonGeneration(chips), options.env_file));
     return std::vector<api::Device>();
   }
   if (options.node_name.empty()) {
@@ -495,10 +474,8 @@ StatusOr<std::vector<api::Device>> DiscoverTpu(HostFs& fs, const TpuOptions& opt
   }
   // NormalizeAccelerator only accepts names with a generation.
   std::string tpu_gen = tpu_internal::TpuGeneration(info.accelerator).value_or("");
-  std::optional<std::string> topology =
-      info.topology ? info.topology : SingleHostTopology(chips.size());
-  const std::string uuid =
-      "tpu-" + tpu_internal::UuidV5(kDractlUuidNamespace, options.node_name + "/tpu");
+  std::optional<std::string> topology = info.topology ? info.topology : SingleHostTopology(chips.size());
+  const std::string uuid = "tpu-" + tpu_internal::UuidV5(kDractlUuidNamespace, options.node_name + "/tpu");
   const auto chip_count = static_cast<int64_t>(chips.size());
 
   std::vector<api::Device> devices;
@@ -507,19 +484,16 @@ StatusOr<std::vector<api::Device>> DiscoverTpu(HostFs& fs, const TpuOptions& opt
     // README §3.3: the plugin's health checker stats each chip's device file
     // and republishes the slice without a chip whose file is gone (no taint).
     if (!fs.Exists(chip.dev_path)) {
-      diag.Warn(fmt::format("tpu: chip {}: device node {} is missing; not published", chip.name,
-                            chip.dev_path));
+      diag.Warn(fmt::format("tpu: chip {}: device node {} is missing; not published", chip.name, chip.dev_path));
       continue;
     }
     api::Device device;
     device.name = chip.name;
-    device.attributes.insert_or_assign("index",
-                                       api::DeviceAttribute::Int(static_cast<int64_t>(chip_idx)));
+    device.attributes.insert_or_assign("index", api::DeviceAttribute::Int(static_cast<int64_t>(chip_idx)));
     device.attributes.insert_or_assign("uuid", api::DeviceAttribute::String(uuid));
     device.attributes.insert_or_assign("tpuGen", api::DeviceAttribute::String(tpu_gen));
     device.attributes.insert_or_assign("brand", api::DeviceAttribute::String("Google"));
-    device.attributes.insert_or_assign("accelerator",
-                                       api::DeviceAttribute::String(info.accelerator));
+    device.attributes.insert_or_assign("accelerator", api::DeviceAttribute::String(info.accelerator));
     device.attributes.insert_or_assign("chipCount", api::DeviceAttribute::Int(chip_count));
     if (topology) {
       device.attributes.insert_or_assign("topology", api::DeviceAttribute::String(*topology));

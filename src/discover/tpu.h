@@ -49,8 +49,7 @@ struct TpuOptions {
 //                    chips were found but options.node_name is empty.
 //   other codes   -> /dev could not be listed for a reason other than absence.
 // Unreadable tpu-env contents and unknown accelerator generations are warnings.
-StatusOr<std::vector<api::Device>> DiscoverTpu(HostFs& fs, const TpuOptions& options,
-                                               Diagnostics& diag);
+StatusOr<std::vector<api::Device>> DiscoverTpu(HostFs& fs, const TpuOptions& options, Diagnostics& diag);
 
 // BDFs of the PCI functions that are TPU chips (VFIO groups; for accel nodes
 // the function /sys/class/accel/<name>/device points at, when it does), so

@@ -1,5 +1,5 @@
-#include "discover/testing/map_fs.h"
 #include "discover/tpu.h"
+#include "discover/testing/map_fs.h"
 
 #include <map>
 #include <set>
@@ -42,14 +42,11 @@ void AddPciFunction(FakeFs& fs, const std::string& bdf, const PciIds& ids) {
 
 // A chip bound to vfio-pci: /dev/vfio/<group> and its IOMMU group holding one
 // function.
-void AddVfioChip(FakeFs& fs, const std::string& group, const std::string& bdf,
-                 const PciIds& ids = {}) {
+void AddVfioChip(FakeFs& fs, const std::string& group, const std::string& bdf, const PciIds& ids = {}) {
   fs.File("/dev/vfio/" + group, "");
-  fs.Link(fmt::format("/sys/kernel/iommu_groups/{}/devices/{}", group, bdf),
-          "../../../../devices/pci0000:00/" + bdf);
+  fs.Link(fmt::format("/sys/kernel/iommu_groups/{}/devices/{}", group, bdf), "../../../../devices/pci0000:00/" + bdf);
   AddPciFunction(fs, bdf, ids);
-  fs.Link(fmt::format("/sys/bus/pci/devices/{}/iommu_group", bdf),
-          "../../../../kernel/iommu_groups/" + group);
+  fs.Link(fmt::format("/sys/bus/pci/devices/{}/iommu_group", bdf), "../../../../kernel/iommu_groups/" + group);
   fs.Link(fmt::format("/sys/bus/pci/devices/{}/driver", bdf), "../../../bus/pci/drivers/vfio-pci");
 }
 
@@ -91,8 +88,7 @@ int64_t IntAttr(const api::Device& device, std::string_view key) {
   return i == nullptr ? -200 : *i;
 }
 
-StatusOr<std::vector<api::Device>> Discover(FakeFs& fs, Diagnostics& diag,
-                                            std::string accelerator = "") {
+StatusOr<std::vector<api::Device>> Discover(FakeFs& fs, Diagnostics& diag, std::string accelerator = "") {
   TpuOptions options;
   options.accelerator = std::move(accelerator);
   options.node_name = std::string(kFixtureNode);
@@ -172,16 +168,13 @@ TEST(TpuTest, AccelGenerationFromPciIdsInNote) {
   StatusOr<std::vector<api::Device>> devices = Discover(fs, diag);
   ASSERT_TRUE(devices.ok());
   EXPECT_THAT(*devices, IsEmpty());
-  EXPECT_THAT(
-      diag.messages(),
-      ElementsAre(HasSubstr("1 TPU chip of generation v3 found, accelerator type unknown")));
+  EXPECT_THAT(diag.messages(), ElementsAre(HasSubstr("1 TPU chip of generation v3 found, accelerator type unknown")));
   EXPECT_FALSE(diag.partial());
 }
 
 TEST(TpuTest, AccelOrderIsLexicographic) {
   FakeFs fs;
-  for (const char* name : {"accel0", "accel1", "accel10", "accel2"})
-    fs.File(std::string("/dev/") + name, "");
+  for (const char* name : {"accel0", "accel1", "accel10", "accel2"}) fs.File(std::string("/dev/") + name, "");
   Diagnostics diag;
   StatusOr<std::vector<api::Device>> devices = Discover(fs, diag, "tpu-v4-podslice");
   ASSERT_TRUE(devices.ok());
@@ -226,8 +219,7 @@ TEST(TpuTest, NonTpuFunctionsAreNotChips) {
 TEST(TpuTest, GroupWithATpuAmongOtherFunctionsIsAChip) {
   FakeFs fs;
   AddVfioChip(fs, "5", "0000:00:04.0", {.device = 0x0042});
-  fs.Link("/sys/kernel/iommu_groups/5/devices/0000:00:05.0",
-          "../../../../devices/pci0000:00/0000:00:05.0");
+  fs.Link("/sys/kernel/iommu_groups/5/devices/0000:00:05.0", "../../../../devices/pci0000:00/0000:00:05.0");
   AddPciFunction(fs, "0000:00:05.0", {.device = 0x0062});
   Diagnostics diag;
   StatusOr<std::vector<api::Device>> devices = Discover(fs, diag);
@@ -243,9 +235,8 @@ TEST(TpuTest, UnknownDeviceIdIsAChipOfUnknownGeneration) {
   StatusOr<std::vector<api::Device>> devices = Discover(fs, diag);
   ASSERT_TRUE(devices.ok());
   EXPECT_THAT(*devices, IsEmpty());
-  EXPECT_THAT(diag.messages(),
-              ElementsAre(HasSubstr("1 TPU chip of generation unknown found, accelerator type "
-                                    "unknown")));
+  EXPECT_THAT(diag.messages(), ElementsAre(HasSubstr("1 TPU chip of generation unknown found, accelerator type "
+                                                     "unknown")));
 
   // With an accelerator it is published; tpuGen comes from the accelerator.
   Diagnostics diag2;
@@ -314,8 +305,8 @@ TEST(TpuTest, EnvFileWithUnknownTypeWarns) {
   ASSERT_TRUE(devices.ok());
   EXPECT_THAT(*devices, IsEmpty());
   EXPECT_TRUE(diag.partial());
-  EXPECT_THAT(diag.messages(), ElementsAre(HasSubstr("\"h100-8\" is not a known TPU type"),
-                                           HasSubstr("accelerator type unknown")));
+  EXPECT_THAT(diag.messages(),
+              ElementsAre(HasSubstr("\"h100-8\" is not a known TPU type"), HasSubstr("accelerator type unknown")));
 }
 
 TEST(TpuTest, EnvFileLocationIsAnOption) {
@@ -347,8 +338,7 @@ TEST(TpuTest, MissingDeviceNodeDropsTheChip) {
   EXPECT_EQ(IntAttr((*devices)[3], "index"), 4);
   EXPECT_EQ(IntAttr((*devices)[3], "chipCount"), 8);
   EXPECT_TRUE(diag.partial());
-  EXPECT_THAT(diag.messages(),
-              ElementsAre(HasSubstr("chip 3: device node /dev/vfio/3 is missing")));
+  EXPECT_THAT(diag.messages(), ElementsAre(HasSubstr("chip 3: device node /dev/vfio/3 is missing")));
 }
 
 TEST(TpuTest, NoChipsNoDevices) {
@@ -405,9 +395,7 @@ TEST(TpuEnvTest, ParsesLineVariants) {
        .text = "ACCELERATOR_TYPE: v6e-8\nTOPOLOGY: 2x4",
        .accelerator_type = "v6e-8",
        .topology = "2x4"},
-      {.name = "double_quoted",
-       .text = "ACCELERATOR_TYPE: \"v5p-8\"\n",
-       .accelerator_type = "v5p-8"},
+      {.name = "double_quoted", .text = "ACCELERATOR_TYPE: \"v5p-8\"\n", .accelerator_type = "v5p-8"},
       {.name = "shell",
        .text = "ACCELERATOR_TYPE=v4-8\r\nTOPOLOGY=2x2x1\r\n",
        .accelerator_type = "v4-8",
@@ -420,9 +408,7 @@ TEST(TpuEnvTest, ParsesLineVariants) {
        .text = "# tpu-env\n\n  WORKER_ID: '0'\nTPU_ACCELERATOR_TYPE: x\nNOT A KEY\n  TOPOLOGY :  "
                "'4x4'  \n",
        .topology = "4x4"},
-      {.name = "empty_value_is_absent",
-       .text = "ACCELERATOR_TYPE: ''\nTYPE: v3-8\n",
-       .accelerator_type = "v3-8"},
+      {.name = "empty_value_is_absent", .text = "ACCELERATOR_TYPE: ''\nTYPE: v3-8\n", .accelerator_type = "v3-8"},
       {.name = "value_with_separator",
        .text = "TOPOLOGY=2x4\nACCELERATOR_TYPE: a=b\n",
        .accelerator_type = "a=b",
@@ -497,8 +483,7 @@ TEST(TpuUuidTest, MatchesRfc4122Vectors) {
   EXPECT_EQ(tpu_internal::UuidV5(kDns, "www.example.com"), "2ed6657d-e927-568b-95e1-2665a8aea6a2");
   EXPECT_EQ(tpu_internal::UuidV5(kDns, ""), "4ebd0208-8328-5d69-8c44-ec50939c0967");
   // Crosses SHA-1 block boundaries.
-  EXPECT_EQ(tpu_internal::UuidV5(kDns, std::string(200, 'x')),
-            "ddcc691a-b8e2-53e5-b059-6a232874b2eb");
+  EXPECT_EQ(tpu_internal::UuidV5(kDns, std::string(200, 'x')), "ddcc691a-b8e2-53e5-b059-6a232874b2eb");
 }
 
 }  // namespace

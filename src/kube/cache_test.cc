@@ -119,8 +119,7 @@ TEST(Metrics, PrometheusTextWithCumulativeBuckets) {
   EXPECT_NE(text.find("scheduler_schedule_attempts_total{profile=\"dractl\",result=\"scheduled\"} 2\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("scheduler_schedule_attempts_total{profile=\"dractl\",result=\"error\"} 0\n"),
-            std::string::npos);
+  EXPECT_NE(text.find("scheduler_schedule_attempts_total{profile=\"dractl\",result=\"error\"} 0\n"), std::string::npos);
   // 0.0015 falls in le=0.002, 0.5 in le=0.512; buckets are cumulative.
   EXPECT_NE(text.find("scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"dractl\",result=\"scheduled\","
                       "le=\"0.001\"} 0\n"),
@@ -135,8 +134,9 @@ TEST(Metrics, PrometheusTextWithCumulativeBuckets) {
   EXPECT_NE(text.find("scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"dractl\",result=\"scheduled\","
                       "le=\"+Inf\"} 2\n"),
             std::string::npos);
-  EXPECT_NE(text.find("scheduler_scheduling_attempt_duration_seconds_count{profile=\"dractl\",result=\"scheduled\"} 2\n"),
-            std::string::npos);
+  EXPECT_NE(
+      text.find("scheduler_scheduling_attempt_duration_seconds_count{profile=\"dractl\",result=\"scheduled\"} 2\n"),
+      std::string::npos);
   EXPECT_NE(text.find("dractl_api_requests_total{verb=\"update\",resource=\"resourceclaims/status\",code=\"409\"} 1\n"),
             std::string::npos);
   EXPECT_NE(text.find("dractl_api_conflicts_total 1\n"), std::string::npos);

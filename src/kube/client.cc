@@ -47,10 +47,10 @@ size_t CollectBody(char* data, size_t size, size_t n, void* user) {
 struct StreamState {
   const std::function<bool(std::string_view)>* on_line = nullptr;
   std::string pending;
-  bool stopped = false;     // on_line returned false
+  bool stopped = false;  // on_line returned false
   bool too_long = false;
   CURL* curl = nullptr;
-  std::string error_body;   // non-2xx: the body
+  std::string error_body;  // non-2xx: the body
 };
 
 size_t StreamBody(char* data, size_t size, size_t n, void* user) {
@@ -121,10 +121,9 @@ Client::~Client() = default;
 StatusOr<std::unique_ptr<Client>> Client::New(RestConfig config, std::string user_agent) {
   GlobalInit();
   if (config.server.empty()) return InvalidArgumentError("no API server address");
-  for (const auto& [path, what] : {std::pair{config.ca_file, "certificate-authority"},
-                                   std::pair{config.client_cert_file, "client-certificate"},
-                                   std::pair{config.client_key_file, "client-key"},
-                                   std::pair{config.token_file, "tokenFile"}}) {
+  for (const auto& [path, what] :
+       {std::pair{config.ca_file, "certificate-authority"}, std::pair{config.client_cert_file, "client-certificate"},
+        std::pair{config.client_key_file, "client-key"}, std::pair{config.token_file, "tokenFile"}}) {
     if (Status s = CheckReadable(path, what); !s.ok()) return s.WithContext(config.source);
   }
   return std::unique_ptr<Client>(new Client(std::move(config), std::move(user_agent)));
@@ -313,7 +312,8 @@ Status ApiError(const Response& response, std::string_view what) {
       if (response.code >= 500) code = StatusCode::kUnavailable;
       break;
   }
-  return Status(code, fmt::format("{}: HTTP {}{}: {}", what, response.code, reason.empty() ? "" : " " + reason, message));
+  return Status(code,
+                fmt::format("{}: HTTP {}{}: {}", what, response.code, reason.empty() ? "" : " " + reason, message));
 }
 
 std::string QueryEscape(std::string_view value) {

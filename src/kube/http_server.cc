@@ -118,9 +118,9 @@ void HttpServer::Loop() {
     } else {
       answer = handler_(path);
     }
-    WriteAll(client, fmt::format("HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{}",
-                                 answer.code, Reason(answer.code), answer.content_type, answer.body.size(),
-                                 answer.body));
+    WriteAll(client,
+             fmt::format("HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{}",
+                         answer.code, Reason(answer.code), answer.content_type, answer.body.size(), answer.body));
     ::close(client);
   }
 }

@@ -64,8 +64,8 @@ StatusOr<std::string> StringField(const std::string& file, const manifest::Node&
   const manifest::Node* v = map.Find(key);
   if (v == nullptr || v->is_null()) return std::string();
   if (v->kind != manifest::NodeKind::kString) {
-    return InvalidArgumentError(fmt::format("{}.{}: must be a string, not {}", Where(file, *v, field), key,
-                                            manifest::NodeKindName(v->kind)));
+    return InvalidArgumentError(
+        fmt::format("{}.{}: must be a string, not {}", Where(file, *v, field), key, manifest::NodeKindName(v->kind)));
   }
   return v->text;
 }
@@ -98,15 +98,16 @@ Status MergeFile(const std::string& path, Merged* merged) {
   if (!text.ok()) return text.status().WithContext("kubeconfig");
   size_t first = text->find_first_not_of(" \t\r\n");
   StatusOr<std::vector<manifest::Document>> docs = first != std::string::npos && (*text)[first] == '{'
-                                                      ? manifest::ParseJson(*text, path)
-                                                      : manifest::ParseYaml(*text, path);
+                                                       ? manifest::ParseJson(*text, path)
+                                                       : manifest::ParseYaml(*text, path);
   if (!docs.ok()) return docs.status().WithContext("kubeconfig");
   merged->documents.push_back(std::move(*docs));
   const std::vector<manifest::Document>& documents = merged->documents.back();
   if (documents.size() > 1) return InvalidArgumentError(fmt::format("{}: a kubeconfig is one YAML document", path));
   if (documents.empty() || documents[0].root.is_null()) return OkStatus();  // an empty file adds nothing
   const manifest::Node& root = documents[0].root;
-  if (!root.is_mapping()) return InvalidArgumentError(fmt::format("{}: must be a mapping", Where(path, root, "(root)")));
+  if (!root.is_mapping())
+    return InvalidArgumentError(fmt::format("{}: must be a mapping", Where(path, root, "(root)")));
   StatusOr<std::string> kind = StringField(path, root, "kind", "");
   if (!kind.ok()) return kind.status();
   if (!kind->empty() && *kind != "Config") {
@@ -184,9 +185,9 @@ Status ReadCluster(const Entry& e, RestConfig* config) {
 Status ReadUser(const Entry& e, RestConfig* config) {
   for (std::string_view unsupported : {"exec", "auth-provider", "username", "password", "as", "impersonate"}) {
     if (const manifest::Node* n = e.body->Find(unsupported); n != nullptr && !n->is_null()) {
-      return UnimplementedError(fmt::format(
-          "{}.{}: not supported by dractl (use a client certificate, a token or tokenFile)",
-          Where(e.file, *n, e.field), unsupported));
+      return UnimplementedError(
+          fmt::format("{}.{}: not supported by dractl (use a client certificate, a token or tokenFile)",
+                      Where(e.file, *n, e.field), unsupported));
     }
   }
   if (Status s = FileOrData(e, "client-certificate", &config->client_cert_file, &config->client_cert_pem); !s.ok()) {
@@ -242,14 +243,15 @@ StatusOr<RestConfig> LoadKubeconfig(const std::vector<std::string>& paths, std::
   config.namespace_ = ns->empty() ? "default" : *ns;
   auto cl = merged.clusters.find(*cluster);
   if (cluster->empty() || cl == merged.clusters.end()) {
-    return NotFoundError(fmt::format("{}.cluster: \"{}\": no cluster of this name", Where(c.file, *c.body, c.field),
-                                     *cluster));
+    return NotFoundError(
+        fmt::format("{}.cluster: \"{}\": no cluster of this name", Where(c.file, *c.body, c.field), *cluster));
   }
   if (Status s = ReadCluster(cl->second, &config); !s.ok()) return s;
   if (!user->empty()) {
     auto u = merged.users.find(*user);
     if (u == merged.users.end()) {
-      return NotFoundError(fmt::format("{}.user: \"{}\": no user of this name", Where(c.file, *c.body, c.field), *user));
+      return NotFoundError(
+          fmt::format("{}.user: \"{}\": no user of this name", Where(c.file, *c.body, c.field), *user));
     }
     if (Status s = ReadUser(u->second, &config); !s.ok()) return s;
   }

@@ -16,9 +16,8 @@ using ::testing::HasSubstr;
 class KubeconfigTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("dractl-kubeconfig-test-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = std::filesystem::temp_directory_path() / ("dractl-kubeconfig-test-" + std::to_string(::getpid()) + "-" +
+                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_ / "sub");
   }
@@ -122,8 +121,9 @@ contexts:
 )");
   StatusOr<RestConfig> c = LoadKubeconfig({path}, "");
   ASSERT_FALSE(c.ok());
-  EXPECT_THAT(c.status().message(), HasSubstr(path + ":5:13: clusters[0].cluster.server: \"127.0.0.1:6443\": must start "
-                                              "with https:// or http://"));
+  EXPECT_THAT(c.status().message(),
+              HasSubstr(path + ":5:13: clusters[0].cluster.server: \"127.0.0.1:6443\": must start "
+                               "with https:// or http://"));
 
   std::string exec = Write("exec", R"(current-context: c
 clusters:

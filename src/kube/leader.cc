@@ -15,8 +15,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 std::string Text(const manifest::Node* n) {
-  return n != nullptr && (n->kind == manifest::NodeKind::kString || n->kind == manifest::NodeKind::kInt) ? n->text
-                                                                                                        : std::string();
+  return n != nullptr && (n->kind == manifest::NodeKind::kString || n->kind == manifest::NodeKind::kInt)
+             ? n->text
+             : std::string();
 }
 
 // metadata.resourceVersion of a Lease answer ("" if unreadable).
@@ -55,12 +56,12 @@ bool LeaderElector::TryAcquireOrRenew() {
   }
   if (got->code == 404) {
     const std::string body = RequestJson(LeaseBody({.name = options_.lease_name,
-                                                     .namespace_ = options_.lease_namespace,
-                                                     .holder_identity = options_.identity,
-                                                     .lease_duration_seconds = duration_s,
-                                                     .acquire_time = now,
-                                                     .renew_time = now,
-                                                     .lease_transitions = 0}));
+                                                    .namespace_ = options_.lease_namespace,
+                                                    .holder_identity = options_.identity,
+                                                    .lease_duration_seconds = duration_s,
+                                                    .acquire_time = now,
+                                                    .renew_time = now,
+                                                    .lease_transitions = 0}));
     StatusOr<Response> created = client_->Do(
         "POST", fmt::format("/apis/coordination.k8s.io/v1/namespaces/{}/leases", options_.lease_namespace), body);
     if (!created.ok() || created->code < 200 || created->code >= 300) {
@@ -181,13 +182,13 @@ void LeaderElector::Release() {
   // when left out).
   const std::string now = NowRfc3339(true);
   const std::string body = RequestJson(LeaseBody({.name = options_.lease_name,
-                                                   .namespace_ = options_.lease_namespace,
-                                                   .resource_version = observed_rv_,
-                                                   .holder_identity = std::nullopt,
-                                                   .lease_duration_seconds = duration_s,
-                                                   .acquire_time = std::nullopt,
-                                                   .renew_time = now,
-                                                   .lease_transitions = std::nullopt}));
+                                                  .namespace_ = options_.lease_namespace,
+                                                  .resource_version = observed_rv_,
+                                                  .holder_identity = std::nullopt,
+                                                  .lease_duration_seconds = duration_s,
+                                                  .acquire_time = std::nullopt,
+                                                  .renew_time = now,
+                                                  .lease_transitions = std::nullopt}));
   StatusOr<Response> r = client_->Do("PUT", LeasePath(), body);
   if (r.ok() && r->code >= 200 && r->code < 300) {
     Log("leader election: released the lease");

@@ -28,7 +28,7 @@ std::optional<api::Kind> CollectionKind(std::string_view path);
 std::vector<Collection> SnapshotCollections();
 
 struct ListPage {
-  std::string name;  // "https://host:6443/api/v1/pods" (+ " page 2" ...), for messages
+  std::string name;     // "https://host:6443/api/v1/pods" (+ " page 2" ...), for messages
   std::string body;     // the <Kind>List JSON as the server sent it
   manifest::Node tree;  // the same, parsed (ListAll parses it for `continue`)
 };

@@ -139,12 +139,13 @@ std::string Metrics::Render() const {
     auto it = pending_.find(queue);
     out += fmt::format("scheduler_pending_pods{{queue=\"{}\"}} {}\n", queue, it == pending_.end() ? 0 : it->second);
   }
-  Header(&out, "dractl_api_requests_total", "counter", "API server requests made by dractl, by verb, resource and code");
+  Header(&out, "dractl_api_requests_total", "counter",
+         "API server requests made by dractl, by verb, resource and code");
   for (const auto& [key, n] : api_requests_) {
     size_t a = key.find('|');
     size_t b = key.rfind('|');
-    out += fmt::format("dractl_api_requests_total{{verb=\"{}\",resource=\"{}\",code=\"{}\"}} {}\n",
-                       key.substr(0, a), Escape(key.substr(a + 1, b - a - 1)), key.substr(b + 1), n);
+    out += fmt::format("dractl_api_requests_total{{verb=\"{}\",resource=\"{}\",code=\"{}\"}} {}\n", key.substr(0, a),
+                       Escape(key.substr(a + 1, b - a - 1)), key.substr(b + 1), n);
   }
   Header(&out, "dractl_api_request_duration_seconds", "histogram", "API server request latency seen by dractl");
   api_latency_.Render("dractl_api_request_duration_seconds", "", &out);

@@ -55,7 +55,7 @@ class Metrics {
   Histogram algorithm_duration_;
   Histogram sli_duration_;
   Histogram pod_attempts_;
-  std::map<std::string, int64_t> pending_;  // queue ->
+  std::map<std::string, int64_t> pending_;        // queue ->
   std::map<std::string, uint64_t> api_requests_;  // "verb|resource|code" ->
   Histogram api_latency_;
   uint64_t conflicts_ = 0;

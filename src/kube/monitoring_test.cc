@@ -44,8 +44,9 @@ void CollectExprs(const manifest::Node& node, std::vector<std::string>* out) {
 // The metric names a PromQL expression reads.
 std::set<std::string> MetricsUsed(std::string expr) {
   static const std::set<std::string> kPromQL = {
-      "sum", "max", "min", "avg", "count", "rate", "irate", "increase", "histogram_quantile", "by", "without",
-      "on", "ignoring", "and", "or", "unless", "bool", "label_values", "abs", "clamp_min", "clamp_max"};
+      "sum", "max",       "min",      "avg",      "count", "rate", "irate",  "increase", "histogram_quantile",
+      "by",  "without",   "on",       "ignoring", "and",   "or",   "unless", "bool",     "label_values",
+      "abs", "clamp_min", "clamp_max"};
   for (const char* pattern : {R"("[^"]*")", R"(\{[^}]*\})", R"(\[[^\]]*\])", R"(\b(by|without)\s*\([^)]*\))"}) {
     expr = std::regex_replace(expr, std::regex(pattern), " ");
   }

@@ -65,9 +65,9 @@ struct LeaseRecord {
   std::string_view resource_version{};                // empty: left out (create)
   std::optional<std::string_view> holder_identity{};  // nullopt: null (released)
   int64_t lease_duration_seconds = 0;
-  std::optional<std::string_view> acquire_time{};     // nullopt: null
+  std::optional<std::string_view> acquire_time{};  // nullopt: null
   std::string_view renew_time{};
-  std::optional<int64_t> lease_transitions{};         // nullopt: null
+  std::optional<int64_t> lease_transitions{};  // nullopt: null
 };
 manifest::Node LeaseBody(const LeaseRecord& lease);
 

@@ -60,11 +60,11 @@ TEST(RequestBodiesTest, PodClaimStatusPatchCarriesBothStatusesAndUid) {
   api::Pod pod = MakePod();
   pod.status.resource_claim_statuses.push_back({.name = "gpu", .resource_claim_name = "train-0-gpu-x7k2"});
   pod.status.resource_claim_statuses.push_back({.name = "skipped", .resource_claim_name = std::nullopt});
-  pod.status.extended_resource_claim_status = api::PodExtendedResourceClaimStatus{
-      .request_mappings = {{.container_name = "main",
-                            .resource_name = "example.com/gpu",
-                            .request_name = "container-0-request-0"}},
-      .resource_claim_name = "train-0-extended-resources-abc"};
+  pod.status.extended_resource_claim_status =
+      api::PodExtendedResourceClaimStatus{.request_mappings = {{.container_name = "main",
+                                                                .resource_name = "example.com/gpu",
+                                                                .request_name = "container-0-request-0"}},
+                                          .resource_claim_name = "train-0-extended-resources-abc"};
   Node got = Parse(PodClaimStatusPatch(pod));
   EXPECT_EQ(At(got, {"metadata", "uid"}), "uid-pod");
   EXPECT_EQ(At(got, {"status", "resourceClaimStatuses", "0", "name"}), "gpu");
@@ -72,8 +72,7 @@ TEST(RequestBodiesTest, PodClaimStatusPatchCarriesBothStatusesAndUid) {
   EXPECT_EQ(At(got, {"status", "resourceClaimStatuses", "1", "name"}), "skipped");
   // resourceClaimName is a pointer with omitempty: no claim, no key.
   EXPECT_EQ(At(got, {"status", "resourceClaimStatuses", "1", "resourceClaimName"}), "<missing>");
-  EXPECT_EQ(At(got, {"status", "extendedResourceClaimStatus", "resourceClaimName"}),
-            "train-0-extended-resources-abc");
+  EXPECT_EQ(At(got, {"status", "extendedResourceClaimStatus", "resourceClaimName"}), "train-0-extended-resources-abc");
   EXPECT_EQ(At(got, {"status", "extendedResourceClaimStatus", "requestMappings", "0", "containerName"}), "main");
   EXPECT_EQ(At(got, {"status", "extendedResourceClaimStatus", "requestMappings", "0", "resourceName"}),
             "example.com/gpu");

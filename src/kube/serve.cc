@@ -41,9 +41,7 @@ constexpr size_t kMaxParallelWrites = 64;
 // cluster; each round retries every unschedulable pod).
 constexpr auto kIdleRoundInterval = std::chrono::milliseconds(200);
 
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
+double Seconds(Clock::time_point since) { return std::chrono::duration<double>(Clock::now() - since).count(); }
 
 std::string Json(const api::Object& object) { return manifest::EmitJson(manifest::EncodeObject(object), 0); }
 
@@ -85,7 +83,6 @@ bool WaitingForClaims(const api::Pod& pod) {
   }
   return false;
 }
-
 
 // The PodScheduled condition's status and message, from status.conditions.
 std::pair<std::string, std::string> PodScheduledCondition(const api::Pod& pod) {
@@ -248,7 +245,8 @@ Server::Round Server::Plan() {
   for (size_t c : result->created_claims) {
     const api::ResourceClaim& claim = snapshot.claims[c];
     for (const api::OwnerReference& o : claim.metadata.owner_references) {
-      if (o.controller.value_or(false) && o.kind == "Pod") created[claim.metadata.namespace_ + "/" + o.name].push_back(c);
+      if (o.controller.value_or(false) && o.kind == "Pod")
+        created[claim.metadata.namespace_ + "/" + o.name].push_back(c);
     }
   }
   std::map<std::string, size_t> pod_index;
@@ -284,8 +282,8 @@ Server::Round Server::Plan() {
         size_t slash = cp.claim.find('/');
         std::optional<size_t> idx = snapshot.FindClaim(cp.claim.substr(0, slash), cp.claim.substr(slash + 1));
         if (!idx) continue;
-        PodWrite::Claim c{.key = cp.claim, .planned = snapshot.claims[*idx], .cached = std::nullopt,
-                          .allocate = cp.allocated_now};
+        PodWrite::Claim c{
+            .key = cp.claim, .planned = snapshot.claims[*idx], .cached = std::nullopt, .allocate = cp.allocated_now};
         if (const api::Object* cached = cache_.Find(api::Kind::kResourceClaim, cp.claim); cached != nullptr) {
           c.cached = std::get<api::ResourceClaim>(*cached);
         }
@@ -461,7 +459,8 @@ void Server::Execute(PodWrite* w) {
     bound.spec.node_name = w->node;
     w->assumed.emplace_back(std::move(bound));
   }
-  PostEvent(w->pod, "Normal", "Scheduled", "Binding", fmt::format("Successfully assigned {} to {}", w->pod_key, w->node));
+  PostEvent(w->pod, "Normal", "Scheduled", "Binding",
+            fmt::format("Successfully assigned {} to {}", w->pod_key, w->node));
   Log(fmt::format("bound {} to {}{}{}", w->pod_key, w->node, w->devices.empty() ? "" : ": ", w->devices));
   metrics_.Attempt("scheduled", Seconds(start));
   w->ok = true;
@@ -471,9 +470,9 @@ Status Server::CreateClaim(const api::ResourceClaim& claim, std::vector<api::Obj
   api::ResourceClaim fresh = claim;
   fresh.status = {};
   Clock::time_point start = Clock::now();
-  StatusOr<Response> r =
-      client_->Do("POST", fmt::format("/apis/resource.k8s.io/v1/namespaces/{}/resourceclaims", claim.metadata.namespace_),
-                  Json(api::Object(fresh)));
+  StatusOr<Response> r = client_->Do(
+      "POST", fmt::format("/apis/resource.k8s.io/v1/namespaces/{}/resourceclaims", claim.metadata.namespace_),
+      Json(api::Object(fresh)));
   if (!r.ok()) return r.status();
   metrics_.ApiRequest("create", "resourceclaims", r->code, Seconds(start));
   if (r->code < 200 || r->code >= 300) return ApiError(*r, "create claim " + sched::ObjectKey(claim.metadata));
@@ -513,7 +512,8 @@ void Server::DeleteCreatedClaim(const api::ResourceClaim& claim) {
   }
   StatusOr<Response> del = request("DELETE", "delete", "");
   if (!del.ok() || (del->code >= 300 && del->code != 404)) {
-    Log(fmt::format("deleting claim {}: {}", key, del.ok() ? ApiError(*del, "delete").message() : del.status().message()));
+    Log(fmt::format("deleting claim {}: {}", key,
+                    del.ok() ? ApiError(*del, "delete").message() : del.status().message()));
     return;
   }
   // The DELETED event takes it out of the cache.
@@ -676,7 +676,8 @@ void Server::ReportUnschedulable(const api::Pod& pod, const std::string& message
     const std::string body =
         RequestJson(PodScheduledPatch(error ? "SchedulerError" : "Unschedulable", message, transition));
     Clock::time_point start = Clock::now();
-    StatusOr<Response> r = client_->Do("PATCH", PodPath(pod) + "/status", body, "application/strategic-merge-patch+json");
+    StatusOr<Response> r =
+        client_->Do("PATCH", PodPath(pod) + "/status", body, "application/strategic-merge-patch+json");
     if (!r.ok()) {
       Log(fmt::format("pod {}: PodScheduled condition: {}", sched::ObjectKey(pod.metadata), r.status().message()));
     } else {
@@ -744,8 +745,8 @@ void Server::CheckBindingWaits() {
         };
         for (const std::string& f : r.binding_failure_conditions) {
           if (const api::Condition* c = is_true(f); c != nullptr && failure.empty()) {
-            failure = fmt::format("claim {} binding failed: reason={}, message={}", key, c->reason,
-                                  JsonString(c->message));
+            failure =
+                fmt::format("claim {} binding failed: reason={}, message={}", key, c->reason, JsonString(c->message));
           }
         }
         for (const std::string& b : r.binding_conditions) claim_ready &= is_true(b) != nullptr;
@@ -878,9 +879,9 @@ void Server::WriteEvent(const EventSeries::Event& e, bool series) {
     // A series adds itself to the Event (client-go's strategic-merge patch
     // of the Event without and with it); a gone Event is created again.
     Clock::time_point start = Clock::now();
-    StatusOr<Response> r = client_->Do("PATCH", events + "/" + e.name,
-                                       RequestJson(EventSeriesPatch(e.count, last_observed)),
-                                       "application/strategic-merge-patch+json");
+    StatusOr<Response> r =
+        client_->Do("PATCH", events + "/" + e.name, RequestJson(EventSeriesPatch(e.count, last_observed)),
+                    "application/strategic-merge-patch+json");
     if (!r.ok()) {
       Log(fmt::format("event {} for {}/{}: {}", e.name, e.key.regarding_namespace, e.key.regarding_name,
                       r.status().message()));
@@ -895,19 +896,19 @@ void Server::WriteEvent(const EventSeries::Event& e, bool series) {
     }
   }
   const std::string event_time = Rfc3339(e.event_time, true);
-  const std::string body = RequestJson(EventBody({.name = e.name,
-                                                  .namespace_ = e.key.regarding_namespace,
-                                                  .event_time = event_time,
-                                                  .reporting_controller = options_.scheduler_name,
-                                                  .reporting_instance = options_.instance,
-                                                  .action = e.key.action,
-                                                  .reason = e.key.reason,
-                                                  .type = e.key.type,
-                                                  .note = e.note,
-                                                  .pod_name = e.key.regarding_name,
-                                                  .pod_uid = e.key.regarding_uid},
-                                                 series ? EventSeriesNode(e.count, last_observed)
-                                                        : manifest::Node::Null()));
+  const std::string body =
+      RequestJson(EventBody({.name = e.name,
+                             .namespace_ = e.key.regarding_namespace,
+                             .event_time = event_time,
+                             .reporting_controller = options_.scheduler_name,
+                             .reporting_instance = options_.instance,
+                             .action = e.key.action,
+                             .reason = e.key.reason,
+                             .type = e.key.type,
+                             .note = e.note,
+                             .pod_name = e.key.regarding_name,
+                             .pod_uid = e.key.regarding_uid},
+                            series ? EventSeriesNode(e.count, last_observed) : manifest::Node::Null()));
   Clock::time_point start = Clock::now();
   StatusOr<Response> r = client_->Do("POST", events, body);
   if (!r.ok()) {

@@ -111,15 +111,15 @@ class Server {
   // on the planning thread.
   struct PodWrite {
     struct Claim {
-      std::string key;                            // "ns/name"
-      api::ResourceClaim planned;                 // with the planned allocation
-      std::optional<api::ResourceClaim> cached;   // as the cache had it
-      bool allocate = false;                      // false: only reserve
+      std::string key;                           // "ns/name"
+      api::ResourceClaim planned;                // with the planned allocation
+      std::optional<api::ResourceClaim> cached;  // as the cache had it
+      bool allocate = false;                     // false: only reserve
     };
     std::string pod_key;
     std::string node;
-    api::Pod pod;         // as planned (resourceClaimStatuses of --manage-claims)
-    api::Pod cached_pod;  // as the cache had it
+    api::Pod pod;                            // as planned (resourceClaimStatuses of --manage-claims)
+    api::Pod cached_pod;                     // as the cache had it
     std::vector<api::ResourceClaim> create;  // --manage-claims: claims to create first
     std::vector<Claim> claims;
     std::string devices;  // for the log
@@ -218,7 +218,7 @@ class Server {
   std::map<std::string, std::chrono::steady_clock::time_point> first_seen_;
   std::map<std::string, int> attempts_;
   std::map<std::string, BindingWait> binding_waits_;  // by pod key; planning thread
-  EventSeries events_;  // FailedScheduling and Scheduled events (any thread)
+  EventSeries events_;                                // FailedScheduling and Scheduled events (any thread)
   std::chrono::system_clock::time_point last_events_finish_ = std::chrono::system_clock::now();
   std::chrono::system_clock::time_point last_events_refresh_ = std::chrono::system_clock::now();
 };

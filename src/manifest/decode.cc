@@ -68,7 +68,6 @@ class Path {
   size_t index_ = 0;
 };
 
-
 bool IsDigits(std::string_view s, size_t pos, size_t n) {
   if (pos + n > s.size()) return false;
   for (size_t i = pos; i < pos + n; ++i) {
@@ -80,9 +79,9 @@ bool IsDigits(std::string_view s, size_t pos, size_t n) {
 // RFC 3339 date-time, as metav1.Time accepts it:
 // YYYY-MM-DDTHH:MM:SS[.fraction](Z|+HH:MM|-HH:MM).
 bool IsRfc3339(std::string_view s) {
-  if (!IsDigits(s, 0, 4) || s.size() < 20 || s[4] != '-' || !IsDigits(s, 5, 2) || s[7] != '-' ||
-      !IsDigits(s, 8, 2) || (s[10] != 'T' && s[10] != 't') || !IsDigits(s, 11, 2) ||
-      s[13] != ':' || !IsDigits(s, 14, 2) || s[16] != ':' || !IsDigits(s, 17, 2)) {
+  if (!IsDigits(s, 0, 4) || s.size() < 20 || s[4] != '-' || !IsDigits(s, 5, 2) || s[7] != '-' || !IsDigits(s, 8, 2) ||
+      (s[10] != 'T' && s[10] != 't') || !IsDigits(s, 11, 2) || s[13] != ':' || !IsDigits(s, 14, 2) || s[16] != ':' ||
+      !IsDigits(s, 17, 2)) {
     return false;
   }
   size_t i = 19;
@@ -93,8 +92,8 @@ bool IsRfc3339(std::string_view s) {
     if (i == start) return false;
   }
   if (i < s.size() && (s[i] == 'Z' || s[i] == 'z')) return i + 1 == s.size();
-  return i + 6 == s.size() && (s[i] == '+' || s[i] == '-') && IsDigits(s, i + 1, 2) &&
-         s[i + 3] == ':' && IsDigits(s, i + 4, 2);
+  return i + 6 == s.size() && (s[i] == '+' || s[i] == '-') && IsDigits(s, i + 1, 2) && s[i + 3] == ':' &&
+         IsDigits(s, i + 4, 2);
 }
 
 // The last element of a field path: "atributes" for "spec.devices[0].atributes",
@@ -136,8 +135,7 @@ class Decoder {
     Report(api::Severity::kError, mark, path, std::move(message));
   }
   void TypeError(const Node& n, const Path& path, std::string_view expected) {
-    Error(n.mark, path,
-          "expected " + std::string(expected) + ", got " + std::string(NodeKindName(n.kind)));
+    Error(n.mark, path, "expected " + std::string(expected) + ", got " + std::string(NodeKindName(n.kind)));
   }
   // `known`: the fields of the object holding it, for "did you mean".
   void UnknownField(Mark mark, const Path& path, std::span<const std::string_view> known) {
@@ -196,8 +194,8 @@ class Decoder {
   // A core/meta struct modelled in part: unknown keys go to `*extra`, with a
   // warning unless `known` lists them.
   template <typename F>
-  void CoreStruct(const Node& n, const Path& path, std::span<const std::string_view> known,
-                  api::RawFields* extra, F&& field) {
+  void CoreStruct(const Node& n, const Path& path, std::span<const std::string_view> known, api::RawFields* extra,
+                  F&& field) {
     if (!IsMapping(n, path)) return;
     for (size_t i = 0; i < n.items.size(); ++i) {
       const std::string& key = n.keys[i].first;
@@ -234,8 +232,7 @@ class Decoder {
   // A string-keyed map. A null value is the zero value (with a warning unless
   // `null_is_zero`).
   template <typename V, typename K, typename F>
-  void Map(const Node& n, const Path& path, api::FlatMap<V, K>* out, F&& value_fn,
-           bool null_is_zero = false) {
+  void Map(const Node& n, const Path& path, api::FlatMap<V, K>* out, F&& value_fn, bool null_is_zero = false) {
     if (n.is_null()) return;
     if (!n.is_mapping()) {
       TypeError(n, path, "object");
@@ -418,11 +415,11 @@ class Decoder {
   }
   template <typename E>
   void EnumList(const Node& n, const Path& path, std::vector<api::EnumString<E>>* out) {
-    List(n, path, out,
-         [this](const Node& e, const Path& p, api::EnumString<E>* s) { Enum(e, p, s); });
+    List(n, path, out, [this](const Node& e, const Path& p, api::EnumString<E>* s) { Enum(e, p, s); });
   }
   void StringMap(const Node& n, const Path& path, api::FlatMap<std::string>* out) {
-    Map(n, path, out, [this](const Node& v, const Path& p, std::string* s) { String(v, p, s); },
+    Map(
+        n, path, out, [this](const Node& v, const Path& p, std::string* s) { String(v, p, s); },
         /*null_is_zero=*/true);
   }
   template <typename K>
@@ -531,11 +528,10 @@ class Decoder {
     });
   }
   void Decode(const Node& n, const Path& path, api::Affinity* a) {
-    CoreStruct(n, path, internal::kAffinityFields, &a->extra,
-               [&](std::string_view key, const Node& v, const Path& p) {
-                 DRA_FIELD("nodeAffinity", Opt(v, p, &a->node_affinity));
-                 return false;
-               });
+    CoreStruct(n, path, internal::kAffinityFields, &a->extra, [&](std::string_view key, const Node& v, const Path& p) {
+      DRA_FIELD("nodeAffinity", Opt(v, p, &a->node_affinity));
+      return false;
+    });
   }
   void Decode(const Node& n, const Path& path, api::Taint* t) {
     Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) {
@@ -557,12 +553,11 @@ class Decoder {
     });
   }
   void Decode(const Node& n, const Path& path, api::NodeSpec* s) {
-    CoreStruct(n, path, internal::kNodeSpecFields, &s->extra,
-               [&](std::string_view key, const Node& v, const Path& p) {
-                 DRA_FIELD("unschedulable", Bool(v, p, &s->unschedulable));
-                 DRA_FIELD("taints", List(v, p, &s->taints, Dec()));
-                 return false;
-               });
+    CoreStruct(n, path, internal::kNodeSpecFields, &s->extra, [&](std::string_view key, const Node& v, const Path& p) {
+      DRA_FIELD("unschedulable", Bool(v, p, &s->unschedulable));
+      DRA_FIELD("taints", List(v, p, &s->taints, Dec()));
+      return false;
+    });
   }
   void Decode(const Node& n, const Path& path, api::NodeStatus* s) {
     CoreStruct(n, path, internal::kNodeStatusFields, &s->extra,
@@ -588,13 +583,12 @@ class Decoder {
     });
   }
   void Decode(const Node& n, const Path& path, api::Container* c) {
-    CoreStruct(n, path, internal::kContainerFields, &c->extra,
-               [&](std::string_view key, const Node& v, const Path& p) {
-                 DRA_FIELD("name", String(v, p, &c->name, Req::kRequired));
-                 DRA_FIELD("resources", Decode(v, p, &c->resources));
-                 DRA_FIELD("restartPolicy", Enum(v, p, &c->restart_policy));
-                 return false;
-               });
+    CoreStruct(n, path, internal::kContainerFields, &c->extra, [&](std::string_view key, const Node& v, const Path& p) {
+      DRA_FIELD("name", String(v, p, &c->name, Req::kRequired));
+      DRA_FIELD("resources", Decode(v, p, &c->resources));
+      DRA_FIELD("restartPolicy", Enum(v, p, &c->restart_policy));
+      return false;
+    });
   }
   void Decode(const Node& n, const Path& path, api::PodResourceClaim* c) {
     Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) {
@@ -605,32 +599,31 @@ class Decoder {
     });
   }
   void Decode(const Node& n, const Path& path, api::PodSpec* s) {
-    CoreStruct(n, path, internal::kPodSpecFields, &s->extra,
-               [&](std::string_view key, const Node& v, const Path& p) {
-                 DRA_FIELD("initContainers", List(v, p, &s->init_containers, Dec()));
-                 DRA_FIELD("containers", List(v, p, &s->containers, Dec()));
-                 DRA_FIELD("nodeSelector", StringMap(v, p, &s->node_selector));
-                 DRA_FIELD("nodeName", String(v, p, &s->node_name));
-                 DRA_FIELD("affinity", Opt(v, p, &s->affinity));
-                 DRA_FIELD("schedulerName", String(v, p, &s->scheduler_name));
-                 DRA_FIELD("tolerations", List(v, p, &s->tolerations, Dec()));
-                 DRA_FIELD("priorityClassName", String(v, p, &s->priority_class_name));
-                 DRA_FIELD("priority", OptInt32(v, p, &s->priority));
-                 DRA_FIELD("overhead", QuantityMap(v, p, &s->overhead));
-                 DRA_FIELD("resourceClaims", List(v, p, &s->resource_claims, Dec()));
-                 if (key == "schedulingGroup" && v.is_mapping()) {
-                   // Kept as raw JSON (api/scheduling_validation.cc reads
-                   // it); its fields are known here, for --strict.
-                   static constexpr std::string_view kSchedulingGroupFields[] = {"podGroupName"};
-                   for (const auto& [name, mark] : v.keys) {
-                     if (std::find(std::begin(kSchedulingGroupFields), std::end(kSchedulingGroupFields), name) ==
-                         std::end(kSchedulingGroupFields)) {
-                       UnknownField(mark, p.Child(name), kSchedulingGroupFields);
-                     }
-                   }
-                 }
-                 return false;
-               });
+    CoreStruct(n, path, internal::kPodSpecFields, &s->extra, [&](std::string_view key, const Node& v, const Path& p) {
+      DRA_FIELD("initContainers", List(v, p, &s->init_containers, Dec()));
+      DRA_FIELD("containers", List(v, p, &s->containers, Dec()));
+      DRA_FIELD("nodeSelector", StringMap(v, p, &s->node_selector));
+      DRA_FIELD("nodeName", String(v, p, &s->node_name));
+      DRA_FIELD("affinity", Opt(v, p, &s->affinity));
+      DRA_FIELD("schedulerName", String(v, p, &s->scheduler_name));
+      DRA_FIELD("tolerations", List(v, p, &s->tolerations, Dec()));
+      DRA_FIELD("priorityClassName", String(v, p, &s->priority_class_name));
+      DRA_FIELD("priority", OptInt32(v, p, &s->priority));
+      DRA_FIELD("overhead", QuantityMap(v, p, &s->overhead));
+      DRA_FIELD("resourceClaims", List(v, p, &s->resource_claims, Dec()));
+      if (key == "schedulingGroup" && v.is_mapping()) {
+        // Kept as raw JSON (api/scheduling_validation.cc reads
+        // it); its fields are known here, for --strict.
+        static constexpr std::string_view kSchedulingGroupFields[] = {"podGroupName"};
+        for (const auto& [name, mark] : v.keys) {
+          if (std::find(std::begin(kSchedulingGroupFields), std::end(kSchedulingGroupFields), name) ==
+              std::end(kSchedulingGroupFields)) {
+            UnknownField(mark, p.Child(name), kSchedulingGroupFields);
+          }
+        }
+      }
+      return false;
+    });
   }
   void Decode(const Node& n, const Path& path, api::PodResourceClaimStatus* s) {
     Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) {
@@ -655,15 +648,13 @@ class Decoder {
     });
   }
   void Decode(const Node& n, const Path& path, api::PodStatus* s) {
-    CoreStruct(n, path, internal::kPodStatusFields, &s->extra,
-               [&](std::string_view key, const Node& v, const Path& p) {
-                 DRA_FIELD("phase", Enum(v, p, &s->phase));
-                 DRA_FIELD("nominatedNodeName", String(v, p, &s->nominated_node_name));
-                 DRA_FIELD("resourceClaimStatuses", List(v, p, &s->resource_claim_statuses, Dec()));
-                 DRA_FIELD("extendedResourceClaimStatus",
-                           Opt(v, p, &s->extended_resource_claim_status));
-                 return false;
-               });
+    CoreStruct(n, path, internal::kPodStatusFields, &s->extra, [&](std::string_view key, const Node& v, const Path& p) {
+      DRA_FIELD("phase", Enum(v, p, &s->phase));
+      DRA_FIELD("nominatedNodeName", String(v, p, &s->nominated_node_name));
+      DRA_FIELD("resourceClaimStatuses", List(v, p, &s->resource_claim_statuses, Dec()));
+      DRA_FIELD("extendedResourceClaimStatus", Opt(v, p, &s->extended_resource_claim_status));
+      return false;
+    });
   }
 
   // ---------------------------------------------------------------------------
@@ -733,8 +724,8 @@ class Decoder {
     std::vector<std::string_view> set;
     Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) {
       if (v.is_null()) {  // Go pointer / omitempty list: null is unset
-        return key == "int" || key == "bool" || key == "string" || key == "version" ||
-               key == "ints" || key == "bools" || key == "strings" || key == "versions";
+        return key == "int" || key == "bool" || key == "string" || key == "version" || key == "ints" ||
+               key == "bools" || key == "strings" || key == "versions";
       }
       if (key == "int") {
         int64_t x = 0;
@@ -776,7 +767,7 @@ class Decoder {
       // As the API server's union rule says it (a real v1.37.2 answered
       // `Invalid value: "{int, string}"` for `{string: x, int: 1}`): the fields
       // set, in the union's member order.
-      static constexpr std::string_view kMembers[] = {"int", "bool", "string", "version",
+      static constexpr std::string_view kMembers[] = {"int",  "bool",  "string",  "version",
                                                       "ints", "bools", "strings", "versions"};
       std::string fields;
       for (std::string_view m : kMembers) {
@@ -800,8 +791,7 @@ class Decoder {
     Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) {
       DRA_FIELD("default", OptQty(v, p, &r->default_));
       DRA_FIELD("validValues",
-                List(v, p, &r->valid_values,
-                     [this](const Node& e, const Path& ep, Quantity* q) { Qty(e, ep, q); }));
+                List(v, p, &r->valid_values, [this](const Node& e, const Path& ep, Quantity* q) { Qty(e, ep, q); }));
       DRA_FIELD("validRange", Opt(v, p, &r->valid_range));
       return false;
     });
@@ -891,8 +881,7 @@ class Decoder {
     DRA_FIELD("bindsToNode", OptBool(v, p, &rare->binds_to_node));
     DRA_FIELD("bindingConditions", StringList(v, p, &rare->binding_conditions));
     DRA_FIELD("bindingFailureConditions", StringList(v, p, &rare->binding_failure_conditions));
-    DRA_FIELD("nodeAllocatableResources",
-              Map(v, p, &rare->node_allocatable_resources, Dec()));
+    DRA_FIELD("nodeAllocatableResources", Map(v, p, &rare->node_allocatable_resources, Dec()));
     return false;
   }
   void Decode(const Node& n, const Path& path, api::Device* d) {
@@ -967,9 +956,7 @@ class Decoder {
     return false;
   }
   void Decode(const Node& n, const Path& path, api::ExactDeviceRequest* r) {
-    Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) {
-      return RequestField(key, v, p, r);
-    });
+    Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) { return RequestField(key, v, p, r); });
   }
   void Decode(const Node& n, const Path& path, api::DeviceSubRequest* r) {
     Struct(n, path, [&](std::string_view key, const Node& v, const Path& p) {
@@ -1287,13 +1274,34 @@ class Decoder {
   }
   void DecodeWorkloadSpec(const Node& n, const Path& path, api::Workload* w) {
     // The spec fields of all five kinds (apps/v1 and batch/v1 types.go).
-    static constexpr std::string_view kWorkloadSpecFields[] = {
-        "replicas", "selector", "template", "strategy", "minReadySeconds", "revisionHistoryLimit",
-        "paused", "progressDeadlineSeconds", "volumeClaimTemplates", "serviceName",
-        "podManagementPolicy", "updateStrategy", "persistentVolumeClaimRetentionPolicy", "ordinals",
-        "parallelism", "completions", "activeDeadlineSeconds", "podFailurePolicy", "successPolicy",
-        "backoffLimit", "backoffLimitPerIndex", "maxFailedIndexes", "manualSelector",
-        "ttlSecondsAfterFinished", "completionMode", "suspend", "podReplacementPolicy", "managedBy"};
+    static constexpr std::string_view kWorkloadSpecFields[] = {"replicas",
+                                                               "selector",
+                                                               "template",
+                                                               "strategy",
+                                                               "minReadySeconds",
+                                                               "revisionHistoryLimit",
+                                                               "paused",
+                                                               "progressDeadlineSeconds",
+                                                               "volumeClaimTemplates",
+                                                               "serviceName",
+                                                               "podManagementPolicy",
+                                                               "updateStrategy",
+                                                               "persistentVolumeClaimRetentionPolicy",
+                                                               "ordinals",
+                                                               "parallelism",
+                                                               "completions",
+                                                               "activeDeadlineSeconds",
+                                                               "podFailurePolicy",
+                                                               "successPolicy",
+                                                               "backoffLimit",
+                                                               "backoffLimitPerIndex",
+                                                               "maxFailedIndexes",
+                                                               "manualSelector",
+                                                               "ttlSecondsAfterFinished",
+                                                               "completionMode",
+                                                               "suspend",
+                                                               "podReplacementPolicy",
+                                                               "managedBy"};
     const bool job = w->kind == api::WorkloadKind::kJob;
     const bool has_replicas = !job && w->kind != api::WorkloadKind::kDaemonSet;
     // The API server rejects negative counts (ValidateNonnegativeField); read
@@ -1304,23 +1312,27 @@ class Decoder {
         out->reset();
       }
     };
-    CoreStruct(n, path, kWorkloadSpecFields, &w->spec_extra,
-               [&](std::string_view key, const Node& v, const Path& p) {
-                 if (has_replicas) DRA_FIELD("replicas", count(v, p, &w->replicas));
-                 if (job) DRA_FIELD("parallelism", count(v, p, &w->parallelism));
-                 if (job) DRA_FIELD("completions", count(v, p, &w->completions));
-                 if (job) DRA_FIELD("suspend", Bool(v, p, &w->suspend));
-                 if (job) DRA_FIELD("completionMode", String(v, p, &w->completion_mode));
-                 DRA_FIELD("template", Decode(v, p, &w->template_));
-                 return false;
-               });
+    CoreStruct(n, path, kWorkloadSpecFields, &w->spec_extra, [&](std::string_view key, const Node& v, const Path& p) {
+      if (has_replicas) DRA_FIELD("replicas", count(v, p, &w->replicas));
+      if (job) DRA_FIELD("parallelism", count(v, p, &w->parallelism));
+      if (job) DRA_FIELD("completions", count(v, p, &w->completions));
+      if (job) DRA_FIELD("suspend", Bool(v, p, &w->suspend));
+      if (job) DRA_FIELD("completionMode", String(v, p, &w->completion_mode));
+      DRA_FIELD("template", Decode(v, p, &w->template_));
+      return false;
+    });
   }
   // batch/v1 CronJobSpec: the schedule, suspend, and the jobTemplate's Job
   // spec (its pod template, parallelism, completions, completion mode).
   void DecodeCronJobSpec(const Node& n, const Path& path, api::Workload* w) {
-    static constexpr std::string_view kCronJobSpecFields[] = {
-        "schedule", "timeZone", "startingDeadlineSeconds", "concurrencyPolicy", "suspend",
-        "successfulJobsHistoryLimit", "failedJobsHistoryLimit", "jobTemplate"};
+    static constexpr std::string_view kCronJobSpecFields[] = {"schedule",
+                                                              "timeZone",
+                                                              "startingDeadlineSeconds",
+                                                              "concurrencyPolicy",
+                                                              "suspend",
+                                                              "successfulJobsHistoryLimit",
+                                                              "failedJobsHistoryLimit",
+                                                              "jobTemplate"};
     CoreStruct(n, path, kCronJobSpecFields, &w->spec_extra, [&](std::string_view key, const Node& v, const Path& p) {
       DRA_FIELD("schedule", String(v, p, &w->schedule));
       DRA_FIELD("suspend", Bool(v, p, &w->suspend));
@@ -1350,8 +1362,8 @@ class Decoder {
     Struct(root, root_path, [&](std::string_view key, const Node& v, const Path& p) {
       if (key == "apiVersion" || key == "kind") return true;
       DRA_FIELD("metadata", Decode(v, p, &w.metadata));
-      DRA_FIELD("spec", kind == api::WorkloadKind::kCronJob ? DecodeCronJobSpec(v, p, &w)
-                                                             : DecodeWorkloadSpec(v, p, &w));
+      DRA_FIELD("spec",
+                kind == api::WorkloadKind::kCronJob ? DecodeCronJobSpec(v, p, &w) : DecodeWorkloadSpec(v, p, &w));
       DRA_FIELD("status", Raw(v, p, &w.status_raw));
       return false;
     });
@@ -1378,8 +1390,7 @@ struct VersionMatch {
 VersionMatch MatchVersion(api::Kind kind, std::string_view api_version) {
   switch (kind) {
     case api::Kind::kNode:
-    case api::Kind::kPod:
-      return {api_version == "v1", false};
+    case api::Kind::kPod: return {api_version == "v1", false};
     case api::Kind::kDeviceTaintRule:
       return {api_version == "resource.k8s.io/v1" || api_version == "resource.k8s.io/v1beta2" ||
                   api_version == "resource.k8s.io/v1alpha3",
@@ -1390,14 +1401,12 @@ VersionMatch MatchVersion(api::Kind kind, std::string_view api_version) {
       return {api_version == "scheduling.k8s.io/v1beta1" || api_version == "scheduling.k8s.io/v1alpha3", false};
     default:
       if (api_version == "resource.k8s.io/v1beta1") return {true, true};
-      return {api_version == "resource.k8s.io/v1" || api_version == "resource.k8s.io/v1beta2",
-              false};
+      return {api_version == "resource.k8s.io/v1" || api_version == "resource.k8s.io/v1beta2", false};
   }
 }
 
 // Reads apiVersion or kind from the root; reports problems.
-std::string TypeMetaField(const Node& root, std::string_view name, std::vector<Diagnostic>* diags,
-                          bool* ok) {
+std::string TypeMetaField(const Node& root, std::string_view name, std::vector<Diagnostic>* diags, bool* ok) {
   const Node* n = root.Find(name);
   auto report = [&](Mark mark, std::string message) {
     *ok = false;
@@ -1422,8 +1431,7 @@ std::string Summary(const Diagnostic& first, size_t count) {
   if (!first.field.empty()) out = first.field + ": ";
   out += first.message;
   if (first.mark.line > 0) {
-    out += " (line " + std::to_string(first.mark.line) + ", column " +
-           std::to_string(first.mark.column) + ")";
+    out += " (line " + std::to_string(first.mark.line) + ", column " + std::to_string(first.mark.column) + ")";
   }
   if (count > 1) out += " (and " + std::to_string(count - 1) + " more errors)";
   return out;
@@ -1466,9 +1474,7 @@ StatusOr<api::Object> DecodeObject(const Node& root, const DecodeOptions& option
     case api::Kind::kDeviceClass: object = decoder.Top<api::DeviceClass>(root); break;
     case api::Kind::kResourceSlice: object = decoder.Top<api::ResourceSlice>(root); break;
     case api::Kind::kResourceClaim: object = decoder.Top<api::ResourceClaim>(root); break;
-    case api::Kind::kResourceClaimTemplate:
-      object = decoder.Top<api::ResourceClaimTemplate>(root);
-      break;
+    case api::Kind::kResourceClaimTemplate: object = decoder.Top<api::ResourceClaimTemplate>(root); break;
     case api::Kind::kDeviceTaintRule: object = decoder.Top<api::DeviceTaintRule>(root); break;
     case api::Kind::kNode: object = decoder.Top<api::Node>(root); break;
     case api::Kind::kPod: object = decoder.Top<api::Pod>(root); break;

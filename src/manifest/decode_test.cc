@@ -13,8 +13,8 @@
 #include "api/defaults.h"
 #include "api/features.h"
 #include "api/validation.h"
-#include "manifest/encode.h"
 #include "manifest/emit.h"
+#include "manifest/encode.h"
 #include "manifest/json_parser.h"
 #include "manifest/yaml_parser.h"
 
@@ -311,8 +311,7 @@ spec: {driver: d, nodeName: node-a, pool: {name: p, generation: 1, resourceSlice
 }
 
 TEST(DecodeTest, ReadsDeviceTaintRuleInEveryServedVersion) {
-  for (std::string_view version : {"resource.k8s.io/v1alpha3", "resource.k8s.io/v1beta2",
-                                   "resource.k8s.io/v1"}) {
+  for (std::string_view version : {"resource.k8s.io/v1alpha3", "resource.k8s.io/v1beta2", "resource.k8s.io/v1"}) {
     auto rule = DecodeAs<api::DeviceTaintRule>("apiVersion: " + std::string(version) + R"(
 kind: DeviceTaintRule
 metadata: {name: r}
@@ -387,42 +386,62 @@ constexpr char kSliceHead[] =
 TEST(DecodeTest, ReportsTypeErrorsWithPathAndMark) {
   const std::string head = kSliceHead;
   std::vector<TypeErrorCase> cases = {
-      {.name = "int_for_string", .yaml = "  - name: 12\n", .field = "spec.devices[0].name",
-       .message = "expected string, got integer", .mark = {9, 11}},
+      {.name = "int_for_string",
+       .yaml = "  - name: 12\n",
+       .field = "spec.devices[0].name",
+       .message = "expected string, got integer",
+       .mark = {9, 11}},
       {.name = "string_for_int",
        .yaml = "  - name: a\n    attributes: {n: {int: \"3\"}}\n",
-       .field = "spec.devices[0].attributes[n].int", .message = "expected integer, got string",
+       .field = "spec.devices[0].attributes[n].int",
+       .message = "expected integer, got string",
        .mark = {10, 27}},
-      {.name = "float_for_int", .yaml = "  - name: a\n    attributes: {n: {int: 1.5}}\n",
-       .field = "spec.devices[0].attributes[n].int", .message = "expected integer, got number 1.5",
+      {.name = "float_for_int",
+       .yaml = "  - name: a\n    attributes: {n: {int: 1.5}}\n",
+       .field = "spec.devices[0].attributes[n].int",
+       .message = "expected integer, got number 1.5",
        .mark = {10, 27}},
       {.name = "int_out_of_range",
        .yaml = "  - name: a\n    attributes: {n: {int: 9223372036854775808}}\n",
        // go-yaml types an integer beyond int64 as a float, as kubectl does.
        .field = "spec.devices[0].attributes[n].int",
-       .message = "expected integer, got number 9223372036854775808", .mark = {10, 27}},
-      {.name = "bad_quantity", .yaml = "  - name: a\n    capacity:\n      memory: {value: 1 Gi}\n",
-       .field = "spec.devices[0].capacity[memory].value", .message = "1 Gi", .mark = {11, 23}},
+       .message = "expected integer, got number 9223372036854775808",
+       .mark = {10, 27}},
+      {.name = "bad_quantity",
+       .yaml = "  - name: a\n    capacity:\n      memory: {value: 1 Gi}\n",
+       .field = "spec.devices[0].capacity[memory].value",
+       .message = "1 Gi",
+       .mark = {11, 23}},
       {.name = "list_for_quantity",
        .yaml = "  - name: a\n    capacity:\n      memory: {value: [1]}\n",
        .field = "spec.devices[0].capacity[memory].value",
-       .message = "expected quantity (string or number), got list", .mark = {11, 23}},
-      {.name = "string_for_bool", .yaml = "  - name: a\n    allowMultipleAllocations: \"yes\"\n",
+       .message = "expected quantity (string or number), got list",
+       .mark = {11, 23}},
+      {.name = "string_for_bool",
+       .yaml = "  - name: a\n    allowMultipleAllocations: \"yes\"\n",
        .field = "spec.devices[0].allowMultipleAllocations",
-       .message = "expected boolean, got string", .mark = {10, 31}},
-      {.name = "list_for_map", .yaml = "  - name: a\n    attributes: [x]\n",
-       .field = "spec.devices[0].attributes", .message = "expected object, got list",
+       .message = "expected boolean, got string",
+       .mark = {10, 31}},
+      {.name = "list_for_map",
+       .yaml = "  - name: a\n    attributes: [x]\n",
+       .field = "spec.devices[0].attributes",
+       .message = "expected object, got list",
        .mark = {10, 17}},
-      {.name = "map_for_list", .yaml = "  - name: a\n    taints: {key: k}\n",
-       .field = "spec.devices[0].taints", .message = "expected list, got object",
+      {.name = "map_for_list",
+       .yaml = "  - name: a\n    taints: {key: k}\n",
+       .field = "spec.devices[0].taints",
+       .message = "expected list, got object",
        .mark = {10, 13}},
       {.name = "two_attribute_values",
        .yaml = "  - name: a\n    attributes: {n: {int: 1, string: x}}\n",
        .field = "spec.devices[0].attributes[n]",
-       .message = "Invalid value: \"{int, string}\": must specify exactly one of: `int`, `bool`, `string`, `version`, `ints`, `bools`, `strings`, `versions`", .mark = {10, 21}},
+       .message = "Invalid value: \"{int, string}\": must specify exactly one of: `int`, `bool`, `string`, `version`, "
+                  "`ints`, `bools`, `strings`, `versions`",
+       .mark = {10, 21}},
       {.name = "bad_time",
        .yaml = "  - name: a\n    taints: [{key: k, effect: None, timeAdded: yesterday}]\n",
-       .field = "spec.devices[0].taints[0].timeAdded", .message = "must be RFC 3339",
+       .field = "spec.devices[0].taints[0].timeAdded",
+       .message = "must be RFC 3339",
        .mark = {10, 48}},
   };
   for (const TypeErrorCase& c : cases) {
@@ -452,12 +471,21 @@ TEST(DecodeTest, NullAndMissingQuantityAreZeroWithAWarning) {
   std::vector<Case> cases = {
       {"null_element", "  - null\n", "spec.devices[0]", "null is read as an empty entry", {9, 5}},
       {"null_required", "  - name: null\n", "spec.devices[0].name", "null is read as an empty value", {9, 11}},
-      {"null_map_value", "  - name: a\n    capacity: {memory: null}\n", "spec.devices[0].capacity[memory]",
-       "null is read as an empty value", {10, 24}},
-      {"missing_capacity_value", "  - name: a\n    capacity: {memory: {}}\n",
-       "spec.devices[0].capacity[memory].value", "missing: read as 0", {10, 24}},
-      {"null_capacity_value", "  - name: a\n    capacity: {memory: {value: null}}\n",
-       "spec.devices[0].capacity[memory].value", "null is read as an empty value", {10, 32}},
+      {"null_map_value",
+       "  - name: a\n    capacity: {memory: null}\n",
+       "spec.devices[0].capacity[memory]",
+       "null is read as an empty value",
+       {10, 24}},
+      {"missing_capacity_value",
+       "  - name: a\n    capacity: {memory: {}}\n",
+       "spec.devices[0].capacity[memory].value",
+       "missing: read as 0",
+       {10, 24}},
+      {"null_capacity_value",
+       "  - name: a\n    capacity: {memory: {value: null}}\n",
+       "spec.devices[0].capacity[memory].value",
+       "null is read as an empty value",
+       {10, 32}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -491,8 +519,9 @@ TEST(DecodeTest, ZeroValuesValidateAsTheApiServerDoes) {
       R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"name":"s"},"spec":{"driver":)"
       R"("d.example.com","nodeName":"node-a",)";
   std::vector<Case> cases = {
-      {"null_device", slice + R"("pool":{"name":"p","generation":1,"resourceSliceCount":1},)"
-                              R"("devices":[{"name":"x"},null]}})",
+      {"null_device",
+       slice + R"("pool":{"name":"p","generation":1,"resourceSliceCount":1},)"
+               R"("devices":[{"name":"x"},null]}})",
        {"spec.devices[1].name"}},
       {"null_fields_and_missing_quantities",
        slice + R"("pool":{"name":null,"generation":null,"resourceSliceCount":1},"devices":[{"name":"x",)"
@@ -716,9 +745,11 @@ status:
   EXPECT_EQ(pod.spec.resource_claims[0].resource_claim_template_name, "t");
   EXPECT_EQ(pod.spec.priority, 100);
   EXPECT_EQ(*pod.spec.affinity->extra.find("podAntiAffinity"), R"({"x":1})");
-  EXPECT_EQ(pod.spec.affinity->node_affinity->required_during_scheduling_ignored_during_execution
-                ->node_selector_terms[0].match_expressions[0].key,
-            "zone");
+  EXPECT_EQ(
+      pod.spec.affinity->node_affinity->required_during_scheduling_ignored_during_execution->node_selector_terms[0]
+          .match_expressions[0]
+          .key,
+      "zone");
   EXPECT_TRUE(pod.status.phase == api::PodPhase::kPending);
   EXPECT_EQ(*pod.status.extra.find("conditions"), R"([{"type":"PodScheduled","status":"False"}])");
   EXPECT_EQ(pod.status.resource_claim_statuses[0].resource_claim_name, "p-gpu-abc");
@@ -774,8 +805,8 @@ Node At(Node n, uint32_t line, uint32_t column) {
 }
 
 TEST(DecodeTest, HandBuiltTreeWithMarks) {
-  Node device = Map({{"name", Node::String("gpu-0")},
-                     {"capacity", Map({{"memory", Map({{"value", At(Node::Bool(true), 7, 9)}})}})}});
+  Node device = Map(
+      {{"name", Node::String("gpu-0")}, {"capacity", Map({{"memory", Map({{"value", At(Node::Bool(true), 7, 9)}})}})}});
   Node devices = Node::Sequence();
   devices.Push(device);
   Node root = Map({{"apiVersion", Node::String("resource.k8s.io/v1")},
@@ -818,7 +849,8 @@ TEST(DecodeTest, ReadsJsonDocuments) {
   "metadata": {"name": "n1", "labels": {"a": "b"}},
   "status": {"capacity": {"cpu": 4, "memory": "16Gi"}, "phase": "Running"},
   "spec": {"taints": [{"key": "k", "effect": 1}]}
-})", "node.json");
+})",
+                                                   "node.json");
   ASSERT_TRUE(docs.ok()) << docs.status().ToString();
   std::vector<Diagnostic> diags;
   StatusOr<api::Object> object = DecodeObject(docs->front().root, {}, &diags);
@@ -876,12 +908,10 @@ void CheckRoundTrip(const api::Object& object, const std::string& where) {
 // Decodes `root` expecting success without diagnostics (or kNotFound when
 // `allow_not_found`); counts kinds.
 bool IsYamlBooleanInStringField(const Diagnostic& d) {
-  return d.message == "expected string, got boolean" ||
-         d.message.find("is a YAML 1.1 boolean") != std::string::npos;
+  return d.message == "expected string, got boolean" || d.message.find("is a YAML 1.1 boolean") != std::string::npos;
 }
 
-void DecodeClean(const Node& root, const std::string& where, bool allow_not_found,
-                 std::map<std::string, int>* kinds) {
+void DecodeClean(const Node& root, const std::string& where, bool allow_not_found, std::map<std::string, int>* kinds) {
   std::vector<Diagnostic> diags;
   StatusOr<api::Object> object = DecodeObject(root, {}, &diags);
   // Two upstream-transcribed vectors write `{string: Y}`, which go-yaml v2, kubectl
@@ -899,8 +929,7 @@ void DecodeClean(const Node& root, const std::string& where, bool allow_not_foun
   }
   ASSERT_TRUE(object.ok()) << where << ": " << object.status().ToString();
   for (const Diagnostic& d : diags) {
-    ADD_FAILURE() << where << ":" << d.mark.line << ":" << d.mark.column << ": " << d.field << ": "
-                  << d.message;
+    ADD_FAILURE() << where << ":" << d.mark.line << ":" << d.mark.column << ": " << d.field << ": " << d.message;
   }
   ++(*kinds)[std::string(api::KindName(*object))];
   CheckRoundTrip(*object, where);
@@ -927,7 +956,7 @@ TEST(DecodeFixturesTest, EverySharedFixtureDecodesAndRoundTrips) {
   EXPECT_GE(kinds["ResourceSlice"], 20);
   EXPECT_GT(kinds["DeviceClass"], 15);
   EXPECT_GT(kinds["ResourceClaimTemplate"], 5);
-    EXPECT_GT(kinds["Pod"], 0);
+  EXPECT_GT(kinds["Pod"], 0);
   for (const auto& [kind, count] : kinds) std::cout << kind << ": " << count << "\n";
 }
 

@@ -437,9 +437,10 @@ bool GoYamlResolvesNonString(std::string_view s) {
     hint = '.';
   }
   if (hint == 0) return false;  // "<<" included: '<' has no hint
-  if (OneOf(s, {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON", "n", "N", "no", "No",
-                "NO", "false", "False", "FALSE", "off", "Off", "OFF", "~", "null", "Null", "NULL", ".nan", ".NaN",
-                ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"})) {
+  if (OneOf(s, {"y",    "Y",    "yes",   "Yes",   "YES",   "true",  "True",  "TRUE",  "on",    "On",
+                "ON",   "n",    "N",     "no",    "No",    "NO",    "false", "False", "FALSE", "off",
+                "Off",  "OFF",  "~",     "null",  "Null",  "NULL",  ".nan",  ".NaN",  ".NAN",  ".inf",
+                ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"})) {
     return true;
   }
   if (hint == 'M') return false;
@@ -666,11 +667,25 @@ Analysis Analyze(std::string_view v) {
     const char c = v[i];
     if (i == 0) {
       switch (c) {
-        case '#': case ',': case '[': case ']': case '{': case '}': case '&': case '*': case '!':
-        case '|': case '>': case '\'': case '"': case '%': case '@': case '`':
-          block_indicators = true;
-          break;
-        case '?': case ':': case '-':
+        case '#':
+        case ',':
+        case '[':
+        case ']':
+        case '{':
+        case '}':
+        case '&':
+        case '*':
+        case '!':
+        case '|':
+        case '>':
+        case '\'':
+        case '"':
+        case '%':
+        case '@':
+        case '`': block_indicators = true; break;
+        case '?':
+        case ':':
+        case '-':
           if (followed_by_whitespace) block_indicators = true;
           break;
         default: break;
@@ -784,11 +799,9 @@ std::vector<size_t> KeyOrder(const Node& n, bool yaml, bool sort) {
     for (const auto& k : n.keys) runes.push_back(Runes(k.first));
     // Stable: a comparator that is not a strict weak order (Go's is not, for
     // some digit runs) must not break the sort.
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return GoYamlKeyLess(runes[a], runes[b]); });
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return GoYamlKeyLess(runes[a], runes[b]); });
   } else {
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return n.keys[a].first < n.keys[b].first; });
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return n.keys[a].first < n.keys[b].first; });
   }
   return order;
 }

@@ -112,7 +112,6 @@ TEST(EmitTest, QuotesStringsThatWouldChangeType) {
   }
 }
 
-
 std::string Value(std::string_view s) {
   Node m = Node::Mapping();
   m.Add("k", Node::String(std::string(s)));
@@ -159,12 +158,12 @@ TEST(EmitTest, QuotesWhatYaml11ReadersReadAsOtherTypes) {
            {"2001-12-14", "k: \"2001-12-14\"\n"},
            {"2001-12-14t21:59:43.10-05:00", "k: \"2001-12-14t21:59:43.10-05:00\"\n"},
            // kubectl leaves these plain; PyYAML would not read a string:
-           {"=", "k: \"=\"\n"},                                                // the value key
-           {"<<", "k: \"<<\"\n"},                                              // the merge key
+           {"=", "k: \"=\"\n"},                                                  // the value key
+           {"<<", "k: \"<<\"\n"},                                                // the merge key
            {"2001-12-14 21:59:43.10 -5", "k: \"2001-12-14 21:59:43.10 -5\"\n"},  // a timestamp
-           {"2001-02-30", "k: \"2001-02-30\"\n"},                              // a timestamp, then an error
-           {"1.0e+400", "k: \"1.0e+400\"\n"},                                  // a float (infinite)
-           {"0b_", "k: \"0b_\"\n"},                                            // an int, then an error
+           {"2001-02-30", "k: \"2001-02-30\"\n"},                                // a timestamp, then an error
+           {"1.0e+400", "k: \"1.0e+400\"\n"},                                    // a float (infinite)
+           {"0b_", "k: \"0b_\"\n"},                                              // an int, then an error
            // Indicators: single quotes, as go-yaml writes them.
            {" leading", "k: ' leading'\n"},
            {"a: b", "k: 'a: b'\n"},
@@ -176,8 +175,8 @@ TEST(EmitTest, QuotesWhatYaml11ReadersReadAsOtherTypes) {
            {"a\rb", "k: \"a\\rb\"\n"},
        }) {
     EXPECT_EQ(Value(c.in), c.out) << c.in;
-    EXPECT_TRUE(ReadsAsNonString(c.in) || c.out[3] == '\'' || std::string_view(c.in).find_first_of("\t\r") !=
-                                                                  std::string_view::npos)
+    EXPECT_TRUE(ReadsAsNonString(c.in) || c.out[3] == '\'' ||
+                std::string_view(c.in).find_first_of("\t\r") != std::string_view::npos)
         << c.in;
   }
   // Plain: every reader reads these back as strings.
@@ -226,7 +225,8 @@ TEST(EmitTest, SortedKeysCompareDigitRunsAsNumbers) {
   // the shorter run of digits comes first.
   EXPECT_EQ(EmitYaml(m, {.sort_keys = true}), "_x: 1\n\"0\": 1\nA: 1\nb: 1\ngpu1: 1\ngpu2: 1\ngpu10: 1\n");
   // JSON: byte order, as encoding/json sorts map keys.
-  EXPECT_EQ(EmitJson(m, 0, {.sort_keys = true}), "{\"0\":1,\"A\":1,\"_x\":1,\"b\":1,\"gpu1\":1,\"gpu10\":1,\"gpu2\":1}\n");
+  EXPECT_EQ(EmitJson(m, 0, {.sort_keys = true}),
+            "{\"0\":1,\"A\":1,\"_x\":1,\"b\":1,\"gpu1\":1,\"gpu10\":1,\"gpu2\":1}\n");
   // Without sorting, the tree's order.
   EXPECT_EQ(EmitJson(m, 0), "{\"gpu10\":1,\"gpu2\":1,\"gpu1\":1,\"b\":1,\"A\":1,\"_x\":1,\"0\":1}\n");
 }

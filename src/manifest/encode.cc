@@ -265,10 +265,8 @@ Node Enc(const api::PreferredSchedulingTerm& t) {
 }
 Node Enc(const api::NodeAffinity& a) {
   return Obj()
-      .Opt("requiredDuringSchedulingIgnoredDuringExecution",
-           a.required_during_scheduling_ignored_during_execution)
-      .List("preferredDuringSchedulingIgnoredDuringExecution",
-            a.preferred_during_scheduling_ignored_during_execution)
+      .Opt("requiredDuringSchedulingIgnoredDuringExecution", a.required_during_scheduling_ignored_during_execution)
+      .List("preferredDuringSchedulingIgnoredDuringExecution", a.preferred_during_scheduling_ignored_during_execution)
       .Done();
 }
 Node Enc(const api::Affinity& a) {
@@ -376,9 +374,7 @@ Node Enc(const api::PodStatus& s) {
 // ---------------------------------------------------------------------------
 // resource.k8s.io
 
-Node Enc(const api::CelDeviceSelector& s) {
-  return Obj().Str("expression", s.expression, Empty::kWrite).Done();
-}
+Node Enc(const api::CelDeviceSelector& s) { return Obj().Str("expression", s.expression, Empty::kWrite).Done(); }
 Node Enc(const api::DeviceSelector& s) { return Obj().Opt("cel", s.cel).Done(); }
 Node Enc(const api::OpaqueDeviceConfiguration& c) {
   return Obj().Str("driver", c.driver, Empty::kWrite).Raw("parameters", c.parameters, Empty::kNull).Done();
@@ -579,11 +575,7 @@ Node Enc(const api::DeviceRequestAllocationResult& r) {
       .Done();
 }
 Node Enc(const api::DeviceAllocationConfiguration& c) {
-  return Obj()
-      .Enum("source", c.source, Empty::kWrite)
-      .List("requests", c.requests)
-      .Opt("opaque", c.opaque)
-      .Done();
+  return Obj().Enum("source", c.source, Empty::kWrite).List("requests", c.requests).Opt("opaque", c.opaque).Done();
 }
 Node Enc(const api::DeviceAllocationResult& r) {
   return Obj().List("results", r.results).List("config", r.config).Done();
@@ -622,11 +614,7 @@ Node Enc(const api::AllocatedDeviceStatus& s) {
       .Done();
 }
 Node Enc(const api::ResourceClaimStatus& s) {
-  return Obj()
-      .Opt("allocation", s.allocation)
-      .List("reservedFor", s.reserved_for)
-      .List("devices", s.devices)
-      .Done();
+  return Obj().Opt("allocation", s.allocation).List("reservedFor", s.reserved_for).List("devices", s.devices).Done();
 }
 Node Enc(const api::ResourceClaimTemplateSpec& s) {
   return Obj().Add("metadata", Enc(s.metadata)).Add("spec", Enc(s.spec)).Done();

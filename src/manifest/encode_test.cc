@@ -33,19 +33,16 @@ std::string Json(const Node& n) {
 
 TEST(EncodeTest, EmptyObjectsLookLikeKubectlOutput) {
   Node claim = EncodeObject(api::ResourceClaim{.metadata = {.name = "c", .namespace_ = "ns"}});
-  EXPECT_EQ(Json(claim),
-            R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",)"
-            R"("metadata":{"name":"c","namespace":"ns","creationTimestamp":null},)"
-            R"("spec":{"devices":{"requests":null}},"status":{}})");
+  EXPECT_EQ(Json(claim), R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",)"
+                         R"("metadata":{"name":"c","namespace":"ns","creationTimestamp":null},)"
+                         R"("spec":{"devices":{"requests":null}},"status":{}})");
   Node cls = EncodeObject(api::DeviceClass{.metadata = {.name = "x"}});
-  EXPECT_EQ(Json(cls),
-            R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass",)"
-            R"("metadata":{"name":"x","creationTimestamp":null},"spec":{}})");
+  EXPECT_EQ(Json(cls), R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass",)"
+                       R"("metadata":{"name":"x","creationTimestamp":null},"spec":{}})");
   Node rule = EncodeObject(api::DeviceTaintRule{});
   EXPECT_EQ(Json(At(rule, "spec")), R"({"taint":{"key":"","effect":""}})");
   Node tmpl = EncodeObject(api::ResourceClaimTemplate{});
-  EXPECT_EQ(Json(At(tmpl, "spec")),
-            R"({"metadata":{"creationTimestamp":null},"spec":{"devices":{"requests":null}}})");
+  EXPECT_EQ(Json(At(tmpl, "spec")), R"({"metadata":{"creationTimestamp":null},"spec":{"devices":{"requests":null}}})");
 }
 
 TEST(EncodeTest, WritesFieldsInGoOrderAndOmitsEmptyOnes) {
@@ -54,10 +51,9 @@ TEST(EncodeTest, WritesFieldsInGoOrderAndOmitsEmptyOnes) {
   device.allow_multiple_allocations = true;
   device.attributes.insert_or_assign("b", api::DeviceAttribute::Int(1));
   device.attributes.insert_or_assign("a", api::DeviceAttribute::VersionOf("1.0.0"));
-  device.capacity.insert_or_assign(
-      "memory", api::DeviceCapacity{.value = *api::Quantity::Parse("1024Mi"),
-                                    .request_policy = api::CapacityRequestPolicy{
-                                        .valid_values = {*api::Quantity::Parse("1Gi")}}});
+  device.capacity.insert_or_assign("memory", api::DeviceCapacity{.value = *api::Quantity::Parse("1024Mi"),
+                                                                 .request_policy = api::CapacityRequestPolicy{
+                                                                     .valid_values = {*api::Quantity::Parse("1Gi")}}});
   device.rare.mut().taints.push_back({.key = "k", .effect = api::DeviceTaintEffect::kNone});
   device.rare.mut().binds_to_node = false;
   api::ResourceSlice slice;
@@ -71,8 +67,8 @@ TEST(EncodeTest, WritesFieldsInGoOrderAndOmitsEmptyOnes) {
   EXPECT_THAT(Keys(spec), ElementsAre("driver", "pool", "allNodes", "devices"));
   EXPECT_EQ(Json(At(spec, "pool")), R"({"name":"","generation":0,"resourceSliceCount":0})");
   const Node& d = At(spec, "devices").items[0];
-  EXPECT_THAT(Keys(d), ElementsAre("name", "attributes", "capacity", "taints", "bindsToNode",
-                                   "allowMultipleAllocations"));
+  EXPECT_THAT(Keys(d),
+              ElementsAre("name", "attributes", "capacity", "taints", "bindsToNode", "allowMultipleAllocations"));
   EXPECT_EQ(Json(At(d, "attributes")), R"({"a":{"version":"1.0.0"},"b":{"int":1}})");
   // Quantities print canonically; a nil `default` is written as null (no omitempty).
   EXPECT_EQ(Json(At(d, "capacity")),
@@ -93,12 +89,10 @@ TEST(EncodeTest, ExpandsRawJsonAndKeepsCoreExtrasInGoOrder) {
   pod.spec.resource_claims.push_back({.name = "gpu", .resource_claim_name = "claim"});
   Node n = EncodeObject(pod);
   EXPECT_THAT(Keys(At(n, "metadata")), ElementsAre("name", "creationTimestamp", "managedFields", "zzz"));
-  EXPECT_THAT(Keys(At(n, "spec")),
-              ElementsAre("volumes", "containers", "restartPolicy", "priority", "resourceClaims"));
-  EXPECT_EQ(Json(At(n, "spec")),
-            R"({"volumes":[{"name":"v","emptyDir":{}}],"containers":[{"name":"c","image":"nginx",)"
-            R"("resources":{}}],"restartPolicy":"Never","priority":0,)"
-            R"("resourceClaims":[{"name":"gpu","resourceClaimName":"claim"}]})");
+  EXPECT_THAT(Keys(At(n, "spec")), ElementsAre("volumes", "containers", "restartPolicy", "priority", "resourceClaims"));
+  EXPECT_EQ(Json(At(n, "spec")), R"({"volumes":[{"name":"v","emptyDir":{}}],"containers":[{"name":"c","image":"nginx",)"
+                                 R"("resources":{}}],"restartPolicy":"Never","priority":0,)"
+                                 R"("resourceClaims":[{"name":"gpu","resourceClaimName":"claim"}]})");
   EXPECT_EQ(Json(At(n, "status")), "{}");
 
   api::ResourceClaim claim;
@@ -117,16 +111,14 @@ TEST(EncodeTest, NodeStatusAndConditions) {
   node.status.extra.insert_or_assign("nodeInfo", R"({"kubeletVersion":"v1.36.0"})");
   Node n = EncodeObject(node);
   EXPECT_EQ(Json(At(n, "spec")), R"({"taints":[{"key":"k","effect":"NoSchedule"}]})");
-  EXPECT_EQ(Json(At(n, "status")),
-            R"({"allocatable":{"cpu":"7900m"},"nodeInfo":{"kubeletVersion":"v1.36.0"}})");
+  EXPECT_EQ(Json(At(n, "status")), R"({"allocatable":{"cpu":"7900m"},"nodeInfo":{"kubeletVersion":"v1.36.0"}})");
 
   api::ResourceClaim claim;
   claim.status.devices.push_back({.driver = "d", .pool = "p", .device = "x"});
   claim.status.devices[0].conditions.push_back({.type = "Ready", .status = api::ConditionStatus::kTrue});
   Node c = EncodeObject(claim);
-  EXPECT_EQ(Json(At(c, "status")),
-            R"({"devices":[{"driver":"d","pool":"p","device":"x","conditions":[{"type":"Ready",)"
-            R"("status":"True","lastTransitionTime":null,"reason":"","message":""}]}]})");
+  EXPECT_EQ(Json(At(c, "status")), R"({"devices":[{"driver":"d","pool":"p","device":"x","conditions":[{"type":"Ready",)"
+                                   R"("status":"True","lastTransitionTime":null,"reason":"","message":""}]}]})");
 }
 
 TEST(EncodeTest, ListAttributesKeepTheirTypeWhenEmpty) {

@@ -18,8 +18,7 @@ class JsonParser {
 
   StatusOr<std::vector<Document>> Run() {
     if (s_.size() > kMaxInputBytes) {
-      return Error(fmt::format("input is {} bytes, over the limit of {} bytes", s_.size(),
-                               kMaxInputBytes),
+      return Error(fmt::format("input is {} bytes, over the limit of {} bytes", s_.size(), kMaxInputBytes),
                    StatusCode::kResourceExhausted);
     }
     std::vector<Document> docs;
@@ -34,8 +33,7 @@ class JsonParser {
       docs.push_back(std::move(doc));
       SkipSpace();
       if (docs.size() >= kMaxDocuments && pos_ < s_.size()) {
-        return Error(fmt::format("more than {} documents", kMaxDocuments),
-                     StatusCode::kResourceExhausted);
+        return Error(fmt::format("more than {} documents", kMaxDocuments), StatusCode::kResourceExhausted);
       }
     }
     return docs;
@@ -100,8 +98,7 @@ class JsonParser {
       Mark mark = MarkHere();
       if (c == '{' || c == '[') {
         if (stack.size() >= kMaxDepth) {
-          return Error(fmt::format("nesting deeper than {} levels", kMaxDepth),
-                       StatusCode::kResourceExhausted);
+          return Error(fmt::format("nesting deeper than {} levels", kMaxDepth), StatusCode::kResourceExhausted);
         }
         ++pos_;
         Frame f;
@@ -196,9 +193,8 @@ class JsonParser {
     }
     if (first == nullptr) return OkStatus();
     return Status(StatusCode::kInvalidArgument,
-                  fmt::format("{}:{}:{}: JSON: duplicate key \"{}\" (first at line {}:{})", file_,
-                              f.key_mark.line, f.key_mark.column, f.key, first->line,
-                              first->column));
+                  fmt::format("{}:{}:{}: JSON: duplicate key \"{}\" (first at line {}:{})", file_, f.key_mark.line,
+                              f.key_mark.column, f.key, first->line, first->column));
   }
 
   Status ParseScalar(Node* out) {
@@ -210,9 +206,7 @@ class JsonParser {
       return OkStatus();
     }
     if (c == '-' || (c >= '0' && c <= '9')) return ParseNumber(out);
-    auto literal = [&](std::string_view word) {
-      return s_.compare(pos_, word.size(), word) == 0;
-    };
+    auto literal = [&](std::string_view word) { return s_.compare(pos_, word.size(), word) == 0; };
     if (literal("true")) {
       pos_ += 4;
       *out = Node::Bool(true);
@@ -256,8 +250,7 @@ class JsonParser {
       if (!digit()) return Error("invalid number: expected a digit in the exponent");
       while (digit()) ++pos_;
     }
-    *out = Node::Number(std::string(s_.substr(start, pos_ - start)),
-                        is_int ? NodeKind::kInt : NodeKind::kFloat);
+    *out = Node::Number(std::string(s_.substr(start, pos_ - start)), is_int ? NodeKind::kInt : NodeKind::kFloat);
     return OkStatus();
   }
 
@@ -345,17 +338,15 @@ class JsonParser {
           AppendUtf8(cp, *out);
           break;
         }
-        default:
-          --pos_;
-          return Error(fmt::format("invalid escape '\\{}' in string", e));
+        default: --pos_; return Error(fmt::format("invalid escape '\\{}' in string", e));
       }
     }
   }
 
   std::string_view s_;
   std::string_view file_;
-  std::vector<Node> values_;                          // children of open containers
-  std::vector<std::pair<std::string, Mark>> keys_;    // keys of open objects
+  std::vector<Node> values_;                        // children of open containers
+  std::vector<std::pair<std::string, Mark>> keys_;  // keys of open objects
   size_t pos_ = 0;
   uint32_t line_ = 1;
   size_t line_start_ = 0;

@@ -6,7 +6,8 @@ namespace dra::manifest {
 namespace {
 
 TEST(JsonParserTest, ParsesValuesWithMarks) {
-  auto docs = ParseJson("{\n  \"a\": [1, -2.5e3, \"x\\u00e9\\ud83d\\ude00\"],\n  \"b\": {\"c\": null, \"d\": true}\n}\n", "t.json");
+  auto docs = ParseJson(
+      "{\n  \"a\": [1, -2.5e3, \"x\\u00e9\\ud83d\\ude00\"],\n  \"b\": {\"c\": null, \"d\": true}\n}\n", "t.json");
   ASSERT_TRUE(docs.ok()) << docs.status().ToString();
   ASSERT_EQ(docs->size(), 1u);
   const Node& root = (*docs)[0].root;
@@ -47,7 +48,9 @@ TEST(JsonParserTest, RejectsBadInputWithLocation) {
       {.name = "empty", .json = "  \n", .want = "no JSON value"},
       {.name = "trailing_comma", .json = "{\"a\": 1,}", .want = "t.json:1:9: JSON: expected a string key, found '}'"},
       {.name = "missing_colon", .json = "{\"a\" 1}", .want = "expected ':' after key"},
-      {.name = "duplicate", .json = "{\"a\": 1,\n \"a\": 2}", .want = "t.json:2:2: JSON: duplicate key \"a\" (first at line 1:2)"},
+      {.name = "duplicate",
+       .json = "{\"a\": 1,\n \"a\": 2}",
+       .want = "t.json:2:2: JSON: duplicate key \"a\" (first at line 1:2)"},
       {.name = "leading_zero", .json = "[01]", .want = "leading zero"},
       {.name = "bad_escape", .json = "[\"\\q\"]", .want = "invalid escape"},
       {.name = "control_char", .json = "[\"a\tb\"]", .want = "must be escaped"},
@@ -62,8 +65,7 @@ TEST(JsonParserTest, RejectsBadInputWithLocation) {
   for (const auto& c : cases) {
     auto docs = ParseJson(c.json, "t.json");
     ASSERT_FALSE(docs.ok()) << c.name;
-    EXPECT_NE(docs.status().message().find(c.want), std::string::npos)
-        << c.name << ": " << docs.status().message();
+    EXPECT_NE(docs.status().message().find(c.want), std::string::npos) << c.name << ": " << docs.status().message();
   }
 }
 

@@ -77,9 +77,8 @@ std::string LoadMessage::ToString() const {
 }
 
 size_t LoadResult::error_count() const {
-  return static_cast<size_t>(std::count_if(messages.begin(), messages.end(), [](const LoadMessage& m) {
-    return m.severity == api::Severity::kError;
-  }));
+  return static_cast<size_t>(std::count_if(messages.begin(), messages.end(),
+                                           [](const LoadMessage& m) { return m.severity == api::Severity::kError; }));
 }
 
 size_t LoadResult::warning_count() const { return messages.size() - error_count(); }
@@ -106,8 +105,12 @@ namespace {
 void ReadFileText(const std::string& path, std::vector<LoadMessage>* messages, const ManifestTextFn& on_text) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) {
-    messages->push_back({.severity = api::Severity::kError, .file = path, .mark = {}, .object = "",
-                             .field = "", .message = fmt::format("cannot open: {}", std::strerror(errno))});
+    messages->push_back({.severity = api::Severity::kError,
+                         .file = path,
+                         .mark = {},
+                         .object = "",
+                         .field = "",
+                         .message = fmt::format("cannot open: {}", std::strerror(errno))});
     return;
   }
   std::string text;
@@ -124,14 +127,21 @@ void ReadFileText(const std::string& path, std::vector<LoadMessage>* messages, c
   bool read_error = std::ferror(f) != 0;
   std::fclose(f);
   if (too_big) {
-    messages->push_back({.severity = api::Severity::kError, .file = path, .mark = {}, .object = "",
-                             .field = "",
-                             .message = fmt::format("file is over the limit of {} bytes", kMaxInputBytes)});
+    messages->push_back({.severity = api::Severity::kError,
+                         .file = path,
+                         .mark = {},
+                         .object = "",
+                         .field = "",
+                         .message = fmt::format("file is over the limit of {} bytes", kMaxInputBytes)});
     return;
   }
   if (read_error) {
-    messages->push_back({.severity = api::Severity::kError, .file = path, .mark = {}, .object = "",
-                             .field = "", .message = "read error"});
+    messages->push_back({.severity = api::Severity::kError,
+                         .file = path,
+                         .mark = {},
+                         .object = "",
+                         .field = "",
+                         .message = "read error"});
     return;
   }
   on_text(text, path);
@@ -147,9 +157,12 @@ void ReadManifestTexts(const std::string& path, std::vector<LoadMessage>* messag
     while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) {
       text.append(buf, n);
       if (text.size() > kMaxInputBytes) {
-        messages->push_back({.severity = api::Severity::kError, .file = "<stdin>", .mark = {},
-                                 .object = "", .field = "",
-                                 .message = fmt::format("input is over the limit of {} bytes", kMaxInputBytes)});
+        messages->push_back({.severity = api::Severity::kError,
+                             .file = "<stdin>",
+                             .mark = {},
+                             .object = "",
+                             .field = "",
+                             .message = fmt::format("input is over the limit of {} bytes", kMaxInputBytes)});
         return;
       }
     }
@@ -160,13 +173,21 @@ void ReadManifestTexts(const std::string& path, std::vector<LoadMessage>* messag
   fs::file_status st = fs::status(path, ec);
   if (ec && ec != std::errc::no_such_file_or_directory) {
     // A link loop (ELOOP), a path through a file (ENOTDIR), no permission.
-    messages->push_back({.severity = api::Severity::kError, .file = path, .mark = {}, .object = "",
-                             .field = "", .message = "cannot open: " + ec.message()});
+    messages->push_back({.severity = api::Severity::kError,
+                         .file = path,
+                         .mark = {},
+                         .object = "",
+                         .field = "",
+                         .message = "cannot open: " + ec.message()});
     return;
   }
   if (ec || !fs::exists(st)) {
-    messages->push_back({.severity = api::Severity::kError, .file = path, .mark = {}, .object = "",
-                             .field = "", .message = "no such file or directory"});
+    messages->push_back({.severity = api::Severity::kError,
+                         .file = path,
+                         .mark = {},
+                         .object = "",
+                         .field = "",
+                         .message = "no such file or directory"});
     return;
   }
   if (!fs::is_directory(st)) {
@@ -176,14 +197,22 @@ void ReadManifestTexts(const std::string& path, std::vector<LoadMessage>* messag
   std::vector<std::string> files;
   fs::recursive_directory_iterator it(path, fs::directory_options::none, ec);
   if (ec) {
-    messages->push_back({.severity = api::Severity::kError, .file = path, .mark = {}, .object = "",
-                             .field = "", .message = "cannot read directory: " + ec.message()});
+    messages->push_back({.severity = api::Severity::kError,
+                         .file = path,
+                         .mark = {},
+                         .object = "",
+                         .field = "",
+                         .message = "cannot read directory: " + ec.message()});
     return;
   }
   for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (ec) {
-      messages->push_back({.severity = api::Severity::kError, .file = path, .mark = {}, .object = "",
-                               .field = "", .message = "cannot read directory: " + ec.message()});
+      messages->push_back({.severity = api::Severity::kError,
+                           .file = path,
+                           .mark = {},
+                           .object = "",
+                           .field = "",
+                           .message = "cannot read directory: " + ec.message()});
       ec.clear();
       break;
     }
@@ -193,9 +222,12 @@ void ReadManifestTexts(const std::string& path, std::vector<LoadMessage>* messag
       // cannot be resolved (a loop, a dangling target) is reported by ReadFileText.
       fs::file_status target = fs::status(it->path(), type_ec);
       if (!type_ec && fs::is_directory(target)) {
-        messages->push_back({.severity = api::Severity::kWarning, .file = it->path().string(), .mark = {},
-                                 .object = "", .field = "",
-                                 .message = "symbolic link to a directory, not followed"});
+        messages->push_back({.severity = api::Severity::kWarning,
+                             .file = it->path().string(),
+                             .mark = {},
+                             .object = "",
+                             .field = "",
+                             .message = "symbolic link to a directory, not followed"});
         continue;
       }
       if (type_ec && HasManifestExtension(it->path())) {
@@ -220,8 +252,8 @@ void Loader::LoadPath(const std::string& path, LoadResult* out) const {
 
 StatusOr<std::vector<Document>> ParseManifestText(std::string_view text, const std::string& file) {
   const size_t first = text.find_first_not_of(" \t\r\n");
-  const bool json = (first != std::string_view::npos && text[first] == '{') ||
-                    (file.size() > 5 && file.ends_with(".json"));
+  const bool json =
+      (first != std::string_view::npos && text[first] == '{') || (file.size() > 5 && file.ends_with(".json"));
   return json ? ParseJson(text, file) : ParseYaml(text, file);
 }
 
@@ -244,15 +276,17 @@ void Loader::LoadText(std::string_view text, const std::string& file_name, LoadR
   }
 }
 
-void Loader::LoadDocument(Node root, const std::shared_ptr<const std::string>& file, Mark mark,
-                          LoadResult* out) const {
+void Loader::LoadDocument(Node root, const std::shared_ptr<const std::string>& file, Mark mark, LoadResult* out) const {
   if (root.is_null()) return;  // empty document, as kubectl skips them
   if (!root.is_mapping()) {
-    out->messages.push_back({.severity = options_.skip_unknown ? api::Severity::kWarning : api::Severity::kError,
-                             .file = *file, .mark = root.mark.line ? root.mark : mark, .object = "", .field = "",
-                             .message = fmt::format("{}document is a {}, not a Kubernetes object",
-                                                    options_.skip_unknown ? "skipped (--skip-unknown): " : "",
-                                                    NodeKindName(root.kind))});
+    out->messages.push_back(
+        {.severity = options_.skip_unknown ? api::Severity::kWarning : api::Severity::kError,
+         .file = *file,
+         .mark = root.mark.line ? root.mark : mark,
+         .object = "",
+         .field = "",
+         .message = fmt::format("{}document is a {}, not a Kubernetes object",
+                                options_.skip_unknown ? "skipped (--skip-unknown): " : "", NodeKindName(root.kind))});
     if (options_.skip_unknown) ++out->skipped_kinds[std::string(kNotObjects)];
     return;
   }
@@ -260,8 +294,11 @@ void Loader::LoadDocument(Node root, const std::shared_ptr<const std::string>& f
   const Node* items = root.Find("items");
   if ((kind == "List" || (kind.size() > 4 && kind.ends_with("List"))) && items != nullptr) {
     if (!items->is_sequence() && !items->is_null()) {
-      out->messages.push_back({.severity = api::Severity::kError, .file = *file, .mark = items->mark,
-                               .object = kind, .field = "items",
+      out->messages.push_back({.severity = api::Severity::kError,
+                               .file = *file,
+                               .mark = items->mark,
+                               .object = kind,
+                               .field = "items",
                                .message = fmt::format("must be a list, not {}", NodeKindName(items->kind))});
       return;
     }
@@ -278,8 +315,11 @@ void Loader::LoadDocument(Node root, const std::shared_ptr<const std::string>& f
         }
       }
       if (!item.is_mapping()) {
-        out->messages.push_back({.severity = api::Severity::kError, .file = *file, .mark = item.mark,
-                                 .object = kind, .field = fmt::format("items[{}]", i),
+        out->messages.push_back({.severity = api::Severity::kError,
+                                 .file = *file,
+                                 .mark = item.mark,
+                                 .object = kind,
+                                 .field = fmt::format("items[{}]", i),
                                  .message = fmt::format("must be an object, not {}", NodeKindName(item.kind))});
         continue;
       }
@@ -299,8 +339,12 @@ void DropManagedFields(Node* object) {
 void Loader::DecodeNamespace(const Node& root, const std::shared_ptr<const std::string>& file,
                              const std::string& display_name, LoadResult* out) const {
   auto error = [&](const Node* at, std::string field, std::string message) {
-    out->messages.push_back({.severity = api::Severity::kError, .file = *file, .mark = at->mark,
-                             .object = display_name, .field = std::move(field), .message = std::move(message)});
+    out->messages.push_back({.severity = api::Severity::kError,
+                             .file = *file,
+                             .mark = at->mark,
+                             .object = display_name,
+                             .field = std::move(field),
+                             .message = std::move(message)});
   };
   LoadedNamespace ns{.name = {}, .labels = {}, .file = file, .mark = root.mark};
   const Node* meta = root.Find("metadata");
@@ -328,7 +372,10 @@ void Loader::DecodeOne(Node root, const std::shared_ptr<const std::string>& file
   const Node* api_node = root.Find("apiVersion");
   std::string name = TreeDisplayName(root);
   if (options_.skip_unknown && (kind_node == nullptr || api_node == nullptr)) {
-    out->messages.push_back({.severity = api::Severity::kWarning, .file = *file, .mark = root.mark, .object = name,
+    out->messages.push_back({.severity = api::Severity::kWarning,
+                             .file = *file,
+                             .mark = root.mark,
+                             .object = name,
                              .field = "",
                              .message = fmt::format("skipped (--skip-unknown): not a Kubernetes object (no {})",
                                                     kind_node == nullptr ? "kind" : "apiVersion")});
@@ -336,16 +383,23 @@ void Loader::DecodeOne(Node root, const std::shared_ptr<const std::string>& file
     return;
   }
   if (kind_node == nullptr || kind_node->kind != NodeKind::kString || kind_node->text.empty()) {
-    out->messages.push_back({.severity = api::Severity::kError, .file = *file,
-                             .mark = kind_node ? kind_node->mark : root.mark, .object = name, .field = "kind",
-                             .message = kind_node ? "must be a non-empty string" : "Required value: every object needs a kind"});
+    out->messages.push_back(
+        {.severity = api::Severity::kError,
+         .file = *file,
+         .mark = kind_node ? kind_node->mark : root.mark,
+         .object = name,
+         .field = "kind",
+         .message = kind_node ? "must be a non-empty string" : "Required value: every object needs a kind"});
     return;
   }
   if (api_node == nullptr || api_node->kind != NodeKind::kString || api_node->text.empty()) {
-    out->messages.push_back({.severity = api::Severity::kError, .file = *file,
-                             .mark = api_node ? api_node->mark : root.mark, .object = name,
-                             .field = "apiVersion",
-                             .message = api_node ? "must be a non-empty string" : "Required value: every object needs an apiVersion"});
+    out->messages.push_back(
+        {.severity = api::Severity::kError,
+         .file = *file,
+         .mark = api_node ? api_node->mark : root.mark,
+         .object = name,
+         .field = "apiVersion",
+         .message = api_node ? "must be a non-empty string" : "Required value: every object needs an apiVersion"});
     return;
   }
   if (options_.keep_namespaces && kind_node->text == "Namespace" && api_node->text == "v1") {
@@ -361,9 +415,12 @@ void Loader::DecodeOne(Node root, const std::shared_ptr<const std::string>& file
       StatusOr<api::Workload> workload = DecodeWorkload(root, decode_options, &diagnostics);
       if (workload.status().code() != StatusCode::kNotFound) {
         for (Diagnostic& d : diagnostics) {
-          out->messages.push_back({.severity = d.severity, .file = *file,
-                                   .mark = d.mark.line ? d.mark : root.mark, .object = name,
-                                   .field = std::move(d.field), .message = std::move(d.message)});
+          out->messages.push_back({.severity = d.severity,
+                                   .file = *file,
+                                   .mark = d.mark.line ? d.mark : root.mark,
+                                   .object = name,
+                                   .field = std::move(d.field),
+                                   .message = std::move(d.message)});
         }
         if (!workload.ok()) return;  // the decoder reported at least one error
         LoadedWorkload loaded{.workload = std::move(workload).value(), .file = file, .mark = root.mark, .tree = {}};
@@ -377,15 +434,23 @@ void Loader::DecodeOne(Node root, const std::shared_ptr<const std::string>& file
     return;
   }
   for (Diagnostic& d : diagnostics) {
-    out->messages.push_back({.severity = d.severity, .file = *file, .mark = d.mark.line ? d.mark : root.mark,
-                             .object = name, .field = std::move(d.field), .message = std::move(d.message)});
+    out->messages.push_back({.severity = d.severity,
+                             .file = *file,
+                             .mark = d.mark.line ? d.mark : root.mark,
+                             .object = name,
+                             .field = std::move(d.field),
+                             .message = std::move(d.message)});
   }
   if (!object.ok()) {
     bool reported = std::any_of(diagnostics.begin(), diagnostics.end(),
                                 [](const Diagnostic& d) { return d.severity == api::Severity::kError; });
     if (!reported) {
-      out->messages.push_back({.severity = api::Severity::kError, .file = *file, .mark = root.mark,
-                               .object = name, .field = "", .message = object.status().message()});
+      out->messages.push_back({.severity = api::Severity::kError,
+                               .file = *file,
+                               .mark = root.mark,
+                               .object = name,
+                               .field = "",
+                               .message = object.status().message()});
     }
     return;
   }
@@ -428,8 +493,10 @@ Mark FindFieldMark(const Node& root, std::string_view path) {
       size_t index = 0;
       bool numeric = !segment.empty();
       for (char c : segment) {
-        if (c < '0' || c > '9') numeric = false;
-        else index = index * 10 + static_cast<size_t>(c - '0');
+        if (c < '0' || c > '9')
+          numeric = false;
+        else
+          index = index * 10 + static_cast<size_t>(c - '0');
       }
       if (numeric && index < cur->items.size()) next = &cur->items[index];
     } else if (cur->is_mapping()) {

@@ -55,16 +55,16 @@ struct LoadOptions {
 struct LoadedObject {
   api::Object object;
   std::shared_ptr<const std::string> file;
-  Mark mark;                          // where the object starts
-  std::shared_ptr<const Node> tree;   // set if LoadOptions::keep_trees
+  Mark mark;                         // where the object starts
+  std::shared_ptr<const Node> tree;  // set if LoadOptions::keep_trees
 };
 
 // A workload kept with LoadOptions::keep_workloads.
 struct LoadedWorkload {
   api::Workload workload;
   std::shared_ptr<const std::string> file;
-  Mark mark;                          // where the object starts
-  std::shared_ptr<const Node> tree;   // set if LoadOptions::keep_trees
+  Mark mark;                         // where the object starts
+  std::shared_ptr<const Node> tree;  // set if LoadOptions::keep_trees
 };
 
 // A Namespace kept with LoadOptions::keep_namespaces.
@@ -95,7 +95,7 @@ inline constexpr std::string_view kNotObjects = "non-Kubernetes document";
 struct LoadResult {
   std::vector<LoadedObject> objects;
   std::vector<LoadMessage> messages;
-  std::vector<LoadedWorkload> workloads;  // only with LoadOptions::keep_workloads
+  std::vector<LoadedWorkload> workloads;    // only with LoadOptions::keep_workloads
   std::vector<LoadedNamespace> namespaces;  // only with LoadOptions::keep_namespaces
   // "apps/v1 Deployment" -> how many were skipped.
   std::map<std::string, size_t> skipped_kinds;
@@ -122,8 +122,7 @@ class Loader {
   void LoadText(std::string_view text, const std::string& file_name, LoadResult* out) const;
 
  private:
-  void LoadDocument(Node root, const std::shared_ptr<const std::string>& file, Mark mark,
-                    LoadResult* out) const;
+  void LoadDocument(Node root, const std::shared_ptr<const std::string>& file, Mark mark, LoadResult* out) const;
   void DecodeOne(Node root, const std::shared_ptr<const std::string>& file, LoadResult* out) const;
   void DecodeNamespace(const Node& root, const std::shared_ptr<const std::string>& file,
                        const std::string& display_name, LoadResult* out) const;

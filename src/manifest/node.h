@@ -27,8 +27,8 @@ struct Mark {
 enum class NodeKind : uint8_t {
   kNull,
   kBool,
-  kInt,      // integer literal; `text` holds it (e.g. "-12", "0x1F" is a string in JSON)
-  kFloat,    // other number; `text` holds it (e.g. "1.5", "1e3", ".inf")
+  kInt,    // integer literal; `text` holds it (e.g. "-12", "0x1F" is a string in JSON)
+  kFloat,  // other number; `text` holds it (e.g. "1.5", "1e3", ".inf")
   kString,
   kSequence,
   kMapping,
@@ -40,9 +40,9 @@ struct Node {
   NodeKind kind = NodeKind::kNull;
   bool bool_value = false;  // kBool
   Mark mark;
-  std::string text;         // kInt, kFloat, kString: value text (unescaped for strings);
-                            // kBool from YAML: the source spelling ("Y", "on"), else empty
-  std::vector<Node> items;  // kSequence: elements; kMapping: values
+  std::string text;                                // kInt, kFloat, kString: value text (unescaped for strings);
+                                                   // kBool from YAML: the source spelling ("Y", "on"), else empty
+  std::vector<Node> items;                         // kSequence: elements; kMapping: values
   std::vector<std::pair<std::string, Mark>> keys;  // kMapping: keys, parallel to items
 
   bool is_null() const { return kind == NodeKind::kNull; }

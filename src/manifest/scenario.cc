@@ -55,8 +55,7 @@ class ScenarioReader {
       } else if (key == "maxSteps") {
         uint64_t steps = 0;
         if (v.kind != NodeKind::kInt || v.text.empty() || v.text[0] == '-' ||
-            std::from_chars(v.text.data(), v.text.data() + v.text.size(), steps).ptr !=
-                v.text.data() + v.text.size()) {
+            std::from_chars(v.text.data(), v.text.data() + v.text.size(), steps).ptr != v.text.data() + v.text.size()) {
           return Error(v.mark, key, "must be a non-negative integer");
         }
         s.max_steps = steps;
@@ -70,9 +69,9 @@ class ScenarioReader {
     // runs a scenario without one.
     if (has_expect && s.expect.kind == ScenarioExpectation::Kind::kAllocations &&
         s.expect.allocations.size() != s.allocate.size()) {
-      return Error(root.mark, "expect.allocations",
-                   fmt::format("has {} entries but allocate names {} claims", s.expect.allocations.size(),
-                               s.allocate.size()));
+      return Error(
+          root.mark, "expect.allocations",
+          fmt::format("has {} entries but allocate names {} claims", s.expect.allocations.size(), s.allocate.size()));
     }
     return s;
   }
@@ -259,8 +258,7 @@ class ScenarioReader {
 StatusOr<ScenarioDeviceId> ParseScenarioDeviceId(std::string_view text) {
   size_t first = text.find('/');
   size_t last = text.rfind('/');
-  if (first == std::string_view::npos || first == last || first == 0 || last + 1 == text.size() ||
-      last == first + 1) {
+  if (first == std::string_view::npos || first == last || first == 0 || last + 1 == text.size() || last == first + 1) {
     return InvalidArgumentError(fmt::format("\"{}\" is not driver/pool/device", text));
   }
   return ScenarioDeviceId{std::string(text.substr(0, first)), std::string(text.substr(first + 1, last - first - 1)),
@@ -270,8 +268,8 @@ StatusOr<ScenarioDeviceId> ParseScenarioDeviceId(std::string_view text) {
 StatusOr<Scenario> ParseScenario(std::string_view text, const std::string& file) {
   DRA_ASSIGN_OR_RETURN(std::vector<Document> docs, ParseYaml(text, file));
   if (docs.size() != 1) {
-    return InvalidArgumentError(fmt::format("{}: a scenario file holds exactly one document, found {}", file,
-                                            docs.size()));
+    return InvalidArgumentError(
+        fmt::format("{}: a scenario file holds exactly one document, found {}", file, docs.size()));
   }
   ScenarioReader reader(file);
   return reader.Read(docs[0].root);

@@ -42,8 +42,8 @@ struct ScenarioExpectation {
   enum class Kind { kAllocations, kUnsatisfiable, kError };
   Kind kind = Kind::kAllocations;
   std::vector<ExpectedAllocation> allocations;  // kAllocations, one per `allocate` entry
-  std::string error;           // kError: what is wrong (descriptive)
-  std::string upstream_error;  // informative only
+  std::string error;                            // kError: what is wrong (descriptive)
+  std::string upstream_error;                   // informative only
 };
 
 struct Scenario {

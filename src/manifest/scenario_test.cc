@@ -43,7 +43,8 @@ expect:
       nodeSelectorTerms:
       - matchFields:
         - {key: metadata.name, operator: In, values: [node-1]}
-)", "s.yaml");
+)",
+                         "s.yaml");
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->name, "simple");
   EXPECT_EQ(s->features, std::vector<std::string>{"DRAPrioritizedList"});
@@ -68,11 +69,13 @@ TEST(ScenarioTest, ReportsProblemsWithLocation) {
     const char* want;
   };
   const Case cases[] = {
-      {"name: x\nnode: {name: n}\nbogus: 1\nexpect: {unsatisfiable: true}\n", "s.yaml:3:1: bogus: unknown scenario field"},
+      {"name: x\nnode: {name: n}\nbogus: 1\nexpect: {unsatisfiable: true}\n",
+       "s.yaml:3:1: bogus: unknown scenario field"},
       {"name: x\nnode: {name: n}\nexpect: {unsatisfiable: true, error: e}\n", "exactly one of allocations"},
       {"name: x\nnode: {name: n}\nallocatedDevices: [nope]\nexpect: {unsatisfiable: true}\n",
        "s.yaml:3:20: allocatedDevices[0]: \"nope\" is not driver/pool/device"},
-      {"name: x\nnode: {name: n}\nobjects:\n- apiVersion: resource.k8s.io/v1\n  kind: DeviceClass\n  metadata: {name: 7}\n"
+      {"name: x\nnode: {name: n}\nobjects:\n- apiVersion: resource.k8s.io/v1\n  kind: DeviceClass\n  metadata: {name: "
+       "7}\n"
        "expect: {unsatisfiable: true}\n",
        "s.yaml:6:20: objects[0]: metadata.name: expected string, got integer"},
       {"name: x\nnode: {name: n}\nallocate: [a/b]\nexpect: {allocations: []}\n",
@@ -105,7 +108,8 @@ TEST(ScenarioTest, UnreadableFileSaysWhy) {
 // them; here we only check that the format is understood completely).
 TEST(ScenarioTest, ReadsEverySharedAllocatorVector) {
   size_t count = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(DRA_TESTDATA_DIR) + "/conformance/allocator")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(DRA_TESTDATA_DIR) + "/conformance/allocator")) {
     if (entry.path().extension() != ".yaml") continue;
     auto s = LoadScenarioFile(entry.path().string());
     EXPECT_TRUE(s.ok()) << s.status().ToString();

@@ -179,7 +179,8 @@ spec:
     EXPECT_EQ(workers.spec.scheduling_policy.gang->min_count, 4);
     EXPECT_FALSE(workers.spec.scheduling_constraints.has_value());  // null is unset
     ASSERT_EQ(workers.spec.resource_claims.size(), 1u);
-    EXPECT_EQ(workers.spec.disruption_mode, (std::optional<api::DisruptionMode>(api::DisruptionMode{.single = true, .all = false})));
+    EXPECT_EQ(workers.spec.disruption_mode,
+              (std::optional<api::DisruptionMode>(api::DisruptionMode{.single = true, .all = false})));
     EXPECT_EQ(workers.spec.priority, std::optional<int32_t>(7));
     EXPECT_EQ(workers.spec.preemption_policy, std::optional<std::string>("PreemptLowerPriority"));
     EXPECT_TRUE(w.spec.pod_group_templates[1].spec.scheduling_policy.basic);

@@ -175,34 +175,29 @@ class YamlBuilder {
   StatusOr<std::vector<Document>> Run() {
     if (text_.size() > kMaxInputBytes) {
       return ErrorAt(file_, Mark{1, 1},
-                     fmt::format("input is {} bytes, over the limit of {} bytes", text_.size(),
-                                 kMaxInputBytes),
+                     fmt::format("input is {} bytes, over the limit of {} bytes", text_.size(), kMaxInputBytes),
                      StatusCode::kResourceExhausted);
     }
     if (auto bad = FindInvalidUtf8(text_)) {
       return ErrorAt(file_, MarkAtOffset(text_, *bad),
-                     fmt::format("invalid UTF-8 (byte 0x{:02X})",
-                                 static_cast<unsigned char>(text_[*bad])));
+                     fmt::format("invalid UTF-8 (byte 0x{:02X})", static_cast<unsigned char>(text_[*bad])));
     }
     if (text_.find('\0') != std::string_view::npos) {
       return ErrorAt(file_, MarkAtOffset(text_, text_.find('\0')), "NUL byte in YAML input");
     }
     if (!yaml_parser_initialize(&parser_)) return InternalError("cannot initialise libyaml");
     initialized_ = true;
-    yaml_parser_set_input_string(&parser_, reinterpret_cast<const unsigned char*>(text_.data()),
-                                 text_.size());
+    yaml_parser_set_input_string(&parser_, reinterpret_cast<const unsigned char*>(text_.data()), text_.size());
     std::vector<Document> docs;
     while (true) {
       yaml_event_t event;
       if (!yaml_parser_parse(&parser_, &event)) return ParserError();
       EventGuard guard{&event};
       switch (event.type) {
-        case YAML_STREAM_END_EVENT:
-          return docs;
+        case YAML_STREAM_END_EVENT: return docs;
         case YAML_DOCUMENT_START_EVENT:
           if (docs.size() >= kMaxDocuments) {
-            return ErrorAt(file_, ToMark(event.start_mark),
-                           fmt::format("more than {} documents", kMaxDocuments),
+            return ErrorAt(file_, ToMark(event.start_mark), fmt::format("more than {} documents", kMaxDocuments),
                            StatusCode::kResourceExhausted);
           }
           doc_ = Document{};
@@ -211,9 +206,7 @@ class YamlBuilder {
           expanded_ = 0;
           have_root_ = false;
           break;
-        case YAML_DOCUMENT_END_EVENT:
-          docs.push_back(std::move(doc_));
-          break;
+        case YAML_DOCUMENT_END_EVENT: docs.push_back(std::move(doc_)); break;
         case YAML_SCALAR_EVENT: {
           DRA_RETURN_IF_ERROR(OnScalar(event));
           break;
@@ -232,8 +225,7 @@ class YamlBuilder {
           DRA_RETURN_IF_ERROR(OnEnd());
           break;
         }
-        default:
-          break;
+        default: break;
       }
     }
   }
@@ -298,8 +290,7 @@ class YamlBuilder {
     size_t size = CountNodes(it->second);
     expanded_ += size;
     if (expanded_ > kMaxAliasExpansion) {
-      return ErrorAt(file_, mark,
-                     fmt::format("YAML: aliases expand to more than {} nodes", kMaxAliasExpansion),
+      return ErrorAt(file_, mark, fmt::format("YAML: aliases expand to more than {} nodes", kMaxAliasExpansion),
                      StatusCode::kResourceExhausted);
     }
     if (!stack_.empty() && stack_.back().node.is_mapping() && !stack_.back().has_key) {
@@ -309,8 +300,7 @@ class YamlBuilder {
       Frame& f = stack_.back();
       f.has_key = true;
       f.key_is_merge = false;
-      f.key = it->second.kind == NodeKind::kBool ? (it->second.bool_value ? "true" : "false")
-                                                  : it->second.text;
+      f.key = it->second.kind == NodeKind::kBool ? (it->second.bool_value ? "true" : "false") : it->second.text;
       f.key_mark = mark;
       return OkStatus();
     }
@@ -425,8 +415,7 @@ class YamlBuilder {
 
   Status DuplicateError(const Frame& f, Mark first) {
     return ErrorAt(file_, f.key_mark,
-                   fmt::format("duplicate key \"{}\" (first at line {}:{})", f.key, first.line,
-                               first.column));
+                   fmt::format("duplicate key \"{}\" (first at line {}:{})", f.key, first.line, first.column));
   }
 
   std::string_view text_;

@@ -36,7 +36,9 @@ TEST(YamlParserTest, TypesScalarsAsGoYamlV2) {
       {.name = "float", .yaml = "v: 1.5", .kind = NodeKind::kFloat, .text = "1.5"},
       {.name = "exp_float", .yaml = "v: 1e3", .kind = NodeKind::kFloat, .text = "1e3"},
       {.name = "inf", .yaml = "v: .inf", .kind = NodeKind::kFloat, .text = "+Inf"},
-      {.name = "huge_int_is_float", .yaml = "v: 99999999999999999999", .kind = NodeKind::kFloat,
+      {.name = "huge_int_is_float",
+       .yaml = "v: 99999999999999999999",
+       .kind = NodeKind::kFloat,
        .text = "99999999999999999999"},
       {.name = "quantity_stays_string", .yaml = "v: 80Gi", .kind = NodeKind::kString, .text = "80Gi"},
       {.name = "version_stays_string", .yaml = "v: 1.2.3", .kind = NodeKind::kString, .text = "1.2.3"},
@@ -102,12 +104,12 @@ TEST(YamlParserTest, RejectsBadInputWithLocation) {
   std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
   for (char c = 'b'; c <= 'i'; ++c) {
     std::string prev(1, static_cast<char>(c - 1));
-    bomb += std::string(1, c) + ": &" + std::string(1, c) + " [*" + prev + ", *" + prev + ", *" +
-            prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev +
-            ", *" + prev + ", *" + prev + "]\n";
+    bomb += std::string(1, c) + ": &" + std::string(1, c) + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev +
+            ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n";
   }
   const ErrorCase cases[] = {
-      {.name = "duplicate_key", .yaml = "a: 1\nb: 2\na: 3\n",
+      {.name = "duplicate_key",
+       .yaml = "a: 1\nb: 2\na: 3\n",
        .want = "t.yaml:3:1: duplicate key \"a\" (first at line 1:1)"},
       {.name = "bad_indent", .yaml = "a:\n  b: 1\n c: 2\n", .want = "t.yaml:3:"},
       {.name = "unclosed_flow", .yaml = "a: [1, 2\n", .want = "t.yaml:"},
@@ -115,9 +117,13 @@ TEST(YamlParserTest, RejectsBadInputWithLocation) {
       {.name = "nul_byte", .yaml = std::string("a: x\0y\n", 7), .want = "NUL byte"},
       {.name = "unknown_alias", .yaml = "a: *nope\n", .want = "unknown anchor 'nope'"},
       {.name = "complex_key", .yaml = "? [a, b]\n: c\n", .want = "mapping key must be a string"},
-      {.name = "too_deep", .yaml = deep, .want = "nesting deeper than 512 levels",
+      {.name = "too_deep",
+       .yaml = deep,
+       .want = "nesting deeper than 512 levels",
        .code = StatusCode::kResourceExhausted},
-      {.name = "alias_bomb", .yaml = bomb, .want = "aliases expand to more than",
+      {.name = "alias_bomb",
+       .yaml = bomb,
+       .want = "aliases expand to more than",
        .code = StatusCode::kResourceExhausted},
       {.name = "tab_indent", .yaml = "a:\n\tb: 1\n", .want = "t.yaml:2:"},
   };
@@ -125,8 +131,7 @@ TEST(YamlParserTest, RejectsBadInputWithLocation) {
     auto docs = ParseYaml(c.yaml, "t.yaml");
     ASSERT_FALSE(docs.ok()) << c.name;
     EXPECT_EQ(docs.status().code(), c.code) << c.name;
-    EXPECT_NE(docs.status().message().find(c.want), std::string::npos)
-        << c.name << ": " << docs.status().message();
+    EXPECT_NE(docs.status().message().find(c.want), std::string::npos) << c.name << ": " << docs.status().message();
   }
 }
 

@@ -198,8 +198,8 @@ StatusOr<CheckReport> Check(const CheckInputs& in, const api::FeatureGates& gate
   CheckReport report;
   for (const sched::PodOutcome& bo : b->result.pods) {
     const api::Pod* pod = FindPod(b->snapshot, bo.pod);
-    auto requests = pod != nullptr ? PodDeviceRequests(*pod, in.sharing)
-                                   : std::vector<std::pair<std::string, DeviceKind>>{};
+    auto requests =
+        pod != nullptr ? PodDeviceRequests(*pod, in.sharing) : std::vector<std::pair<std::string, DeviceKind>>{};
     auto it = after_outcomes.find(bo.pod);
     const sched::PodOutcome* ao = it != after_outcomes.end() ? it->second : nullptr;
     const bool placed_before = bo.kind == sched::PodOutcome::Kind::kPlaced;
@@ -218,7 +218,9 @@ StatusOr<CheckReport> Check(const CheckInputs& in, const api::FeatureGates& gate
     }
     using V = PodCheck::Verdict;
     if (placed_before && placed_after) {
-      c.verdict = c.before_kind.empty() ? V::kKindUnknown : c.before_kind == c.after_kind ? V::kSame : V::kDifferentKind;
+      c.verdict = c.before_kind.empty()           ? V::kKindUnknown
+                  : c.before_kind == c.after_kind ? V::kSame
+                                                  : V::kDifferentKind;
     } else if (placed_before) {
       c.verdict = V::kNoLongerFits;
     } else {
@@ -251,8 +253,8 @@ std::string FormatCheck(const CheckReport& report) {
     before_w = std::max(before_w, side(p.before_node, p.before_kind).size());
     after_w = std::max(after_w, side(p.after_node, p.after_kind).size());
   }
-  std::string out = fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "POD", pod_w, "BEFORE", before_w, "AFTER", after_w,
-                                "CHANGE");
+  std::string out =
+      fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "POD", pod_w, "BEFORE", before_w, "AFTER", after_w, "CHANGE");
   for (const PodCheck& p : report.pods) {
     out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", p.pod, pod_w, side(p.before_node, p.before_kind), before_w,
                        side(p.after_node, p.after_kind), after_w, verdict(p.verdict));
@@ -261,11 +263,11 @@ std::string FormatCheck(const CheckReport& report) {
     if (p.verdict == PodCheck::Verdict::kNoLongerFits) out += fmt::format("{}: {}\n", p.pod, p.after_message);
   }
   using V = PodCheck::Verdict;
-  out += fmt::format("{} pods: {} on the same kind of device, {} on a different kind, {} no longer fit, {} now fit, "
-                     "{} pending before and after, {} of unknown kind before\n",
-                     report.pods.size(), report.Count(V::kSame), report.Count(V::kDifferentKind),
-                     report.Count(V::kNoLongerFits), report.Count(V::kNowFits), report.Count(V::kPendingBoth),
-                     report.Count(V::kKindUnknown));
+  out += fmt::format(
+      "{} pods: {} on the same kind of device, {} on a different kind, {} no longer fit, {} now fit, "
+      "{} pending before and after, {} of unknown kind before\n",
+      report.pods.size(), report.Count(V::kSame), report.Count(V::kDifferentKind), report.Count(V::kNoLongerFits),
+      report.Count(V::kNowFits), report.Count(V::kPendingBoth), report.Count(V::kKindUnknown));
   return out;
 }
 

@@ -53,7 +53,7 @@ struct PodCheck {
     kNoLongerFits,   // placed before, pending after
     kNowFits,        // pending before, placed after
     kPendingBoth,
-    kKindUnknown,    // placed both times, but the node says nothing of its device kind before
+    kKindUnknown,  // placed both times, but the node says nothing of its device kind before
   };
   std::string pod{};  // "namespace/name"
   Verdict verdict = Verdict::kSame;
@@ -61,7 +61,7 @@ struct PodCheck {
   std::string after_node{};
   std::string before_kind{};  // kinds joined by ", "; empty: none or unknown
   std::string after_kind{};
-  std::string after_message{};            // pending after: kube-scheduler's reason
+  std::string after_message{};  // pending after: kube-scheduler's reason
 };
 
 struct CheckReport {

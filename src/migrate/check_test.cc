@@ -104,10 +104,11 @@ TEST(CheckTest, DifferentKindAndNowFits) {
   StatusOr<std::vector<manifest::Document>> docs = manifest::ParseYaml(kWorkloads, "in.yaml");
   ASSERT_TRUE(docs.ok());
   std::vector<SourceObject> objects;
-  for (manifest::Document& d : *docs) AppendObjects(std::move(d.root), std::make_shared<const std::string>("in.yaml"), &objects);
-  MigrateResult migrated = Migrate(std::move(objects), {.mode = Mode::kClaims,
-                                                        .existing_classes = {{"gpu.nvidia.com", "nvidia.com/gpu"}},
-                                                        .cluster_known = true});
+  for (manifest::Document& d : *docs)
+    AppendObjects(std::move(d.root), std::make_shared<const std::string>("in.yaml"), &objects);
+  MigrateResult migrated = Migrate(
+      std::move(objects),
+      {.mode = Mode::kClaims, .existing_classes = {{"gpu.nvidia.com", "nvidia.com/gpu"}}, .cluster_known = true});
   ASSERT_EQ(migrated.error_count(), 0u);
   for (manifest::LoadedObject& o : Load(manifest::EmitYamlDocuments(migrated.objects)).objects) {
     in.after_objects.push_back(std::move(o.object));
@@ -154,7 +155,8 @@ spec:
   - name: c
     resources:
       claims: [{name: gpu}]
-)").objects) {
+)")
+                                       .objects) {
     in.after_objects.push_back(std::move(o.object));
   }
   StatusOr<CheckReport> report = Check(in, api::FeatureGates::Defaults());

@@ -135,8 +135,12 @@ bool IsDevicePluginConfigMap(const manifest::Node& root) {
 void ReadSharingConfigMap(const manifest::Node& root, const std::string& file, std::string_view object,
                           SharingConfig* sharing, std::vector<manifest::LoadMessage>* messages) {
   auto warn = [&](std::string field, std::string message) {
-    messages->push_back({.severity = api::Severity::kWarning, .file = file, .mark = root.mark,
-                         .object = std::string(object), .field = std::move(field), .message = std::move(message)});
+    messages->push_back({.severity = api::Severity::kWarning,
+                         .file = file,
+                         .mark = root.mark,
+                         .object = std::string(object),
+                         .field = std::move(field),
+                         .message = std::move(message)});
   };
   std::vector<std::string> unparsable;
   std::vector<std::pair<std::string, manifest::Node>> configs = DevicePluginConfigs(root, &unparsable);
@@ -156,8 +160,8 @@ void ReadSharingConfigMap(const manifest::Node& root, const std::string& file, s
     const manifest::Node* ts = s->Find("timeSlicing");
     if (ts == nullptr || !ts->is_mapping()) continue;
     const manifest::Node* rename_default = ts->Find("renameByDefault");
-    const bool rename = rename_default != nullptr && rename_default->kind == manifest::NodeKind::kBool &&
-                        rename_default->bool_value;
+    const bool rename =
+        rename_default != nullptr && rename_default->kind == manifest::NodeKind::kBool && rename_default->bool_value;
     const manifest::Node* resources = ts->Find("resources");
     if (resources == nullptr || !resources->is_sequence()) continue;
     for (const manifest::Node& r : resources->items) {

@@ -39,8 +39,8 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kGkeAcce
 bool IsLabelValue(std::string_view v) {
   if (v.size() > 63) return false;
   for (char c : v) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-              c == '_' || c == '.';
+    bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
     if (!ok) return false;
   }
   return true;
@@ -96,8 +96,9 @@ LabelTranslation TranslateProduct(const Requirement& r) {
     if (!profile.empty()) ++with_mig;
   }
   if (with_mig > 0 && values.size() > 1) {
-    return Kept("several products of which some name a MIG profile (single strategy): one request cannot be "
-                "both a MIG device and a whole GPU");
+    return Kept(
+        "several products of which some name a MIG profile (single strategy): one request cannot be "
+        "both a MIG device and a whole GPU");
   }
   return StringMatch(r, fmt::format("{}.productName.replace(' ', '-')", kNvidiaAttrs), values);
 }
@@ -159,8 +160,9 @@ LabelTranslation TranslateNvidia(const Requirement& r, const DeviceKind& request
     return Kept("only nvidia.com/gpu.present=true is implied by a GPU request");
   }
   if (key == "nvidia.com/gpu.count") {
-    return Kept("the number of GPUs on a node is not a device attribute (a claim's count asks for devices, "
-                "not for nodes of a size)");
+    return Kept(
+        "the number of GPUs on a node is not a device attribute (a claim's count asks for devices, "
+        "not for nodes of a size)");
   }
   if (key == "cloud.google.com/gke-accelerator") return TranslateGkeAccelerator(r);
   if (key == "cloud.google.com/gke-gpu-partition-size") {
@@ -174,7 +176,8 @@ LabelTranslation TranslateNvidia(const Requirement& r, const DeviceKind& request
 
 LabelTranslation TranslateTpu(const Requirement& r) {
   if (r.op == "DoesNotExist") {
-    return Kept(fmt::format("DoesNotExist on {} asks for nodes without the label, which DRA devices cannot say", r.key));
+    return Kept(
+        fmt::format("DoesNotExist on {} asks for nodes without the label, which DRA devices cannot say", r.key));
   }
   if (r.key == "cloud.google.com/gke-tpu-accelerator") {
     return StringMatch(r, fmt::format("{}.accelerator", kTpuAttrs), r.values);
@@ -226,12 +229,9 @@ LabelTranslation TranslateLabel(const Requirement& r, const DeviceKind& request)
     if (!IsLabelValue(v)) return Kept(fmt::format("\"{}\" is not a label value", v));
   }
   switch (request.vendor) {
-    case Vendor::kNvidia:
-      return TranslateNvidia(r, request);
-    case Vendor::kTpu:
-      return TranslateTpu(r);
-    case Vendor::kAmd:
-      break;
+    case Vendor::kNvidia: return TranslateNvidia(r, request);
+    case Vendor::kTpu: return TranslateTpu(r);
+    case Vendor::kAmd: break;
   }
   return Kept(fmt::format("dractl cannot map label {} to a device attribute", r.key));
 }

@@ -54,7 +54,7 @@ std::optional<Vendor> LabelVendor(std::string_view key);
 // partition size make `nvidia.com/gpu` a MIG device; a "-SHARED" product and
 // GKE's time-sharing make it time-sliced.
 struct RequestHints {
-  std::string mig_profile{};  // nvidia.com/gpu stands for a MIG device of this profile
+  std::string mig_profile{};     // nvidia.com/gpu stands for a MIG device of this profile
   bool single_strategy = false;  // nvidia.com/mig.strategy: single
   bool time_sliced = false;
 };

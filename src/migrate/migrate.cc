@@ -59,8 +59,7 @@ Node Str(std::string s) { return Node::String(std::move(s)); }
 // Where a kind keeps its pod spec.
 std::optional<std::vector<std::string_view>> PodSpecPath(std::string_view kind) {
   if (kind == "Pod") return std::vector<std::string_view>{"spec"};
-  if (kind == "Deployment" || kind == "ReplicaSet" || kind == "StatefulSet" || kind == "DaemonSet" ||
-      kind == "Job") {
+  if (kind == "Deployment" || kind == "ReplicaSet" || kind == "StatefulSet" || kind == "DaemonSet" || kind == "Job") {
     return std::vector<std::string_view>{"spec", "template", "spec"};
   }
   if (kind == "CronJob") return std::vector<std::string_view>{"spec", "jobTemplate", "spec", "template", "spec"};
@@ -79,8 +78,8 @@ struct ContainerRequest {
   std::string field{};  // ...resources.limits[nvidia.com/gpu]
   manifest::Mark mark{};
   std::vector<std::string> selectors{};
-  std::string claim{};        // pod claim name
-  std::string spec_json{};    // the claim spec, as the key of its template
+  std::string claim{};      // pod claim name
+  std::string spec_json{};  // the claim spec, as the key of its template
   Node claim_spec{};
 };
 
@@ -211,8 +210,12 @@ class Migrator {
   };
 
   void Message(api::Severity severity, const Object& o, std::string field, manifest::Mark mark, std::string text) {
-    result_.messages.push_back({.severity = severity, .file = o.file, .mark = mark, .object = o.display,
-                                .field = std::move(field), .message = std::move(text)});
+    result_.messages.push_back({.severity = severity,
+                                .file = o.file,
+                                .mark = mark,
+                                .object = o.display,
+                                .field = std::move(field),
+                                .message = std::move(text)});
   }
 
   std::vector<ContainerRequest> CollectRequests(Node& spec, const std::string& path, const Object& o);
@@ -270,10 +273,19 @@ std::vector<ContainerRequest> Migrator::CollectRequests(Node& spec, const std::s
           }
           if (*count == 0) continue;  // asks for nothing; fits without a device plugin too
           const Node* restart = c.Find("restartPolicy");
-          out.push_back({.list = std::string(list), .index = ci, .container = Text(c.Find("name")),
-                         .plain_init = list == "initContainers" && Text(restart) != "Always", .resource = name,
-                         .count = *count, .kind = kind, .field = field, .mark = map->keys[ki].second,
-                         .selectors = {}, .claim = {}, .spec_json = {}, .claim_spec = {}});
+          out.push_back({.list = std::string(list),
+                         .index = ci,
+                         .container = Text(c.Find("name")),
+                         .plain_init = list == "initContainers" && Text(restart) != "Always",
+                         .resource = name,
+                         .count = *count,
+                         .kind = kind,
+                         .field = field,
+                         .mark = map->keys[ki].second,
+                         .selectors = {},
+                         .claim = {},
+                         .spec_json = {},
+                         .claim_spec = {}});
         }
       }
     }
@@ -292,9 +304,11 @@ std::vector<RequirementSite> Migrator::CollectRequirements(Node& spec, const std
     for (size_t i = 0; i < ns->keys.size(); ++i) {
       if (!concerns(ns->keys[i].first)) continue;
       out.push_back({.req = {.key = ns->keys[i].first, .op = "In", .values = {ns->items[i].text}},
-                     .from_node_selector = true, .expr_index = 0,
+                     .from_node_selector = true,
+                     .expr_index = 0,
                      .field = fmt::format("{}.nodeSelector[{}]", path, ns->keys[i].first),
-                     .mark = ns->keys[i].second, .translated = false});
+                     .mark = ns->keys[i].second,
+                     .translated = false});
     }
   }
   Node* affinity = spec.Find("affinity");
@@ -313,8 +327,11 @@ std::vector<RequirementSite> Migrator::CollectRequirements(Node& spec, const std
       if (const Node* values = e.Find("values"); values != nullptr && values->is_sequence()) {
         for (const Node& v : values->items) r.values.push_back(v.text);
       }
-      into->push_back({.req = std::move(r), .from_node_selector = false, .expr_index = j,
-                       .field = fmt::format("{}.matchExpressions[{}]", term_path, j), .mark = e.mark,
+      into->push_back({.req = std::move(r),
+                       .from_node_selector = false,
+                       .expr_index = j,
+                       .field = fmt::format("{}.matchExpressions[{}]", term_path, j),
+                       .mark = e.mark,
                        .translated = false});
     }
   };
@@ -519,7 +536,8 @@ bool Migrator::RewritePodSpec(Node& spec, const std::string& path, const Object&
       claims = &resources.items.back();
     }
     bool listed = false;
-    for (const Node& e : claims->items) listed = listed || (Text(e.Find("name")) == r.claim && e.Find("request") == nullptr);
+    for (const Node& e : claims->items)
+      listed = listed || (Text(e.Find("name")) == r.claim && e.Find("request") == nullptr);
     if (!listed) {
       Node entry = Node::Mapping();
       entry.Add("name", Str(r.claim));
@@ -591,17 +609,19 @@ void Migrator::EmitClasses() {
         selector += fmt::format(" && device.attributes['gpu.nvidia.com'].profile == '{}'", kind.mig_profile);
       }
       if (classes_.contains(kind.extended_class_name)) {
-        result_.notes.push_back(fmt::format("DeviceClass {} exists without extendedResourceName {}: the output "
-                                            "replaces it",
-                                            kind.extended_class_name, resource));
+        result_.notes.push_back(
+            fmt::format("DeviceClass {} exists without extendedResourceName {}: the output "
+                        "replaces it",
+                        kind.extended_class_name, resource));
       }
       emit(kind.extended_class_name, selector, resource, kind.time_sliced && kind.class_name == "gpu.nvidia.com");
     }
   }
   if (!options_.cluster_known && !result_.classes.empty()) {
-    result_.notes.push_back(fmt::format("no --cluster: the output includes the DeviceClasses it uses ({}); leave out "
-                                        "those your cluster has",
-                                        fmt::join(result_.classes, ", ")));
+    result_.notes.push_back(
+        fmt::format("no --cluster: the output includes the DeviceClasses it uses ({}); leave out "
+                    "those your cluster has",
+                    fmt::join(result_.classes, ", ")));
   }
   result_.objects.insert(result_.objects.begin(), std::make_move_iterator(classes.begin()),
                          std::make_move_iterator(classes.end()));
@@ -631,7 +651,8 @@ void Migrator::Run(std::vector<SourceObject> objects) {
       continue;
     }
     const Node* meta = s.root.Find("metadata");
-    Object o{.file = s.file ? *s.file : "", .display = {},
+    Object o{.file = s.file ? *s.file : "",
+             .display = {},
              .name = Text(meta != nullptr ? meta->Find("name") : nullptr),
              .ns = Text(meta != nullptr ? meta->Find("namespace") : nullptr)};
     o.display = fmt::format("{} {}{}", kind, o.ns.empty() ? "" : o.ns + "/", o.name);
@@ -670,8 +691,8 @@ SharingConfig ReadSharing(const std::vector<SourceObject>& objects, std::vector<
     if (!IsDevicePluginConfigMap(s.root)) continue;
     const Node* meta = s.root.Find("metadata");
     const std::string& ns = Text(meta != nullptr ? meta->Find("namespace") : nullptr);
-    std::string display = fmt::format("ConfigMap {}{}", ns.empty() ? "" : ns + "/",
-                                      Text(meta != nullptr ? meta->Find("name") : nullptr));
+    std::string display =
+        fmt::format("ConfigMap {}{}", ns.empty() ? "" : ns + "/", Text(meta != nullptr ? meta->Find("name") : nullptr));
     ReadSharingConfigMap(s.root, s.file ? *s.file : "", display, &sharing, messages);
   }
   return sharing;

@@ -50,8 +50,7 @@ struct SourceObject {
 
 // Appends the objects of document `root` (the items of a `kind: List` or
 // `<Kind>List`, flattened; else the document itself) to `out`.
-void AppendObjects(manifest::Node root, const std::shared_ptr<const std::string>& file,
-                   std::vector<SourceObject>* out);
+void AppendObjects(manifest::Node root, const std::shared_ptr<const std::string>& file, std::vector<SourceObject>* out);
 
 struct MigrateOptions {
   Mode mode = Mode::kClaims;
@@ -68,8 +67,8 @@ struct MigrateResult {
   std::vector<manifest::Node> objects{};          // the output, in order
   std::vector<manifest::LoadMessage> messages{};  // warnings and errors
   std::vector<std::string> notes{};               // for stderr, one line each
-  size_t rewritten = 0;                         // workloads and pods changed
-  size_t templates = 0;                         // ResourceClaimTemplates emitted
+  size_t rewritten = 0;                           // workloads and pods changed
+  size_t templates = 0;                           // ResourceClaimTemplates emitted
   std::vector<std::string> classes{};             // DeviceClasses emitted
 
   size_t error_count() const;

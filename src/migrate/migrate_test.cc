@@ -28,8 +28,8 @@ Output RunMigrate(std::string_view input, MigrateOptions options) {
   auto file = std::make_shared<const std::string>("in.yaml");
   for (manifest::Document& d : *docs) AppendObjects(std::move(d.root), file, &objects);
   MigrateResult r = Migrate(std::move(objects), options);
-  Output out{.yaml = manifest::EmitYamlDocuments(r.objects), .messages = {}, .notes = r.notes,
-             .errors = r.error_count()};
+  Output out{
+      .yaml = manifest::EmitYamlDocuments(r.objects), .messages = {}, .notes = r.notes, .errors = r.error_count()};
   for (const manifest::LoadMessage& m : r.messages) out.messages.push_back(m.ToString());
   return out;
 }
@@ -64,7 +64,7 @@ spec:
           requests:
             cpu: "2"
 )",
-                   NvidiaCluster());
+                          NvidiaCluster());
   EXPECT_EQ(out.yaml, R"(apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate
 metadata:
@@ -137,7 +137,7 @@ spec:
       limits:
         nvidia.com/gpu: 1
 )",
-                   NvidiaCluster());
+                          NvidiaCluster());
   EXPECT_EQ(out.yaml, R"(apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate
 metadata:
@@ -199,7 +199,7 @@ spec:
       limits:
         nvidia.com/mig-1g.5gb: 1
 )",
-                   {});
+                          {});
   EXPECT_EQ(out.yaml, R"(apiVersion: resource.k8s.io/v1
 kind: DeviceClass
 metadata:
@@ -245,8 +245,9 @@ spec:
       - name: mig-1g-5gb
 )");
   ASSERT_EQ(out.notes.size(), 1u);
-  EXPECT_EQ(out.notes[0], "no --cluster: the output includes the DeviceClasses it uses (mig.nvidia.com); leave out "
-                          "those your cluster has");
+  EXPECT_EQ(out.notes[0],
+            "no --cluster: the output includes the DeviceClasses it uses (mig.nvidia.com); leave out "
+            "those your cluster has");
 }
 
 TEST(MigrateTest, SingleStrategyProductNamesTheMigProfile) {
@@ -264,7 +265,7 @@ spec:
       limits:
         nvidia.com/gpu: 1
 )",
-                   NvidiaCluster());
+                          NvidiaCluster());
   EXPECT_EQ(out.yaml, R"(apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate
 metadata:
@@ -312,7 +313,7 @@ spec:
       limits:
         nvidia.com/gpu.shared: 1
 )",
-                   NvidiaCluster());
+                          NvidiaCluster());
   EXPECT_EQ(out.yaml, R"(apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate
 metadata:
@@ -384,7 +385,7 @@ spec:
       limits:
         nvidia.com/gpu: 1
 )",
-                   NvidiaCluster());
+                          NvidiaCluster());
   // The ConfigMap stays as it was; the pod's nvidia.com/gpu is time-sliced.
   EXPECT_EQ(out.yaml, R"(apiVersion: v1
 kind: ConfigMap
@@ -459,7 +460,7 @@ spec:
           limits:
             google.com/tpu: 8
 )",
-                   {.mode = Mode::kClaims, .existing_classes = {{"tpu.google.com", ""}}, .cluster_known = true});
+                          {.mode = Mode::kClaims, .existing_classes = {{"tpu.google.com", ""}}, .cluster_known = true});
   EXPECT_EQ(out.yaml, R"(apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate
 metadata:
@@ -514,7 +515,7 @@ spec:
       limits:
         nvidia.com/gpu: 1
 )",
-                   NvidiaCluster());
+                          NvidiaCluster());
   EXPECT_EQ(out.yaml, R"(apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate
 metadata:
@@ -568,7 +569,7 @@ spec:
       limits:
         nvidia.com/vgpu: 1
 )",
-                   NvidiaCluster());
+                          NvidiaCluster());
   EXPECT_EQ(out.errors, 1u);
   ASSERT_EQ(out.messages.size(), 1u);
   EXPECT_EQ(out.messages[0],
@@ -631,7 +632,7 @@ spec:
       limits:
         nvidia.com/gpu: 1
 )",
-                   NvidiaCluster());
+                          NvidiaCluster());
   EXPECT_EQ(out.yaml, R"(apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate
 metadata:
@@ -737,7 +738,7 @@ spec:
               limits:
                 nvidia.com/gpu: 1
 )",
-                   NvidiaCluster());
+                          NvidiaCluster());
   // Three equal requests: main and side get claims of their own (from one
   // template), warmup uses main's; the claims go before initContainers.
   EXPECT_EQ(out.yaml, R"(apiVersion: resource.k8s.io/v1
@@ -809,7 +810,7 @@ spec:
       limits:
         nvidia.com/gpu: 1
 )",
-                   NvidiaCluster());
+                          NvidiaCluster());
   ASSERT_EQ(out.messages.size(), 3u);
   EXPECT_EQ(out.messages[0],
             "in.yaml:11:13: warning: Pod p: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
@@ -840,7 +841,7 @@ spec:
       limits:
         amd.com/gpu: 1
 )",
-                   {.mode = Mode::kClaims, .existing_classes = {}, .cluster_known = true});
+                          {.mode = Mode::kClaims, .existing_classes = {}, .cluster_known = true});
   EXPECT_EQ(out.yaml, R"(apiVersion: resource.k8s.io/v1
 kind: DeviceClass
 metadata:
@@ -898,9 +899,8 @@ spec:
         nvidia.com/mig-1g.5gb: 1
         nvidia.com/gpu: 1
 )";
-  Output out = RunMigrate(input, {.mode = Mode::kExtendedResource,
-                           .existing_classes = {{"gpu.nvidia.com", ""}},
-                           .cluster_known = true});
+  Output out = RunMigrate(
+      input, {.mode = Mode::kExtendedResource, .existing_classes = {{"gpu.nvidia.com", ""}}, .cluster_known = true});
   EXPECT_EQ(out.yaml, R"(apiVersion: resource.k8s.io/v1
 kind: DeviceClass
 metadata:
@@ -929,13 +929,15 @@ spec:
                            "replaces it",
                            "the cluster has no DeviceClass mig-1g.5gb.nvidia.com: added"}));
   // A class that already maps the resource is used as it is.
-  Output served = RunMigrate(input, {.mode = Mode::kExtendedResource,
-                              .existing_classes = {{"gpu.nvidia.com", "nvidia.com/gpu"}, {"mig-1g.5gb", "nvidia.com/mig-1g.5gb"}},
-                              .cluster_known = true});
+  Output served = RunMigrate(
+      input, {.mode = Mode::kExtendedResource,
+              .existing_classes = {{"gpu.nvidia.com", "nvidia.com/gpu"}, {"mig-1g.5gb", "nvidia.com/mig-1g.5gb"}},
+              .cluster_known = true});
   EXPECT_EQ(served.yaml, input);
-  EXPECT_EQ(served.notes, (std::vector<std::string>{"nvidia.com/gpu is served by the existing DeviceClass gpu.nvidia.com",
-                                                    "nvidia.com/mig-1g.5gb is served by the existing DeviceClass "
-                                                    "mig-1g.5gb"}));
+  EXPECT_EQ(served.notes,
+            (std::vector<std::string>{"nvidia.com/gpu is served by the existing DeviceClass gpu.nvidia.com",
+                                      "nvidia.com/mig-1g.5gb is served by the existing DeviceClass "
+                                      "mig-1g.5gb"}));
 }
 
 TEST(MigrateTest, ListsAreFlattenedAndOtherObjectsPassThrough) {
@@ -954,7 +956,7 @@ items:
     containers:
     - name: c
 )",
-                   NvidiaCluster());
+                          NvidiaCluster());
   EXPECT_EQ(out.yaml, R"(apiVersion: v1
 kind: Service
 metadata:

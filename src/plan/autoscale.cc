@@ -32,8 +32,8 @@ Status Autoscaler::AddMinimum(sched::Snapshot* cluster) {
       NodeInstance inst = Instantiate(groups_[g], static_cast<size_t>(next_index_[g]++));
       for (const api::Node& n : cluster->nodes) {
         if (n.metadata.name == inst.node.metadata.name) {
-          return InvalidArgumentError(fmt::format("node group {}: its node {} is in the cluster already",
-                                                  groups_[g].name, n.metadata.name));
+          return InvalidArgumentError(
+              fmt::format("node group {}: its node {} is in the cluster already", groups_[g].name, n.metadata.name));
         }
       }
       nodes_.push_back({.group = g, .name = inst.node.metadata.name, .ready = true});

@@ -43,10 +43,10 @@
 namespace dra::plan {
 
 struct AutoscaleOptions {
-  PlanOptions plan{};                   // the expander, the scheduler's options
-  int64_t scale_up_delay = 10;          // seconds a pod is pending before it is demand
-  int64_t provision_time = 180;         // seconds from the request to a ready node
-  int64_t scale_down_unneeded = 600;    // seconds unneeded before removal
+  PlanOptions plan{};                 // the expander, the scheduler's options
+  int64_t scale_up_delay = 10;        // seconds a pod is pending before it is demand
+  int64_t provision_time = 180;       // seconds from the request to a ready node
+  int64_t scale_down_unneeded = 600;  // seconds unneeded before removal
   double utilization_threshold = 0.5;
 };
 
@@ -61,9 +61,9 @@ std::string_view AutoscaleEventName(AutoscaleEvent::Kind kind);  // "scale-up", 
 
 struct GroupUsage {
   std::string group{};
-  int64_t added = 0;    // nodes requested during the replay
+  int64_t added = 0;  // nodes requested during the replay
   int64_t removed = 0;
-  int64_t peak = 0;     // most nodes at once, provisioning ones included
+  int64_t peak = 0;       // most nodes at once, provisioning ones included
   double node_hours = 0;  // from each node's request (or the start) to its removal (or the end)
   double cost = 0;        // node_hours * price
 };
@@ -73,7 +73,7 @@ struct AutoscaleReport {
   std::vector<GroupUsage> groups{};      // in input order
   double node_hours = 0;
   double cost = 0;
-  size_t plans = 0;                      // PlanScaleUp calls
+  size_t plans = 0;  // PlanScaleUp calls
 };
 
 class Autoscaler final : public sched::TimelineActor {

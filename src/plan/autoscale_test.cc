@@ -43,7 +43,8 @@ struct Replayed {
 
 class AutoscaleTest : public ::testing::Test {
  protected:
-  Replayed Replay(const std::string& cluster, const std::string& workload, const std::string& groups, Expander expander) {
+  Replayed Replay(const std::string& cluster, const std::string& workload, const std::string& groups,
+                  Expander expander) {
     sched::testing::Replayable in = sched::testing::LoadReplayable(cluster + workload);
     sched::Snapshot snapshot = std::move(in.cluster);
     std::vector<api::Pod> pods = std::move(in.workload);
@@ -91,7 +92,8 @@ class AutoscaleTest : public ::testing::Test {
 // Node-hours: (4390 - 10) + (2590 - 10) = 6960 s = 1.9333 h; cost 3.8667.
 TEST_F(AutoscaleTest, ScalesUpForPendingPodsAndDownWhenTheyEnd) {
   const std::string cluster = std::string(kClass) + Template("one", 1) + Template("four", 4);
-  const std::string workload = WorkloadPod("p1", "four", 1, "4Gi", 0, 3600) + WorkloadPod("p2", "one", 1, "4Gi", 0, 1800);
+  const std::string workload =
+      WorkloadPod("p1", "four", 1, "4Gi", 0, 3600) + WorkloadPod("p2", "one", 1, "4Gi", 0, 1800);
   for (Expander e : {Expander::kOptimal, Expander::kLeastWaste}) {
     Replayed r = Replay(cluster, workload, Group("g4", 4, 16, "64Gi", 2, 3), e);
     ASSERT_EQ(r.report.events.size(), 6u) << ::testing::PrintToString(Events(r.report));

@@ -173,8 +173,7 @@ StatusOr<int64_t> ClassModel::FirstFit(size_t g, uint32_t c, int64_t* count, std
   return placed;
 }
 
-StatusOr<ClassModel::Estimate> ClassModel::EstimateGroup(size_t g, std::span<const int64_t> remaining,
-                                                         int64_t limit) {
+StatusOr<ClassModel::Estimate> ClassModel::EstimateGroup(size_t g, std::span<const int64_t> remaining, int64_t limit) {
   Estimate e;
   e.placed.assign(classes_.size(), 0);
   int64_t added = 0;

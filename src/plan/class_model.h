@@ -20,8 +20,8 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <tuple>
 #include <span>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -81,9 +81,9 @@ class ClassModel {
   // nodes added so far first fit, then new ones; a class whose pod fits no
   // new node leaves that node empty, and no node is added after an empty one.
   struct Estimate {
-    int64_t nodes = 0;                // nodes that hold pods
-    std::vector<int64_t> placed{};    // per class
-    std::vector<NodeRun> runs{};      // those nodes
+    int64_t nodes = 0;              // nodes that hold pods
+    std::vector<int64_t> placed{};  // per class
+    std::vector<NodeRun> runs{};    // those nodes
   };
   StatusOr<Estimate> EstimateGroup(size_t g, std::span<const int64_t> remaining, int64_t limit);
 
@@ -105,15 +105,15 @@ class ClassModel {
     base_.rules = pending.rules;
   }
 
-  sched::Snapshot base_{};  // the cluster-wide objects every one-node run needs
+  sched::Snapshot base_{};             // the cluster-wide objects every one-node run needs
   std::vector<api::Pod> exemplars_{};  // per class, its first pod as a fresh one
   std::vector<PodClass> classes_{};
   std::span<const NodeGroup> groups_{};
   sched::ScheduleOptions options_{};
-  std::vector<std::vector<uint32_t>> order_{};  // per group
+  std::vector<std::vector<uint32_t>> order_{};                            // per group
   std::map<std::tuple<size_t, NodeContent, uint32_t>, int64_t> fills_{};  // Fill's memo
   std::map<std::pair<size_t, uint32_t>, int64_t> devices_per_pod_{};      // set by Fill on fresh nodes
-  std::vector<uint32_t> pack_order_{};                                      // Pack's, once
+  std::vector<uint32_t> pack_order_{};                                    // Pack's, once
   size_t simulations_ = 0;
 };
 

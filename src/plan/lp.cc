@@ -15,7 +15,9 @@ constexpr double kEps = 1e-9;
 class Tableau {
  public:
   Tableau(size_t rows, size_t columns)
-      : columns_(columns), t_(rows + 1, std::vector<double>(columns + 1, 0)), basis_(rows, 0),
+      : columns_(columns),
+        t_(rows + 1, std::vector<double>(columns + 1, 0)),
+        basis_(rows, 0),
         allowed_(columns, true) {}
 
   double& At(size_t r, size_t c) { return t_[r][c]; }

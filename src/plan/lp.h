@@ -10,16 +10,16 @@
 namespace dra::plan {
 
 struct LinearProgram {
-  std::vector<double> cost{};                // c, one per variable
-  std::vector<std::vector<double>> rows{};   // A, each as long as `cost`
-  std::vector<double> bounds{};              // b, one per row
+  std::vector<double> cost{};               // c, one per variable
+  std::vector<std::vector<double>> rows{};  // A, each as long as `cost`
+  std::vector<double> bounds{};             // b, one per row
 };
 
 enum class LpStatus { kOptimal, kInfeasible, kUnbounded };
 
 struct LpSolution {
   LpStatus status = LpStatus::kInfeasible;
-  double value = 0;       // c·x at the optimum
+  double value = 0;  // c·x at the optimum
   std::vector<double> x{};
 };
 

@@ -20,8 +20,12 @@ class Problems {
   void Add(manifest::Mark mark, std::string field, std::string message,
            api::Severity severity = api::Severity::kError) {
     if (severity == api::Severity::kError) ++errors_;
-    out_->push_back(manifest::LoadMessage{.severity = severity, .file = file_, .mark = mark, .object = object_,
-                                          .field = std::move(field), .message = std::move(message)});
+    out_->push_back(manifest::LoadMessage{.severity = severity,
+                                          .file = file_,
+                                          .mark = mark,
+                                          .object = object_,
+                                          .field = std::move(field),
+                                          .message = std::move(message)});
   }
   void SetObject(std::string object) { object_ = std::move(object); }
   size_t errors() const { return errors_; }
@@ -157,8 +161,8 @@ void ParseOne(const manifest::Node& root, const std::string& file, const api::Fe
     problems->Add(tmpl != nullptr ? tmpl->mark : spec->mark, "spec.template.node", "Required value: a v1 Node");
     return;
   }
-  std::optional<api::Node> template_node = TemplateObject<api::Node>(*node, api::Kind::kNode, "spec.template.node",
-                                                                      gates, problems);
+  std::optional<api::Node> template_node =
+      TemplateObject<api::Node>(*node, api::Kind::kNode, "spec.template.node", gates, problems);
   if (template_node) group.node = std::move(*template_node);
   if (const manifest::Node* slices = tmpl->Find("resourceSlices"); slices != nullptr && !slices->is_null()) {
     if (!slices->is_sequence()) {
@@ -166,8 +170,8 @@ void ParseOne(const manifest::Node& root, const std::string& file, const api::Fe
     } else {
       for (size_t i = 0; i < slices->items.size(); ++i) {
         const std::string path = "spec.template.resourceSlices[" + std::to_string(i) + "]";
-        std::optional<api::ResourceSlice> slice = TemplateObject<api::ResourceSlice>(
-            slices->items[i], api::Kind::kResourceSlice, path, gates, problems);
+        std::optional<api::ResourceSlice> slice =
+            TemplateObject<api::ResourceSlice>(slices->items[i], api::Kind::kResourceSlice, path, gates, problems);
         if (!slice) continue;
         if (template_node && slice->spec.node_name != group.node.metadata.name) {
           problems->Add(manifest::FindFieldMark(slices->items[i], "spec.nodeName"), path + ".spec.nodeName",

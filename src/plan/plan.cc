@@ -22,8 +22,8 @@
 namespace dra::plan {
 
 std::optional<Expander> ParseExpander(std::string_view name) {
-  for (Expander e : {Expander::kOptimal, Expander::kLeastWaste, Expander::kPrice, Expander::kMostPods,
-                     Expander::kRandom}) {
+  for (Expander e :
+       {Expander::kOptimal, Expander::kLeastWaste, Expander::kPrice, Expander::kMostPods, Expander::kRandom}) {
     if (ExpanderName(e) == name) return e;
   }
   return std::nullopt;
@@ -624,9 +624,9 @@ StatusOr<Planner::ModelBound> Planner::ModelLowerBound(int64_t target) {
   for (size_t g = 0; g < num_groups; ++g) {
     row(static_cast<double>(groups_[g].max_size))[g] = 1;
     const sched::Resources alloc = sched::NodeAllocatable(groups_[g].node);
-    for (auto [per_node, get] : {std::pair{alloc.milli_cpu, &sched::Resources::milli_cpu},
-                                 std::pair{alloc.memory, &sched::Resources::memory},
-                                 std::pair{alloc.pods, &sched::Resources::pods}}) {
+    for (auto [per_node, get] :
+         {std::pair{alloc.milli_cpu, &sched::Resources::milli_cpu}, std::pair{alloc.memory, &sched::Resources::memory},
+          std::pair{alloc.pods, &sched::Resources::pods}}) {
       if (per_node <= 0) continue;
       std::vector<double>& r = row(0);
       r[g] = -1;
@@ -666,12 +666,13 @@ StatusOr<Planner::ModelBound> Planner::ModelLowerBound(int64_t target) {
 
 StatusOr<PlanResult> PlanScaleUp(const sched::Snapshot& cluster, std::span<const NodeGroup> groups,
                                  const PlanOptions& options) {
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::milliseconds(static_cast<int64_t>(options.max_seconds * 1000));
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(options.max_seconds * 1000));
   // The cluster as the autoscaler finds it: kube-scheduler has bound what
   // fits (those placements stay); the pods still pending are the demand.
   sched::Snapshot bound = cluster;
-  DRA_ASSIGN_OR_RETURN(sched::ScheduleResult as_is, sched::Schedule(&bound, ScheduleOptionsFor(options, /*texts=*/false)));
+  DRA_ASSIGN_OR_RETURN(sched::ScheduleResult as_is,
+                       sched::Schedule(&bound, ScheduleOptionsFor(options, /*texts=*/false)));
   Planner planner(bound, groups, options);
   PlanResult result{.expander = options.expander};
   for (const sched::PodOutcome& o : as_is.pods) result.pending += o.kind == sched::PodOutcome::Kind::kPlaced ? 0 : 1;
@@ -871,7 +872,8 @@ std::vector<double> NodeUtilizations(const sched::Snapshot& s) {
   for (size_t i = 0; i < s.nodes.size(); ++i) {
     const sched::Resources alloc = sched::NodeAllocatable(s.nodes[i]);
     double u = 0;
-    if (alloc.milli_cpu > 0) u = std::max(u, static_cast<double>(requested[i].milli_cpu) / static_cast<double>(alloc.milli_cpu));
+    if (alloc.milli_cpu > 0)
+      u = std::max(u, static_cast<double>(requested[i].milli_cpu) / static_cast<double>(alloc.milli_cpu));
     if (alloc.memory > 0) u = std::max(u, static_cast<double>(requested[i].memory) / static_cast<double>(alloc.memory));
     if (devices[i] > 0) u = std::max(u, static_cast<double>(used[i].size()) / static_cast<double>(devices[i]));
     out[i] = u;
@@ -879,8 +881,7 @@ std::vector<double> NodeUtilizations(const sched::Snapshot& s) {
   return out;
 }
 
-StatusOr<ScaleDownNode> SimulateDrain(sched::Snapshot* s, size_t node, double utilization,
-                                      const PlanOptions& options) {
+StatusOr<ScaleDownNode> SimulateDrain(sched::Snapshot* s, size_t node, double utilization, const PlanOptions& options) {
   const std::string name = s->nodes[node].metadata.name;
   ScaleDownNode entry{.node = name, .utilization = utilization};
   std::vector<size_t> moved;  // indices into s->pods
@@ -922,10 +923,9 @@ StatusOr<ScaleDownNode> SimulateDrain(sched::Snapshot* s, size_t node, double ut
   for (size_t i : moved) s->pods[i].spec.node_name.clear();
   for (const auto& [i, claim] : saved_claims) {
     api::ResourceClaim& c = s->claims[i];
-    const bool only_moved = std::all_of(c.status.reserved_for.begin(), c.status.reserved_for.end(),
-                                        [&](const api::ResourceClaimConsumerReference& r) {
-                                          return moved_uids.contains(r.uid);
-                                        });
+    const bool only_moved =
+        std::all_of(c.status.reserved_for.begin(), c.status.reserved_for.end(),
+                    [&](const api::ResourceClaimConsumerReference& r) { return moved_uids.contains(r.uid); });
     if (only_moved) {
       c.status.allocation.reset();
       c.status.reserved_for.clear();
@@ -937,7 +937,8 @@ StatusOr<ScaleDownNode> SimulateDrain(sched::Snapshot* s, size_t node, double ut
   for (size_t k = 0; k < moved.size(); ++k) s->pods[moved[k]] = std::move(saved_pods[k]);
   for (auto& [i, claim] : saved_claims) s->claims[i] = std::move(claim);
   s->nodes.insert(s->nodes.begin() + static_cast<std::ptrdiff_t>(node), saved_node);
-  for (auto& [i, slice] : saved_slices) s->slices.insert(s->slices.begin() + static_cast<std::ptrdiff_t>(i), std::move(slice));
+  for (auto& [i, slice] : saved_slices)
+    s->slices.insert(s->slices.begin() + static_cast<std::ptrdiff_t>(i), std::move(slice));
   if (!r.ok()) return r.status();
   if (s->claims.size() != claims_before) {
     return InternalError(fmt::format("draining {}: the scheduler made claims", name));

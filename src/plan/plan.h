@@ -75,7 +75,7 @@ struct GroupCount {
 };
 
 struct Placement {
-  std::string pod{};   // "namespace/name"
+  std::string pod{};  // "namespace/name"
   std::string node{};
   bool new_node = false;
 };
@@ -96,14 +96,14 @@ struct PlanResult {
   // optimal: a price no plan that places as many pods can be below; equal to
   // cost when the plan is proven optimal. Other expanders: not set (-1).
   double lower_bound = -1;
-  bool stopped_early = false;  // optimal: the time limit ended the search
-  size_t pending = 0;          // pods the cluster as it is leaves pending
-  std::vector<Placement> placements{};       // where the plan places those pods
+  bool stopped_early = false;                  // optimal: the time limit ended the search
+  size_t pending = 0;                          // pods the cluster as it is leaves pending
+  std::vector<Placement> placements{};         // where the plan places those pods
   std::vector<Unschedulable> unschedulable{};  // those no plan places
-  std::vector<NodeInstance> added{};         // the nodes to add, with their slices
-  size_t evaluations = 0;                  // scheduler runs
-  bool class_model = false;                // candidates were valued by class_model.h
-  size_t simulations = 0;                  // its one-node scheduler runs
+  std::vector<NodeInstance> added{};           // the nodes to add, with their slices
+  size_t evaluations = 0;                      // scheduler runs
+  bool class_model = false;                    // candidates were valued by class_model.h
+  size_t simulations = 0;                      // its one-node scheduler runs
 };
 
 // Scale-down, as the cluster autoscaler decides it: a node whose utilization
@@ -117,8 +117,8 @@ struct ScaleDownNode {
   std::string node{};
   double utilization = 0;  // 0..1
   bool removable = false;
-  std::vector<Placement> moves{};            // where its pods would go
-  std::vector<Unschedulable> blockers{};     // pods that would not fit elsewhere
+  std::vector<Placement> moves{};         // where its pods would go
+  std::vector<Unschedulable> blockers{};  // pods that would not fit elsewhere
 };
 StatusOr<std::vector<ScaleDownNode>> PlanScaleDown(const sched::Snapshot& cluster, const PlanOptions& options,
                                                    double utilization_threshold);

@@ -179,8 +179,8 @@ TEST_F(PlanTest, TheClassModelPlansTheMixedQueueAsTheEstimatorDoes) {
 // maxSize binds: two 4-GPU pods and gpu4 limited to one node; gpu1 cannot
 // hold them. One pod is placed (price 3); the other is unschedulable.
 TEST_F(PlanTest, MaxSizeLimitsThePlan) {
-  std::string cluster = std::string(kClass) + Template("four", 4) + Pod("a", "four", 1, "1Gi", 1) +
-                        Pod("b", "four", 1, "1Gi", 2);
+  std::string cluster =
+      std::string(kClass) + Template("four", 4) + Pod("a", "four", 1, "1Gi", 1) + Pod("b", "four", 1, "1Gi", 2);
   Load(cluster, Group("gpu1", 1, 8, "32Gi", 1, 10) + "---\n" + Group("gpu4", 4, 32, "128Gi", 3, 1));
   PlanResult r = Plan(Expander::kOptimal);
   EXPECT_EQ(Counts(r), "gpu4=1");
@@ -289,37 +289,49 @@ class MixedSuite {
     if (kind == 0 || kind == 1) {
       gpus = kind == 0 ? kWholeH100[Next(2)] : kL4[Next(3)];
       per_gpu = kind == 0 ? Price(2.5, 4) : Price(0.5, 1);
-      slices = head + "      metadata: {name: template-gpus}\n      spec:\n        driver: gpu.example.com\n"
-                      "        nodeName: template\n" + pool + "1}\n        devices:\n";
+      slices = head +
+               "      metadata: {name: template-gpus}\n      spec:\n        driver: gpu.example.com\n"
+               "        nodeName: template\n" +
+               pool + "1}\n        devices:\n";
       for (int i = 0; i < gpus; ++i) {
-        slices += "        - name: gpu-" + std::to_string(i) + "\n          attributes: {model: {string: " +
-                  (kind == 0 ? "h100" : "l4") + "}, type: {string: gpu}}\n";
+        slices += "        - name: gpu-" + std::to_string(i) +
+                  "\n          attributes: {model: {string: " + (kind == 0 ? "h100" : "l4") +
+                  "}, type: {string: gpu}}\n";
       }
     } else if (kind == 2) {
       gpus = kMig[Next(2)];
       per_gpu = Price(1.5, 2.5);
-      slices = head + "      metadata: {name: template-counters}\n      spec:\n        driver: gpu.example.com\n"
-                      "        nodeName: template\n" + pool + "2}\n        sharedCounters:\n";
+      slices = head +
+               "      metadata: {name: template-counters}\n      spec:\n        driver: gpu.example.com\n"
+               "        nodeName: template\n" +
+               pool + "2}\n        sharedCounters:\n";
       for (int i = 0; i < gpus; ++i) {
         slices += "        - name: gpu-" + std::to_string(i) + "\n          counters: {slices: {value: \"7\"}}\n";
       }
-      slices += head + "      metadata: {name: template-gpus}\n      spec:\n        driver: gpu.example.com\n"
-                       "        nodeName: template\n" + pool + "2}\n        devices:\n";
+      slices += head +
+                "      metadata: {name: template-gpus}\n      spec:\n        driver: gpu.example.com\n"
+                "        nodeName: template\n" +
+                pool + "2}\n        devices:\n";
       for (int i = 0; i < gpus; ++i) {
         const std::string set = "gpu-" + std::to_string(i);
-        slices += "        - name: " + set + "\n          attributes: {model: {string: a100}, type: {string: gpu}}\n"
-                  "          consumesCounters: [{counterSet: " + set + ", counters: {slices: {value: \"7\"}}}]\n";
+        slices += "        - name: " + set +
+                  "\n          attributes: {model: {string: a100}, type: {string: gpu}}\n"
+                  "          consumesCounters: [{counterSet: " +
+                  set + ", counters: {slices: {value: \"7\"}}}]\n";
         for (int j = 0; j < 7; ++j) {
           slices += "        - name: " + set + "-mig-" + std::to_string(j) +
                     "\n          attributes: {model: {string: a100}, type: {string: mig}}\n"
-                    "          consumesCounters: [{counterSet: " + set + ", counters: {slices: {value: \"1\"}}}]\n";
+                    "          consumesCounters: [{counterSet: " +
+                    set + ", counters: {slices: {value: \"1\"}}}]\n";
         }
       }
     } else {
       gpus = kShare[Next(3)];
       per_gpu = Price(0.6, 1.2);
-      slices = head + "      metadata: {name: template-gpus}\n      spec:\n        driver: gpu.example.com\n"
-                      "        nodeName: template\n" + pool + "1}\n        devices:\n";
+      slices = head +
+               "      metadata: {name: template-gpus}\n      spec:\n        driver: gpu.example.com\n"
+               "        nodeName: template\n" +
+               pool + "1}\n        devices:\n";
       for (int i = 0; i < gpus; ++i) {
         slices += "        - name: gpu-" + std::to_string(i) +
                   "\n          allowMultipleAllocations: true\n"
@@ -358,9 +370,10 @@ class MixedSuite {
     }
     std::string out;
     if (!tmpl.empty() && templates_.insert(tmpl).second) {
-      out += "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: " + tmpl +
-             ", namespace: default}\nspec:\n  spec:\n    devices:\n      requests:\n      - name: gpu\n        exactly: " +
-             request + "\n---\n";
+      out +=
+          "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: " + tmpl +
+          ", namespace: default}\nspec:\n  spec:\n    devices:\n      requests:\n      - name: gpu\n        exactly: " +
+          request + "\n---\n";
     }
     const int cpu = static_cast<int>(1 + Next(static_cast<uint64_t>(gpus > 0 ? 4 * gpus : 16)));
     out += "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name +
@@ -395,8 +408,8 @@ class MixedSuite {
                       "}\nspec:\n  maxSize: " + std::to_string(max_size) + "\n  price: " + std::to_string(price) +
                       "\n  template:\n    node:\n      apiVersion: v1\n      kind: Node\n"
                       "      metadata: {name: template, labels: {kubernetes.io/hostname: template}}\n"
-                      "      status:\n        allocatable: {cpu: \"" + std::to_string(cpu) + "\", memory: " +
-                      std::to_string(8 * cpu) + "Gi, pods: \"110\"}\n";
+                      "      status:\n        allocatable: {cpu: \"" +
+                      std::to_string(cpu) + "\", memory: " + std::to_string(8 * cpu) + "Gi, pods: \"110\"}\n";
     if (!slices.empty()) out += "    resourceSlices:\n" + slices;
     return out + "---\n";
   }
@@ -456,10 +469,11 @@ TEST_F(PlanTest, GeneratedSuiteOptimalNeverLosesAndClosesTheLoop) {
   // expanders' where they place as many pods.
   ASSERT_GT(with_lw, 0);
   ASSERT_GT(with_price, 0);
-  std::printf("plan suite: %d cases; optimal / least-waste %.3f (mean over %d cases, lowest %.3f), optimal / price "
-              "%.3f (%d cases, lowest %.3f); least-waste or price placed fewer pods in %d; optimal stopped at its time "
-              "limit in %d\n",
-              cases, ratio_lw / with_lw, with_lw, min_lw, ratio_price / with_price, with_price, min_price, fewer, stopped);
+  std::printf(
+      "plan suite: %d cases; optimal / least-waste %.3f (mean over %d cases, lowest %.3f), optimal / price "
+      "%.3f (%d cases, lowest %.3f); least-waste or price placed fewer pods in %d; optimal stopped at its time "
+      "limit in %d\n",
+      cases, ratio_lw / with_lw, with_lw, min_lw, ratio_price / with_price, with_price, min_price, fewer, stopped);
 }
 
 // The suite's cases planned on the class model. Its plans are scheduled in
@@ -509,9 +523,10 @@ TEST_F(PlanTest, GeneratedSuiteOnTheClassModelNeverLosesAndClosesTheLoopUnderIts
   EXPECT_EQ(modelled, cases);
   ASSERT_GT(with_lw, 0);
   ASSERT_GT(with_price, 0);
-  std::printf("plan suite on the class model: %d cases; optimal / least-waste %.3f (%d cases), optimal / price %.3f "
-              "(%d cases); proven optimal in %d; least-waste or price better than optimal in %d comparisons\n",
-              cases, ratio_lw / with_lw, with_lw, ratio_price / with_price, with_price, proven, lost);
+  std::printf(
+      "plan suite on the class model: %d cases; optimal / least-waste %.3f (%d cases), optimal / price %.3f "
+      "(%d cases); proven optimal in %d; least-waste or price better than optimal in %d comparisons\n",
+      cases, ratio_lw / with_lw, with_lw, ratio_price / with_price, with_price, proven, lost);
 }
 
 std::vector<std::string> Problems(const std::string& text) {
@@ -534,8 +549,8 @@ TEST(NodeGroupTest, BadInputIsAnErrorAtItsLineAndField) {
                                      "than or equal to minSize (11)"});
   // No price.
   std::string no_price = good;
-  no_price.erase(no_price.find("  price: "), no_price.find('\n', no_price.find("  price: ")) -
-                                                 no_price.find("  price: ") + 1);
+  no_price.erase(no_price.find("  price: "),
+                 no_price.find('\n', no_price.find("  price: ")) - no_price.find("  price: ") + 1);
   ASSERT_EQ(Problems(no_price).size(), 1u);
   EXPECT_NE(Problems(no_price)[0].find("g.yaml:6:3: NodeGroup gpu1: spec.price: Required value"), std::string::npos)
       << Problems(no_price)[0];
@@ -555,9 +570,9 @@ TEST(NodeGroupTest, BadInputIsAnErrorAtItsLineAndField) {
             std::string::npos)
       << p[0];
   // Not a NodeGroup at all.
-  EXPECT_EQ(Problems("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n"),
-            std::vector<std::string>{
-                "g.yaml:1:1: not a NodeGroup: want apiVersion dractl.io/v1alpha1 and kind NodeGroup"});
+  EXPECT_EQ(
+      Problems("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n"),
+      std::vector<std::string>{"g.yaml:1:1: not a NodeGroup: want apiVersion dractl.io/v1alpha1 and kind NodeGroup"});
 }
 
 TEST(NodeGroupTest, InstancesAreUniquePerNode) {

@@ -138,10 +138,8 @@ bool IsSuffixLetter(char c) {
     case 'M':
     case 'G':
     case 'T':
-    case 'P':
-      return true;
-    default:
-      return false;
+    case 'P': return true;
+    default: return false;
   }
 }
 
@@ -224,14 +222,12 @@ SuffixError Interpret(std::string_view s, Suffix* out) {
     Suffix suffix;
   };
   static constexpr Entry kTable[] = {
-      {"", {10, 0, Format::kDecimalSI}},   {"n", {10, -9, Format::kDecimalSI}},
-      {"u", {10, -6, Format::kDecimalSI}}, {"m", {10, -3, Format::kDecimalSI}},
-      {"k", {10, 3, Format::kDecimalSI}},  {"M", {10, 6, Format::kDecimalSI}},
-      {"G", {10, 9, Format::kDecimalSI}},  {"T", {10, 12, Format::kDecimalSI}},
-      {"P", {10, 15, Format::kDecimalSI}}, {"E", {10, 18, Format::kDecimalSI}},
-      {"Ki", {2, 10, Format::kBinarySI}},  {"Mi", {2, 20, Format::kBinarySI}},
-      {"Gi", {2, 30, Format::kBinarySI}},  {"Ti", {2, 40, Format::kBinarySI}},
-      {"Pi", {2, 50, Format::kBinarySI}},  {"Ei", {2, 60, Format::kBinarySI}},
+      {"", {10, 0, Format::kDecimalSI}},   {"n", {10, -9, Format::kDecimalSI}}, {"u", {10, -6, Format::kDecimalSI}},
+      {"m", {10, -3, Format::kDecimalSI}}, {"k", {10, 3, Format::kDecimalSI}},  {"M", {10, 6, Format::kDecimalSI}},
+      {"G", {10, 9, Format::kDecimalSI}},  {"T", {10, 12, Format::kDecimalSI}}, {"P", {10, 15, Format::kDecimalSI}},
+      {"E", {10, 18, Format::kDecimalSI}}, {"Ki", {2, 10, Format::kBinarySI}},  {"Mi", {2, 20, Format::kBinarySI}},
+      {"Gi", {2, 30, Format::kBinarySI}},  {"Ti", {2, 40, Format::kBinarySI}},  {"Pi", {2, 50, Format::kBinarySI}},
+      {"Ei", {2, 60, Format::kBinarySI}},
   };
   for (const Entry& entry : kTable) {
     if (entry.name == s) {
@@ -265,13 +261,11 @@ SuffixError Interpret(std::string_view s, Suffix* out) {
 
 // The magnitude of <whole>.<frac> * 10^exponent rounded away from zero to
 // nano precision, as (*mag, *exp). False if it needs more than 128 bits.
-bool DecimalMagnitude(std::string_view whole, std::string_view frac, int64_t exponent, U128* mag,
-                      int64_t* exp) {
+bool DecimalMagnitude(std::string_view whole, std::string_view frac, int64_t exponent, U128* mag, int64_t* exp) {
   const auto whole_len = static_cast<int64_t>(whole.size());
   const auto total = whole_len + static_cast<int64_t>(frac.size());
   auto digit_at = [&](int64_t i) {
-    return i < whole_len ? whole[static_cast<size_t>(i)]
-                         : frac[static_cast<size_t>(i - whole_len)];
+    return i < whole_len ? whole[static_cast<size_t>(i)] : frac[static_cast<size_t>(i - whole_len)];
   };
   // Digit i stands for digit * 10^(top - i).
   const int64_t top = exponent + whole_len - 1;
@@ -407,28 +401,17 @@ int64_t SaturatingInt64(bool negative, U128 mag) {
 // The DecimalSI suffix for a power of ten that is a multiple of 3, or nullopt.
 std::optional<std::string_view> DecimalSuffix(int64_t exp) {
   switch (exp) {
-    case -9:
-      return "n";
-    case -6:
-      return "u";
-    case -3:
-      return "m";
-    case 0:
-      return "";
-    case 3:
-      return "k";
-    case 6:
-      return "M";
-    case 9:
-      return "G";
-    case 12:
-      return "T";
-    case 15:
-      return "P";
-    case 18:
-      return "E";
-    default:
-      return std::nullopt;
+    case -9: return "n";
+    case -6: return "u";
+    case -3: return "m";
+    case 0: return "";
+    case 3: return "k";
+    case 6: return "M";
+    case 9: return "G";
+    case 12: return "T";
+    case 15: return "P";
+    case 18: return "E";
+    default: return std::nullopt;
   }
 }
 
@@ -480,8 +463,7 @@ bool AppendBinary(U128 mag, int64_t exp, std::string* out) {
 
 }  // namespace
 
-std::optional<Quantity> Quantity::Make(bool negative, UInt128 magnitude, int64_t exp,
-                                       Format format) {
+std::optional<Quantity> Quantity::Make(bool negative, UInt128 magnitude, int64_t exp, Format format) {
   StripZeros(&magnitude, &exp);
   if (magnitude > kCoefMax) return std::nullopt;
   const auto coef = static_cast<I128>(magnitude);
@@ -498,13 +480,10 @@ StatusOr<Quantity> Quantity::Parse(std::string_view text) {
   if (!Split(text, &pieces)) return InvalidQuantity(text, kGrammar);
   Suffix suffix;
   switch (Interpret(pieces.suffix, &suffix)) {
-    case SuffixError::kNone:
-      break;
+    case SuffixError::kNone: break;
     case SuffixError::kUnknown:
-      return InvalidQuantity(text, "unknown suffix " + Quote(pieces.suffix) + "; " +
-                                       std::string(kGrammar));
-    case SuffixError::kExponentRange:
-      return InvalidQuantity(text, "exponent out of range [-2147483647, 2147483647]");
+      return InvalidQuantity(text, "unknown suffix " + Quote(pieces.suffix) + "; " + std::string(kGrammar));
+    case SuffixError::kExponentRange: return InvalidQuantity(text, "exponent out of range [-2147483647, 2147483647]");
   }
 
   // ParseQuantity takes a number part without digits as zero only on its
@@ -536,15 +515,14 @@ StatusOr<Quantity> Quantity::Parse(std::string_view text) {
   std::optional<Quantity> q;
   if (fits) q = Make(pieces.negative, mag, exp, format);
   if (!q) {
-    return OutOfRangeError("quantity " + Quote(text) + " needs more than " +
-                           std::to_string(kMaxDigits) + " significant digits");
+    return OutOfRangeError("quantity " + Quote(text) + " needs more than " + std::to_string(kMaxDigits) +
+                           " significant digits");
   }
   return *q;
 }
 
 Quantity Quantity::FromScaled(int64_t value, int32_t scale, Format format) {
-  const U128 mag = value < 0 ? -static_cast<U128>(static_cast<I128>(value))
-                             : static_cast<U128>(value);
+  const U128 mag = value < 0 ? -static_cast<U128>(static_cast<I128>(value)) : static_cast<U128>(value);
   // An int64 always fits the coefficient.
   return *Make(value < 0, mag, scale, format);
 }
@@ -556,8 +534,7 @@ std::string Quantity::String() const {
   Format format = format_;
   switch (format) {
     case Format::kDecimalSI:
-    case Format::kDecimalExponent:
-      break;
+    case Format::kDecimalExponent: break;
     case Format::kBinarySI: {
       // Below 1024 or fractional, BinarySI would round: show DecimalSI.
       U128 value;
@@ -602,19 +579,14 @@ StatusOr<Quantity> Quantity::AddSigned(const Quantity& other, bool negate, char 
   }
   if (!result) {
     return OutOfRangeError("quantity " + String() + " " + op + " " + other.String() +
-                           ": exact result needs more than " + std::to_string(kMaxDigits) +
-                           " significant digits");
+                           ": exact result needs more than " + std::to_string(kMaxDigits) + " significant digits");
   }
   return *result;
 }
 
-StatusOr<Quantity> Quantity::Add(const Quantity& other) const {
-  return AddSigned(other, /*negate=*/false, '+');
-}
+StatusOr<Quantity> Quantity::Add(const Quantity& other) const { return AddSigned(other, /*negate=*/false, '+'); }
 
-StatusOr<Quantity> Quantity::Sub(const Quantity& other) const {
-  return AddSigned(other, /*negate=*/true, '-');
-}
+StatusOr<Quantity> Quantity::Sub(const Quantity& other) const { return AddSigned(other, /*negate=*/true, '-'); }
 
 Quantity Quantity::Neg() const { return Quantity(-coef_, exp_, format_); }
 

@@ -88,12 +88,8 @@ class Quantity {
   // value * 10^scale, in `format`. Exact (no nano rounding, so FromScaled(1,
   // -12, kDecimalSI) is 10^-12 and prints "1e-12", as Go's NewScaledQuantity).
   static Quantity FromScaled(int64_t value, int32_t scale, Format format);
-  static Quantity FromInt(int64_t value, Format format = Format::kDecimalSI) {
-    return FromScaled(value, 0, format);
-  }
-  static Quantity FromMilli(int64_t milli, Format format = Format::kDecimalSI) {
-    return FromScaled(milli, -3, format);
-  }
+  static Quantity FromInt(int64_t value, Format format = Format::kDecimalSI) { return FromScaled(value, 0, format); }
+  static Quantity FromMilli(int64_t milli, Format format = Format::kDecimalSI) { return FromScaled(milli, -3, format); }
 
   // Canonical string, as Quantity.String() in Go (see difference 1 above).
   // Zero is "0". DecimalSI and DecimalExponent print the smallest integer
@@ -111,8 +107,7 @@ class Quantity {
   friend bool operator==(const Quantity& a, const Quantity& b) { return a.Compare(b) == 0; }
   friend std::strong_ordering operator<=>(const Quantity& a, const Quantity& b) {
     int c = a.Compare(b);
-    return c < 0 ? std::strong_ordering::less
-                 : (c > 0 ? std::strong_ordering::greater : std::strong_ordering::equal);
+    return c < 0 ? std::strong_ordering::less : (c > 0 ? std::strong_ordering::greater : std::strong_ordering::equal);
   }
 
   // Exact sum / difference. The result keeps this quantity's format, except
@@ -160,8 +155,7 @@ class Quantity {
 
   // The normalised quantity (-1)^negative * magnitude * 10^exp, or nullopt if
   // its coefficient does not fit (invariant 3).
-  static std::optional<Quantity> Make(bool negative, UInt128 magnitude, int64_t exp,
-                                      Format format);
+  static std::optional<Quantity> Make(bool negative, UInt128 magnitude, int64_t exp, Format format);
   UInt128 Magnitude() const;
   // this + (negate ? -other : other), exact, or kOutOfRange naming `op`.
   StatusOr<Quantity> AddSigned(const Quantity& other, bool negate, char op) const;

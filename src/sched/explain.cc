@@ -175,8 +175,7 @@ std::string RenderNodeCause(const NodeCause& c) {
       }
       if (!c.shortages.empty()) out.push_back(')');
       return fmt::to_string(out);
-    default:
-      break;
+    default: break;
   }
   fmt::format_to(it, FMT_COMPILE("claim {} request {}: "), c.claim, c.request);
   // Devices the request's own selectors turn down are counted apart: "0
@@ -221,17 +220,14 @@ std::string RenderNodeCause(const NodeCause& c) {
   }
   if (open) out.push_back(')');
   switch (c.kind) {
-    case CauseKind::kDevicesUnusable:
-      fmt::format_to(it, FMT_COMPILE(", {} usable"), c.usable);
-      break;
+    case CauseKind::kDevicesUnusable: fmt::format_to(it, FMT_COMPILE(", {} usable"), c.usable); break;
     case CauseKind::kConstraint:
       fmt::format_to(it, FMT_COMPILE(", {} leaves at most {}"), c.constraint, c.constraint_at_most);
       break;
     case CauseKind::kNoCombination:
       fmt::format_to(it, FMT_COMPILE(", {} usable, but no combination of devices satisfies the claim"), c.usable);
       break;
-    default:
-      break;
+    default: break;
   }
   return fmt::to_string(out);
 }
@@ -299,8 +295,7 @@ std::vector<std::string> SummaryTexts(const SummaryKey& c) {
   switch (c.kind) {
     case CauseKind::kNodeFilter:
     case CauseKind::kClaimNotAvailable:
-    case CauseKind::kInvalidPools:
-      return *c.reasons;
+    case CauseKind::kInvalidPools: return *c.reasons;
     case CauseKind::kTooFewDevices:
       if (c.all_mode) {
         return {fmt::format("have devices of class {} in use (claim {} request {} wants all)", c.device_class, c.claim,
@@ -309,13 +304,13 @@ std::vector<std::string> SummaryTexts(const SummaryKey& c) {
       return {fmt::format("have fewer than {} free {} matching class {} (claim {} request {})", c.wanted,
                           c.wanted == 1 ? "device" : "devices", c.device_class, c.claim, c.request)};
     case CauseKind::kDevicesUnusable:
-      return {fmt::format("have fewer than {} usable devices matching class {} (tainted, counters or capacity; "
-                          "claim {} request {})",
-                          c.wanted, c.device_class, c.claim, c.request)};
+      return {
+          fmt::format("have fewer than {} usable devices matching class {} (tainted, counters or capacity; "
+                      "claim {} request {})",
+                      c.wanted, c.device_class, c.claim, c.request)};
     case CauseKind::kConstraint:
       return {fmt::format("fail {} (claim {} request {})", c.constraint, c.claim, c.request)};
-    case CauseKind::kNoCombination:
-      return {fmt::format("have no combination of devices for claim {}", c.claim)};
+    case CauseKind::kNoCombination: return {fmt::format("have no combination of devices for claim {}", c.claim)};
   }
   return {};
 }
@@ -325,8 +320,8 @@ using HolderIndex = std::map<std::string, std::string, std::less<>>;  // device 
 
 class Explainer {
  public:
-  Explainer(Snapshot& s, const ExplainOptions& options, alloc::SelectorEvaluator& eval,
-            const alloc::Features& features, const alloc::SliceIndex& index, const NodeIndex& node_index)
+  Explainer(Snapshot& s, const ExplainOptions& options, alloc::SelectorEvaluator& eval, const alloc::Features& features,
+            const alloc::SliceIndex& index, const NodeIndex& node_index)
       : s_(s), options_(options), eval_(eval), features_(features), index_(index), node_index_(node_index) {}
 
   PodExplanation Analyze(size_t pod_idx, const PodOutcome& outcome);
@@ -564,7 +559,8 @@ std::optional<NearMiss> Explainer::FindNearMiss(const api::Node& node,
   for (const NodeDevice& d : DevicesOn(index_, node, features_)) {
     auto it = holders_.find(d.id);
     if (it != holders_.end() && own.count(it->second) == 0) on_node[it->second].push_back(d.id);
-    if (auto u = users_.find(d.id); u != users_.end()) holding.insert(holding.end(), u->second.begin(), u->second.end());
+    if (auto u = users_.find(d.id); u != users_.end())
+      holding.insert(holding.end(), u->second.begin(), u->second.end());
   }
   std::sort(holding.begin(), holding.end());
   holding.erase(std::unique(holding.begin(), holding.end()), holding.end());
@@ -745,7 +741,8 @@ void Explainer::FindUnmatched(const api::Pod& pod, const std::vector<PodClaimRef
     }
   };
   for (const api::DeviceClass& dc : s_.classes) {
-    if (dc.metadata.name == spec->device_class) check(dc.spec.selectors, "DeviceClass", dc.metadata.name, "spec.selectors");
+    if (dc.metadata.name == spec->device_class)
+      check(dc.spec.selectors, "DeviceClass", dc.metadata.name, "spec.selectors");
   }
   check(*spec->selectors, kind, object, prefix + spec->Path());
 }
@@ -796,7 +793,7 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
   std::unique_ptr<alloc::Allocator> allocator;
   bool allocator_built = false;
 
-  std::set<std::pair<std::string, std::string>> failing;  // (claim, request)
+  std::set<std::pair<std::string, std::string>> failing;               // (claim, request)
   std::optional<std::map<std::string, Resources, std::less<>>> usage;  // node name -> bound pods' requests
   ex.nodes.reserve(outcome.rejections.size());
   for (const NodeRejection& rej : outcome.rejections) {
@@ -826,8 +823,7 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
           }
         }
         if (std::optional<size_t> node_idx = node_index_.Find(rej.node)) {
-          c.shortages =
-              Shortages(rej.reasons, requests, (*usage)[rej.node], NodeAllocatable(s_.nodes[*node_idx]));
+          c.shortages = Shortages(rej.reasons, requests, (*usage)[rej.node], NodeAllocatable(s_.nodes[*node_idx]));
         }
       }
     } else if (first == "resourceclaim not available on the node") {
@@ -846,8 +842,8 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
           allocator = NewAllocator(nullptr);
           allocator_built = true;
         }
-        StatusOr<alloc::NodeFit> fit = allocator ? allocator->Allocate(*node, node_claims)
-                                                 : StatusOr<alloc::NodeFit>(alloc::NodeFit{});
+        StatusOr<alloc::NodeFit> fit =
+            allocator ? allocator->Allocate(*node, node_claims) : StatusOr<alloc::NodeFit>(alloc::NodeFit{});
         if (fit.ok() && !fit->fits) reason = std::move(fit->reason);
       }
       if (reason && node != nullptr) {
@@ -899,11 +895,11 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
       filtered = filtered || c.class_matching != c.matching;
     }
     if (same && largest != nullptr && largest->matching < first.wanted) {
-      ex.never_fits = fmt::format("no node has more than {} device{} matching class {}{} (largest: {}, {}); the "
-                                  "request asks for {}",
-                                  largest->matching, largest->matching == 1 ? "" : "s", first.device_class,
-                                  filtered ? " and the request's selectors" : "", largest->node, largest->matching,
-                                  first.wanted);
+      ex.never_fits = fmt::format(
+          "no node has more than {} device{} matching class {}{} (largest: {}, {}); the "
+          "request asks for {}",
+          largest->matching, largest->matching == 1 ? "" : "s", first.device_class,
+          filtered ? " and the request's selectors" : "", largest->node, largest->matching, first.wanted);
     }
   }
   for (const auto& [claim, request] : failing) FindUnmatched(pod, refs, claim, request, &ex);
@@ -1027,12 +1023,13 @@ GroupExplanation ExplainGroup(const GroupOutcome& g, const Snapshot& original, c
     x.most_together = static_cast<int64_t>(together.size());
     std::vector<std::string> parts;
     for (const GroupOutcome::MemberTry& t : together) parts.push_back(TryText(t));
-    x.text.push_back(fmt::format("  nearest miss: at most {} of the {} pending members fit together ({} more "
-                                 "needed){}{}",
-                                 together.size(), g.members,
-                                 static_cast<int64_t>(g.min_count) - static_cast<int64_t>(g.scheduled_before) -
-                                     static_cast<int64_t>(together.size()),
-                                 parts.empty() ? "" : ": ", fmt::join(parts, "; ")));
+    x.text.push_back(
+        fmt::format("  nearest miss: at most {} of the {} pending members fit together ({} more "
+                    "needed){}{}",
+                    together.size(), g.members,
+                    static_cast<int64_t>(g.min_count) - static_cast<int64_t>(g.scheduled_before) -
+                        static_cast<int64_t>(together.size()),
+                    parts.empty() ? "" : ": ", fmt::join(parts, "; ")));
     for (const std::string& l : x.left_out) x.text.push_back("    left out: " + l);
   }
   return x;
@@ -1067,9 +1064,9 @@ StatusOr<std::vector<PodExplanation>> Explain(Snapshot* snapshot, const ExplainO
     PodExplanation ex{.pod = name, .kind = PodOutcome::Kind::kPlaced, .bound = true, .node = p.spec.node_name};
     if (p.spec.node_name.empty()) {
       ex.kind = PodOutcome::Kind::kUnschedulable;
-      ex.message = !p.metadata.deletion_timestamp.empty() ? "the pod is being deleted"
-                                                          : fmt::format("the pod has finished ({})",
-                                                                        p.status.phase.text());
+      ex.message = !p.metadata.deletion_timestamp.empty()
+                       ? "the pod is being deleted"
+                       : fmt::format("the pod has finished ({})", p.status.phase.text());
     }
     out.push_back(std::move(ex));
   }

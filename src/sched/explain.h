@@ -73,16 +73,16 @@ struct NodeCause {
   // NodeResourcesFit: the numbers behind "Insufficient cpu" and co.
   std::vector<ResourceShortage> shortages{};
   // DynamicResources (kinds after kInvalidPools): the request that failed.
-  std::string claim{};     // "namespace/name"
-  std::string request{};   // "req" or "req/sub"
+  std::string claim{};    // "namespace/name"
+  std::string request{};  // "req" or "req/sub"
   std::string device_class{};
-  bool all_mode = false;   // allocationMode All: wanted = every matching device
+  bool all_mode = false;  // allocationMode All: wanted = every matching device
   int64_t wanted = 0;
-  int64_t devices = 0;     // devices of the node's usable pools
+  int64_t devices = 0;         // devices of the node's usable pools
   int64_t class_matching = 0;  // pass the class's selectors
-  int64_t matching = 0;    // of those, pass the request's selectors too
-  int64_t in_use = 0;      // of `matching`: allocated to other claims
-  int64_t usable = 0;      // of `matching`: free and passing taints, counters, capacity
+  int64_t matching = 0;        // of those, pass the request's selectors too
+  int64_t in_use = 0;          // of `matching`: allocated to other claims
+  int64_t usable = 0;          // of `matching`: free and passing taints, counters, capacity
   int64_t tainted = 0;
   int64_t no_counters = 0;
   // DRADeviceCompatibilityGroups: compatibilityGroups disjoint from those of
@@ -90,9 +90,9 @@ struct NodeCause {
   int64_t incompatible = 0;
   int64_t no_capacity = 0;
   std::vector<DeviceHolder> holders{};  // claims holding the `in_use` devices
-  std::string constraint{};  // kConstraint: "matchAttribute resource.kubernetes.io/pcieRoot"
-  int64_t constraint_at_most = 0;  // kConstraint: the most the constraint leaves for the request
-  std::string text{};  // one line, rendered from the fields above
+  std::string constraint{};             // kConstraint: "matchAttribute resource.kubernetes.io/pcieRoot"
+  int64_t constraint_at_most = 0;       // kConstraint: the most the constraint leaves for the request
+  std::string text{};                   // one line, rendered from the fields above
 };
 
 // One line of the cluster summary: `nodes` nodes share this cause.
@@ -115,11 +115,11 @@ struct NearMiss {
 struct ValueRange {
   std::string name{};  // as written: "device.capacity[\"gpu.nvidia.com\"].memory"
   bool capacity = false;
-  std::string max{}, min{};     // quantities and ints
+  std::string max{}, min{};              // quantities and ints
   int64_t max_nodes = 0, min_nodes = 0;  // nodes with a device of that value
   int64_t max_devices = 0, min_devices = 0;
   std::vector<std::pair<std::string, int64_t>> values{};  // other types: value -> devices
-  int64_t devices = 0;  // devices having it
+  int64_t devices = 0;                                    // devices having it
   std::string text{};
 };
 

@@ -35,8 +35,7 @@ class ExplainTest : public ::testing::Test {
   }
   // `count` GPUs on `node`; GPU i has attribute domain = domains[i] (if given)
   // and capacity memory = `memory`.
-  void AddGpus(const std::string& node, int count, std::vector<std::string> domains = {},
-               std::string memory = "16Gi") {
+  void AddGpus(const std::string& node, int count, std::vector<std::string> domains = {}, std::string memory = "16Gi") {
     api::ResourceSlice s;
     s.metadata.name = node + "-gpus";
     s.spec.driver = "gpu.example.com";
@@ -116,7 +115,8 @@ TEST_F(ExplainTest, TooFewDevicesNamesTheHoldersAndANearMiss) {
   EXPECT_EQ(c.in_use, 1);
   ASSERT_EQ(c.holders.size(), 1u);
   EXPECT_EQ(c.holders[0].claim, "default/first");  // a was placed at its turn, before b
-  EXPECT_EQ(c.text, "node n1: claim default/second request gpu: 2 wanted, 2 match class gpu (1 in use by default/first)");
+  EXPECT_EQ(c.text,
+            "node n1: claim default/second request gpu: 2 wanted, 2 match class gpu (1 in use by default/first)");
   ASSERT_EQ(e.summary.size(), 1u);
   EXPECT_EQ(e.summary[0].nodes, 1);
   EXPECT_THAT(e.summary[0].text, HasSubstr("have fewer than 2 free devices matching class gpu"));
@@ -243,8 +243,9 @@ TEST_F(ExplainTest, CountsFromTheAllocatorMatchTheDevices) {
   // (issue #32 item 6: say so, rather than "0 match class gpu").
   EXPECT_EQ(e.nodes[0].class_matching, 3);
   EXPECT_EQ(e.nodes[1].class_matching, 1);
-  EXPECT_EQ(e.nodes[0].text,
-            "node n1: claim default/c request gpu: 2 wanted, 3 match class gpu, 0 of them pass the request's selectors");
+  EXPECT_EQ(
+      e.nodes[0].text,
+      "node n1: claim default/c request gpu: 2 wanted, 3 match class gpu, 0 of them pass the request's selectors");
   EXPECT_EQ(e.nodes[1].text, "node n2: claim default/c request gpu: 2 wanted, 1 match class gpu");
 }
 

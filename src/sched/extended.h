@@ -103,7 +103,10 @@ class ClaimsPerNode {
  public:
   ClaimsPerNode(const api::Pod& pod, const Resources& requests, const ExtendedResourceClasses& classes,
                 const std::vector<const api::ResourceClaim*>& base)
-      : pod_(pod), requests_(requests), classes_(classes), base_(base),
+      : pod_(pod),
+        requests_(requests),
+        classes_(classes),
+        base_(base),
         extended_(NeedsExtendedResourceClaim(requests, classes)) {}
 
   // Whether the pod asks for resources some class maps.

@@ -53,8 +53,7 @@ TEST(ExtendedTest, ServedByDraOnlyWhereAllocatableHasNone) {
   EXPECT_THAT(ResourcesServedByDra(pod, Resources{.scalar = {{"example.com/gpu", 0}}}, resolver).resources,
               ElementsAre("example.com/gpu"));
   // A device plugin lists it: NodeResourcesFit's business.
-  EXPECT_THAT(ResourcesServedByDra(pod, Resources{.scalar = {{"example.com/gpu", 1}}}, resolver).resources,
-              IsEmpty());
+  EXPECT_THAT(ResourcesServedByDra(pod, Resources{.scalar = {{"example.com/gpu", 1}}}, resolver).resources, IsEmpty());
   // Not listed and not mapped.
   Resources fpga{.scalar = {{"example.com/fpga", 1}}};
   EXPECT_TRUE(ResourcesServedByDra(fpga, Resources{}, resolver).cannot_fit);
@@ -94,11 +93,11 @@ TEST(ExtendedTest, RequestsPerContainerAndResource) {
   const std::vector<std::string> both = {"example.com/nic", "example.com/gpu"};
   ExtendedRequests r = BuildExtendedRequests(pod, both, resolver);
   // j indexes the container's sorted request names: cpu, example.com/gpu, example.com/nic.
-  EXPECT_THAT(Requests(r), ElementsAre("container-0-request-1=gpux2", "container-0-request-2=nicx1",
-                                       "container-1-request-0=gpux1"));
-  EXPECT_THAT(Mappings(r), ElementsAre("a/example.com/gpu->container-0-request-1",
-                                       "b/example.com/gpu->container-1-request-0",
-                                       "a/example.com/nic->container-0-request-2"));
+  EXPECT_THAT(Requests(r),
+              ElementsAre("container-0-request-1=gpux2", "container-0-request-2=nicx1", "container-1-request-0=gpux1"));
+  EXPECT_THAT(Mappings(r),
+              ElementsAre("a/example.com/gpu->container-0-request-1", "b/example.com/gpu->container-1-request-0",
+                          "a/example.com/nic->container-0-request-2"));
   // Only the resources served through DRA on this node.
   EXPECT_THAT(Requests(BuildExtendedRequests(pod, std::vector<std::string>{"example.com/nic"}, resolver)),
               ElementsAre("container-0-request-2=nicx1"));
@@ -116,15 +115,15 @@ TEST(ExtendedTest, InitContainersReuseLaterLongLivedRequestsAndKeepTheLargest) {
   // init-big (index 0) reuses the sidecar's and main's requests (2) and asks
   // for 2 more; init-small (index 2) reuses main's (1) and asks for 1 more;
   // only the larger init request is kept and both point to it.
-  EXPECT_THAT(Requests(r), ElementsAre("container-0-request-0=gpux2", "container-1-request-0=gpux1",
-                                       "container-3-request-0=gpux1"));
-  EXPECT_THAT(Mappings(r), ElementsAre("sidecar/example.com/gpu->container-1-request-0",
-                                       "main/example.com/gpu->container-3-request-0",
-                                       "init-big/example.com/gpu->container-1-request-0",
-                                       "init-big/example.com/gpu->container-3-request-0",
-                                       "init-big/example.com/gpu->container-0-request-0",
-                                       "init-small/example.com/gpu->container-3-request-0",
-                                       "init-small/example.com/gpu->container-0-request-0"));
+  EXPECT_THAT(Requests(r),
+              ElementsAre("container-0-request-0=gpux2", "container-1-request-0=gpux1", "container-3-request-0=gpux1"));
+  EXPECT_THAT(
+      Mappings(r),
+      ElementsAre("sidecar/example.com/gpu->container-1-request-0", "main/example.com/gpu->container-3-request-0",
+                  "init-big/example.com/gpu->container-1-request-0", "init-big/example.com/gpu->container-3-request-0",
+                  "init-big/example.com/gpu->container-0-request-0",
+                  "init-small/example.com/gpu->container-3-request-0",
+                  "init-small/example.com/gpu->container-0-request-0"));
   // An init container fully covered by later ones asks for nothing.
   pod.spec.init_containers = {Container("init", {{"example.com/gpu", "1"}})};
   r = BuildExtendedRequests(pod, std::vector<std::string>{"example.com/gpu"}, resolver);

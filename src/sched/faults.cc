@@ -71,8 +71,8 @@ class Problems {
  public:
   Problems(const std::string& file, std::vector<manifest::LoadMessage>* out) : file_(file), out_(out) {}
   void Add(manifest::Mark mark, std::string field, std::string message) {
-    out_->push_back(manifest::LoadMessage{.file = file_, .mark = mark, .object = "Faults", .field = std::move(field),
-                                          .message = std::move(message)});
+    out_->push_back(manifest::LoadMessage{
+        .file = file_, .mark = mark, .object = "Faults", .field = std::move(field), .message = std::move(message)});
     ++errors_;
   }
   size_t errors() const { return errors_; }
@@ -84,8 +84,8 @@ class Problems {
 };
 
 // A string field of `m`; absent: nullopt (an error if `required`).
-std::optional<std::string> String(const manifest::Node& m, std::string_view key, const std::string& path,
-                                  bool required, Problems* problems) {
+std::optional<std::string> String(const manifest::Node& m, std::string_view key, const std::string& path, bool required,
+                                  Problems* problems) {
   const manifest::Node* n = m.Find(key);
   if (n == nullptr || n->is_null()) {
     if (required) problems->Add(m.mark, path, "Required value");
@@ -121,7 +121,8 @@ void ParseFault(const manifest::Node& item, const std::string& path, const std::
     if (std::optional<int64_t> t = ParseUtcSeconds(*at)) {
       f.at = *t;
     } else {
-      problems->Add(item.Find("at")->mark, path + ".at", "Invalid value: \"" + *at + "\": must be an RFC 3339 time in UTC");
+      problems->Add(item.Find("at")->mark, path + ".at",
+                    "Invalid value: \"" + *at + "\": must be an RFC 3339 time in UTC");
     }
   }
   const manifest::Node* device = item.Find("device");
@@ -211,11 +212,13 @@ void ParseFaults(std::string_view text, const std::string& file, std::vector<Fau
     const std::string api_version = String(root, "apiVersion", "apiVersion", true, &problems).value_or("");
     const std::string kind = String(root, "kind", "kind", true, &problems).value_or("");
     if (!api_version.empty() && api_version != kFaultsApiVersion) {
-      problems.Add(root.Find("apiVersion")->mark, "apiVersion",
-                   "Unsupported value: \"" + api_version + "\": supported values: \"" + std::string(kFaultsApiVersion) + "\"");
+      problems.Add(
+          root.Find("apiVersion")->mark, "apiVersion",
+          "Unsupported value: \"" + api_version + "\": supported values: \"" + std::string(kFaultsApiVersion) + "\"");
     }
     if (!kind.empty() && kind != "Faults") {
-      problems.Add(root.Find("kind")->mark, "kind", "Unsupported value: \"" + kind + "\": supported values: \"Faults\"");
+      problems.Add(root.Find("kind")->mark, "kind",
+                   "Unsupported value: \"" + kind + "\": supported values: \"Faults\"");
     }
     const manifest::Node* list = root.Find("faults");
     if (list == nullptr || !list->is_sequence()) {
@@ -274,7 +277,8 @@ void UnitFaults(const std::string& key, const Unit& unit, const FaultRate& rate,
     }
     Fault f{.at = at,
             .until = at + repair,
-            .taint = {.key = "dractl.io/fault", .effect = api::DeviceTaintEffect::kNoExecute,
+            .taint = {.key = "dractl.io/fault",
+                      .effect = api::DeviceTaintEffect::kNoExecute,
                       .time_added = FormatUtcSeconds(at)},
             .origin = "random"};
     for (const std::string& device : unit.devices) {

@@ -31,12 +31,12 @@ namespace dra::sched {
 inline constexpr std::string_view kFaultsApiVersion = "dractl.io/v1alpha1";
 
 struct Fault {
-  int64_t at = 0;                   // seconds since the epoch
-  std::optional<int64_t> until{};   // cleared then; nullopt: never
-  std::string node{};               // every device of its slices, or
+  int64_t at = 0;                                   // seconds since the epoch
+  std::optional<int64_t> until{};                   // cleared then; nullopt: never
+  std::string node{};                               // every device of its slices, or
   std::vector<api::DeviceTaintSelector> devices{};  // the devices these select
-  api::DeviceTaint taint{};         // key, value, effect (timeAdded is `at`)
-  std::string origin{};             // "file:line", or "random"
+  api::DeviceTaint taint{};                         // key, value, effect (timeAdded is `at`)
+  std::string origin{};                             // "file:line", or "random"
 };
 
 // A duration in seconds: "90" (seconds), or numbers with units h, m, s in
@@ -75,9 +75,9 @@ std::optional<double> ParseFaultRate(std::string_view text);
 // A fault as it happened in the replay.
 struct FaultEvent {
   int64_t time = 0;
-  bool set = true;        // false: cleared
-  std::string target{};   // "node N" or "device driver/pool/device"
-  std::string taint{};    // "key=value:Effect"
+  bool set = true;       // false: cleared
+  std::string target{};  // "node N" or "device driver/pool/device"
+  std::string taint{};   // "key=value:Effect"
   std::string origin{};
 };
 

@@ -199,7 +199,8 @@ struct DeviceModel::Impl {
       uint32_t k = 0;
       for (const auto& [name, capacity] : dev.device->capacity) {
         const quantity::Quantity* q = (*need)->find(name.view());
-        table.need[dev.cap_begin + k] = q != nullptr ? q->AsApproximateFloat64() : capacity.value.AsApproximateFloat64();
+        table.need[dev.cap_begin + k] =
+            q != nullptr ? q->AsApproximateFloat64() : capacity.value.AsApproximateFloat64();
         ++k;
       }
     } else if (r.capacity && !r.capacity->requests.empty()) {
@@ -521,8 +522,9 @@ struct DeviceModel::Impl {
         } else {
           if (packing == Packing::kNone) {
             // The tightest first: the least free unit that has room.
-            std::stable_sort(candidates.begin(), candidates.end(),
-                             [&](uint32_t a, uint32_t b) { return units[devs[a].unit].free < units[devs[b].unit].free; });
+            std::stable_sort(candidates.begin(), candidates.end(), [&](uint32_t a, uint32_t b) {
+              return units[devs[a].unit].free < units[devs[b].unit].free;
+            });
           }
           taken.assign(candidates.begin(), candidates.begin() + count);
         }

@@ -77,7 +77,7 @@ struct PodDemand {
   int64_t milli_cpu = 0;
   int64_t memory = 0;
   struct Request {
-    size_t claim = 0;           // index into the claims given to Demand()
+    size_t claim = 0;                // index into the claims given to Demand()
     std::vector<std::string> names;  // per alternative: "req" or "req/sub"
     std::vector<uint32_t> tables;    // per alternative: the model's request table
     std::vector<int64_t> counts;     // per alternative: count, 0 for All
@@ -138,8 +138,7 @@ class DeviceModel {
   // `leave_partitions`, requests the policy would serve from partitions
   // (devices of a counter set) get no preference: the allocator's
   // DeviceChoice orders them.
-  alloc::DevicePreference Choose(size_t node, const PodDemand& demand, Packing packing,
-                                 bool leave_partitions = false);
+  alloc::DevicePreference Choose(size_t node, const PodDemand& demand, Packing packing, bool leave_partitions = false);
   // The milli-devices the pod would take on `node` (G now - G after the
   // first-fit choice), for scores that need the pod's device size.
   int64_t DemandMilli(size_t node, const PodDemand& demand);

@@ -25,9 +25,8 @@ class FragmentationTest : public ::testing::Test {
       api::DeviceClass c;
       c.metadata.name = name;
       c.spec.selectors.push_back(
-          {.cel = api::CelDeviceSelector{fmt::format("device.driver == '{}'", name == std::string("gpu")
-                                                                                  ? kDriver
-                                                                                  : "nic.example.com")}});
+          {.cel = api::CelDeviceSelector{
+               fmt::format("device.driver == '{}'", name == std::string("gpu") ? kDriver : "nic.example.com")}});
       snap_.classes.push_back(c);
     }
     features_.consumable_capacity = true;
@@ -58,7 +57,8 @@ class FragmentationTest : public ::testing::Test {
   // A device shared by capacity: `memory` units.
   static api::Device Shared(std::string name, int64_t memory) {
     api::Device d{.name = std::move(name)};
-    d.capacity.insert_or_assign("memory", api::DeviceCapacity{.value = api::Quantity::FromInt(memory), .request_policy = {}});
+    d.capacity.insert_or_assign("memory",
+                                api::DeviceCapacity{.value = api::Quantity::FromInt(memory), .request_policy = {}});
     d.allow_multiple_allocations = true;
     return d;
   }
@@ -90,7 +90,8 @@ class FragmentationTest : public ::testing::Test {
   }
   // An allocation of `device` on node n1's GPU pool, consuming `memory`.
   static api::AllocationResult Allocation(std::string device, int64_t memory = 0, std::string pool = "n1") {
-    api::DeviceRequestAllocationResult r{.request = "r", .driver = kDriver, .pool = std::move(pool), .device = std::move(device)};
+    api::DeviceRequestAllocationResult r{
+        .request = "r", .driver = kDriver, .pool = std::move(pool), .device = std::move(device)};
     if (memory > 0) r.consumed_capacity.insert_or_assign("memory", api::Quantity::FromInt(memory));
     api::AllocationResult a;
     a.devices.results.push_back(std::move(r));
@@ -120,9 +121,9 @@ class FragmentationTest : public ::testing::Test {
 };
 
 TEST(FgdArithmeticTest, StepScore) {
-  EXPECT_EQ(FgdStepScore(0, 0), 50);        // sigmoid(0) = 0.5
-  EXPECT_EQ(FgdStepScore(1000, 0), 73);     // 100 / (1 + e^-1) = 73.1
-  EXPECT_EQ(FgdStepScore(0, 1000), 26);     // 26.9
+  EXPECT_EQ(FgdStepScore(0, 0), 50);                       // sigmoid(0) = 0.5
+  EXPECT_EQ(FgdStepScore(1000, 0), 73);                    // 100 / (1 + e^-1) = 73.1
+  EXPECT_EQ(FgdStepScore(0, 1000), 26);                    // 26.9
   EXPECT_EQ(StrandedMilli(16'000, 8'000, 0.25), 4'000.0);  // 8000 - 0.25 x 16000
   EXPECT_EQ(StrandedMilli(64'000, 8'000, 0.25), 0.0);
 }
@@ -131,7 +132,8 @@ TEST(ProfileTest, TypicalShapesCoverNinetyFivePercent) {
   // 20 pods: 12 of shape a, 7 of b, 1 of c. a covers 60%, a+b 95%: c is left out.
   std::vector<WorkloadShape> pods;
   api::ResourceClaimSpec one;
-  one.devices.requests.push_back({.name = "r", .exactly = api::ExactDeviceRequest{.device_class_name = "gpu", .count = 1}});
+  one.devices.requests.push_back(
+      {.name = "r", .exactly = api::ExactDeviceRequest{.device_class_name = "gpu", .count = 1}});
   const api::ResourceClaimSpec* specs[] = {&one};
   for (int i = 0; i < 12; ++i) pods.push_back(ShapeOf(1000, 0, specs));
   for (int i = 0; i < 7; ++i) pods.push_back(ShapeOf(2000, 0, {}));
@@ -277,8 +279,7 @@ TEST_F(FragmentationTest, PartitionsShareTheirGpusCounters) {
   // device is the first 1g placement left.
   PodDemand demand = Demand(1000, g1);
   EXPECT_EQ(m.Score(0, demand, Packing::kFgd), 51);
-  EXPECT_THAT(m.Choose(0, demand, Packing::kFgd).entries[0].devices,
-              ::testing::ElementsAre("gpu.example.com/n1/1g-5"));
+  EXPECT_THAT(m.Choose(0, demand, Packing::kFgd).entries[0].devices, ::testing::ElementsAre("gpu.example.com/n1/1g-5"));
   // --device-choice best-fit: partitions are left to the allocator's order.
   EXPECT_TRUE(m.Choose(0, demand, Packing::kFgd, /*leave_partitions=*/true).empty());
   // Released again, one by one: 3 of 7 left (428), then all back (1000).

@@ -79,7 +79,8 @@ Pinned PinnedDomain(const Snapshot& snapshot, const GroupEntity& entity, const s
         pinned.error = fmt::format("getting node for pod {}/{}: nodeinfo not found for node name \"{}\"",
                                    pod.metadata.namespace_, pod.metadata.name, pod.spec.node_name);
       } else if (const std::string* domain = node->metadata.labels.find(key); domain == nullptr) {
-        pinned.error = fmt::format("no topology domain found for pod {}/{}", pod.metadata.namespace_, pod.metadata.name);
+        pinned.error =
+            fmt::format("no topology domain found for pod {}/{}", pod.metadata.namespace_, pod.metadata.name);
       } else {
         take(*domain);
       }
@@ -261,9 +262,9 @@ bool SetInitiallyScheduled(const GroupOutcome& outcome, const std::string& now, 
                    .status = api::EnumString<api::ConditionStatus>(placed ? "True" : "False"),
                    .observed_generation = group->metadata.generation,
                    .last_transition_time = now,
-                   .reason = placed                                        ? api::kPodGroupReasonScheduled
+                   .reason = placed                                     ? api::kPodGroupReasonScheduled
                              : outcome.kind == PodOutcome::Kind::kError ? api::kPodGroupReasonSchedulerError
-                                                                         : api::kPodGroupReasonUnschedulable,
+                                                                        : api::kPodGroupReasonUnschedulable,
                    .message = outcome.message};
   for (api::Condition& old : group->status.conditions) {
     if (old.type != api::kPodGroupInitiallyScheduled) continue;

@@ -77,8 +77,8 @@ struct DeviceKey {
   std::string driver, pool, device;
 };
 struct GroupPlacement {
-  std::string name;            // the domain; "" for the all-nodes placement
-  std::vector<size_t> nodes;   // into snapshot.nodes, rising
+  std::string name;                 // the domain; "" for the all-nodes placement
+  std::vector<size_t> nodes;        // into snapshot.nodes, rising
   std::vector<DeviceKey> excluded;  // device domains: the devices of the other values
 };
 struct GroupPlacements {

@@ -203,8 +203,7 @@ TEST_F(GangTest, PreEnqueueWaitsForTheGroupAndForMinCountPods) {
   AddMember("big-1", "big");
   ScheduleResult r = RunGang(GangMode::kUpstream);
   std::map<std::string, PodOutcome> by = ByPod(r);
-  EXPECT_EQ(by["default/x-0"].message,
-            "waiting for pods's pod group \"missing\" to appear in scheduling queue");
+  EXPECT_EQ(by["default/x-0"].message, "waiting for pods's pod group \"missing\" to appear in scheduling queue");
   EXPECT_EQ(by["default/big-0"].message, "waiting for minCount pods from a gang to appear in scheduling queue");
   EXPECT_EQ(by["default/big-1"].message, "waiting for minCount pods from a gang to appear in scheduling queue");
   for (const api::Pod& p : snap_.pods) EXPECT_TRUE(p.spec.node_name.empty());
@@ -353,8 +352,8 @@ TEST_F(GangTest, SearchSolvesPartitionsThatOnePodAtATimeWastes) {
     request.first_available.push_back(api::DeviceSubRequest{
         .name = size,
         .device_class_name = "gpu",
-        .selectors = {{.cel = api::CelDeviceSelector{fmt::format("device.attributes['gpu.example.com'].size == '{}'",
-                                                                 size)}}}});
+        .selectors = {
+            {.cel = api::CelDeviceSelector{fmt::format("device.attributes['gpu.example.com'].size == '{}'", size)}}}});
   }
   t.spec.spec.devices.requests.push_back(request);
   api::SetDefaults(t);
@@ -559,8 +558,7 @@ TEST_F(GangTopologyTest, SearchKeepsTheMembersInOneDeviceClique) {
   AddGpus("n1", 3);
   const char* cliques[] = {"x", "y", "y"};
   for (size_t i = 0; i < 3; ++i) {
-    snap_.slices.back().spec.devices[i].attributes.insert_or_assign("clique",
-                                                                    api::DeviceAttribute::String(cliques[i]));
+    snap_.slices.back().spec.devices[i].attributes.insert_or_assign("clique", api::DeviceAttribute::String(cliques[i]));
   }
   AddSelectingTemplate("any", "");
   AddTopologyGroup("train", 2, "gpu.example.com/clique");

@@ -1,7 +1,7 @@
 #include "sched/generate.h"
 
-#include <cctype>
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <optional>
 
@@ -358,7 +358,8 @@ StatusOr<std::string> GenerateMigCluster(const MigClusterShape& shape) {
   std::optional<std::vector<MigProfile>> profiles = MigProfiles(shape.model);
   if (!profiles) return InvalidArgumentError(fmt::format("unknown model \"{}\" (A100-40GB or H100-80GB)", shape.model));
   std::string out = DeviceClassDocument(
-      kMigClass, fmt::format("device.driver == \"{}\" && \"profile\" in device.attributes[\"{}\"]", kMigDriver, kMigDriver));
+      kMigClass,
+      fmt::format("device.driver == \"{}\" && \"profile\" in device.attributes[\"{}\"]", kMigDriver, kMigDriver));
   const int width = shape.nodes < 10'000 ? 4 : 6;
   for (int64_t n = 0; n < shape.nodes; ++n) {
     const std::string node = fmt::format("{}-{:0{}d}", shape.node_prefix, n, width);

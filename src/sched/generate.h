@@ -37,8 +37,8 @@
 namespace dra::sched {
 
 struct GpuModel {
-  std::string name;          // productName attribute, e.g. "H100-80GB"
-  int64_t memory_mib = 0;    // capacity "memory"
+  std::string name;        // productName attribute, e.g. "H100-80GB"
+  int64_t memory_mib = 0;  // capacity "memory"
 };
 
 struct ClusterShape {
@@ -59,8 +59,8 @@ struct PodShape {
   std::string name_prefix = "pod";
   std::string device_class = "gpu.example.com";
   int64_t devices_per_pod = 1;
-  std::string selector;          // CEL request selector; empty: none
-  bool claim_per_pod = false;    // false: one ResourceClaimTemplate for all pods
+  std::string selector;        // CEL request selector; empty: none
+  bool claim_per_pod = false;  // false: one ResourceClaimTemplate for all pods
   int64_t cpu_milli = 100;
   int64_t memory_mib = 128;
 };

@@ -109,8 +109,8 @@ TEST(GenerateTest, ClusterAndPodsLoadValidateAndSchedule) {
     EXPECT_EQ(snap.slices[1].spec.devices[0].capacity.find("memory")->value.String(), "24Gi");
     auto policy = NewPolicy("kube");
     ASSERT_TRUE(policy.ok());
-    StatusOr<ScheduleResult> r = Schedule(&snap, {.policy = policy->get(), .seed = 0, .max_steps = 0,
-                                                  .percentage_of_nodes_to_score = 0});
+    StatusOr<ScheduleResult> r =
+        Schedule(&snap, {.policy = policy->get(), .seed = 0, .max_steps = 0, .percentage_of_nodes_to_score = 0});
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     ASSERT_EQ(r->pods.size(), 4u);
     std::map<std::string, int> per_node;

@@ -2,7 +2,6 @@
 // tainttoleration,nodeaffinity,noderesources} (Filter of each).
 #include "sched/node_filters.h"
 
-
 #include <string_view>
 
 #include "api/node_selector.h"

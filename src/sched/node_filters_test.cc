@@ -42,11 +42,12 @@ TEST(NodeFiltersTest, TaintsNoScheduleAndNoExecuteNeedTolerations) {
   // 1.37's text names no taint (tainttoleration/taint_toleration.go Filter).
   EXPECT_THAT(FilterTaints(pod, node), ElementsAre("node(s) had untolerated taint(s)"));
   ASSERT_NE(FirstUntoleratedTaint(pod, node), nullptr);
-  EXPECT_EQ(FirstUntoleratedTaint(pod, node)->key, "nvidia.com/gpu");  // PreferNoSchedule only scores
+  EXPECT_EQ(FirstUntoleratedTaint(pod, node)->key, "nvidia.com/gpu");           // PreferNoSchedule only scores
   pod.spec.tolerations.push_back({.key = "nvidia.com/gpu", .value = "other"});  // Equal, wrong value
   EXPECT_THAT(FilterTaints(pod, node), ElementsAre("node(s) had untolerated taint(s)"));
-  pod.spec.tolerations.push_back(
-      {.key = "nvidia.com/gpu", .operator_ = api::TolerationOperator::kExists, .effect = api::TaintEffect::kNoSchedule});
+  pod.spec.tolerations.push_back({.key = "nvidia.com/gpu",
+                                  .operator_ = api::TolerationOperator::kExists,
+                                  .effect = api::TaintEffect::kNoSchedule});
   EXPECT_THAT(FilterTaints(pod, node), IsEmpty());
   node.spec.taints.push_back({.key = "evict", .effect = api::TaintEffect::kNoExecute});
   EXPECT_THAT(FilterTaints(pod, node), ElementsAre("node(s) had untolerated taint(s)"));
@@ -70,8 +71,8 @@ TEST(NodeFiltersTest, NodeSelectorAndRequiredAffinity) {
   pod.spec.affinity = api::Affinity{.node_affinity = api::NodeAffinity{}};
   pod.spec.node_selector = {};
   EXPECT_FALSE(HasNodeAffinity(pod));  // node affinity without required terms
-  pod.spec.affinity = api::Affinity{.node_affinity = api::NodeAffinity{
-                                        .required_during_scheduling_ignored_during_execution = sel}};
+  pod.spec.affinity =
+      api::Affinity{.node_affinity = api::NodeAffinity{.required_during_scheduling_ignored_during_execution = sel}};
   EXPECT_TRUE(HasNodeAffinity(pod));
   pod.spec.node_selector.insert_or_assign("zone", "a");
   EXPECT_THAT(*FilterNodeAffinity(pod, node), ElementsAre("node(s) didn't match Pod's node affinity/selector"));

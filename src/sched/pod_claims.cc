@@ -22,8 +22,8 @@ std::string ClaimGenerateName(std::string_view pod_name, std::string_view pod_cl
          std::string(pod_claim_name.substr(0, pod_claim_name.size() * kMaxGenerateNameBase / len));
 }
 
-std::string StableNameSuffix(std::string_view pod_namespace, std::string_view pod_name,
-                             std::string_view pod_claim_name, int attempt) {
+std::string StableNameSuffix(std::string_view pod_namespace, std::string_view pod_name, std::string_view pod_claim_name,
+                             int attempt) {
   std::string key = fmt::format("{}/{}/{}", pod_namespace, pod_name, pod_claim_name);
   if (attempt > 0) key += fmt::format("#{}", attempt);
   uint64_t h = Fnv1a64(key);
@@ -265,13 +265,13 @@ StatusOr<std::vector<PodClaimRef>> ResolvePodClaims(const Snapshot& snapshot, co
       if (snapshot.gates.enabled(api::Gate::kDRAWorkloadResourceClaims) && group &&
           snapshot.gates.enabled(api::Gate::kGenericWorkload)) {
         if (ControllingPodGroup(snapshot, pod, claim) == nullptr) {
-          return FailedPreconditionError(fmt::format(
-              "ResourceClaim {}/{} was not created for Pod {} (neither Pod nor PodGroup {} is the owner)", ns,
-              claim_name, pod_key, *group));
+          return FailedPreconditionError(
+              fmt::format("ResourceClaim {}/{} was not created for Pod {} (neither Pod nor PodGroup {} is the owner)",
+                          ns, claim_name, pod_key, *group));
         }
       } else {
-        return FailedPreconditionError(fmt::format(
-            "ResourceClaim {}/{} was not created for Pod {} (Pod is not owner)", ns, claim_name, pod_key));
+        return FailedPreconditionError(
+            fmt::format("ResourceClaim {}/{} was not created for Pod {} (Pod is not owner)", ns, claim_name, pod_key));
       }
     }
     out.push_back(PodClaimRef{.pod_claim = entry.name, .claim = *idx});
@@ -302,7 +302,8 @@ std::string MissingTemplates(const Snapshot& snapshot, const api::Pod& pod) {
         elsewhere.push_back(t.metadata.namespace_);
       }
     }
-    std::string part = fmt::format("no ResourceClaimTemplate \"{}\" in namespace \"{}\"", name, pod.metadata.namespace_);
+    std::string part =
+        fmt::format("no ResourceClaimTemplate \"{}\" in namespace \"{}\"", name, pod.metadata.namespace_);
     if (!elsewhere.empty()) {
       part += fmt::format("; namespace{} \"{}\" {} one", elsewhere.size() == 1 ? "" : "s",
                           fmt::join(elsewhere, "\", \""), elsewhere.size() == 1 ? "has" : "have");

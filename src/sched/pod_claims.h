@@ -37,8 +37,8 @@ inline constexpr std::string_view kNameSuffixAlphabet = "bcdfghjklmnpqrstvwxz245
 std::string ClaimGenerateName(std::string_view pod_name, std::string_view pod_claim_name);
 
 // The 5 characters appended to the generateName (see the top of this file).
-std::string StableNameSuffix(std::string_view pod_namespace, std::string_view pod_name,
-                             std::string_view pod_claim_name, int attempt = 0);
+std::string StableNameSuffix(std::string_view pod_namespace, std::string_view pod_name, std::string_view pod_claim_name,
+                             int attempt = 0);
 
 // True if `claim` has a controller owner reference with the pod's UID
 // (upstream metav1.IsControlledBy; only the UID is compared).
@@ -80,7 +80,7 @@ api::ResourceClaimConsumerReference ConsumerOf(const Snapshot& snapshot, const a
 // One entry of pod.spec.resourceClaims resolved to a claim.
 struct PodClaimRef {
   std::string pod_claim{};  // pod.spec.resourceClaims[].name
-  size_t claim = 0;       // index into Snapshot::claims
+  size_t claim = 0;         // index into Snapshot::claims
 };
 
 // The scheduler's resolution (§2.1), in pod order; entries whose status says

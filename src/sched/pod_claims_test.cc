@@ -23,9 +23,7 @@ api::ResourceClaimTemplate Template(std::string name) {
   return t;
 }
 
-TEST(PodClaimsTest, GenerateNameShortIsPodDashClaimDash) {
-  EXPECT_EQ(ClaimGenerateName("web-0", "gpu"), "web-0-gpu-");
-}
+TEST(PodClaimsTest, GenerateNameShortIsPodDashClaimDash) { EXPECT_EQ(ClaimGenerateName("web-0", "gpu"), "web-0-gpu-"); }
 
 TEST(PodClaimsTest, GenerateNameTruncatesBothPartsProportionally) {
   std::string pod(50, 'p'), claim(20, 'c');
@@ -114,16 +112,21 @@ TEST(PodClaimsTest, ResolveErrorsUseUpstreamMessages) {
   deleting.metadata.deletion_timestamp = "2025-01-01T00:00:00Z";
   s.claims.push_back(deleting);
   std::vector<Case> cases = {
-      {.name = "not_created", .entry = {.name = "gpu", .resource_claim_template_name = "t"},
+      {.name = "not_created",
+       .entry = {.name = "gpu", .resource_claim_template_name = "t"},
        .want = "pod \"ns/p\": ResourceClaim not created yet"},
-      {.name = "not_found", .entry = {.name = "gpu", .resource_claim_name = "missing"},
+      {.name = "not_found",
+       .entry = {.name = "gpu", .resource_claim_name = "missing"},
        .want = "resourceclaim.resource.k8s.io \"missing\" not found"},
-      {.name = "deleting", .entry = {.name = "gpu", .resource_claim_name = "deleting"},
+      {.name = "deleting",
+       .entry = {.name = "gpu", .resource_claim_name = "deleting"},
        .want = "resourceclaim \"deleting\" is being deleted"},
-      {.name = "not_owner", .entry = {.name = "gpu", .resource_claim_template_name = "t"},
+      {.name = "not_owner",
+       .entry = {.name = "gpu", .resource_claim_template_name = "t"},
        .statuses = {{.name = "gpu", .resource_claim_name = "other"}},
        .want = "ResourceClaim ns/other was not created for Pod ns/p (Pod is not owner)"},
-      {.name = "no_source", .entry = {.name = "gpu"},
+      {.name = "no_source",
+       .entry = {.name = "gpu"},
        .want = "pod \"ns/p\", spec.resourceClaim \"gpu\": none of the supported fields are set"},
   };
   for (const Case& c : cases) {

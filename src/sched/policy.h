@@ -51,8 +51,8 @@ struct NodeState {
   const Resources* allocatable = &kNoResources;
   const Resources* requested = &kNoResources;           // PodRequests of the pods on the node
   const Resources* non_zero_requested = &kNoResources;  // PodRequests(non_zero) of the pods on the node
-  int64_t devices = 0;           // devices of the pools usable on the node
-  int64_t devices_in_use = 0;    // of those, allocated to some claim
+  int64_t devices = 0;                                  // devices of the pools usable on the node
+  int64_t devices_in_use = 0;                           // of those, allocated to some claim
   // With a DeviceModel (ScorePolicy::uses_device_model): the node's free
   // device capacity in milli-devices (fragmentation.h's G); else 0.
   int64_t free_device_milli = 0;
@@ -60,9 +60,9 @@ struct NodeState {
 
 // What placing the pod on the node takes.
 struct PodFit {
-  Resources requests{};            // PodRequests(pod)
-  Resources non_zero_requests{};   // PodRequests(pod, non_zero)
-  int64_t devices_taken = 0;     // devices of the node the pod's new allocations take
+  Resources requests{};           // PodRequests(pod)
+  Resources non_zero_requests{};  // PodRequests(pod, non_zero)
+  int64_t devices_taken = 0;      // devices of the node the pod's new allocations take
   // DynamicResources' raw score on this node (README.md §4.6) and the highest raw score
   // over all feasible nodes for this pod (for NormalizeScore).
   int64_t dra_raw_score = 0;

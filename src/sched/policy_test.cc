@@ -82,7 +82,8 @@ TEST(PolicyTest, NodeAffinityAddsTheWeightsOfMatchingPreferredTerms) {
     return t;
   };
   pod.spec.affinity.emplace().node_affinity.emplace().preferred_during_scheduling_ignored_during_execution = {
-      {.weight = 5, .preference = term("a")}, {.weight = 50, .preference = term("b")},
+      {.weight = 5, .preference = term("a")},
+      {.weight = 50, .preference = term("b")},
       {.weight = 1, .preference = term("a")}};
   EXPECT_TRUE(HasPreferredNodeAffinity(pod));
   EXPECT_EQ(PreferredNodeAffinityWeight(pod, node), 6);

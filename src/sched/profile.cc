@@ -16,7 +16,9 @@
 namespace dra::sched {
 namespace {
 
-void AppendText(std::string& out, std::string_view text) { fmt::format_to(std::back_inserter(out), "{}:{}", text.size(), text); }
+void AppendText(std::string& out, std::string_view text) {
+  fmt::format_to(std::back_inserter(out), "{}:{}", text.size(), text);
+}
 
 ShapeRequest FromExact(const std::string& device_class, const std::vector<api::DeviceSelector>& selectors,
                        const api::EnumString<api::AllocationMode>& mode, int64_t count,
@@ -92,7 +94,8 @@ WorkloadShape ShapeOf(int64_t milli_cpu, int64_t memory, std::span<const api::Re
 std::string WorkloadProfile::Describe() const {
   const double cover = total_pods > 0 ? 100.0 * static_cast<double>(covered_pods) / static_cast<double>(total_pods) : 0;
   return fmt::format("{}: {} pod{}, {} shape{}, {} typical covering {:.1f}%", source, total_pods,
-                     total_pods == 1 ? "" : "s", distinct_shapes, distinct_shapes == 1 ? "" : "s", shapes.size(), cover);
+                     total_pods == 1 ? "" : "s", distinct_shapes, distinct_shapes == 1 ? "" : "s", shapes.size(),
+                     cover);
 }
 
 WorkloadProfile BuildProfile(std::span<const WorkloadShape> pods, std::string source, int64_t cover_percent) {
@@ -159,8 +162,7 @@ std::vector<WorkloadShape> ShapesOfPods(const Snapshot& snapshot, std::span<cons
   return out;
 }
 
-ProfileWindow::ProfileWindow(double window_seconds, double half_life_seconds, const WorkloadProfile* seed,
-                             double start)
+ProfileWindow::ProfileWindow(double window_seconds, double half_life_seconds, const WorkloadProfile* seed, double start)
     : window_(window_seconds), half_life_(half_life_seconds) {
   if (seed == nullptr) return;
   for (const WorkloadShape& s : seed->shapes) {

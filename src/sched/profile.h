@@ -58,9 +58,9 @@ struct WorkloadShape {
   // Every device request of every claim the pod allocates, in pod order.
   // Admin-access requests take nothing and are left out.
   std::vector<ShapeClaimRequest> requests;
-  std::string key;     // canonical text of all of the above
-  int64_t pods = 0;    // pods of this shape in the source
-  double weight = 0;   // p_m: pods / pods covered by the typical list
+  std::string key;    // canonical text of all of the above
+  int64_t pods = 0;   // pods of this shape in the source
+  double weight = 0;  // p_m: pods / pods covered by the typical list
 
   bool cpu_only() const { return requests.empty(); }
 };
@@ -141,7 +141,7 @@ class ProfileWindow {
   };
   double window_;
   double half_life_;
-  std::vector<WorkloadShape> shapes_;                // distinct, by key
+  std::vector<WorkloadShape> shapes_;  // distinct, by key
   std::map<std::string, size_t, std::less<>> shape_index_;
   std::vector<Seen> seen_;                           // in time order
   std::map<std::string, double, std::less<>> uids_;  // uid -> time seen

@@ -7,9 +7,7 @@
 namespace dra::sched {
 namespace {
 
-int64_t Units(std::string_view name, const api::Quantity& q) {
-  return name == "cpu" ? q.MilliValue() : q.Value();
-}
+int64_t Units(std::string_view name, const api::Quantity& q) { return name == "cpu" ? q.MilliValue() : q.Value(); }
 
 void AddTo(Resources& r, std::string_view name, int64_t amount) {
   if (name == "cpu") {

@@ -81,12 +81,11 @@ StatusOr<std::optional<std::string>> CheckClaimRequests(const api::ResourceClaim
       }
       for (const api::DeviceSubRequest& sub : request.first_available) {
         if (sub.device_class_name.empty()) {
-          return InvalidArgumentError(
-              fmt::format("request {}/{}: unsupported request type", request.name, sub.name));
+          return InvalidArgumentError(fmt::format("request {}/{}: unsupported request type", request.name, sub.name));
         }
         if (allocator.FindClass(sub.device_class_name) == nullptr) {
-          return std::optional<std::string>(fmt::format("request {}/{}: device class {} does not exist",
-                                                        request.name, sub.name, sub.device_class_name));
+          return std::optional<std::string>(fmt::format("request {}/{}: device class {} does not exist", request.name,
+                                                        sub.name, sub.device_class_name));
         }
       }
     } else {
@@ -133,7 +132,7 @@ struct Candidate {
 // allocate come from the same templates (so their specs are equal). Kept
 // small and dense: every pod reads it for every node it filters.
 struct DraVerdict {
-  uint32_t signature = 0;      // 0: nothing remembered
+  uint32_t signature = 0;  // 0: nothing remembered
   bool fits = false;
   bool invalid_pools = false;  // !fits: Reason::invalid_pools
   int64_t raw_score = 0;       // fits: prioritized-list score of the claims allocated now
@@ -241,9 +240,9 @@ class Scheduler {
     if (options_.policy->uses_device_model()) {
       const WorkloadProfile* profile = options_.workload_profile;
       if (profile == nullptr) {
-        std::vector<size_t> pending = options_.queue.empty() ? PendingQueue(s_)
-                                                             : std::vector<size_t>(options_.queue.begin(),
-                                                                                   options_.queue.end());
+        std::vector<size_t> pending = options_.queue.empty()
+                                          ? PendingQueue(s_)
+                                          : std::vector<size_t>(options_.queue.begin(), options_.queue.end());
         own_profile_ = BuildProfile(ShapesOfPods(s_, pending), "pending pods");
         profile = &own_profile_;
       }
@@ -293,13 +292,13 @@ class Scheduler {
     std::vector<ClaimBefore> claims;
     bool bound = false;
     std::optional<api::PodExtendedResourceClaimStatus> extended_before;
-    bool created_claim = false;  // Bind appended the extended-resource claim
+    bool created_claim = false;                                       // Bind appended the extended-resource claim
     size_t changed_pods = 0, changed_claims = 0, created_claims = 0;  // result_ sizes before
   };
   std::vector<PlacementUndo> undo_;
-  bool logging_ = false;   // record PlacementUndo entries
-  bool in_group_ = false;  // no pod classes (their caches assume nodes only fill up)
-  bool all_nodes_ = false; // Filter every node from the first; next_start_node_ stays
+  bool logging_ = false;    // record PlacementUndo entries
+  bool in_group_ = false;   // no pod classes (their caches assume nodes only fill up)
+  bool all_nodes_ = false;  // Filter every node from the first; next_start_node_ stays
   size_t Mark() const { return undo_.size(); }
   void UndoTo(size_t mark);
   // The group cycle's parts (gang.h has the texts).
@@ -423,12 +422,12 @@ class Scheduler {
   // By signature, cpu and memory (a scan per pod would grow with the classes
   // when pods all differ).
   static uint64_t ClassKey(const Resources& requests, uint32_t signature) {
-    return (static_cast<uint64_t>(signature) * 0x9E3779B97F4A7C15ULL) ^
-           static_cast<uint64_t>(requests.milli_cpu) * 31 ^ static_cast<uint64_t>(requests.memory);
+    return (static_cast<uint64_t>(signature) * 0x9E3779B97F4A7C15ULL) ^ static_cast<uint64_t>(requests.milli_cpu) * 31 ^
+           static_cast<uint64_t>(requests.memory);
   }
   std::unordered_multimap<uint64_t, size_t> class_index_;  // into classes_
   std::vector<PodClass> classes_;
-  size_t rejected_words_ = 0;  // in all classes' `rejected`
+  size_t rejected_words_ = 0;                                       // in all classes' `rejected`
   static constexpr size_t kRejectedWordsBudget = size_t{32} << 20;  // 256 MiB
   PodClass& ClassOf(size_t pod_idx, const Resources& requests, uint32_t signature) {
     const api::PodSpec& spec = s_.pods[pod_idx].spec;
@@ -458,7 +457,7 @@ class Scheduler {
   struct Cycle {
     size_t pod_idx = 0;
     const Choice* forced = nullptr;  // a gang search's choice: no Filter or Score
-    const api::Pod* pod = nullptr;  // &s_.pods[pod_idx], once the claim controller ran
+    const api::Pod* pod = nullptr;   // &s_.pods[pod_idx], once the claim controller ran
     PodOutcome out;
     // PreFilter.
     std::vector<PodClaimRef> refs;
@@ -517,10 +516,10 @@ class Scheduler {
   // from its template as well when its spec is still the template's.
   void RememberTemplate(const api::Pod& pod, size_t claim_idx);
 
-  std::vector<NodeUsage> usage_;  // per node of s_.nodes
+  std::vector<NodeUsage> usage_;                   // per node of s_.nodes
   std::vector<std::vector<DraVerdict>> verdicts_;  // kVerdictSlots, each empty or per node of s_.nodes: VerdictSlot
-  std::vector<DraWhyNot> why_not_;    // per node of s_.nodes
-  std::vector<std::string> changed_nodes_;  // AddAllocation's, reused
+  std::vector<DraWhyNot> why_not_;                 // per node of s_.nodes
+  std::vector<std::string> changed_nodes_;         // AddAllocation's, reused
   mutable std::vector<alloc::Allocator::NodeHandle> handles_;  // per node of s_.nodes, resolved on first use
   alloc::Allocator::NodeHandle HandleOf(size_t node_idx) const {
     alloc::Allocator::NodeHandle& h = handles_[node_idx];
@@ -538,7 +537,7 @@ class Scheduler {
   // Policies that score on the devices (fgd, dra-pack; policy.h).
   WorkloadProfile own_profile_;
   std::unique_ptr<DeviceModel> model_;
-  std::vector<int64_t> scores_;  // per feasible node, reused
+  std::vector<int64_t> scores_;          // per feasible node, reused
   std::vector<int64_t> preference_raw_;  // per feasible node: taint, affinity raw scores (kube), reused
   // Some node has a PreferNoSchedule taint (nodes do not change in a run):
   // else TaintToleration scores 100 everywhere and nothing is computed.
@@ -550,7 +549,7 @@ class Scheduler {
   const api::ResourceClaimTemplate* Canonical(const api::ResourceClaimTemplate* t);
   const NodeIndex& node_index_;
   ExtendedResourceClasses extended_classes_;  // extended resources backed by DRA (§6)
-  size_t next_start_node_ = 0;  // kube-scheduler's nextStartNodeIndex
+  size_t next_start_node_ = 0;                // kube-scheduler's nextStartNodeIndex
 };
 
 const api::ResourceClaimTemplate* Scheduler::Canonical(const api::ResourceClaimTemplate* t) {
@@ -575,7 +574,8 @@ void Scheduler::RememberTemplate(const api::Pod& pod, size_t claim_idx) {
   if (pod_claim == nullptr || !IsControlledBy(claim, pod)) return;
   for (const api::PodResourceClaim& prc : pod.spec.resource_claims) {
     if (prc.name != *pod_claim || !prc.resource_claim_template_name) continue;
-    const api::ResourceClaimTemplate* tmpl = s_.FindTemplate(claim.metadata.namespace_, *prc.resource_claim_template_name);
+    const api::ResourceClaimTemplate* tmpl =
+        s_.FindTemplate(claim.metadata.namespace_, *prc.resource_claim_template_name);
     if (tmpl == nullptr || !(tmpl->spec.spec == claim.spec)) return;
     if (from_template_.size() <= claim_idx) from_template_.resize(s_.claims.size(), nullptr);
     from_template_[claim_idx] = tmpl;
@@ -703,9 +703,9 @@ std::optional<PodOutcome> Scheduler::PreFilter(Cycle& c) {
   for (const api::ResourceClaim* claim : c.to_allocate) {
     StatusOr<std::optional<std::string>> check = CheckClaimRequests(*claim, allocator, features_);
     if (!check.ok()) {
-      return Fail(std::move(c.out), PodOutcome::Kind::kError,
-                  fmt::format("running PreFilter plugin \"{}\": {}", kDynamicResourcesPlugin,
-                              check.status().message()));
+      return Fail(
+          std::move(c.out), PodOutcome::Kind::kError,
+          fmt::format("running PreFilter plugin \"{}\": {}", kDynamicResourcesPlugin, check.status().message()));
     }
     if (*check) {
       return Fail(std::move(c.out), PodOutcome::Kind::kUnschedulable,
@@ -848,8 +848,8 @@ std::optional<PodOutcome> Scheduler::Filter(Cycle& c) {
     bool unavailable = false;
     for (const api::ResourceClaim* claim : all_claims) {
       if (!claim->status.allocation || !claim->status.allocation->node_selector) continue;
-      StatusOr<bool> match = api::MatchesNodeSelector(*claim->status.allocation->node_selector, node.metadata.name,
-                                                      node.metadata.labels);
+      StatusOr<bool> match =
+          api::MatchesNodeSelector(*claim->status.allocation->node_selector, node.metadata.name, node.metadata.labels);
       if (!match.ok()) {
         return Fail(std::move(c.out), PodOutcome::Kind::kError,
                     fmt::format("running PreFilter plugin \"{}\": claim {}: {}", kDynamicResourcesPlugin,
@@ -949,15 +949,9 @@ NodeRejection Scheduler::RejectionOf(Cycle& c, const Rejected& r, std::vector<st
   switch (r.why) {
     // The same filters on the same state as in Filter: the same verdict,
     // now with its texts.
-    case Rejected::kUnschedulable:
-      FilterUnschedulable(pod, node, texts);
-      break;
-    case Rejected::kNodeName:
-      FilterNodeName(pod, node, texts);
-      break;
-    case Rejected::kTaints:
-      FilterTaints(pod, node, texts);
-      break;
+    case Rejected::kUnschedulable: FilterUnschedulable(pod, node, texts); break;
+    case Rejected::kNodeName: FilterNodeName(pod, node, texts); break;
+    case Rejected::kTaints: FilterTaints(pod, node, texts); break;
     case Rejected::kNodeAffinity:
       // It succeeded on this node in Filter (an error returned at once).
       (void)FilterNodeAffinity(pod, node, texts);
@@ -965,12 +959,8 @@ NodeRejection Scheduler::RejectionOf(Cycle& c, const Rejected& r, std::vector<st
     case Rejected::kResources:
       FilterResources(c.requests, usage_[r.node].requested, allocatable_[r.node], &extended_classes_, texts);
       break;
-    case Rejected::kStaleExtendedClaim:
-      rejection.reasons = {"cannot schedule extended resource claim"};
-      break;
-    case Rejected::kExtendedCannotFit:
-      rejection.reasons = {"cannot fit resource"};
-      break;
+    case Rejected::kStaleExtendedClaim: rejection.reasons = {"cannot schedule extended resource claim"}; break;
+    case Rejected::kExtendedCannotFit: rejection.reasons = {"cannot fit resource"}; break;
     case Rejected::kInvalidPools:
       rejection.reasons = {memo.reason.message};
       rejection.detail = memo.reason.message;
@@ -987,9 +977,7 @@ NodeRejection Scheduler::RejectionOf(Cycle& c, const Rejected& r, std::vector<st
       rejection.dra_reason = std::move(reason);
       break;
     }
-    case Rejected::kNotAvailable:
-      rejection.reasons = {"resourceclaim not available on the node"};
-      break;
+    case Rejected::kNotAvailable: rejection.reasons = {"resourceclaim not available on the node"}; break;
   }
   return rejection;
 }
@@ -1145,8 +1133,8 @@ std::optional<PodOutcome> Scheduler::Reserve(Cycle& c) {
     // A device-model policy's choice inside the node: its devices first.
     alloc::DevicePreference preference;
     if (model_) {
-      preference = model_->Choose(chosen.node, c.demand, c.packing,
-                                  options_.device_choice == alloc::DeviceChoice::kBestFit);
+      preference =
+          model_->Choose(chosen.node, c.demand, c.packing, options_.device_choice == alloc::DeviceChoice::kBestFit);
     }
     StatusOr<alloc::NodeFit> full = allocator_->Allocate(HandleOf(chosen.node), chosen_to_allocate,
                                                          alloc::Allocator::ResultDetail::kFull, &preference);
@@ -1155,9 +1143,9 @@ std::optional<PodOutcome> Scheduler::Reserve(Cycle& c) {
                   fmt::format("running \"{}\" filter plugin: {}", kDynamicResourcesPlugin, full.status().message()));
     }
     if (!full->fits || full->results.size() != chosen_to_allocate.size()) {
-      return Fail(std::move(c.out), PodOutcome::Kind::kError,
-                  fmt::format("internal error: node {} fit in Filter but not when allocating (please report this)",
-                              node_name));
+      return Fail(
+          std::move(c.out), PodOutcome::Kind::kError,
+          fmt::format("internal error: node {} fit in Filter but not when allocating (please report this)", node_name));
     }
     c.allocations = std::move(full->results);
   }
@@ -1443,9 +1431,9 @@ std::vector<Scheduler::Choice> Scheduler::Choices(size_t pod_idx, size_t min_nod
   auto is_used = [&](size_t node) { return std::binary_search(used.begin(), used.end(), node); };
   // A member walking the nodes in order (its twins continue from its node)
   // needs only the next few: a quarter of max_nodes, at least 4.
-  const size_t max_nodes =
-      by_index ? std::min(options_.gang.max_nodes, std::max<size_t>(4, options_.gang.max_nodes / 4))
-               : options_.gang.max_nodes;
+  const size_t max_nodes = by_index
+                               ? std::min(options_.gang.max_nodes, std::max<size_t>(4, options_.gang.max_nodes / 4))
+                               : options_.gang.max_nodes;
   if (order.size() > max_nodes) {
     // The best max_nodes, and the group's own nodes after them.
     auto keep = std::stable_partition(order.begin() + static_cast<std::ptrdiff_t>(max_nodes), order.end(),
@@ -1504,8 +1492,7 @@ std::vector<Scheduler::Choice> Scheduler::Choices(size_t pod_idx, size_t min_nod
     }
     alloc::DevicePreference preference;
     if (model_) {
-      preference =
-          model_->Choose(node, c.demand, c.packing, options_.device_choice == alloc::DeviceChoice::kBestFit);
+      preference = model_->Choose(node, c.demand, c.packing, options_.device_choice == alloc::DeviceChoice::kBestFit);
     }
     StatusOr<alloc::NodeFit> first =
         allocator_->Allocate(HandleOf(node), node_to_allocate, alloc::Allocator::ResultDetail::kFull, &preference);
@@ -1513,7 +1500,8 @@ std::vector<Scheduler::Choice> Scheduler::Choices(size_t pod_idx, size_t min_nod
     if (!first.ok() || !first->fits) continue;
     std::vector<Shape> shapes = {shape_of(first->results)};
     const size_t node_first = out.size();
-    out.push_back(Choice{.node = node, .score = scores[i], .allocations = std::move(first->results), .packs = is_used(node)});
+    out.push_back(
+        Choice{.node = node, .score = scores[i], .allocations = std::move(first->results), .packs = is_used(node)});
     weigh(out.back());
     // Other device choices: each device of the first kept out in turn,
     // together with the node's devices of the same shape (another of them
@@ -1550,7 +1538,8 @@ std::vector<Scheduler::Choice> Scheduler::Choices(size_t pod_idx, size_t min_nod
       Shape shape = shape_of(alt->results);
       if (std::any_of(shapes.begin(), shapes.end(), [&](const Shape& s) { return same_shape(s, shape); })) continue;
       shapes.push_back(std::move(shape));
-      out.push_back(Choice{.node = node, .score = scores[i], .allocations = std::move(alt->results), .packs = is_used(node)});
+      out.push_back(
+          Choice{.node = node, .score = scores[i], .allocations = std::move(alt->results), .packs = is_used(node)});
       weigh(out.back());
     }
   }
@@ -1560,12 +1549,12 @@ std::vector<Scheduler::Choice> Scheduler::Choices(size_t pod_idx, size_t min_nod
 struct Scheduler::GangSearch {
   std::vector<size_t> members;  // into s_.pods, in queue order
   size_t min_count = 1;
-  size_t scheduled = 0;         // members bound before
+  size_t scheduled = 0;  // members bound before
   uint64_t steps = 0;
   uint64_t budget = 0;
-  std::vector<bool> dead;        // no choice even in the state before the group
+  std::vector<bool> dead;         // no choice even in the state before the group
   std::vector<size_t> dead_from;  // dead members at or after each position
-  std::vector<int> same_as;      // the latest earlier member it is interchangeable with, or -1
+  std::vector<int> same_as;       // the latest earlier member it is interchangeable with, or -1
   std::vector<std::optional<Choice>> path, best;
   size_t best_placed = 0;
   bool found = false;
@@ -1640,8 +1629,8 @@ void Scheduler::Search(GangSearch& gs, size_t i, size_t placed) {
 
 // GangMode::kSearch after the upstream cycle failed (and was undone): the
 // best assignment placed, or false with the snapshot unchanged.
-bool Scheduler::RunSearch(const GroupEntity& entity, size_t min_count, size_t scheduled,
-                          std::vector<PodOutcome>* outs, GroupOutcome* group) {
+bool Scheduler::RunSearch(const GroupEntity& entity, size_t min_count, size_t scheduled, std::vector<PodOutcome>* outs,
+                          GroupOutcome* group) {
   const size_t n = entity.pods.size();
   GangSearch gs;
   gs.members = entity.pods;
@@ -1680,13 +1669,14 @@ bool Scheduler::RunSearch(const GroupEntity& entity, size_t min_count, size_t sc
   group->searched = true;
   group->steps = gs.steps;
   if (!gs.found) {
-    group->message += gs.exhausted
-                          ? fmt::format("; gang search: no placement of minCount members found before its budget "
-                                        "of {} steps ran out",
-                                        gs.budget)
-                          : fmt::format("; gang search: no placement of minCount members exists among the {} "
-                                        "best nodes and {} device choices per member ({} steps)",
-                                        options_.gang.max_nodes, options_.gang.max_allocations, gs.steps);
+    group->message += gs.exhausted ? fmt::format(
+                                         "; gang search: no placement of minCount members found before its budget "
+                                         "of {} steps ran out",
+                                         gs.budget)
+                                   : fmt::format(
+                                         "; gang search: no placement of minCount members exists among the {} "
+                                         "best nodes and {} device choices per member ({} steps)",
+                                         options_.gang.max_nodes, options_.gang.max_allocations, gs.steps);
     return false;
   }
   // The best assignment, then the members it left out as upstream would try
@@ -1701,8 +1691,8 @@ bool Scheduler::RunSearch(const GroupEntity& entity, size_t min_count, size_t sc
   return true;
 }
 
-Scheduler::GroupPass Scheduler::DefaultAlgorithm(const GroupEntity& entity, size_t min_count,
-                                                 size_t scheduled_before, std::vector<PodOutcome>& outs) {
+Scheduler::GroupPass Scheduler::DefaultAlgorithm(const GroupEntity& entity, size_t min_count, size_t scheduled_before,
+                                                 std::vector<PodOutcome>& outs) {
   const size_t n = entity.pods.size();
   GroupPass pass;
   size_t remaining = n, scheduled = scheduled_before;
@@ -1741,7 +1731,8 @@ void Scheduler::EnterPlacement(const GroupPlacement& placement) {
   if (placement.nodes.size() != s_.nodes.size()) view_ = placement.nodes;
   if (placement.excluded.empty()) return;
   changed_nodes_.clear();
-  for (const DeviceKey& d : placement.excluded) allocator_->SetExcluded(d.driver, d.pool, d.device, true, &changed_nodes_);
+  for (const DeviceKey& d : placement.excluded)
+    allocator_->SetExcluded(d.driver, d.pool, d.device, true, &changed_nodes_);
   ForgetVerdicts();
 }
 
@@ -1749,7 +1740,8 @@ void Scheduler::LeavePlacement(const GroupPlacement& placement) {
   view_.clear();
   if (placement.excluded.empty()) return;
   changed_nodes_.clear();
-  for (const DeviceKey& d : placement.excluded) allocator_->SetExcluded(d.driver, d.pool, d.device, false, &changed_nodes_);
+  for (const DeviceKey& d : placement.excluded)
+    allocator_->SetExcluded(d.driver, d.pool, d.device, false, &changed_nodes_);
   ForgetVerdicts();
 }
 
@@ -1765,8 +1757,8 @@ int64_t Scheduler::PlacementFitScore(const GroupPlacement& placement, const Grou
   }
   // mostResourceScorer with weights cpu 1, memory 1.
   int64_t score = 0, weights = 0;
-  for (auto [req, cap] : {std::pair{requested.milli_cpu, allocatable.milli_cpu},
-                          std::pair{requested.memory, allocatable.memory}}) {
+  for (auto [req, cap] :
+       {std::pair{requested.milli_cpu, allocatable.milli_cpu}, std::pair{requested.memory, allocatable.memory}}) {
     if (cap == 0) continue;
     score += std::min(req, cap) * kMaxNodeScore / cap;
     ++weights;
@@ -1795,8 +1787,8 @@ size_t BestPlacement(const std::vector<int64_t>& counts, const std::vector<int64
 }
 
 size_t CountPlaced(const std::vector<PodOutcome>& outs) {
-  return static_cast<size_t>(std::count_if(outs.begin(), outs.end(),
-                                           [](const PodOutcome& o) { return o.kind == PodOutcome::Kind::kPlaced; }));
+  return static_cast<size_t>(
+      std::count_if(outs.begin(), outs.end(), [](const PodOutcome& o) { return o.kind == PodOutcome::Kind::kPlaced; }));
 }
 
 }  // namespace
@@ -1833,8 +1825,8 @@ Scheduler::GroupPass Scheduler::PlacementAlgorithm(const GroupEntity& entity, co
   if (feasible.empty()) {
     // The first placement's members, with upstream's summary.
     GroupPass out = *first;
-    out.message = fmt::format("0/{} placements are available, first placement status: {}",
-                              placements.placements.size(), first->message);
+    out.message = fmt::format("0/{} placements are available, first placement status: {}", placements.placements.size(),
+                              first->message);
     outs = std::move(first_outs);
     for (PodOutcome& o : outs) {
       if (o.kind != PodOutcome::Kind::kPlaced && o.message == first->message) o.message = out.message;
@@ -1871,9 +1863,10 @@ bool Scheduler::SearchPlacements(const GroupEntity& entity, const GroupPlacement
   }
   if (feasible.empty()) {
     group->steps = steps;
-    group->message = message + fmt::format("; gang search: no placement of minCount members in any of the {} "
-                                           "placements ({} steps)",
-                                           placements.placements.size(), steps);
+    group->message = message + fmt::format(
+                                   "; gang search: no placement of minCount members in any of the {} "
+                                   "placements ({} steps)",
+                                   placements.placements.size(), steps);
     return false;
   }
   group->message = message;
@@ -1935,8 +1928,7 @@ std::vector<PodOutcome> Scheduler::RunGroup(const GroupEntity& entity, GroupOutc
     group->placements = placements->placements.size();
     if (placements->placements.empty()) {
       for (const PodOutcome& out : outs) group->upstream_pass.push_back({.pod = out.pod, .node = {}, .devices = {}});
-      return all(placements->error ? PodOutcome::Kind::kError : PodOutcome::Kind::kUnschedulable,
-                 placements->message);
+      return all(placements->error ? PodOutcome::Kind::kError : PodOutcome::Kind::kUnschedulable, placements->message);
     }
   }
 
@@ -2060,8 +2052,8 @@ StatusOr<ScheduleResult> Schedule(Snapshot* snapshot, const ScheduleOptions& opt
       if (options.after_pod && !options.after_pod(pod_idx, result.pods.back())) break;
     }
   }
-  for (const GroupEntity& entity :
-       snapshot->gates.enabled(api::Gate::kGenericWorkload) ? GroupQueue(*snapshot, queue) : std::vector<GroupEntity>{}) {
+  for (const GroupEntity& entity : snapshot->gates.enabled(api::Gate::kGenericWorkload) ? GroupQueue(*snapshot, queue)
+                                                                                        : std::vector<GroupEntity>{}) {
     if (!entity.is_group()) {
       const size_t pod_idx = entity.pods.front();
       result.pods.push_back(scheduler.Run(pod_idx));

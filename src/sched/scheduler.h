@@ -76,8 +76,8 @@ struct GangOptions {
   // its own search steps (NodeFit::steps), so that the budget bounds the
   // time. Exhausted: the group is unschedulable, and says so.
   uint64_t max_steps = 60'000;
-  size_t max_nodes = 16;        // nodes tried per member, best score first
-  size_t max_allocations = 8;   // device choices tried per member and node
+  size_t max_nodes = 16;       // nodes tried per member, best score first
+  size_t max_allocations = 8;  // device choices tried per member and node
 };
 
 struct ScheduleOptions {
@@ -143,8 +143,8 @@ size_t NumFeasibleNodesToFind(int32_t percentage_of_nodes_to_score, size_t num_n
 
 // One claim of a placed pod.
 struct ClaimPlacement {
-  std::string pod_claim{};  // pod.spec.resourceClaims[].name
-  std::string claim{};      // "namespace/name"
+  std::string pod_claim{};     // pod.spec.resourceClaims[].name
+  std::string claim{};         // "namespace/name"
   bool allocated_now = false;  // false: it was allocated before (shared or pre-allocated)
   std::vector<api::DeviceRequestAllocationResult> results{};
 };
@@ -177,7 +177,7 @@ struct NodeScoreTrace {
   int64_t total = 0;
 };
 struct PodTrace {
-  std::string pod{};  // "namespace/name"
+  std::string pod{};                        // "namespace/name"
   std::vector<NodeRejection> rejections{};  // in node order
   std::vector<NodeScoreTrace> scores{};     // in node order
 };
@@ -190,9 +190,9 @@ struct PodOutcome {
   };
   std::string pod{};  // "namespace/name"
   Kind kind = Kind::kUnschedulable;
-  std::string node{};                     // kPlaced
-  std::vector<ClaimPlacement> claims{};   // kPlaced: every claim of the pod, in pod order
-  int64_t score = 0;                    // kPlaced: the winning node's score
+  std::string node{};                    // kPlaced
+  std::vector<ClaimPlacement> claims{};  // kPlaced: every claim of the pod, in pod order
+  int64_t score = 0;                     // kPlaced: the winning node's score
   // Not placed: kube-scheduler's message, e.g. "0/3 nodes are available: 1
   // Insufficient cpu, 2 cannot allocate all claims." or the PreEnqueue /
   // error text.
@@ -217,7 +217,7 @@ struct GroupOutcome {
   // Past PreEnqueue (the group was popped from the queue): kube-scheduler
   // writes the PodGroup's condition only then.
   bool tried = false;
-  int32_t min_count = 1;      // gang minCount; 1 for a basic policy
+  int32_t min_count = 1;        // gang minCount; 1 for a basic policy
   size_t scheduled_before = 0;  // members bound before this run
   size_t members = 0;           // members tried now
   size_t placed = 0;            // of them placed now
@@ -240,7 +240,7 @@ struct GroupOutcome {
 };
 
 struct ScheduleResult {
-  std::vector<PodOutcome> pods{};  // in queue order; a group's members together
+  std::vector<PodOutcome> pods{};      // in queue order; a group's members together
   std::vector<GroupOutcome> groups{};  // per pod group tried, in queue order
   // Indices into the snapshot of objects that changed (sorted, unique):
   // placed pods and pods whose resourceClaimStatuses were written; claims

@@ -209,8 +209,12 @@ TEST_F(SchedulerTest, WithoutTextsAPodEqualToAFailedOneFailsAndOthersStillFit) {
     AddGpus("n1", 2);
     AddGpus("n2", 1);
     AddTemplate("one-gpu");
-    for (auto [name, cpu] : std::vector<std::pair<std::string, std::string>>{
-             {"a-big1", "3"}, {"b-big2", "3"}, {"c-small1", "1"}, {"d-big3", "3"}, {"e-small2", "1"}, {"f-small3", "1"}}) {
+    for (auto [name, cpu] : std::vector<std::pair<std::string, std::string>>{{"a-big1", "3"},
+                                                                             {"b-big2", "3"},
+                                                                             {"c-small1", "1"},
+                                                                             {"d-big3", "3"},
+                                                                             {"e-small2", "1"},
+                                                                             {"f-small3", "1"}}) {
       AddPod(name, cpu).spec.resource_claims.push_back({.name = "gpu", .resource_claim_template_name = "one-gpu"});
     }
     auto policy = NewPolicy("kube");
@@ -218,7 +222,8 @@ TEST_F(SchedulerTest, WithoutTextsAPodEqualToAFailedOneFailsAndOthersStillFit) {
     StatusOr<ScheduleResult> r = Schedule(&snap_, {.policy = policy->get(), .unschedulable_texts = texts});
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     std::vector<std::string> got;
-    for (const PodOutcome& o : r->pods) got.push_back(o.pod + "=" + (o.kind == PodOutcome::Kind::kPlaced ? o.node : "-"));
+    for (const PodOutcome& o : r->pods)
+      got.push_back(o.pod + "=" + (o.kind == PodOutcome::Kind::kPlaced ? o.node : "-"));
     EXPECT_THAT(got, ::testing::ElementsAre("default/a-big1=n1", "default/b-big2=-", "default/c-small1=n2",
                                             "default/d-big3=-", "default/e-small2=n1", "default/f-small3=-"))
         << "texts " << texts;
@@ -375,15 +380,15 @@ TEST(NumFeasibleNodesToFindTest, FollowsKubeScheduler) {
   // Below 100 nodes: all of them.
   EXPECT_EQ(NumFeasibleNodesToFind(0, 50), 50u);
   // Adaptive: 50% - nodes/125, at least 5%, at least 100 nodes.
-  EXPECT_EQ(NumFeasibleNodesToFind(0, 150), 100u);     // 48% = 72 -> 100
-  EXPECT_EQ(NumFeasibleNodesToFind(0, 500), 230u);     // 46%
-  EXPECT_EQ(NumFeasibleNodesToFind(0, 1000), 420u);    // 42%
-  EXPECT_EQ(NumFeasibleNodesToFind(0, 5000), 500u);    // 10%
-  EXPECT_EQ(NumFeasibleNodesToFind(0, 6250), 312u);    // 0% -> 5%
-  EXPECT_EQ(NumFeasibleNodesToFind(0, 10000), 500u);   // 5%
+  EXPECT_EQ(NumFeasibleNodesToFind(0, 150), 100u);    // 48% = 72 -> 100
+  EXPECT_EQ(NumFeasibleNodesToFind(0, 500), 230u);    // 46%
+  EXPECT_EQ(NumFeasibleNodesToFind(0, 1000), 420u);   // 42%
+  EXPECT_EQ(NumFeasibleNodesToFind(0, 5000), 500u);   // 10%
+  EXPECT_EQ(NumFeasibleNodesToFind(0, 6250), 312u);   // 0% -> 5%
+  EXPECT_EQ(NumFeasibleNodesToFind(0, 10000), 500u);  // 5%
   // A set percentage.
   EXPECT_EQ(NumFeasibleNodesToFind(30, 1000), 300u);
-  EXPECT_EQ(NumFeasibleNodesToFind(10, 200), 100u);    // 20 -> 100
+  EXPECT_EQ(NumFeasibleNodesToFind(10, 200), 100u);  // 20 -> 100
   EXPECT_EQ(NumFeasibleNodesToFind(100, 1000), 1000u);
 }
 

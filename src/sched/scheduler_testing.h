@@ -61,7 +61,8 @@ class SchedulerTest : public ::testing::Test {
     api::ResourceClaimTemplate t;
     t.metadata.namespace_ = "default";
     t.metadata.name = std::move(name);
-    t.spec.spec.devices.requests.push_back({.name = "gpu", .exactly = api::ExactDeviceRequest{.device_class_name = cls}});
+    t.spec.spec.devices.requests.push_back(
+        {.name = "gpu", .exactly = api::ExactDeviceRequest{.device_class_name = cls}});
     api::SetDefaults(t);
     snap_.templates.push_back(t);
   }

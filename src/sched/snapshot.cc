@@ -62,10 +62,9 @@ NodeIndex::NodeIndex(std::span<const api::Node> nodes) {
 }
 
 std::optional<size_t> NodeIndex::Find(std::string_view name) const {
-  auto it = std::lower_bound(sorted_.begin(), sorted_.end(), name,
-                             [](const std::pair<std::string_view, size_t>& e, std::string_view want) {
-                               return e.first < want;
-                             });
+  auto it = std::lower_bound(
+      sorted_.begin(), sorted_.end(), name,
+      [](const std::pair<std::string_view, size_t>& e, std::string_view want) { return e.first < want; });
   if (it == sorted_.end() || it->first != name) return std::nullopt;
   return it->second;
 }
@@ -107,8 +106,8 @@ std::vector<api::Node> ImpliedNodes(std::span<const api::Object* const> objects)
     n.metadata.labels.insert_or_assign("kubernetes.io/hostname", name);
     n.metadata.name = std::move(name);
     n.status.allocatable.insert_or_assign("cpu", quantity::Quantity::FromInt(1000));
-    n.status.allocatable.insert_or_assign(
-        "memory", quantity::Quantity::FromInt(int64_t{16} << 40, quantity::Format::kBinarySI));
+    n.status.allocatable.insert_or_assign("memory",
+                                          quantity::Quantity::FromInt(int64_t{16} << 40, quantity::Format::kBinarySI));
     n.status.allocatable.insert_or_assign("pods", quantity::Quantity::FromInt(110));
     n.status.capacity = n.status.allocatable;
     nodes.push_back(std::move(n));

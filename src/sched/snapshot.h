@@ -48,13 +48,12 @@ struct Snapshot {
   // (a scan: a snapshot holds few groups).
   std::optional<size_t> FindPodGroup(std::string_view ns, std::string_view name) const;
 
-
   // The lookup tables behind FindClaim and ClaimsControlledBy, extended on
   // each lookup to the claims appended since (claims are only ever appended;
   // a claim's namespace, name and owners must not change once looked up).
   struct ClaimIndex {
-    size_t indexed = 0;  // claims[0, indexed) are in the maps
-    std::unordered_map<std::string, size_t> by_key;                  // "ns/name"
+    size_t indexed = 0;                                             // claims[0, indexed) are in the maps
+    std::unordered_map<std::string, size_t> by_key;                 // "ns/name"
     std::unordered_map<std::string, std::vector<size_t>> by_owner;  // controller uid
   };
   mutable ClaimIndex claim_index{};

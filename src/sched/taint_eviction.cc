@@ -24,7 +24,8 @@ std::vector<const api::DeviceTaint*> NoExecuteTaints(const Snapshot& s, const ap
   std::vector<const api::DeviceTaint*> out;
   int64_t generation = std::numeric_limits<int64_t>::min();
   for (const api::ResourceSlice& sl : s.slices) {
-    if (sl.spec.driver == r.driver && sl.spec.pool.name == r.pool) generation = std::max(generation, sl.spec.pool.generation);
+    if (sl.spec.driver == r.driver && sl.spec.pool.name == r.pool)
+      generation = std::max(generation, sl.spec.pool.generation);
   }
   for (const api::ResourceSlice& sl : s.slices) {
     if (sl.spec.driver != r.driver || sl.spec.pool.name != r.pool || sl.spec.pool.generation != generation) continue;

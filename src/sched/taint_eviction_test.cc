@@ -32,7 +32,8 @@ std::string Cluster(const std::string& tolerations) {
          "  devices:\n  - name: gpu-0\n  - name: gpu-1\n---\n"
          "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: one, namespace: default}\n"
          "spec:\n  spec:\n    devices:\n      requests:\n      - name: gpu\n        exactly:\n"
-         "          deviceClassName: gpu\n" + tolerations + "---\n";
+         "          deviceClassName: gpu\n" +
+         tolerations + "---\n";
 }
 
 // A claim toleration of the fault's taint for 300 s (effect NoExecute).
@@ -58,7 +59,9 @@ Fault NodeFault(int64_t at, int64_t seconds) {
   return Fault{.at = kStart + at,
                .until = kStart + at + seconds,
                .node = "n1",
-               .taint = {.key = "gpu.example.com/xid", .value = "79", .effect = api::DeviceTaintEffect::kNoExecute,
+               .taint = {.key = "gpu.example.com/xid",
+                         .value = "79",
+                         .effect = api::DeviceTaintEffect::kNoExecute,
                          .time_added = FormatUtcSeconds(kStart + at)}};
 }
 
@@ -178,10 +181,11 @@ TEST(TaintEvictionTest, OnlyNoExecuteTolerationsCount) {
 TEST(FaultsTest, FileProblemsHaveLineAndField) {
   std::vector<Fault> faults;
   std::vector<manifest::LoadMessage> messages;
-  ParseFaults("apiVersion: dractl.io/v1alpha1\nkind: Faults\nfaults:\n"
-              "- at: \"2026-12-01T10:00:00Z\"\n  node: n1\n  taint: {key: k, effect: NoExecute}\n  for: 2h\n"
-              "- at: tomorrow\n  node: n1\n  device: {driver: d}\n  taint: {key: k, effect: Sometimes}\n  for: 1m30\n",
-              "faults.yaml", &faults, &messages);
+  ParseFaults(
+      "apiVersion: dractl.io/v1alpha1\nkind: Faults\nfaults:\n"
+      "- at: \"2026-12-01T10:00:00Z\"\n  node: n1\n  taint: {key: k, effect: NoExecute}\n  for: 2h\n"
+      "- at: tomorrow\n  node: n1\n  device: {driver: d}\n  taint: {key: k, effect: Sometimes}\n  for: 1m30\n",
+      "faults.yaml", &faults, &messages);
   ASSERT_EQ(faults.size(), 1u);
   EXPECT_EQ(faults[0].at, kStart + 7200);
   EXPECT_EQ(*faults[0].until, kStart + 7200 + 7200);
@@ -202,17 +206,18 @@ TEST(FaultsTest, FileProblemsHaveLineAndField) {
 TEST(FaultsTest, RandomFaultsPerPhysicalDevice) {
   manifest::LoadResult loaded;
   manifest::Loader(manifest::LoadOptions{})
-      .LoadText(Cluster("") +
-                    "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: n2-counters}\nspec:\n"
-                    "  driver: gpu.example.com\n  nodeName: n2\n  pool: {name: n2, generation: 1, resourceSliceCount: 2}\n"
-                    "  sharedCounters:\n  - name: gpu-0\n    counters: {slices: {value: \"3\"}}\n---\n"
-                    "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: n2-gpus}\nspec:\n"
-                    "  driver: gpu.example.com\n  nodeName: n2\n  pool: {name: n2, generation: 1, resourceSliceCount: 2}\n"
-                    "  devices:\n"
-                    "  - {name: mig-0, consumesCounters: [{counterSet: gpu-0, counters: {slices: {value: \"1\"}}}]}\n"
-                    "  - {name: mig-1, consumesCounters: [{counterSet: gpu-0, counters: {slices: {value: \"1\"}}}]}\n"
-                    "  - {name: mig-2, consumesCounters: [{counterSet: gpu-0, counters: {slices: {value: \"1\"}}}]}\n",
-                "cluster.yaml", &loaded);
+      .LoadText(
+          Cluster("") +
+              "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: n2-counters}\nspec:\n"
+              "  driver: gpu.example.com\n  nodeName: n2\n  pool: {name: n2, generation: 1, resourceSliceCount: 2}\n"
+              "  sharedCounters:\n  - name: gpu-0\n    counters: {slices: {value: \"3\"}}\n---\n"
+              "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: n2-gpus}\nspec:\n"
+              "  driver: gpu.example.com\n  nodeName: n2\n  pool: {name: n2, generation: 1, resourceSliceCount: 2}\n"
+              "  devices:\n"
+              "  - {name: mig-0, consumesCounters: [{counterSet: gpu-0, counters: {slices: {value: \"1\"}}}]}\n"
+              "  - {name: mig-1, consumesCounters: [{counterSet: gpu-0, counters: {slices: {value: \"1\"}}}]}\n"
+              "  - {name: mig-2, consumesCounters: [{counterSet: gpu-0, counters: {slices: {value: \"1\"}}}]}\n",
+          "cluster.yaml", &loaded);
   ASSERT_EQ(loaded.error_count(), 0u) << loaded.messages[0].ToString();
   std::vector<const api::Object*> objects;
   for (const manifest::LoadedObject& o : loaded.objects) objects.push_back(&o.object);

@@ -149,7 +149,8 @@ class Meter {
       }
       if (!fits) stranded += free_devices;
     }
-    out->device_allocation = devices_ > 0 ? 100.0 * static_cast<double>(in_use.size()) / static_cast<double>(devices_) : 0;
+    out->device_allocation =
+        devices_ > 0 ? 100.0 * static_cast<double>(in_use.size()) / static_cast<double>(devices_) : 0;
     out->cpu_allocation =
         cpu_capacity_ > 0 ? 100.0 * static_cast<double>(cpu_used) / static_cast<double>(cpu_capacity_) : 0;
     out->stranded_devices = devices_ > 0 ? 100.0 * static_cast<double>(stranded) / static_cast<double>(devices_) : 0;
@@ -163,7 +164,7 @@ class Meter {
   std::map<std::pair<std::string, std::string>, size_t> pool_node_;
   std::vector<std::pair<int64_t, int64_t>> smallest_;
   int64_t devices_ = 0;
-  int64_t tainted_ = 0;  // devices with a NoSchedule or NoExecute taint
+  int64_t tainted_ = 0;                   // devices with a NoSchedule or NoExecute taint
   std::vector<std::string> tainted_ids_;  // theirs, "driver/pool/device"
   int64_t free_tainted_ = 0;              // of them, held by no claim at the last Measure
   int64_t cpu_capacity_ = 0;
@@ -172,7 +173,9 @@ class Meter {
     return t.effect == api::DeviceTaintEffect::kNoSchedule || t.effect == api::DeviceTaintEffect::kNoExecute;
   }
   // The slices carry the rules' taints too (NewSnapshot, Control).
-  static bool Tainted(const api::Device& d) { return std::any_of(d.rare->taints.begin(), d.rare->taints.end(), Blocks); }
+  static bool Tainted(const api::Device& d) {
+    return std::any_of(d.rare->taints.begin(), d.rare->taints.end(), Blocks);
+  }
 };
 
 }  // namespace
@@ -187,8 +190,7 @@ std::optional<int64_t> ParseUtcSeconds(std::string_view t) {
     }
     return v;
   };
-  if (t.size() < 20 || t[4] != '-' || t[7] != '-' || (t[10] != 'T' && t[10] != 't') || t[13] != ':' ||
-      t[16] != ':') {
+  if (t.size() < 20 || t[4] != '-' || t[7] != '-' || (t[10] != 'T' && t[10] != 't') || t[13] != ':' || t[16] != ':') {
     return std::nullopt;
   }
   auto y = digits(0, 4), mo = digits(5, 2), d = digits(8, 2), h = digits(11, 2), mi = digits(14, 2),
@@ -223,10 +225,10 @@ namespace {
 struct Item {
   api::Pod pod;
   int64_t arrival = 0;
-  std::optional<int64_t> run_time;   // what it has left to run once started
+  std::optional<int64_t> run_time;       // what it has left to run once started
   std::optional<int64_t> full_run_time;  // deletion - creation
-  size_t snapshot_idx = SIZE_MAX;    // once arrived
-  std::optional<int64_t> departure;  // once started: start + run_time (or the end of an eviction's grace)
+  size_t snapshot_idx = SIZE_MAX;        // once arrived
+  std::optional<int64_t> departure;      // once started: start + run_time (or the end of an eviction's grace)
   bool pending = false, running = false;
   int64_t pending_since = 0;
   // Being evicted: it stops at `departure`; then pending again if `restart`.
@@ -275,8 +277,8 @@ class Control final : public TimelineControl {
   }
 
   Status RemoveNode(std::string_view name) override {
-    const auto node = std::find_if(s_->nodes.begin(), s_->nodes.end(),
-                                   [&](const api::Node& n) { return n.metadata.name == name; });
+    const auto node =
+        std::find_if(s_->nodes.begin(), s_->nodes.end(), [&](const api::Node& n) { return n.metadata.name == name; });
     if (node == s_->nodes.end()) return InvalidArgumentError(fmt::format("no node {} to remove", name));
     s_->nodes.erase(node);
     std::erase_if(s_->slices, [&](const api::ResourceSlice& sl) { return sl.spec.node_name == name; });
@@ -447,30 +449,34 @@ StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> worklo
     const std::string key = PodKey(p);
     std::optional<int64_t> arrival = ParseUtcSeconds(p.metadata.creation_timestamp);
     if (!arrival) {
-      return InvalidArgumentError(fmt::format("workload pod {}: metadata.creationTimestamp {}: an arrival time "
-                                              "(RFC 3339, UTC) is required",
-                                              key, p.metadata.creation_timestamp.empty()
-                                                       ? "is missing"
-                                                       : "\"" + p.metadata.creation_timestamp + "\" is not one"));
+      return InvalidArgumentError(
+          fmt::format("workload pod {}: metadata.creationTimestamp {}: an arrival time "
+                      "(RFC 3339, UTC) is required",
+                      key,
+                      p.metadata.creation_timestamp.empty() ? "is missing"
+                                                            : "\"" + p.metadata.creation_timestamp + "\" is not one"));
     }
     std::optional<int64_t> deletion;
     if (!p.metadata.deletion_timestamp.empty()) {
       deletion = ParseUtcSeconds(p.metadata.deletion_timestamp);
       if (!deletion || *deletion <= *arrival) {
-        return InvalidArgumentError(fmt::format(
-            "workload pod {}: metadata.deletionTimestamp \"{}\" must be an RFC 3339 UTC time after its "
-            "creationTimestamp",
-            key, p.metadata.deletion_timestamp));
+        return InvalidArgumentError(
+            fmt::format("workload pod {}: metadata.deletionTimestamp \"{}\" must be an RFC 3339 UTC time after its "
+                        "creationTimestamp",
+                        key, p.metadata.deletion_timestamp));
       }
     }
     if (!p.spec.node_name.empty()) {
-      return InvalidArgumentError(fmt::format("workload pod {}: spec.nodeName is set; workload pods arrive pending "
-                                              "(bound pods belong in the cluster files)",
-                                              key));
+      return InvalidArgumentError(
+          fmt::format("workload pod {}: spec.nodeName is set; workload pods arrive pending "
+                      "(bound pods belong in the cluster files)",
+                      key));
     }
-    if (!names.insert(key).second) return InvalidArgumentError(fmt::format("workload pod {}: a pod of this name "
-                                                                           "is already in the cluster or workload",
-                                                                           key));
+    if (!names.insert(key).second)
+      return InvalidArgumentError(
+          fmt::format("workload pod {}: a pod of this name "
+                      "is already in the cluster or workload",
+                      key));
     p.metadata.deletion_timestamp.clear();
     if (p.metadata.uid.empty()) p.metadata.uid = StableUid("pod/" + key);
     std::optional<int64_t> run_time;
@@ -606,7 +612,8 @@ StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> worklo
     if (sample.pending > 0 && meter.free_tainted() > 0) {
       DRA_ASSIGN_OR_RETURN(sample.pending_for_taints, PendingForTaints(s, by_key, options));
     }
-    result.summary.peak_pending_for_taints = std::max(result.summary.peak_pending_for_taints, sample.pending_for_taints);
+    result.summary.peak_pending_for_taints =
+        std::max(result.summary.peak_pending_for_taints, sample.pending_for_taints);
     result.samples.push_back(sample);
   }
 
@@ -651,10 +658,10 @@ StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> worklo
     sum.peak_pending = std::max(sum.peak_pending, x.pending);
     sum.peak_device_allocation = std::max(sum.peak_device_allocation, x.device_allocation);
     // Each sample holds until the next instant; a single instant counts whole.
-    const double weight = span > 0 ? (i + 1 < result.samples.size()
-                                          ? static_cast<double>(result.samples[i + 1].time - x.time) / span
-                                          : 0.0)
-                                    : 1.0;
+    const double weight =
+        span > 0
+            ? (i + 1 < result.samples.size() ? static_cast<double>(result.samples[i + 1].time - x.time) / span : 0.0)
+            : 1.0;
     sum.device_allocation_mean += weight * x.device_allocation;
     sum.cpu_allocation_mean += weight * x.cpu_allocation;
     sum.stranded_devices_mean += weight * x.stranded_devices;

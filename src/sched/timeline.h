@@ -52,14 +52,14 @@ std::optional<int64_t> ParseUtcSeconds(std::string_view text);
 std::string FormatUtcSeconds(int64_t seconds);
 
 struct TimelineSample {
-  int64_t time = 0;                 // seconds since the epoch
-  double device_allocation = 0;     // % of the devices in use
-  double cpu_allocation = 0;        // % of allocatable CPU requested by running pods
-  int64_t running = 0;              // workload pods placed and not departed
-  int64_t pending = 0;              // workload pods arrived and not placed
-  double stranded_devices = 0;      // % of the devices: free, on nodes no workload pod fits
-  double tainted_devices = 0;       // % of the devices with a NoSchedule or NoExecute taint (slice or rule)
-  int64_t pending_for_taints = 0;   // pending pods a run would place were no device tainted
+  int64_t time = 0;                // seconds since the epoch
+  double device_allocation = 0;    // % of the devices in use
+  double cpu_allocation = 0;       // % of allocatable CPU requested by running pods
+  int64_t running = 0;             // workload pods placed and not departed
+  int64_t pending = 0;             // workload pods arrived and not placed
+  double stranded_devices = 0;     // % of the devices: free, on nodes no workload pod fits
+  double tainted_devices = 0;      // % of the devices with a NoSchedule or NoExecute taint (slice or rule)
+  int64_t pending_for_taints = 0;  // pending pods a run would place were no device tainted
 };
 
 struct TimelineSummary {
@@ -80,11 +80,11 @@ struct TimelineSummary {
   double cpu_allocation_mean = 0;
   double stranded_devices_mean = 0;
   double peak_device_allocation = 0;
-  int64_t devices = 0;      // at the start
-  int64_t evictions = 0;    // pods evicted (node removals, device taints; the cluster's own pods too)
-  int64_t restarts = 0;     // evicted pods that ran again
-  int64_t seconds_lost = 0;  // over evictions: from the eviction to running again (or to the end)
-  double device_hours_tainted = 0;  // devices with a NoSchedule or NoExecute taint, times hours
+  int64_t devices = 0;                  // at the start
+  int64_t evictions = 0;                // pods evicted (node removals, device taints; the cluster's own pods too)
+  int64_t restarts = 0;                 // evicted pods that ran again
+  int64_t seconds_lost = 0;             // over evictions: from the eviction to running again (or to the end)
+  double device_hours_tainted = 0;      // devices with a NoSchedule or NoExecute taint, times hours
   int64_t peak_pending_for_taints = 0;  // the most pods pending only because of taints at once
 };
 
@@ -94,11 +94,11 @@ struct TimelinePod {
   std::optional<int64_t> start;
   std::optional<int64_t> end;  // departed at
   std::string node;
-  std::string last_message;    // why it was pending when last tried
-  int64_t evictions = 0;       // times it was evicted (its node removed, a device tainted)
-  int64_t seconds_lost = 0;    // from each eviction to running again (or to the end)
+  std::string last_message;     // why it was pending when last tried
+  int64_t evictions = 0;        // times it was evicted (its node removed, a device tainted)
+  int64_t seconds_lost = 0;     // from each eviction to running again (or to the end)
   bool pending_at_end = false;  // not running when the replay ended (never started, or evicted)
-  bool gone = false;           // evicted and not to come back (no controller)
+  bool gone = false;            // evicted and not to come back (no controller)
 };
 
 // What a TimelineActor sees of the replay at one instant and may do to it.

@@ -37,9 +37,12 @@ std::string UidOf(std::string_view kind, std::string_view ns, const api::ObjectM
 
 api::OwnerReference ControllerRef(std::string_view api_version, std::string_view kind, std::string name,
                                   std::string uid) {
-  return api::OwnerReference{.api_version = std::string(api_version), .kind = std::string(kind),
-                              .name = std::move(name), .uid = std::move(uid), .controller = true,
-                              .block_owner_deletion = true};
+  return api::OwnerReference{.api_version = std::string(api_version),
+                             .kind = std::string(kind),
+                             .name = std::move(name),
+                             .uid = std::move(uid),
+                             .controller = true,
+                             .block_owner_deletion = true};
 }
 
 bool RefersTo(const api::OwnerReference& ref, std::string_view kind, std::string_view name, std::string_view uid) {
@@ -110,12 +113,14 @@ void AddDaemonTolerations(api::PodSpec* spec) {
   for (const auto& want : wanted) {
     const auto& key = want.first;
     const auto effect = want.second;
-    bool present = std::any_of(spec->tolerations.begin(), spec->tolerations.end(), [&](const api::Toleration& t) {
-      return t.key == key && t.effect.value() == effect;
-    });
+    bool present = std::any_of(spec->tolerations.begin(), spec->tolerations.end(),
+                               [&](const api::Toleration& t) { return t.key == key && t.effect.value() == effect; });
     if (!present) {
-      spec->tolerations.push_back(api::Toleration{.key = std::string(key), .operator_ = api::TolerationOperator::kExists,
-                                                  .value = "", .effect = effect, .toleration_seconds = std::nullopt});
+      spec->tolerations.push_back(api::Toleration{.key = std::string(key),
+                                                  .operator_ = api::TolerationOperator::kExists,
+                                                  .value = "",
+                                                  .effect = effect,
+                                                  .toleration_seconds = std::nullopt});
     }
   }
 }
@@ -123,14 +128,14 @@ void AddDaemonTolerations(api::PodSpec* spec) {
 // Upstream daemon/util ReplaceDaemonSetPodNodeNameNodeAffinity: every required
 // term gets matchFields metadata.name In [node] (a single term if there were none).
 void PinToNode(api::PodSpec* spec, const std::string& node) {
-  api::NodeSelectorRequirement req{.key = "metadata.name", .operator_ = api::NodeSelectorOperator::kIn,
-                                   .values = {node}};
+  api::NodeSelectorRequirement req{
+      .key = "metadata.name", .operator_ = api::NodeSelectorOperator::kIn, .values = {node}};
   if (!spec->affinity) spec->affinity = api::Affinity{};
   if (!spec->affinity->node_affinity) spec->affinity->node_affinity = api::NodeAffinity{};
   auto& required = spec->affinity->node_affinity->required_during_scheduling_ignored_during_execution;
   if (!required || required->node_selector_terms.empty()) {
-    required = api::NodeSelector{.node_selector_terms = {api::NodeSelectorTerm{.match_expressions = {},
-                                                                               .match_fields = {req}}}};
+    required = api::NodeSelector{
+        .node_selector_terms = {api::NodeSelectorTerm{.match_expressions = {}, .match_fields = {req}}}};
     return;
   }
   for (api::NodeSelectorTerm& term : required->node_selector_terms) term.match_fields = {req};
@@ -245,8 +250,7 @@ ExpandedWorkloads ExpandWorkloads(std::span<const api::Workload> workloads, std:
         int32_t replicas = w.replicas.value_or(1);
         for (int32_t i = 0; i < replicas; ++i) {
           std::string pod_name = fmt::format("{}-{}", name, i);
-          api::Pod& pod = builder.Add(w_idx, w, ns, pod_name, "", "",
-                                      ControllerRef(api_version, kind, name, uid));
+          api::Pod& pod = builder.Add(w_idx, w, ns, pod_name, "", "", ControllerRef(api_version, kind, name, uid));
           SetLabel(pod, "controller-revision-hash", revision);
           SetLabel(pod, "statefulset.kubernetes.io/pod-name", pod_name);
           SetLabel(pod, "apps.kubernetes.io/pod-index", std::to_string(i));
@@ -268,8 +272,7 @@ ExpandedWorkloads ExpandWorkloads(std::span<const api::Workload> workloads, std:
           SetLabel(pod, "job-name", name);
           if (indexed) {
             SetLabel(pod, "batch.kubernetes.io/job-completion-index", std::to_string(i));
-            pod.metadata.annotations.insert_or_assign("batch.kubernetes.io/job-completion-index",
-                                                      std::to_string(i));
+            pod.metadata.annotations.insert_or_assign("batch.kubernetes.io/job-completion-index", std::to_string(i));
           }
         }
         break;
@@ -296,12 +299,13 @@ ExpandedWorkloads ExpandWorkloads(std::span<const api::Workload> workloads, std:
       }
     }
     if (out.pods.size() == before) {
-      out.notes.push_back(fmt::format("{}: no pods ({})", WorkloadDisplayName(w),
-                                      w.kind == WorkloadKind::kDaemonSet ? "no Node passes its nodeName, nodeSelector, affinity and taints"
-                                      : w.kind == WorkloadKind::kJob     ? "suspended or parallelism 0"
-                                      : w.kind == WorkloadKind::kCronJob
-                                          ? fmt::format("a CronJob starts Jobs on its schedule \"{}\", not now", w.schedule)
-                                          : "0 replicas"));
+      out.notes.push_back(fmt::format(
+          "{}: no pods ({})", WorkloadDisplayName(w),
+          w.kind == WorkloadKind::kDaemonSet ? "no Node passes its nodeName, nodeSelector, affinity and taints"
+          : w.kind == WorkloadKind::kJob     ? "suspended or parallelism 0"
+          : w.kind == WorkloadKind::kCronJob
+              ? fmt::format("a CronJob starts Jobs on its schedule \"{}\", not now", w.schedule)
+              : "0 replicas"));
     }
   }
   return out;

@@ -181,23 +181,25 @@ TEST(WorkloadsTest, IndexedJobPodsCarryTheirIndex) {
 TEST(WorkloadsTest, DaemonSetRunsOnEligibleNodes) {
   api::Workload ds = MakeWorkload(api::WorkloadKind::kDaemonSet, "dcgm");
   ds.template_.spec.node_selector.insert_or_assign("gpu", "true");
-  ds.template_.spec.tolerations.push_back(
-      {.key = "nvidia.com/gpu", .operator_ = api::TolerationOperator::kExists, .value = "", .effect = {},
-       .toleration_seconds = std::nullopt});
+  ds.template_.spec.tolerations.push_back({.key = "nvidia.com/gpu",
+                                           .operator_ = api::TolerationOperator::kExists,
+                                           .value = "",
+                                           .effect = {},
+                                           .toleration_seconds = std::nullopt});
   std::vector<api::Node> nodes;
   nodes.push_back(MakeNode("gpu-b"));  // GPU taint, tolerated
   nodes.back().metadata.labels.insert_or_assign("gpu", "true");
-  nodes.back().spec.taints.push_back({.key = "nvidia.com/gpu", .value = "present",
-                                      .effect = api::TaintEffect::kNoSchedule, .time_added = ""});
+  nodes.back().spec.taints.push_back(
+      {.key = "nvidia.com/gpu", .value = "present", .effect = api::TaintEffect::kNoSchedule, .time_added = ""});
   nodes.push_back(MakeNode("gpu-a"));  // unschedulable and not ready: default tolerations
   nodes.back().metadata.labels.insert_or_assign("gpu", "true");
   nodes.back().spec.unschedulable = true;
-  nodes.back().spec.taints.push_back({.key = "node.kubernetes.io/not-ready", .value = "",
-                                      .effect = api::TaintEffect::kNoExecute, .time_added = ""});
+  nodes.back().spec.taints.push_back(
+      {.key = "node.kubernetes.io/not-ready", .value = "", .effect = api::TaintEffect::kNoExecute, .time_added = ""});
   nodes.push_back(MakeNode("gpu-c"));  // untolerated taint
   nodes.back().metadata.labels.insert_or_assign("gpu", "true");
-  nodes.back().spec.taints.push_back({.key = "dedicated", .value = "infra",
-                                      .effect = api::TaintEffect::kNoSchedule, .time_added = ""});
+  nodes.back().spec.taints.push_back(
+      {.key = "dedicated", .value = "infra", .effect = api::TaintEffect::kNoSchedule, .time_added = ""});
   nodes.push_back(MakeNode("cpu-1"));  // no label
   ExpandedWorkloads e = ExpandWorkloads(std::vector{ds}, {}, nodes);
   ASSERT_EQ(e.pods.size(), 2u);
@@ -247,9 +249,12 @@ api::Pod OwnedPod(std::string name, std::string owner_kind, std::string owner_na
   api::Pod p;
   p.metadata.namespace_ = "ml";
   p.metadata.name = std::move(name);
-  p.metadata.owner_references.push_back(
-      {.api_version = "apps/v1", .kind = std::move(owner_kind), .name = std::move(owner_name), .uid = "",
-       .controller = true, .block_owner_deletion = true});
+  p.metadata.owner_references.push_back({.api_version = "apps/v1",
+                                         .kind = std::move(owner_kind),
+                                         .name = std::move(owner_name),
+                                         .uid = "",
+                                         .controller = true,
+                                         .block_owner_deletion = true});
   return p;
 }
 
@@ -277,7 +282,8 @@ TEST(WorkloadsTest, InputPodsOwnedByAWorkloadAreNotDuplicated) {
   EXPECT_EQ(e.workload[0], 3u);
   ASSERT_EQ(e.notes.size(), 3u);
   EXPECT_EQ(e.notes[0], "StatefulSet ml/db: not expanded: input pod ml/db-0 is owned by it");
-  EXPECT_EQ(e.notes[1], "Deployment ml/web: not expanded: input pod ml/web-7c4b-zq2x9 is owned by its ReplicaSet web-7c4b");
+  EXPECT_EQ(e.notes[1],
+            "Deployment ml/web: not expanded: input pod ml/web-7c4b-zq2x9 is owned by its ReplicaSet web-7c4b");
   EXPECT_EQ(e.notes[2], "Job ml/train: not expanded: input pod ml/train-abcde is owned by it");
 }
 
@@ -286,8 +292,12 @@ TEST(WorkloadsTest, ReplicaSetOfAnInputDeploymentIsExpandedInsteadOfIt) {
   deploy.replicas = 2;
   api::Workload rs = MakeWorkload(api::WorkloadKind::kReplicaSet, "web-6f8d");
   rs.replicas = 2;
-  rs.metadata.owner_references.push_back({.api_version = "apps/v1", .kind = "Deployment", .name = "web", .uid = "",
-                                          .controller = true, .block_owner_deletion = true});
+  rs.metadata.owner_references.push_back({.api_version = "apps/v1",
+                                          .kind = "Deployment",
+                                          .name = "web",
+                                          .uid = "",
+                                          .controller = true,
+                                          .block_owner_deletion = true});
   ExpandedWorkloads e = ExpandWorkloads(std::vector{deploy, rs}, {}, {});
   ASSERT_EQ(e.pods.size(), 2u);
   EXPECT_EQ(e.workload[0], 1u);

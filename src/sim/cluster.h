@@ -30,11 +30,11 @@ inline constexpr int32_t kGpuMilli = 1000;
 // memory for the fit filter.
 struct PodShape {
   int64_t cpu = 0;
-  int64_t memory = 0;     // MiB
-  int32_t milli = 0;      // per GPU; 0 = CPU-only
-  int32_t count = 0;      // GPUs; 0 when milli is 0
+  int64_t memory = 0;              // MiB
+  int32_t milli = 0;               // per GPU; 0 = CPU-only
+  int32_t count = 0;               // GPUs; 0 when milli is 0
   uint64_t models = ~uint64_t{0};  // bit m: the node model with id m is allowed
-  int32_t spec = 0;       // index into Cluster::specs() ("" = any model is 0)
+  int32_t spec = 0;                // index into Cluster::specs() ("" = any model is 0)
 
   bool cpu_only() const { return milli == 0; }
   bool sharing() const { return milli > 0 && milli < kGpuMilli && count == 1; }
@@ -45,11 +45,11 @@ struct SimNode {
   std::string name;
   int64_t cpu_free = 0;
   int64_t memory_free = 0;
-  int64_t pods = 0;       // bound pods
+  int64_t pods = 0;  // bound pods
   int32_t gpus = 0;
-  int32_t model = -1;     // model id, -1 without GPUs
+  int32_t model = -1;  // model id, -1 without GPUs
   int64_t gpu_free_total = 0;
-  uint32_t classes = 0;   // see invariant 3
+  uint32_t classes = 0;  // see invariant 3
   std::array<int32_t, kMaxGpus> gpu_free{};
   std::array<int32_t, 32> class_pods{};  // pods per class bit (for Remove)
 };

@@ -49,12 +49,9 @@ class PaperBestFit : public sched::ScorePolicy {
 
 StatusOr<std::unique_ptr<sched::ScorePolicy>> DraPolicy(Policy policy) {
   switch (policy) {
-    case Policy::kBestFit:
-      return std::unique_ptr<sched::ScorePolicy>(std::make_unique<PaperBestFit>());
-    case Policy::kFgd:
-      return sched::NewPolicy("fgd");
-    case Policy::kDraPack:
-      return sched::NewPolicy("dra-pack");
+    case Policy::kBestFit: return std::unique_ptr<sched::ScorePolicy>(std::make_unique<PaperBestFit>());
+    case Policy::kFgd: return sched::NewPolicy("fgd");
+    case Policy::kDraPack: return sched::NewPolicy("dra-pack");
     default:
       return Status(StatusCode::kInvalidArgument,
                     fmt::format("--engine dra runs bestfit, fgd and dra-pack, not {}", PolicyName(policy)));
@@ -171,8 +168,8 @@ StatusOr<RunLog> RunOnDraScheduler(const OpenbExperiment& experiment, const RunO
       error = Status(StatusCode::kFailedPrecondition, fmt::format("pod {}: {}", outcome.pod, outcome.message));
       return false;
     }
-    log.rows.push_back(RunRow{
-        .arrived = arrived, .allocated = allocated, .frag = model->FragTotal(), .idle = model->IdleTotal()});
+    log.rows.push_back(
+        RunRow{.arrived = arrived, .allocated = allocated, .frag = model->FragTotal(), .idle = model->IdleTotal()});
     return true;
   };
   DRA_ASSIGN_OR_RETURN(sched::ScheduleResult result, sched::Schedule(&snapshot, so));

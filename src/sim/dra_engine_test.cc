@@ -14,11 +14,11 @@
 #include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "sim/trace_testing.h"
 #include "sched/fragmentation.h"
 #include "sched/resources.h"
 #include "sim/import.h"
 #include "sim/sim_scheduler.h"
+#include "sim/trace_testing.h"
 
 namespace dra::sim {
 namespace {
@@ -80,7 +80,9 @@ void ExpectMeasuresEqual(const std::string& pods_file, size_t attempts) {
     model->AddPod(p->node, requests);
     api::AllocationResult a;
     for (int8_t g : p->pick.indices()) {
-      api::DeviceRequestAllocationResult r{.request = kClaimName, .driver = kDriver, .pool = cluster.nodes()[p->node].name,
+      api::DeviceRequestAllocationResult r{.request = kClaimName,
+                                           .driver = kDriver,
+                                           .pool = cluster.nodes()[p->node].name,
                                            .device = fmt::format("gpu-{}", g)};
       r.consumed_capacity.insert_or_assign(kCapacityName, api::Quantity::FromInt(pod.milli));
       a.devices.results.push_back(std::move(r));

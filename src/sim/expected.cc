@@ -47,8 +47,8 @@ Status ReadOne(const std::string& path, Metric metric, Published* out) {
     if (line.empty()) continue;
     std::vector<std::string> f = Split(line);
     if (f.size() < header.size()) {
-      return Status(StatusCode::kInvalidArgument, fmt::format("{}:{}:1: {} fields, header has {}", path, line_no,
-                                                              f.size(), header.size()));
+      return Status(StatusCode::kInvalidArgument,
+                    fmt::format("{}:{}:1: {} fields, header has {}", path, line_no, f.size(), header.size()));
     }
     std::string trace = f[static_cast<size_t>(workload)];
     const std::string prefix = "openb_pod_list_";
@@ -76,8 +76,8 @@ Status ReadOne(const std::string& path, Metric metric, Published* out) {
       char* end = nullptr;
       double d = std::strtod(v.c_str(), &end);
       if (end != v.c_str() + v.size()) {
-        return Status(StatusCode::kInvalidArgument, fmt::format("{}:{}: column {}: \"{}\" is not a number", path,
-                                                                line_no, header[i], v));
+        return Status(StatusCode::kInvalidArgument,
+                      fmt::format("{}:{}: column {}: \"{}\" is not a number", path, line_no, header[i], v));
       }
       dst.emplace_back(d);
     }

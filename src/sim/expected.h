@@ -14,7 +14,7 @@ namespace dra::sim {
 
 struct PublishedRun {
   int64_t seed = 0;
-  std::vector<std::optional<double>> allocation;   // index = column
+  std::vector<std::optional<double>> allocation;  // index = column
   std::vector<std::optional<double>> frag_amount;
   std::vector<std::optional<double>> frag_ratio;
 };

@@ -30,8 +30,8 @@ std::string CelString(std::string_view s) {
 api::DeviceClass MakeDeviceClass() {
   api::DeviceClass c;
   c.metadata.name = kDeviceClass;
-  c.spec.selectors.push_back(
-      api::DeviceSelector{.cel = api::CelDeviceSelector{.expression = fmt::format("device.driver == \"{}\"", kDriver)}});
+  c.spec.selectors.push_back(api::DeviceSelector{
+      .cel = api::CelDeviceSelector{.expression = fmt::format("device.driver == \"{}\"", kDriver)}});
   return c;
 }
 
@@ -60,7 +60,8 @@ api::ResourceSlice MakeSlice(const OpenbNode& node) {
     d.name = fmt::format("gpu-{}", i);
     d.attributes.insert_or_assign("model", api::DeviceAttribute::String(node.model));
     d.attributes.insert_or_assign("index", api::DeviceAttribute::Int(i));
-    d.capacity.insert_or_assign(kCapacityName, api::DeviceCapacity{.value = Quantity::FromInt(kMilliPerGpu), .request_policy = {}});
+    d.capacity.insert_or_assign(kCapacityName,
+                                api::DeviceCapacity{.value = Quantity::FromInt(kMilliPerGpu), .request_policy = {}});
     d.allow_multiple_allocations = true;
     s.spec.devices.push_back(std::move(d));
   }
@@ -90,7 +91,8 @@ api::ResourceClaimSpec MakeClaimSpec(const OpenbPod& pod) {
     req.capacity = std::move(cap);
   }
   api::ResourceClaimSpec spec;
-  spec.devices.requests.push_back(api::DeviceRequest{.name = kClaimName, .exactly = std::move(req), .first_available = {}});
+  spec.devices.requests.push_back(
+      api::DeviceRequest{.name = kClaimName, .exactly = std::move(req), .first_available = {}});
   return spec;
 }
 

@@ -21,8 +21,13 @@ std::vector<OpenbNode> Nodes() {
 
 std::vector<OpenbPod> Pods() {
   return {
-      OpenbPod{.name = "p-share", .cpu_milli = 3152, .memory_mib = 1024, .num_gpu = 1, .gpu_milli = 470, .gpu_spec = ""},
-      OpenbPod{.name = "p-whole", .cpu_milli = 11300, .memory_mib = 2048, .num_gpu = 2, .gpu_milli = 1000,
+      OpenbPod{
+          .name = "p-share", .cpu_milli = 3152, .memory_mib = 1024, .num_gpu = 1, .gpu_milli = 470, .gpu_spec = ""},
+      OpenbPod{.name = "p-whole",
+               .cpu_milli = 11300,
+               .memory_mib = 2048,
+               .num_gpu = 2,
+               .gpu_milli = 1000,
                .gpu_spec = "V100M16|G2"},
       OpenbPod{.name = "p-cpu", .cpu_milli = 500, .memory_mib = 100, .num_gpu = 0, .gpu_milli = 0, .gpu_spec = ""},
       OpenbPod{.name = "p-t4", .cpu_milli = 500, .memory_mib = 100, .num_gpu = 1, .gpu_milli = 1000, .gpu_spec = "T4"},
@@ -66,7 +71,8 @@ TEST(ImportTest, OutputLoadsAndValidates) {
   for (const api::Object& o : ImportOpenb(Nodes(), Pods())) roots.push_back(manifest::EncodeObject(o));
   std::string yaml = manifest::EmitYamlDocuments(roots, {.sort_keys = true});
   manifest::LoadResult loaded;
-  manifest::Loader({.strict = true, .keep_trees = false, .keep_workloads = false}).LoadText(yaml, "import.yaml", &loaded);
+  manifest::Loader({.strict = true, .keep_trees = false, .keep_workloads = false})
+      .LoadText(yaml, "import.yaml", &loaded);
   for (const manifest::LoadMessage& m : loaded.messages) ADD_FAILURE() << m.ToString();
   ASSERT_EQ(loaded.objects.size(), 13u);
   api::FeatureGates gates = api::FeatureGates::Defaults();

@@ -74,7 +74,7 @@ StatusOr<std::vector<CsvLine>> SplitCsv(std::string_view text, std::string_view 
       }
       out.fields.push_back(std::move(f));
       if (i >= line.size()) break;
-      ++i;  // the comma
+      ++i;                     // the comma
       if (i == line.size()) {  // a trailing comma: one more empty field
         out.fields.push_back(Field{.text = {}, .column = i + 1});
         break;
@@ -89,8 +89,8 @@ StatusOr<std::vector<CsvLine>> SplitCsv(std::string_view text, std::string_view 
 }
 
 // Maps header names to field indices; `required` must all be present.
-StatusOr<std::vector<int>> FindColumns(const CsvLine& header, std::span<const std::string_view> wanted,
-                                       size_t required, std::string_view file) {
+StatusOr<std::vector<int>> FindColumns(const CsvLine& header, std::span<const std::string_view> wanted, size_t required,
+                                       std::string_view file) {
   std::vector<int> idx(wanted.size(), -1);
   for (size_t f = 0; f < header.fields.size(); ++f) {
     std::string_view name = header.fields[f].text;
@@ -121,9 +121,8 @@ class RowReader {
     size_t f = static_cast<size_t>(columns_[w]);
     if (f >= row_.fields.size()) {
       size_t col = row_.fields.empty() ? 1 : row_.fields.back().column + row_.fields.back().text.size();
-      return Status(StatusCode::kInvalidArgument,
-                    fmt::format("{}:{}:{}: missing field \"{}\" (row has {} fields)", file_, row_.line, col,
-                                names_[w], row_.fields.size()));
+      return Status(StatusCode::kInvalidArgument, fmt::format("{}:{}:{}: missing field \"{}\" (row has {} fields)",
+                                                              file_, row_.line, col, names_[w], row_.fields.size()));
     }
     return std::optional<std::string_view>(row_.fields[f].text);
   }
@@ -228,8 +227,8 @@ StatusOr<std::vector<OpenbNode>> ParseOpenbNodes(std::string_view text, std::str
 
 StatusOr<std::vector<OpenbPod>> ParseOpenbPods(std::string_view text, std::string_view file) {
   DRA_ASSIGN_OR_RETURN(std::vector<CsvLine> lines, SplitCsv(text, file));
-  static constexpr std::string_view kNames[] = {"name",     "cpu_milli",     "memory_mib",   "num_gpu",
-                                                "gpu_milli", "gpu_spec",     "creation_time", "deletion_time"};
+  static constexpr std::string_view kNames[] = {"name",      "cpu_milli", "memory_mib",    "num_gpu",
+                                                "gpu_milli", "gpu_spec",  "creation_time", "deletion_time"};
   DRA_ASSIGN_OR_RETURN(std::vector<int> cols, FindColumns(lines[0], kNames, 5, file));
   std::vector<OpenbPod> pods;
   std::unordered_map<std::string_view, size_t> seen;  // name -> line

@@ -22,18 +22,18 @@
 namespace dra::sim {
 
 struct OpenbNode {
-  std::string name;         // sn
+  std::string name;  // sn
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
-  int64_t gpus = 0;         // number of GPUs, each 1000 milli
-  std::string model;        // empty for CPU-only nodes
+  int64_t gpus = 0;   // number of GPUs, each 1000 milli
+  std::string model;  // empty for CPU-only nodes
 };
 
 struct OpenbPod {
   std::string name;
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
-  int64_t num_gpu = 0;       // 0: CPU-only (no GPU fields at all)
+  int64_t num_gpu = 0;  // 0: CPU-only (no GPU fields at all)
   // Milli-GPU per GPU, clamped to 0..1000 as pod_csv_to_yaml does; 0 when
   // num_gpu is 0.
   int64_t gpu_milli = 0;

@@ -119,8 +119,8 @@ StatusOr<RunLog> OpenbExperiment::Run(const RunOptions& options) const {
         if (dra_fits != Cluster::GpuFits(cluster.nodes()[n], pod)) {
           ++log.allocator_disagreements;
           return Status(StatusCode::kFailedPrecondition,
-                        fmt::format("pod {} on node {}: the allocator says {}, the native filter {}",
-                                    pods_[idx].name, cluster.nodes()[n].name, dra_fits ? "fits" : "does not fit",
+                        fmt::format("pod {} on node {}: the allocator says {}, the native filter {}", pods_[idx].name,
+                                    cluster.nodes()[n].name, dra_fits ? "fits" : "does not fit",
                                     dra_fits ? "does not fit" : "fits"));
         }
       }

@@ -71,11 +71,11 @@ struct RunRow {
 
 struct RunLog {
   std::vector<RunRow> rows;
-  int64_t capacity = 0;      // cluster GPU milli
+  int64_t capacity = 0;  // cluster GPU milli
   int64_t trace_pods = 0;
-  int64_t submitted = 0;     // after tuning
-  int64_t copies = 0;        // appended by tuning
-  int64_t removed = 0;       // deleted by tuning
+  int64_t submitted = 0;  // after tuning
+  int64_t copies = 0;     // appended by tuning
+  int64_t removed = 0;    // deleted by tuning
   int64_t failed = 0;
   uint64_t allocator_calls = 0;
   uint64_t allocator_disagreements = 0;  // kAllNodes only
@@ -92,8 +92,8 @@ class OpenbExperiment {
 
   const Cluster& cluster() const { return cluster_; }
   const TypicalPods& typical() const { return typical_; }
-  const std::vector<OpenbNode>& nodes() const { return nodes_; }  // GPU nodes by name
-  const std::vector<OpenbPod>& pods() const { return pods_; }     // by name
+  const std::vector<OpenbNode>& nodes() const { return nodes_; }   // GPU nodes by name
+  const std::vector<OpenbPod>& pods() const { return pods_; }      // by name
   const std::vector<PodShape>& shapes() const { return shapes_; }  // per pod
   int64_t trace_gpu_request() const;
 

@@ -6,8 +6,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "sim/trace_testing.h"
 #include "sim/expected.h"
+#include "sim/trace_testing.h"
 
 namespace dra::sim {
 namespace {
@@ -45,7 +45,8 @@ TEST(OpenbSimTest, AllocatorAgreesOnEveryAttempt) {
   StatusOr<OpenbExperiment> e = OpenbExperiment::Prepare(t.nodes, t.pods);
   ASSERT_TRUE(e.ok()) << e.status().message();
   for (Policy p : {Policy::kFgd, Policy::kRandom, Policy::kGpuPacking, Policy::kDraPack}) {
-    StatusOr<RunLog> log = e->Run(RunOptions{.policy = p, .seed = 7, .tune_ratio = 1.3, .check = AllocatorCheck::kAllNodes});
+    StatusOr<RunLog> log =
+        e->Run(RunOptions{.policy = p, .seed = 7, .tune_ratio = 1.3, .check = AllocatorCheck::kAllNodes});
     ASSERT_TRUE(log.ok()) << PolicyName(p) << ": " << log.status().message();
     EXPECT_EQ(log->allocator_disagreements, 0u);
     EXPECT_GT(log->allocator_calls, 10'000u);

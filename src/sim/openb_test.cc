@@ -63,20 +63,27 @@ struct BadCase {
 
 TEST(OpenbTest, BadPodRowsNameFileLineColumn) {
   const BadCase cases[] = {
-      {.name = "not_an_integer", .text = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,12x,2,1,1000\n",
+      {.name = "not_an_integer",
+       .text = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,12x,2,1,1000\n",
        .want = "pods.csv:2:4: cpu_milli: \"12x\" is not an integer"},
-      {.name = "missing_field", .text = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1,2,1\n",
+      {.name = "missing_field",
+       .text = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1,2,1\n",
        .want = "pods.csv:2:9: missing field \"gpu_milli\""},
-      {.name = "missing_column", .text = "name,cpu_milli,memory_mib,gpu_milli\n",
+      {.name = "missing_column",
+       .text = "name,cpu_milli,memory_mib,gpu_milli\n",
        .want = "pods.csv:1:1: header has no column \"num_gpu\""},
-      {.name = "negative_gpus", .text = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n\np0,1,2,-1,5\n",
+      {.name = "negative_gpus",
+       .text = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n\np0,1,2,-1,5\n",
        .want = "pods.csv:3:8: num_gpu: must be 0..64"},
-      {.name = "empty_name", .text = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n,1,2,1,5\n",
+      {.name = "empty_name",
+       .text = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n,1,2,1,5\n",
        .want = "pods.csv:2:1: name: empty pod name"},
-      {.name = "unterminated_quote", .text = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,\"1,2,1,5\n",
+      {.name = "unterminated_quote",
+       .text = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,\"1,2,1,5\n",
        .want = "pods.csv:2:4: unterminated quoted field"},
       {.name = "empty_file", .text = "", .want = "pods.csv:1:1: empty file"},
-      {.name = "duplicate_name", .text = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1,2,1,5\np1,1,2,1,5\np0,1,2,1,5\n",
+      {.name = "duplicate_name",
+       .text = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1,2,1,5\np1,1,2,1,5\np0,1,2,1,5\n",
        .want = "pods.csv:4:1: name: duplicate pod name p0 (first on line 2)"},
       {.name = "deleted_before_created",
        .text = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time\np0,1,2,1,5,100,40\n",
@@ -106,7 +113,8 @@ TEST(OpenbTest, ReadsTimesWhenPresent) {
   EXPECT_EQ((*pods)[1].creation_time, 8);
   EXPECT_EQ((*pods)[1].deletion_time, -1);  // empty: never deleted
   // Without the columns: created at 0, never deleted.
-  StatusOr<std::vector<OpenbPod>> plain = ParseOpenbPods("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1,2,1,5\n", "p.csv");
+  StatusOr<std::vector<OpenbPod>> plain =
+      ParseOpenbPods("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1,2,1,5\n", "p.csv");
   ASSERT_TRUE(plain.ok());
   EXPECT_EQ((*plain)[0].creation_time, 0);
   EXPECT_EQ((*plain)[0].deletion_time, -1);
@@ -132,9 +140,10 @@ TEST(OpenbTest, ReadsTheSharedTraces) {
     gpus += n.gpus;
     cpu += n.cpu_milli;
   }
-  EXPECT_EQ(gpus, 6212);           // docs/fgd.md §1.1
+  EXPECT_EQ(gpus, 6212);  // docs/fgd.md §1.1
   EXPECT_EQ(cpu, 107'018'000);
-  StatusOr<std::vector<OpenbPod>> pods = ReadOpenbPods(DRA_TESTDATA_DIR "/traces/alibaba-openb/openb_pod_list_default.csv");
+  StatusOr<std::vector<OpenbPod>> pods =
+      ReadOpenbPods(DRA_TESTDATA_DIR "/traces/alibaba-openb/openb_pod_list_default.csv");
   ASSERT_TRUE(pods.ok()) << pods.status().message();
   EXPECT_EQ(pods->size(), 8152u);  // docs/fgd.md §1.2
   int64_t total = 0;

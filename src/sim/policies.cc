@@ -39,9 +39,9 @@ StatusOr<Policy> ParsePolicy(std::string_view name) {
     for (char ch : p.paper) paper.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(ch))));
     if (lower == p.name || (!paper.empty() && lower == paper)) return p.policy;
   }
-  return Status(StatusCode::kInvalidArgument,
-                fmt::format("unknown policy \"{}\" (random, dotprod, gpuclustering, gpupacking, bestfit, fgd, dra-pack)",
-                            name));
+  return Status(
+      StatusCode::kInvalidArgument,
+      fmt::format("unknown policy \"{}\" (random, dotprod, gpuclustering, gpupacking, bestfit, fgd, dra-pack)", name));
 }
 
 std::string_view PolicyName(Policy policy) { return kPolicies[static_cast<size_t>(policy)].name; }
@@ -95,7 +95,6 @@ int64_t MinMaxNormalize(int64_t raw, int64_t min, int64_t max) {
   if (max == min) return 0;
   return (raw - min) * 100 / (max - min);
 }
-
 
 namespace {
 

@@ -138,8 +138,8 @@ TEST(FragTest, TypicalPodsOrderAndCutoff) {
   EXPECT_DOUBLE_EQ(t.list[2].weight, 4.0 / 19);
   EXPECT_EQ(t.distinct_shapes, 4);
   // Equal counts: the larger cpu first.
-  TypicalPods tie = BuildTypicalPods(std::vector<PodShape>{Pod(100, 0, 0), Pod(200, 0, 0)},
-                                     std::vector<std::string>{"", ""});
+  TypicalPods tie =
+      BuildTypicalPods(std::vector<PodShape>{Pod(100, 0, 0), Pod(200, 0, 0)}, std::vector<std::string>{"", ""});
   ASSERT_EQ(tie.list.size(), 2u);
   EXPECT_EQ(tie.list[0].shape.cpu, 200);
 }

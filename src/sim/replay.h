@@ -54,15 +54,15 @@ struct ReplaySample {
 };
 
 struct ReplaySummary {
-  int64_t pods = 0;              // in the trace
-  int64_t started = 0;           // placed at some point
+  int64_t pods = 0;     // in the trace
+  int64_t started = 0;  // placed at some point
   int64_t started_on_arrival = 0;
-  int64_t pending_at_end = 0;    // never placed
-  int64_t finished = 0;          // started and departed by the last event
+  int64_t pending_at_end = 0;  // never placed
+  int64_t finished = 0;        // started and departed by the last event
   int64_t peak_pending = 0;
   double peak_gpu_allocation = 0;  // %, after any instant
-  int64_t start_time = 0;        // first arrival
-  int64_t end_time = 0;          // last event
+  int64_t start_time = 0;          // first arrival
+  int64_t end_time = 0;            // last event
   // Waits (start - creation) of the started pods, seconds.
   double wait_mean = 0;
   int64_t wait_p50 = 0;

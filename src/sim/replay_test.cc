@@ -100,9 +100,9 @@ TEST(ReplayTest, PendingPodWaitsForANodeItFits) {
       {.name = "big", .cpu_milli = 32000, .memory_mib = 1024, .gpus = 1, .model = "T4"},
   };
   std::vector<OpenbPod> pods = {
-      Pod("p1", 0, 10, 2000, 1, 1000),   // on one of the two
-      Pod("p2", 0, 50, 2000, 1, 1000),   // on the other
-      Pod("w", 1, 2, 16000, 1, 1000),    // needs "big": waits until its pod leaves
+      Pod("p1", 0, 10, 2000, 1, 1000),  // on one of the two
+      Pod("p2", 0, 50, 2000, 1, 1000),  // on the other
+      Pod("w", 1, 2, 16000, 1, 1000),   // needs "big": waits until its pod leaves
   };
   StatusOr<ReplayResult> r = Replay(nodes, pods, ReplayOptions{.policy = Policy::kBestFit, .seed = 3, .interval = 100});
   ASSERT_TRUE(r.ok()) << r.status().message();
@@ -162,8 +162,7 @@ TEST(ReplayTest, RejectsBadInput) {
   // Times near the largest int64 do not overflow: b waits for a, which ends at
   // the largest time; b's end saturates there too.
   const int64_t max = std::numeric_limits<int64_t>::max();
-  r = Replay(nodes, {Pod("a", 0, max, 1, 1, 1000), Pod("b", 1, max, 1, 1, 1000)},
-             ReplayOptions{.interval = max});
+  r = Replay(nodes, {Pod("a", 0, max, 1, 1, 1000), Pod("b", 1, max, 1, 1, 1000)}, ReplayOptions{.interval = max});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->summary.started, 2);
   EXPECT_EQ(r->summary.end_time, max);
@@ -182,7 +181,8 @@ TEST(ReplayTest, DefaultTraceBookkeeping) {
   StatusOr<std::vector<OpenbNode>> nodes = ReadOpenbNodes(dir + "/openb_node_list_gpu_node.csv");
   StatusOr<std::vector<OpenbPod>> pods = ReadOpenbPods(dir + "/openb_pod_list_default.csv");
   ASSERT_TRUE(nodes.ok() && pods.ok());
-  StatusOr<ReplayResult> r = Replay(*nodes, *pods, ReplayOptions{.policy = Policy::kDraPack, .seed = 42, .interval = 86400});
+  StatusOr<ReplayResult> r =
+      Replay(*nodes, *pods, ReplayOptions{.policy = Policy::kDraPack, .seed = 42, .interval = 86400});
   ASSERT_TRUE(r.ok()) << r.status().message();
   const ReplaySummary& s = r->summary;
   EXPECT_EQ(s.pods, 8152);

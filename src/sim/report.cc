@@ -23,8 +23,8 @@ struct Metric {
   const char* key;         // as in `simulate -o json`
   const char* axis_label;  // y axis label
   const char* file;        // the authors' file it is compared with
-  ColumnArray Columns::* ours;
-  PublishedColumn PublishedRun::* published;
+  ColumnArray Columns::*ours;
+  PublishedColumn PublishedRun::*published;
 };
 constexpr Metric kAllocation{"allocation", "GPU allocation (% of GPU capacity)", "analysis_allo_discrete.csv",
                              &Columns::allocation, &PublishedRun::allocation};
@@ -351,7 +351,9 @@ std::string Headline(const ReportInput& input) {
   if (ours.empty()) return "";
   std::stable_sort(ours.begin(), ours.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   const auto& [best, best_value] = ours.front();
-  auto gpus = [&](double points) { return static_cast<int64_t>(std::llround(points * static_cast<double>(input.gpus) / 100)); };
+  auto gpus = [&](double points) {
+    return static_cast<int64_t>(std::llround(points * static_cast<double>(input.gpus) / 100));
+  };
   std::string s = fmt::format(
       "<p class=\"headline\"><b>{}</b> keeps {:.2f}% of the {} GPUs allocated when the workload offered is 130% of "
       "them (about {} GPUs busy)",
@@ -470,23 +472,12 @@ std::string HtmlEscape(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
     }
   }
   return out;

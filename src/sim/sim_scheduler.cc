@@ -5,8 +5,8 @@
 
 namespace dra::sim {
 
-SimScheduler::SimScheduler(Cluster* cluster, const TypicalPods* typical, Policy policy,
-                           std::span<const uint32_t> rank, Rng* rng)
+SimScheduler::SimScheduler(Cluster* cluster, const TypicalPods* typical, Policy policy, std::span<const uint32_t> rank,
+                           Rng* rng)
     : cluster_(cluster), typical_(typical), policy_(policy), rank_(rank), rng_(rng) {
   for (const TypicalPod& t : typical_->list) weight_sum_ += t.weight;
   if (policy_ == Policy::kDraPack) {
@@ -88,8 +88,7 @@ std::optional<Placement> SimScheduler::Schedule(const PodShape& pod) {
 
   size_t best = 0;
   for (size_t i = 1; i < feasible_.size(); ++i) {
-    if (scores_[i] > scores_[best] ||
-        (scores_[i] == scores_[best] && rank_[feasible_[i]] < rank_[feasible_[best]])) {
+    if (scores_[i] > scores_[best] || (scores_[i] == scores_[best] && rank_[feasible_[i]] < rank_[feasible_[best]])) {
       best = i;
     }
   }

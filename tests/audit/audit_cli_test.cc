@@ -24,11 +24,12 @@ bool Contains(const std::string& haystack, const std::string& needle) {
 TEST(AuditCliTest, TableNamesTheFindingWithItsLineAndFailsOnErrors) {
   const CommandResult r = RunCommand(kBin + " audit -f " + ShellQuote(kData + "/data"));
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_TRUE(Contains(r.output, "error    admin-access-namespace  ResourceClaim ops/watch  (" + kData +
-                                     "/data/claims.yaml:15)"))
+  EXPECT_TRUE(Contains(r.output,
+                       "error    admin-access-namespace  ResourceClaim ops/watch  (" + kData + "/data/claims.yaml:15)"))
       << r.output;
-  EXPECT_TRUE(Contains(r.output, "  spec.devices.requests[0].exactly.adminAccess: requests admin access in namespace "
-                                 "ops, which lacks the label resource.kubernetes.io/admin-access: \"true\""))
+  EXPECT_TRUE(Contains(r.output,
+                       "  spec.devices.requests[0].exactly.adminAccess: requests admin access in namespace "
+                       "ops, which lacks the label resource.kubernetes.io/admin-access: \"true\""))
       << r.output;
   EXPECT_FALSE(Contains(r.output, "mon/watch")) << r.output;
   EXPECT_TRUE(Contains(r.output, "1 finding: 1 error, 0 warnings, 0 info")) << r.output;
@@ -41,7 +42,8 @@ TEST(AuditCliTest, FailOnDecidesTheExitCode) {
   const std::string files = " -f " + ShellQuote(kData + "/warn");
   const CommandResult r = RunCommand(kBin + " audit" + files);
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output, "warning  class-matches-nothing  DeviceClass tpu  (" + kData + "/warn/cluster.yaml:17)"))
+  EXPECT_TRUE(
+      Contains(r.output, "warning  class-matches-nothing  DeviceClass tpu  (" + kData + "/warn/cluster.yaml:17)"))
       << r.output;
   EXPECT_EQ(RunCommand(kBin + " audit --fail-on warning" + files).exit_code, 1);
   EXPECT_EQ(RunCommand(kBin + " audit --fail-on info" + files).exit_code, 1);

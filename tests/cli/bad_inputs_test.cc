@@ -37,7 +37,7 @@ namespace fs = std::filesystem;
 const std::string kCorpus = std::string(DRA_SOURCE_DIR) + "/tests/bad_inputs";
 
 struct Case {
-  std::string command;            // the dractl arguments, as the shell reads them
+  std::string command;             // the dractl arguments, as the shell reads them
   std::vector<std::string> files;  // corpus files the command names
   int exit_code = 0;
   std::string expected;
@@ -121,8 +121,7 @@ std::vector<Case> ReadCases() {
 // A sanitizer's "runtime error:" report (not a CEL runtime error, which is
 // part of a message about the input).
 bool HasSanitizerRuntimeError(const std::string& output) {
-  for (size_t at = output.find("runtime error"); at != std::string::npos;
-       at = output.find("runtime error", at + 1)) {
+  for (size_t at = output.find("runtime error"); at != std::string::npos; at = output.find("runtime error", at + 1)) {
     if (at < 4 || output.compare(at - 4, 4, "CEL ") != 0) return true;
   }
   return false;
@@ -173,7 +172,8 @@ TEST(BadInputsTest, EachGivesItsExpectedErrorAndExitCode) {
     const std::string what = "CASES:" + std::to_string(c.line) + ": dractl " + c.command;
     EXPECT_EQ(r.exit_code, c.exit_code) << what << "\n" << r.output;
     EXPECT_NE(r.output.find(c.expected), std::string::npos)
-        << what << ": expected to find\n  " << c.expected << "\nin output:\n" << r.output;
+        << what << ": expected to find\n  " << c.expected << "\nin output:\n"
+        << r.output;
     ExpectNoBug(r, what);
     std::string command = c.command.substr(0, c.command.find(' '));
     if (command == "cel") command = "cel run";
@@ -219,8 +219,8 @@ TEST_F(GeneratedInputTest, HundredMegabyteFileReportsErrorOnLastLine) {
     while (written < 100u * 1000 * 1000) {
       std::ostringstream s;
       s << "---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s" << slice
-        << "}\nspec:\n  driver: gpu.nvidia.com\n  nodeName: node-" << slice << "\n  pool: {name: node-"
-        << slice << ", generation: 1, resourceSliceCount: 1}\n  devices:\n";
+        << "}\nspec:\n  driver: gpu.nvidia.com\n  nodeName: node-" << slice << "\n  pool: {name: node-" << slice
+        << ", generation: 1, resourceSliceCount: 1}\n  devices:\n";
       for (int d = 0; d < 8; ++d) {
         std::string dev = device;
         dev.replace(dev.find("gpu-0"), 5, "gpu-" + std::to_string(d));
@@ -272,8 +272,7 @@ TEST_F(GeneratedInputTest, MillionDocumentsAllCounted) {
   }
   CommandResult r = RunCommand(std::string(DRACTL_BIN) + " validate -f " + file.string());
   EXPECT_EQ(r.exit_code, 0) << r.output.substr(0, 2000);
-  EXPECT_NE(r.output.find("1000000 skipped: 1000000 v1 ConfigMap"), std::string::npos)
-      << r.output.substr(0, 2000);
+  EXPECT_NE(r.output.find("1000000 skipped: 1000000 v1 ConfigMap"), std::string::npos) << r.output.substr(0, 2000);
 }
 
 TEST_F(GeneratedInputTest, UnreadableAndMissingFiles) {
@@ -356,7 +355,8 @@ TEST_F(GeneratedInputTest, MillionItemLists) {
     std::ofstream out(dir_ / "devices.json");
     out << R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s1"},)"
         << R"( "spec": {"driver": "gpu.example.com", "nodeName": "n1",)"
-        << R"( "pool": {"name": "p1", "generation": 1, "resourceSliceCount": 1}, "devices": [)" << "\n";
+        << R"( "pool": {"name": "p1", "generation": 1, "resourceSliceCount": 1}, "devices": [)"
+        << "\n";
     for (int i = 0; i < 1'000'000; ++i) out << (i ? ",\n" : "") << R"({"name": "gpu-)" << i << R"("})";
     out << "]}}\n";
   }

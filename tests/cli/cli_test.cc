@@ -62,9 +62,9 @@ TEST(CliTest, HelpReadsAsAUsersHelp) {
   CommandResult via_flag = RunCommand(kBin + " schedule --help");
   EXPECT_EQ(via_help.exit_code, 0);
   EXPECT_EQ(via_help.output, via_flag.output);
-  for (const char* cmd : {"validate", "summary", "convert", "cel run", "eval", "allocate", "schedule", "explain",
-                          "import", "simulate", "simulate replay", "simulate cluster", "gen", "gen cluster",
-                          "gen mig-pods", "discover", "serve"}) {
+  for (const char* cmd :
+       {"validate", "summary", "convert", "cel run", "eval", "allocate", "schedule", "explain", "import", "simulate",
+        "simulate replay", "simulate cluster", "gen", "gen cluster", "gen mig-pods", "discover", "serve"}) {
     CommandResult help = RunCommand(kBin + " " + cmd + " --help");
     EXPECT_EQ(help.exit_code, 0) << cmd;
     for (const char* label : {" TEXT", " UINT", " INT", " FLOAT", ":POSITIVE", ":NONNEGATIVE", "src/", "shared/"}) {
@@ -111,7 +111,8 @@ TEST(CliTest, ReadmeRecipesRunAsWritten) {
 TEST(CliTest, ValidateAcceptsEverySharedFixture) {
   // nvidia/node-mixed-nic.yaml's dra.cpu slice publishes pcieRoot as a list
   // attribute, which needs the alpha gate DRAListTypeAttributes.
-  CommandResult r = RunCommand(kBin + " validate -f " + kShared + "/fixtures --feature-gates DRAListTypeAttributes=true");
+  CommandResult r =
+      RunCommand(kBin + " validate -f " + kShared + "/fixtures --feature-gates DRAListTypeAttributes=true");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, " 0 errors")) << r.output;
   // With 1.37's defaults the API server drops the lists and rejects the slice
@@ -119,17 +120,18 @@ TEST(CliTest, ValidateAcceptsEverySharedFixture) {
   CommandResult off = RunCommand(kBin + " validate -f " + kShared + "/fixtures");
   EXPECT_EQ(off.exit_code, 1) << off.output;
   EXPECT_TRUE(Contains(off.output, " 2 errors")) << off.output;
-  EXPECT_TRUE(Contains(off.output, "node-mixed-nic.yaml:261:9: ResourceSlice 00000-dra.cpu-l40s-rdma-03-d5dkc: "
-                                   "spec.devices[0].attributes[resource.kubernetes.io/pcieRoot]: Invalid value: \"\": "
-                                   "must specify one of: `int`, `bool`, `string`, `version`, `ints`, `bools`, "
-                                   "`strings`, `versions`"))
+  EXPECT_TRUE(Contains(off.output,
+                       "node-mixed-nic.yaml:261:9: ResourceSlice 00000-dra.cpu-l40s-rdma-03-d5dkc: "
+                       "spec.devices[0].attributes[resource.kubernetes.io/pcieRoot]: Invalid value: \"\": "
+                       "must specify one of: `int`, `bool`, `string`, `version`, `ints`, `bools`, "
+                       "`strings`, `versions`"))
       << off.output;
 }
 
 TEST(CliTest, ValidateReadsStdinAndReportsJson) {
-  CommandResult r = RunCommand(
-      "printf 'apiVersion: resource.k8s.io/v1\\nkind: DeviceClass\\nmetadata:\\n  name: Bad_Name\\n' | " +
-      kBin + " validate -f - -o json");
+  CommandResult r =
+      RunCommand("printf 'apiVersion: resource.k8s.io/v1\\nkind: DeviceClass\\nmetadata:\\n  name: Bad_Name\\n' | " +
+                 kBin + " validate -f - -o json");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_TRUE(Contains(r.output, "\"file\": \"<stdin>\"")) << r.output;
   EXPECT_TRUE(Contains(r.output, "\"line\": 4")) << r.output;
@@ -146,16 +148,16 @@ TEST(CliTest, ValidateFeatureGatesFlag) {
                                    "  devices:\n  - name: d0\n    allowMultipleAllocations: true\n";
   CommandResult on = RunCommand(kBin + " validate -f " + (dir / "s.yaml").string());
   EXPECT_EQ(on.exit_code, 0) << on.output;
-  CommandResult off = RunCommand(kBin + " validate -f " + (dir / "s.yaml").string() +
-                                 " --feature-gates DRAConsumableCapacity=false");
+  CommandResult off =
+      RunCommand(kBin + " validate -f " + (dir / "s.yaml").string() + " --feature-gates DRAConsumableCapacity=false");
   // The API server accepts the object and drops the field: a warning, exit 0.
   EXPECT_EQ(off.exit_code, 0) << off.output;
   EXPECT_TRUE(Contains(off.output,
                        "s.yaml:10:31: warning: ResourceSlice s: spec.devices[0].allowMultipleAllocations: "
                        "Forbidden: requires feature gate DRAConsumableCapacity, which is disabled"))
       << off.output;
-  CommandResult bad = RunCommand(kBin + " validate -f " + (dir / "s.yaml").string() +
-                                 " --feature-gates NoSuchGate=true");
+  CommandResult bad =
+      RunCommand(kBin + " validate -f " + (dir / "s.yaml").string() + " --feature-gates NoSuchGate=true");
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   fs::remove_all(dir);
 }
@@ -172,7 +174,8 @@ TEST(CliTest, SummaryCountsTheExampleCluster) {
   EXPECT_TRUE(Contains(r.output, "Devices:  220 in 9 pools of 3 drivers")) << r.output;
   EXPECT_TRUE(Contains(r.output, "NVIDIA H100 80GB HBM3")) << r.output;
   EXPECT_TRUE(Contains(r.output, "Nodes:    7 (7 Node objects, 7 named by ResourceSlices)")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "Claims:   2 (0 allocated, 2 pending); 9 templates; 0 device taint rules")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "Claims:   2 (0 allocated, 2 pending); 9 templates; 0 device taint rules"))
+      << r.output;
   // Issue #32 item 14, worked out from node-a100-40gb-mig.yaml's header: on
   // ip-10-0-42-17 GPUs 0-5 are split by counter sets (25 placements each) and
   // GPUs 6-7 are whole; on ip-10-0-42-88 all 8 GPUs carry 4 static MIG
@@ -182,8 +185,8 @@ TEST(CliTest, SummaryCountsTheExampleCluster) {
   // 7, two Jobs of 1 pod.
   EXPECT_TRUE(Contains(r.output, "NVIDIA A100-SXM4-40GB      2     14         182    624.5Gi          0      2"))
       << r.output;
-  EXPECT_TRUE(Contains(r.output,
-                       "Pods:     6 (0 bound, 6 pending); 4 workloads (2 Deployments, 2 Jobs) would create 11 pods"))
+  EXPECT_TRUE(
+      Contains(r.output, "Pods:     6 (0 bound, 6 pending); 4 workloads (2 Deployments, 2 Jobs) would create 11 pods"))
       << r.output;
 }
 
@@ -198,19 +201,22 @@ TEST(CliTest, SummaryShowsTaintedDevicesPerNodeAndKey) {
                                       "spec:\n  deviceSelector: {driver: gpu.nvidia.com, pool: hgx-h200-07}\n"
                                       "  taint: {key: k, value: v, effect: NoExecute}\n";
   CommandResult plain = RunCommand(kBin + " summary -f " + kSource + "/examples/cluster");
-  EXPECT_TRUE(Contains(plain.output, "Taints:   2 tainted devices\n"
-                                     "  NODE         KEY                 EFFECT      DEVICES\n"
-                                     "  hgx-h200-07  gpu.nvidia.com/xid  NoSchedule        1\n"
-                                     "  hgx-h200-07  gpu.nvidia.com/xid  None              1\n"))
+  EXPECT_TRUE(Contains(plain.output,
+                       "Taints:   2 tainted devices\n"
+                       "  NODE         KEY                 EFFECT      DEVICES\n"
+                       "  hgx-h200-07  gpu.nvidia.com/xid  NoSchedule        1\n"
+                       "  hgx-h200-07  gpu.nvidia.com/xid  None              1\n"))
       << plain.output;
-  CommandResult r = RunCommand(kBin + " summary -f " + kSource + "/examples/cluster -f " + (dir / "rule.yaml").string());
+  CommandResult r =
+      RunCommand(kBin + " summary -f " + kSource + "/examples/cluster -f " + (dir / "rule.yaml").string());
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "(8 tainted, 4 shareable")) << r.output;
   EXPECT_TRUE(Contains(r.output, "  hgx-h200-07  k                   NoExecute         8\n")) << r.output;
-  CommandResult json = RunCommand(kBin + " summary -o json -f " + kSource + "/examples/cluster -f " +
-                                  (dir / "rule.yaml").string());
-  EXPECT_TRUE(Contains(json.output, "\"node\": \"hgx-h200-07\",\n      \"key\": \"k\",\n      \"effect\": "
-                                    "\"NoExecute\",\n      \"devices\": 8"))
+  CommandResult json =
+      RunCommand(kBin + " summary -o json -f " + kSource + "/examples/cluster -f " + (dir / "rule.yaml").string());
+  EXPECT_TRUE(Contains(json.output,
+                       "\"node\": \"hgx-h200-07\",\n      \"key\": \"k\",\n      \"effect\": "
+                       "\"NoExecute\",\n      \"devices\": 8"))
       << json.output;
   fs::remove_all(dir);
 }
@@ -224,7 +230,8 @@ TEST(CliTest, ScheduleNamesRunningPodsTheTaintEvictionControllerDeletes) {
   std::ofstream(dir / "c.yaml")
       << "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec:\n  selectors:\n"
          "  - cel: {expression: 'device.driver == \"gpu.example.com\"'}\n---\n"
-         "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus:\n  allocatable: {cpu: \"8\", memory: 32Gi, pods: \"110\"}\n"
+         "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus:\n  allocatable: {cpu: \"8\", memory: 32Gi, pods: "
+         "\"110\"}\n"
          "---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: n1-gpus}\nspec:\n"
          "  driver: gpu.example.com\n  nodeName: n1\n  pool: {name: n1, generation: 1, resourceSliceCount: 1}\n"
          "  devices:\n  - name: gpu-0\n"
@@ -244,8 +251,9 @@ TEST(CliTest, ScheduleNamesRunningPodsTheTaintEvictionControllerDeletes) {
          "  containers: [{name: c, image: x, resources: {claims: [{name: gpu}]}}]\n";
   CommandResult r = RunCommand(kBin + " schedule -f " + (dir / "c.yaml").string());
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output, "note: pod default/p1 on n1 is evicted from 2026-12-01T10:10:00Z by the device-taint "
-                                 "eviction controller (untolerated xid=79:NoExecute on a device of its claims)"))
+  EXPECT_TRUE(Contains(r.output,
+                       "note: pod default/p1 on n1 is evicted from 2026-12-01T10:10:00Z by the device-taint "
+                       "eviction controller (untolerated xid=79:NoExecute on a device of its claims)"))
       << r.output;
   fs::remove_all(dir);
 }
@@ -259,8 +267,9 @@ TEST(CliTest, EveryCommandHandlesFeatureGatesAlike) {
   for (const std::string cmd : {"validate", "summary", "convert", "eval true", "schedule"}) {
     CommandResult off = RunCommand(kBin + " " + cmd + " -f " + fixture);
     EXPECT_EQ(off.exit_code, 1) << cmd << ": " << off.output;
-    EXPECT_TRUE(Contains(off.output, "requires feature gate DRAListTypeAttributes, which is disabled: the API server "
-                                     "drops this field (enable with --feature-gates DRAListTypeAttributes=true)"))
+    EXPECT_TRUE(Contains(off.output,
+                         "requires feature gate DRAListTypeAttributes, which is disabled: the API server "
+                         "drops this field (enable with --feature-gates DRAListTypeAttributes=true)"))
         << cmd << ": " << off.output;
     CommandResult on = RunCommand(kBin + " " + cmd + " --feature-gates DRAListTypeAttributes=true -f " + fixture);
     EXPECT_EQ(on.exit_code, 0) << cmd << ": " << on.output;
@@ -279,7 +288,8 @@ TEST(CliTest, ConvertRoundTripsFixturesThroughYamlAndJson) {
     CommandResult a =
         RunCommand("{ " + kBin + " convert" + gates + " -f " + kShared + "/fixtures -o " + fmt + " > " + first + "; }");
     ASSERT_EQ(a.exit_code, 0) << a.output;
-    CommandResult b = RunCommand("{ " + kBin + " convert" + gates + " -f " + first + " -o " + fmt + " > " + second + "; }");
+    CommandResult b =
+        RunCommand("{ " + kBin + " convert" + gates + " -f " + first + " -o " + fmt + " > " + second + "; }");
     ASSERT_EQ(b.exit_code, 0) << b.output;
     CommandResult diff = RunCommand("cmp " + first + " " + second);
     EXPECT_EQ(diff.exit_code, 0) << fmt << ": second conversion differs from the first";
@@ -299,9 +309,8 @@ namespace {
 // that the header of fixtures/claims/vllm-high-memory-gpu.yaml lists (taints
 // play no part in CEL, so hgx-h200-07 gpu-3 is included).
 TEST(CliTest, EvalHighMemoryGpuClassSelectsTheFortyGibibyteGpus) {
-  CommandResult r =
-      RunCommand(kBin + " eval --class high-memory-gpu --feature-gates DRAListTypeAttributes=true -f " + kShared +
-                 "/fixtures");
+  CommandResult r = RunCommand(kBin + " eval --class high-memory-gpu --feature-gates DRAListTypeAttributes=true -f " +
+                               kShared + "/fixtures");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::set<std::string> got;
   std::istringstream lines(r.output);
@@ -341,15 +350,13 @@ TEST(CliTest, EvalExpressionOutputsAndExitCodes) {
   // A selector that does not compile, an unknown class: input errors.
   CommandResult bad = RunCommand(kBin + " eval '1 +' -f " + tpu);
   EXPECT_EQ(bad.exit_code, 1);
-  EXPECT_TRUE(Contains(bad.output, "compilation failed: ERROR: <input>:1:4: Syntax error"))
-      << bad.output;
+  EXPECT_TRUE(Contains(bad.output, "compilation failed: ERROR: <input>:1:4: Syntax error")) << bad.output;
   EXPECT_EQ(RunCommand(kBin + " eval --class nope -f " + tpu).exit_code, 1);
 
   // A runtime error on some device: printed with the error, exit 1.
   CommandResult err = RunCommand(kBin + " eval \"device.attributes['tpu.google.com'].nope == 1\" -f " + tpu);
   EXPECT_EQ(err.exit_code, 1) << err.output;
-  EXPECT_TRUE(Contains(err.output, "error: no such key: nope. consider using CEL optional chaining"))
-      << err.output;
+  EXPECT_TRUE(Contains(err.output, "error: no such key: nope. consider using CEL optional chaining")) << err.output;
   EXPECT_TRUE(Contains(err.output, "0 of 8 devices match; 8 evaluation errors")) << err.output;
 
   // --all lists the devices that do not match.
@@ -370,9 +377,10 @@ TEST(CliTest, AllocateMigClaimOnTheA100Node) {
   CommandResult r = RunCommand(base + " --template mig-tenants/mig-1g-5gb");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "kind: ResourceClaim\n")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "  allocation:\n    devices:\n      results:\n      - request: mig\n"
-                                 "        driver: gpu.nvidia.com\n        pool: " + node +
-                                 "\n        device: gpu-0-mig-1g5gb-19-0\n"))
+  EXPECT_TRUE(Contains(r.output,
+                       "  allocation:\n    devices:\n      results:\n      - request: mig\n"
+                       "        driver: gpu.nvidia.com\n        pool: " +
+                           node + "\n        device: gpu-0-mig-1g5gb-19-0\n"))
       << r.output;
   EXPECT_TRUE(Contains(r.output, "values:\n          - " + node)) << r.output;
 
@@ -386,9 +394,12 @@ TEST(CliTest, AllocateMigClaimOnTheA100Node) {
   {
     std::ofstream out(dir / "in-use.yaml");
     out << "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: taken\n  namespace: mig-tenants\n"
-           "spec:\n  devices:\n    requests:\n    - name: mig\n      exactly:\n        deviceClassName: mig.nvidia.com\n"
-           "status:\n  allocation:\n    devices:\n      results:\n      - request: mig\n        driver: gpu.nvidia.com\n"
-           "        pool: " << node << "\n        device: gpu-0-mig-1g5gb-19-0\n";
+           "spec:\n  devices:\n    requests:\n    - name: mig\n      exactly:\n        deviceClassName: "
+           "mig.nvidia.com\n"
+           "status:\n  allocation:\n    devices:\n      results:\n      - request: mig\n        driver: "
+           "gpu.nvidia.com\n"
+           "        pool: "
+        << node << "\n        device: gpu-0-mig-1g5gb-19-0\n";
     std::ofstream rule(dir / "rule.yaml");
     rule << "apiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\nmetadata:\n  name: broken\nspec:\n"
             "  deviceSelector:\n    device: gpu-0-mig-1g5gb-19-0\n  taint:\n    key: broken\n    effect: NoSchedule\n";
@@ -423,11 +434,13 @@ TEST(CliTest, AllocateGpuNicAlignedClaimOnTheNicNode) {
   CommandResult r =
       RunCommand(base + " --template rdma-inference/gpu-with-local-vf --feature-gates DRAListTypeAttributes=true");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output, "      - request: gpu\n        driver: gpu.nvidia.com\n        pool: l40s-rdma-03\n"
-                                 "        device: gpu-0\n"))
+  EXPECT_TRUE(Contains(r.output,
+                       "      - request: gpu\n        driver: gpu.nvidia.com\n        pool: l40s-rdma-03\n"
+                       "        device: gpu-0\n"))
       << r.output;
-  EXPECT_TRUE(Contains(r.output, "      - request: vf\n        driver: sriovnetwork.k8snetworkplumbingwg.io\n"
-                                 "        pool: l40s-rdma-03\n        device: 0000-17-00-2\n"))
+  EXPECT_TRUE(Contains(r.output,
+                       "      - request: vf\n        driver: sriovnetwork.k8snetworkplumbingwg.io\n"
+                       "        pool: l40s-rdma-03\n        device: 0000-17-00-2\n"))
       << r.output;
   EXPECT_TRUE(Contains(r.output, "      - source: FromClaim\n        requests:\n        - vf\n")) << r.output;
 
@@ -436,8 +449,9 @@ TEST(CliTest, AllocateGpuNicAlignedClaimOnTheNicNode) {
   // kube-apiserver did; with the gate the claim fits.
   CommandResult off = RunCommand(base + " --template rdma-inference/gpu-vf-cpus-aligned");
   EXPECT_EQ(off.exit_code, 1) << off.output;
-  EXPECT_TRUE(Contains(off.output, "spec.devices[0].attributes[resource.kubernetes.io/pcieRoot]: Invalid value: \"\": "
-                                   "must specify one of: `int`, `bool`, `string`, `version`, `ints`"))
+  EXPECT_TRUE(Contains(off.output,
+                       "spec.devices[0].attributes[resource.kubernetes.io/pcieRoot]: Invalid value: \"\": "
+                       "must specify one of: `int`, `bool`, `string`, `version`, `ints`"))
       << off.output;
   EXPECT_TRUE(Contains(off.output, "(`strings` was dropped: it requires feature gate DRAListTypeAttributes)"))
       << off.output;

@@ -38,7 +38,8 @@ std::string Read(const std::string& path) {
 std::string BashComplete(const std::string& line) {
   // No kubectl on PATH: only what dractl's own flags define is offered.
   const std::string script = "PATH=/nonexistent; source " + ShellQuote(kShare + "/completions/dractl.bash") +
-                             "; COMP_WORDS=(" + line + "); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); "
+                             "; COMP_WORDS=(" + line +
+                             "); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); "
                              "COMPREPLY=(); _dractl; echo \"${COMPREPLY[*]}\"";
   CommandResult r = RunCommand("bash -c " + ShellQuote(script));
   EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -90,7 +91,8 @@ TEST(CompletionTest, ManPagesCarryTheHelpText) {
   EXPECT_TRUE(Contains(page, ".SH SYNOPSIS\n.nf\ndractl explain \\-f cluster/ NAMESPACE/POD")) << page;
   // The flag's help text, as `dractl explain --help` prints it.
   EXPECT_TRUE(Contains(RunCommand(kBin + " explain --help").output, "explain every pending pod that stays pending"));
-  EXPECT_TRUE(Contains(page, ".TP\n\\fB\\-\\-all\\-pending\\fR\nexplain every pending pod that stays pending\n")) << page;
+  EXPECT_TRUE(Contains(page, ".TP\n\\fB\\-\\-all\\-pending\\fR\nexplain every pending pod that stays pending\n"))
+      << page;
   EXPECT_TRUE(Contains(page, "\\fB\\-o\\fR, \\fB\\-\\-output\\fR \\fIVALUE\\fR\n")) << page;
   EXPECT_TRUE(Contains(page, "(one of: text, yaml, json)")) << page;
   EXPECT_TRUE(Contains(page, ".SH SEE ALSO\n\\fBdractl\\fR(1)")) << page;

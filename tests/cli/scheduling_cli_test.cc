@@ -22,12 +22,14 @@ bool Contains(const std::string& haystack, const std::string& needle) {
 TEST(SchedulingCliTest, GangExampleValidatesWithGenericWorkload) {
   // 1 PodGroup, 1 ResourceClaimTemplate and 4 Pods (training-job.yaml), 1
   // DeviceClass, 2 Nodes and 2 ResourceSlices (cluster.yaml).
-  const std::string files = " -f " + ShellQuote(kGang + "/training-job.yaml") + " -f " + ShellQuote(kGang + "/cluster.yaml");
+  const std::string files =
+      " -f " + ShellQuote(kGang + "/training-job.yaml") + " -f " + ShellQuote(kGang + "/cluster.yaml");
   CommandResult r = RunCommand(kBin + " validate --feature-gates GenericWorkload=true" + files);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "11 objects from 2 files: 0 errors, 0 warnings")) << r.output;
   // The whole folder (other examples may join these two) is valid as well.
-  CommandResult folder = RunCommand(kBin + " validate --feature-gates GenericWorkload=true -f " + ShellQuote(kGang + "/"));
+  CommandResult folder =
+      RunCommand(kBin + " validate --feature-gates GenericWorkload=true -f " + ShellQuote(kGang + "/"));
   EXPECT_EQ(folder.exit_code, 0) << folder.output;
   EXPECT_TRUE(Contains(folder.output, ": 0 errors, 0 warnings")) << folder.output;
 }
@@ -36,14 +38,17 @@ TEST(SchedulingCliTest, GangExampleWithoutTheGateIsNotServed) {
   // 1.37's defaults: GenericWorkload is beta and off, so the API server does
   // not serve PodGroups (an error on the object) and drops the pods'
   // schedulingGroup (a warning on each pod).
-  const std::string files = " -f " + ShellQuote(kGang + "/training-job.yaml") + " -f " + ShellQuote(kGang + "/cluster.yaml");
+  const std::string files =
+      " -f " + ShellQuote(kGang + "/training-job.yaml") + " -f " + ShellQuote(kGang + "/cluster.yaml");
   CommandResult r = RunCommand(kBin + " validate" + files);
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_TRUE(Contains(r.output, "training-job.yaml:7:7: PodGroup ml/train: kind: Forbidden: PodGroup requires "
-                                 "feature gate GenericWorkload, which is disabled"))
+  EXPECT_TRUE(Contains(r.output,
+                       "training-job.yaml:7:7: PodGroup ml/train: kind: Forbidden: PodGroup requires "
+                       "feature gate GenericWorkload, which is disabled"))
       << r.output;
-  EXPECT_TRUE(Contains(r.output, "warning: Pod ml/train-worker-0: spec.schedulingGroup: Forbidden: requires feature "
-                                 "gate GenericWorkload"))
+  EXPECT_TRUE(Contains(r.output,
+                       "warning: Pod ml/train-worker-0: spec.schedulingGroup: Forbidden: requires feature "
+                       "gate GenericWorkload"))
       << r.output;
   EXPECT_TRUE(Contains(r.output, "11 objects from 2 files: 1 error, 4 warnings")) << r.output;
   // -o json says the same.
@@ -71,13 +76,15 @@ TEST(SchedulingCliTest, ConvertRoundTripsPodGroupsAndWorkloads) {
       "  workloadRef: {workloadName: train, templateName: workers}\n"
       "  schedulingPolicy: {gang: {minCount: 4}}\n";
   const std::string convert = kBin + " convert --feature-gates GenericWorkload=true";
-  CommandResult yaml = RunCommand("printf '%s' " + ShellQuote(input) + " | (" + convert + " --defaults -f - 2>/dev/null)");
+  CommandResult yaml =
+      RunCommand("printf '%s' " + ShellQuote(input) + " | (" + convert + " --defaults -f - 2>/dev/null)");
   ASSERT_EQ(yaml.exit_code, 0) << yaml.output;
   EXPECT_TRUE(Contains(yaml.output, "apiVersion: scheduling.k8s.io/v1beta1\nkind: Workload\n")) << yaml.output;
   EXPECT_TRUE(Contains(yaml.output, "  disruptionMode:\n    single: {}\n")) << yaml.output;
   EXPECT_TRUE(Contains(yaml.output, "    schedulingConstraints: null\n")) << yaml.output;
   EXPECT_FALSE(Contains(yaml.output, "v1alpha3")) << yaml.output;
-  CommandResult json = RunCommand("printf '%s' " + ShellQuote(yaml.output) + " | (" + convert + " -o json -f - 2>/dev/null)");
+  CommandResult json =
+      RunCommand("printf '%s' " + ShellQuote(yaml.output) + " | (" + convert + " -o json -f - 2>/dev/null)");
   ASSERT_EQ(json.exit_code, 0) << json.output;
   CommandResult again = RunCommand("printf '%s' " + ShellQuote(json.output) + " | (" + convert + " -f - 2>/dev/null)");
   ASSERT_EQ(again.exit_code, 0) << again.output;
@@ -92,14 +99,16 @@ TEST(SchedulingCliTest, FeatureGateDependencies) {
   // kube_features.go: TopologyAwareWorkloadScheduling depends on
   // GenericWorkload; --feature-gates refuses one without the other (usage
   // error, exit 2).
-  CommandResult r = RunCommand(kBin + " validate --feature-gates TopologyAwareWorkloadScheduling=true -f " +
-                               ShellQuote(kGang));
+  CommandResult r =
+      RunCommand(kBin + " validate --feature-gates TopologyAwareWorkloadScheduling=true -f " + ShellQuote(kGang));
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_TRUE(Contains(r.output, "TopologyAwareWorkloadScheduling is enabled, but depends on features that are "
-                                 "disabled: [GenericWorkload]"))
+  EXPECT_TRUE(Contains(r.output,
+                       "TopologyAwareWorkloadScheduling is enabled, but depends on features that are "
+                       "disabled: [GenericWorkload]"))
       << r.output;
-  CommandResult ok = RunCommand(kBin + " validate --feature-gates GenericWorkload=true,TopologyAwareWorkloadScheduling=true -f " +
-                                ShellQuote(kGang));
+  CommandResult ok =
+      RunCommand(kBin + " validate --feature-gates GenericWorkload=true,TopologyAwareWorkloadScheduling=true -f " +
+                 ShellQuote(kGang));
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
 }
 

@@ -88,9 +88,9 @@ std::string Compare(const manifest::Scenario& s, const ScenarioOutcome& got) {
   int want_kind = static_cast<int>(want.kind);
   int got_kind = static_cast<int>(got.kind);
   if (want_kind != got_kind) {
-    std::string detail = got.kind == ScenarioOutcome::Kind::kError ? got.error
+    std::string detail = got.kind == ScenarioOutcome::Kind::kError           ? got.error
                          : got.kind == ScenarioOutcome::Kind::kUnsatisfiable ? got.reason.ToString()
-                                                                              : "";
+                                                                             : "";
     return std::string("want ") + kind_name(want_kind) + ", got " + kind_name(got_kind) + ": " + detail;
   }
   if (want.kind != ScenarioExpectation::Kind::kAllocations) return "";
@@ -176,8 +176,8 @@ TEST(AllocatorConformanceTest, EveryScenario) {
       ADD_FAILURE() << scenario->name << " (" << file.filename().string() << "): " << diff;
     }
   }
-  std::printf("allocator conformance: %d passed, %d known failures, %d corrections used\n", passed,
-              known_failed, corrections);
+  std::printf("allocator conformance: %d passed, %d known failures, %d corrections used\n", passed, known_failed,
+              corrections);
 }
 
 }  // namespace

@@ -182,9 +182,9 @@ TEST(CelConformanceTest, EveryVector) {
     StatusOr<std::vector<manifest::Document>> vectors = manifest::ParseJson(input, file.string());
     ASSERT_TRUE(vectors.ok()) << vectors.status().ToString();
 
-    testing::CommandResult r = testing::RunCommand(
-        std::string(DRACTL_BIN) + " cel run " + testing::ShellQuote(file.string()) +
-        " --profile " + (kubernetes ? "kubernetes" : "standard"));
+    testing::CommandResult r =
+        testing::RunCommand(std::string(DRACTL_BIN) + " cel run " + testing::ShellQuote(file.string()) + " --profile " +
+                            (kubernetes ? "kubernetes" : "standard"));
     ASSERT_EQ(r.exit_code, 0) << file << ": " << r.output.substr(0, 2000);
     StatusOr<std::vector<manifest::Document>> results = manifest::ParseJson(r.output, "output");
     ASSERT_TRUE(results.ok()) << file << ": " << results.status().ToString();
@@ -222,10 +222,11 @@ TEST(CelConformanceTest, EveryVector) {
         continue;
       }
       const Node* expr = v.Find("expr");
-      unexpected_failures.push_back(
-          name->text + "\n    expr: " + (expr ? expr->text : "") + "\n    want: " +
-          Render(*expect) + "\n    got:  " +
-          (got_value ? "value " + Render(*got_value) : got_error ? "error " + got_error->text : "?"));
+      unexpected_failures.push_back(name->text + "\n    expr: " + (expr ? expr->text : "") +
+                                    "\n    want: " + Render(*expect) + "\n    got:  " +
+                                    (got_value   ? "value " + Render(*got_value)
+                                     : got_error ? "error " + got_error->text
+                                                 : "?"));
     }
   }
 
@@ -236,20 +237,23 @@ TEST(CelConformanceTest, EveryVector) {
   for (const std::string& p : unexpected_passes) {
     ADD_FAILURE() << "now passes; remove it from tests/conformance/cel_known_failures.txt: " << p;
   }
-  std::printf("cel conformance: %zu passed, %zu known failures (%zu not yet supported), "
-              "%zu corrections used\n",
-              passed, known_failed, not_supported, corrections);
+  std::printf(
+      "cel conformance: %zu passed, %zu known failures (%zu not yet supported), "
+      "%zu corrections used\n",
+      passed, known_failed, not_supported, corrections);
 }
 
 TEST(CelRunCommandTest, ExitCodesAndOutputShape) {
   const fs::path dir = fs::temp_directory_path() / "dra_cel_run_test";
   fs::create_directories(dir);
   const fs::path good = dir / "good.jsonl";
-  std::ofstream(good) << R"({"name": "v", "expr": "x + 1u", "bindings": {"x": {"uint": "1"}}})" "\n"
-                      << R"({"name": "e", "expr": "1 / 0"})" "\n"
-                      << R"({"name": "s", "expr": "1 +"})" "\n";
-  testing::CommandResult r =
-      testing::RunCommand(std::string(DRACTL_BIN) + " cel run " + good.string());
+  std::ofstream(good) << R"({"name": "v", "expr": "x + 1u", "bindings": {"x": {"uint": "1"}}})"
+                         "\n"
+                      << R"({"name": "e", "expr": "1 / 0"})"
+                         "\n"
+                      << R"({"name": "s", "expr": "1 +"})"
+                         "\n";
+  testing::CommandResult r = testing::RunCommand(std::string(DRACTL_BIN) + " cel run " + good.string());
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output,
             "{\"name\": \"v\", \"value\": {\"uint\": \"2\"}}\n"
@@ -261,13 +265,9 @@ TEST(CelRunCommandTest, ExitCodesAndOutputShape) {
   const fs::path bad = dir / "bad.jsonl";
   std::ofstream(bad) << "{\"name\": \"a\", \"expr\": \"1\"}\n[1]\n";
   EXPECT_EQ(testing::RunCommand(std::string(DRACTL_BIN) + " cel run " + bad.string()).exit_code, 1);
-  EXPECT_EQ(testing::RunCommand(std::string(DRACTL_BIN) + " cel run " + (dir / "none").string())
-                .exit_code,
-            1);
+  EXPECT_EQ(testing::RunCommand(std::string(DRACTL_BIN) + " cel run " + (dir / "none").string()).exit_code, 1);
   EXPECT_EQ(testing::RunCommand(std::string(DRACTL_BIN) + " cel run").exit_code, 2);
-  EXPECT_EQ(testing::RunCommand(std::string(DRACTL_BIN) + " cel run " + good.string() +
-                                " --profile nope")
-                .exit_code,
+  EXPECT_EQ(testing::RunCommand(std::string(DRACTL_BIN) + " cel run " + good.string() + " --profile nope").exit_code,
             2);
   fs::remove_all(dir);
 }

@@ -30,9 +30,7 @@ using testing::ShellQuote;
 const std::string kBin = ShellQuote(DRACTL_BIN);
 const std::string kRecordings = std::string(DRA_SOURCE_DIR) + "/tests/discover/recordings";
 
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -72,15 +70,13 @@ std::string Save(const Node& rec, const std::string& name) {
   return path;
 }
 
-CommandResult Discover(const std::string& args) {
-  return RunCommand(kBin + " discover " + args);
-}
+CommandResult Discover(const std::string& args) { return RunCommand(kBin + " discover " + args); }
 
 TEST(DiscoverCli, HelpNamesTheFlags) {
   CommandResult r = Discover("--help");
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* flag : {"--replay", "--record", "--dynamic-mig", "--health", "--nvml-lib",
-                           "--sysfs-root", "--strict", "Exit codes"}) {
+  for (const char* flag :
+       {"--replay", "--record", "--dynamic-mig", "--health", "--nvml-lib", "--sysfs-root", "--strict", "Exit codes"}) {
     EXPECT_TRUE(Contains(r.output, flag)) << flag << "\n" << r.output;
   }
 }
@@ -106,9 +102,8 @@ TEST(DiscoverCli, MissingLibraryWithGpusInSysfsIsPartial) {
   std::string root = Temp("nolib-root");
   fs::remove_all(root);
   ASSERT_TRUE(discover::MaterializeRecordedFs(*parsed, root).ok());
-  CommandResult r = Discover("--nvml-lib /nonexistent/libnvidia-ml.so.1 --sysfs-root " +
-                             ShellQuote(root + "/sys") + " --dev-root " + ShellQuote(root + "/dev") +
-                             " --node-name n1 --drivers nvidia");
+  CommandResult r = Discover("--nvml-lib /nonexistent/libnvidia-ml.so.1 --sysfs-root " + ShellQuote(root + "/sys") +
+                             " --dev-root " + ShellQuote(root + "/dev") + " --node-name n1 --drivers nvidia");
   EXPECT_EQ(r.exit_code, 5) << r.output;
   EXPECT_TRUE(Contains(r.output, "present but not discoverable")) << r.output;
   EXPECT_TRUE(Contains(r.output, "0000:18:00.0")) << r.output;
@@ -118,9 +113,8 @@ TEST(DiscoverCli, MissingLibraryWithGpusInSysfsIsPartial) {
 TEST(DiscoverCli, NothingReadableIsExitOne) {
   std::string empty = Temp("empty-root");
   fs::create_directories(empty);
-  CommandResult r = Discover("--nvml-lib /nonexistent/libnvidia-ml.so.1 --sysfs-root " +
-                             ShellQuote(empty) + " --dev-root " + ShellQuote(empty) +
-                             " --node-name n1");
+  CommandResult r = Discover("--nvml-lib /nonexistent/libnvidia-ml.so.1 --sysfs-root " + ShellQuote(empty) +
+                             " --dev-root " + ShellQuote(empty) + " --node-name n1");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_TRUE(Contains(r.output, "nothing usable")) << r.output;
 }
@@ -156,9 +150,9 @@ TEST(DiscoverCli, NonRootWithoutMigPlacementsKeepsTheFullGpus) {
   EXPECT_EQ(r.exit_code, 5) << r.output;
   EXPECT_TRUE(Contains(r.output, "NVML_ERROR_NO_PERMISSION")) << r.output;
   EXPECT_TRUE(Contains(r.output, "run as root")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "name: gpu-0\n")) << r.output;           // still published
-  EXPECT_FALSE(Contains(r.output, "gpu-0-mig-")) << r.output;             // no partitions
-  EXPECT_TRUE(Contains(r.output, "gpu-1-mig-1g18gb-19-0")) << r.output;   // other GPUs intact
+  EXPECT_TRUE(Contains(r.output, "name: gpu-0\n")) << r.output;          // still published
+  EXPECT_FALSE(Contains(r.output, "gpu-0-mig-")) << r.output;            // no partitions
+  EXPECT_TRUE(Contains(r.output, "gpu-1-mig-1g18gb-19-0")) << r.output;  // other GPUs intact
   // --strict: the plugin would not start.
   CommandResult strict = Discover("--replay " + ShellQuote(path) + " --dynamic-mig --strict");
   EXPECT_EQ(strict.exit_code, 1) << strict.output;
@@ -203,12 +197,11 @@ TEST(DiscoverCli, LostGpuTaintsEveryDevice) {
   lost.Add("atMs", Node::Int(100));
   lost.Add("ret", Node::Int(15));
   At(rec, "events").items.insert(At(rec, "events").items.begin(), lost);
-  CommandResult r = Discover("--replay " + ShellQuote(Save(rec, "h200-lost.json")) +
-                             " --health events --health-wait 10s");
+  CommandResult r =
+      Discover("--replay " + ShellQuote(Save(rec, "h200-lost.json")) + " --health events --health-wait 10s");
   EXPECT_EQ(r.exit_code, 5) << r.output;
   size_t lost_taints = 0;
-  for (size_t pos = 0; (pos = r.output.find("key: gpu.nvidia.com/gpu-lost", pos)) != std::string::npos;
-       ++pos) {
+  for (size_t pos = 0; (pos = r.output.find("key: gpu.nvidia.com/gpu-lost", pos)) != std::string::npos; ++pos) {
     ++lost_taints;
   }
   EXPECT_EQ(lost_taints, 8u) << r.output;
@@ -219,8 +212,8 @@ TEST(DiscoverCli, LostGpuTaintsEveryDevice) {
 TEST(DiscoverCli, FailedRegistrationIsUnmonitored) {
   Node rec = LoadJson(kRecordings + "/hgx-h200-07.json");
   At(At(Device(rec, 5), "nvmlDeviceRegisterEvents"), "ret") = Node::Int(3);
-  CommandResult r = Discover("--replay " + ShellQuote(Save(rec, "h200-unmon.json")) +
-                             " --health events --health-wait 1s");
+  CommandResult r =
+      Discover("--replay " + ShellQuote(Save(rec, "h200-unmon.json")) + " --health events --health-wait 1s");
   EXPECT_EQ(r.exit_code, 5) << r.output;
   EXPECT_TRUE(Contains(r.output, "is unmonitored")) << r.output;
   EXPECT_TRUE(Contains(r.output, "key: gpu.nvidia.com/unmonitored")) << r.output;
@@ -250,20 +243,19 @@ TEST(DiscoverCli, RecordThenReplayIsIdentical) {
     ASSERT_TRUE(discover::MaterializeRecordedFs(*parsed, root).ok());
     // (The fake library's event wait takes real time: 7 s covers the H200's
     // two XIDs at 1.2 s and 6.3 s.)
-    std::string flags = node == "ip-10-0-42-17"  ? " --dynamic-mig"
+    std::string flags = node == "ip-10-0-42-17" ? " --dynamic-mig"
                         : node == "hgx-h200-07" ? " --health events --health-wait 7s"
                                                 : "";
     std::string recorded = Temp("rr-" + node + ".json");
     std::string live_out = Temp("rr-live-" + node + ".yaml");
-    CommandResult live = RunCommand(
-        "DRACTL_FAKE_NVML_RECORDING=" + ShellQuote(source) + " " + kBin + " discover --nvml-lib " +
-        ShellQuote(FAKE_NVML_LIB) + " --sysfs-root " + ShellQuote(root + "/sys") + " --dev-root " +
-        ShellQuote(root + "/dev") + " --node-name rr-node --record " + ShellQuote(recorded) +
-        " --out " + ShellQuote(live_out) + flags);
+    CommandResult live =
+        RunCommand("DRACTL_FAKE_NVML_RECORDING=" + ShellQuote(source) + " " + kBin + " discover --nvml-lib " +
+                   ShellQuote(FAKE_NVML_LIB) + " --sysfs-root " + ShellQuote(root + "/sys") + " --dev-root " +
+                   ShellQuote(root + "/dev") + " --node-name rr-node --record " + ShellQuote(recorded) + " --out " +
+                   ShellQuote(live_out) + flags);
     EXPECT_EQ(live.exit_code, 0) << live.output;
     std::string replay_out = Temp("rr-replay-" + node + ".yaml");
-    CommandResult replay = Discover("--replay " + ShellQuote(recorded) + " --out " +
-                                    ShellQuote(replay_out) + flags);
+    CommandResult replay = Discover("--replay " + ShellQuote(recorded) + " --out " + ShellQuote(replay_out) + flags);
     EXPECT_EQ(replay.exit_code, 0) << replay.output;
     std::string a = ReadFile(live_out);
     EXPECT_FALSE(a.empty());
@@ -280,11 +272,10 @@ TEST(DiscoverCli, AnonymizedRecordingHidesUuidsAndNodeName) {
   fs::remove_all(root);
   ASSERT_TRUE(discover::MaterializeRecordedFs(*parsed, root).ok());
   std::string recorded = Temp("anon.json");
-  CommandResult r = RunCommand(
-      "DRACTL_FAKE_NVML_RECORDING=" + ShellQuote(source) + " " + kBin + " discover --nvml-lib " +
-      ShellQuote(FAKE_NVML_LIB) + " --sysfs-root " + ShellQuote(root + "/sys") + " --dev-root " +
-      ShellQuote(root + "/dev") + " --node-name secret-node-7 --record " + ShellQuote(recorded) +
-      " --anonymize");
+  CommandResult r = RunCommand("DRACTL_FAKE_NVML_RECORDING=" + ShellQuote(source) + " " + kBin +
+                               " discover --nvml-lib " + ShellQuote(FAKE_NVML_LIB) + " --sysfs-root " +
+                               ShellQuote(root + "/sys") + " --dev-root " + ShellQuote(root + "/dev") +
+                               " --node-name secret-node-7 --record " + ShellQuote(recorded) + " --anonymize");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   std::string text = ReadFile(recorded);
   EXPECT_FALSE(Contains(text, "secret-node-7"));
@@ -323,12 +314,12 @@ TEST(DiscoverCli, EventsThatTaintNothingAndTheLatestXidWins) {
     return e;
   };
   events.items.clear();
-  events.Push(event(100, 1, 2, 0, 4294967295));  // double-bit ECC: registered, never acted on
-  events.Push(event(200, 2, 8, 79, 3));          // XID on GPU instance 3: no such device
-  events.Push(event(300, 4, 8, 31, 4294967295)); // gpu-4: XID 31 (None) ...
-  events.Push(event(400, 4, 8, 48, 4294967295)); // ... then 48 replaces it (NoSchedule)
-  CommandResult r = Discover("--replay " + ShellQuote(Save(rec, "h200-events.json")) +
-                             " --health events --health-wait 1s");
+  events.Push(event(100, 1, 2, 0, 4294967295));   // double-bit ECC: registered, never acted on
+  events.Push(event(200, 2, 8, 79, 3));           // XID on GPU instance 3: no such device
+  events.Push(event(300, 4, 8, 31, 4294967295));  // gpu-4: XID 31 (None) ...
+  events.Push(event(400, 4, 8, 48, 4294967295));  // ... then 48 replaces it (NoSchedule)
+  CommandResult r =
+      Discover("--replay " + ShellQuote(Save(rec, "h200-events.json")) + " --health events --health-wait 1s");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(Count(r.output, "key: gpu.nvidia.com/xid"), 1u) << r.output;
   EXPECT_TRUE(Contains(r.output, "value: \"48\"")) << r.output;
@@ -368,8 +359,7 @@ TEST(DiscoverCli, H200DynamicMigShape) {
   }
   // combined (Kubernetes 1.34): one slice per GPU with its own counter set.
   CommandResult combined = Discover("--replay " + ShellQuote(kRecordings + "/hgx-h200-07.json") +
-                                    " --dynamic-mig --slice-layout combined -o json --out " +
-                                    ShellQuote(json));
+                                    " --dynamic-mig --slice-layout combined -o json --out " + ShellQuote(json));
   EXPECT_EQ(combined.exit_code, 0) << combined.output;
   Node list2 = LoadJson(json);
   ASSERT_EQ(At(list2, "items").items.size(), 8u);
@@ -381,8 +371,7 @@ TEST(DiscoverCli, H200DynamicMigShape) {
 TEST(DiscoverCli, VgpuGuestGetsNoPartitions) {
   Node rec = LoadJson(kRecordings + "/hgx-h200-07.json");
   At(At(Device(rec, 2), "nvmlDeviceGetVirtualizationMode"), "mode") = Node::Int(2);
-  CommandResult r = Discover("--replay " + ShellQuote(Save(rec, "h200-vgpu.json")) +
-                             " --dynamic-mig");
+  CommandResult r = Discover("--replay " + ShellQuote(Save(rec, "h200-vgpu.json")) + " --dynamic-mig");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "gpu-1-mig-7g141gb-0-0")) << r.output;
   EXPECT_FALSE(Contains(r.output, "gpu-2-mig-")) << r.output;
@@ -391,11 +380,9 @@ TEST(DiscoverCli, VgpuGuestGetsNoPartitions) {
 }
 
 TEST(DiscoverCli, ListAttributesPublishesNumaAsAList) {
-  CommandResult r = Discover("--replay " + ShellQuote(kRecordings + "/hgx-h200-07.json") +
-                             " --list-attributes");
+  CommandResult r = Discover("--replay " + ShellQuote(kRecordings + "/hgx-h200-07.json") + " --list-attributes");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output, "resource.kubernetes.io/numaNode:\n        ints:\n        - 1"))
-      << r.output;
+  EXPECT_TRUE(Contains(r.output, "resource.kubernetes.io/numaNode:\n        ints:\n        - 1")) << r.output;
 }
 
 // What discover prints is what validate accepts and schedule places pods on:
@@ -424,8 +411,7 @@ namespace {
 TEST(DiscoverCli, ConsumableSharesVariants) {
   std::string rec = ShellQuote(kRecordings + "/gke-inference-l4-pool-3f9a1c2e-k8xq.json");
   std::string json = Temp("shares.json");
-  CommandResult r = Discover("--replay " + rec + " --consumable-shares 4 -o json --out " +
-                             ShellQuote(json));
+  CommandResult r = Discover("--replay " + rec + " --consumable-shares 4 -o json --out " + ShellQuote(json));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   Node list = LoadJson(json);
   Node& device = At(At(At(list, "items").items[0], "spec"), "devices").items[0];
@@ -464,22 +450,22 @@ TEST(DiscoverCli, XidLogExtension) {
             "Exception\n"
             "Aug 18 03:14:00 hgx-h200-07 kernel: NVRM: Xid (PCI:0000:ee:00): 48, pid=1, DBE\n"
             "Aug 18 03:15:00 hgx-h200-07 kernel: unrelated line\n");
-  CommandResult r = Discover("--replay " + ShellQuote(kRecordings + "/hgx-h200-07.json") +
-                             " --xid-log " + ShellQuote(log));
+  CommandResult r =
+      Discover("--replay " + ShellQuote(kRecordings + "/hgx-h200-07.json") + " --xid-log " + ShellQuote(log));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "names no GPU of this node")) << r.output;  // 0000:ee:00
   EXPECT_EQ(Count(r.output, "key: gpu.nvidia.com/xid"), 2u) << r.output;
-  EXPECT_TRUE(Contains(r.output, "value: \"79\"")) << r.output;   // gpu-3 (0000:5d:00.0)
-  EXPECT_TRUE(Contains(r.output, "effect: None")) << r.output;    // 13 on gpu-4 (0000:9a:00.0)
+  EXPECT_TRUE(Contains(r.output, "value: \"79\"")) << r.output;  // gpu-3 (0000:5d:00.0)
+  EXPECT_TRUE(Contains(r.output, "effect: None")) << r.output;   // 13 on gpu-4 (0000:9a:00.0)
   // With live events too: gpu-3's event XID 95 is newer than the log's 79.
-  CommandResult both = Discover("--replay " + ShellQuote(kRecordings + "/hgx-h200-07.json") +
-                                " --xid-log " + ShellQuote(log) + " --health events");
+  CommandResult both = Discover("--replay " + ShellQuote(kRecordings + "/hgx-h200-07.json") + " --xid-log " +
+                                ShellQuote(log) + " --health events");
   EXPECT_EQ(both.exit_code, 0) << both.output;
   EXPECT_FALSE(Contains(both.output, "value: \"79\"")) << both.output;
   EXPECT_TRUE(Contains(both.output, "value: \"95\"")) << both.output;
   EXPECT_EQ(Count(both.output, "key: gpu.nvidia.com/xid"), 3u) << both.output;  // gpu-3, 4, 6
-  CommandResult missing = Discover("--replay " + ShellQuote(kRecordings + "/hgx-h200-07.json") +
-                                   " --xid-log " + ShellQuote(Temp("no-such.log")));
+  CommandResult missing = Discover("--replay " + ShellQuote(kRecordings + "/hgx-h200-07.json") + " --xid-log " +
+                                   ShellQuote(Temp("no-such.log")));
   EXPECT_EQ(missing.exit_code, 1) << missing.output;
   EXPECT_TRUE(Contains(missing.output, "--xid-log")) << missing.output;
 }

@@ -77,8 +77,8 @@ std::vector<Case> ReadCases() {
 }
 
 // The slices of `driver` on `node` in `text`, normalised for comparison.
-std::vector<api::ResourceSlice> Slices(const std::string& text, const std::string& file,
-                                       const Case& c, std::string* errors) {
+std::vector<api::ResourceSlice> Slices(const std::string& text, const std::string& file, const Case& c,
+                                       std::string* errors) {
   manifest::Loader loader(manifest::LoadOptions{});
   manifest::LoadResult result;
   loader.LoadText(text, file, &result);
@@ -125,8 +125,7 @@ std::string AsYaml(const std::vector<api::ResourceSlice>& slices) {
 // Runs dractl discover with `args` and compares its slices with the fixture's.
 void ExpectMatchesFixture(const Case& c, const std::string& args, const std::string& env = "") {
   fs::path out = fs::path(::testing::TempDir()) / ("discover-" + c.node + ".yaml");
-  std::string command = env + ShellQuote(DRACTL_BIN) + " discover " + args + " --out " +
-                        ShellQuote(out.string());
+  std::string command = env + ShellQuote(DRACTL_BIN) + " discover " + args + " --out " + ShellQuote(out.string());
   testing::CommandResult r = RunCommand(command);
   EXPECT_EQ(r.exit_code, 0) << command << "\n" << r.output;
   std::string errors;
@@ -134,8 +133,7 @@ void ExpectMatchesFixture(const Case& c, const std::string& args, const std::str
   EXPECT_EQ(errors, "") << "dractl's output does not load cleanly";
   std::string fixture_path = std::string(DRA_TESTDATA_DIR) + "/fixtures/" + c.fixture;
   std::string fixture_errors;
-  std::vector<api::ResourceSlice> want = Slices(ReadFile(fixture_path), fixture_path, c,
-                                                &fixture_errors);
+  std::vector<api::ResourceSlice> want = Slices(ReadFile(fixture_path), fixture_path, c, &fixture_errors);
   ASSERT_FALSE(want.empty()) << fixture_path << " has no " << c.driver << " slice for " << c.node;
   EXPECT_EQ(AsYaml(got), AsYaml(want)) << "CASES line " << c.line << ": " << command;
 }
@@ -145,8 +143,7 @@ TEST(DiscoverGolden, EveryRecordingReplaysToItsFixture) {
   ASSERT_GE(cases.size(), 8u) << "CASES lists too few recordings";
   for (const Case& c : cases) {
     SCOPED_TRACE("CASES line " + std::to_string(c.line) + ": " + c.recording);
-    ExpectMatchesFixture(c, "--replay " + ShellQuote(kRecordings + "/" + c.recording) + " " +
-                                c.flags);
+    ExpectMatchesFixture(c, "--replay " + ShellQuote(kRecordings + "/" + c.recording) + " " + c.flags);
   }
 }
 
@@ -167,13 +164,12 @@ TEST(DiscoverGolden, FakeLibnvidiaMlGivesTheSameSlices) {
     fs::remove_all(root);
     ASSERT_TRUE(discover::MaterializeRecordedFs(*rec, root.string()).ok());
     std::string env = "DRACTL_FAKE_NVML_RECORDING=" + ShellQuote(path) + " ";
-    ExpectMatchesFixture(c,
-                         "--nvml-lib " + ShellQuote(FAKE_NVML_LIB) + " --sysfs-root " +
-                             ShellQuote((root / "sys").string()) + " --dev-root " +
-                             ShellQuote((root / "dev").string()) + " --tpu-env-file " +
-                             ShellQuote((root / "etc/tpu/tpu-env").string()) + " --node-name " +
-                             ShellQuote(c.node) + " " + c.flags,
-                         env);
+    ExpectMatchesFixture(
+        c,
+        "--nvml-lib " + ShellQuote(FAKE_NVML_LIB) + " --sysfs-root " + ShellQuote((root / "sys").string()) +
+            " --dev-root " + ShellQuote((root / "dev").string()) + " --tpu-env-file " +
+            ShellQuote((root / "etc/tpu/tpu-env").string()) + " --node-name " + ShellQuote(c.node) + " " + c.flags,
+        env);
   }
   EXPECT_GE(nvidia_cases, 6u);
 }

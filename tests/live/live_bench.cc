@@ -41,8 +41,8 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using dra::kube::Client;
 using dra::JsonString;
+using dra::kube::Client;
 
 void Die(const std::string& what) {
   std::fprintf(stderr, "live_bench: %s\n", what.c_str());
@@ -178,7 +178,8 @@ int main(int argc, char** argv) {
             return true;
           },
           &code, nullptr);
-      if (!s.ok() && s.code() != dra::StatusCode::kCancelled) std::fprintf(stderr, "live_bench: watch: %s\n", s.message().c_str());
+      if (!s.ok() && s.code() != dra::StatusCode::kCancelled)
+        std::fprintf(stderr, "live_bench: watch: %s\n", s.message().c_str());
     }
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -229,7 +230,8 @@ int main(int argc, char** argv) {
     for (auto& [name, t] : sent) t = start;
   }
   const Clock::time_point deadline = start + std::chrono::seconds(timeout);
-  while (bound_count.load() < pods && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  while (bound_count.load() < pods && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   client.Cancel();
   watcher.join();
   kill(scheduler, SIGTERM);
@@ -248,8 +250,7 @@ int main(int argc, char** argv) {
   // From the first binding seen to the last: the rate once the scheduler
   // runs, without its start-up (cache sync).
   const double steady_seconds = latencies.size() > 1 ? std::chrono::duration<double>(last - first).count() : 0.0;
-  const double first_bound_seconds =
-      latencies.empty() ? 0.0 : std::chrono::duration<double>(first - start).count();
+  const double first_bound_seconds = latencies.empty() ? 0.0 : std::chrono::duration<double>(first - start).count();
   std::sort(latencies.begin(), latencies.end());
   auto pct = [&](double p) {
     if (latencies.empty()) return 0.0;
@@ -276,7 +277,8 @@ int main(int argc, char** argv) {
       const auto* results = Path(item, {"status", "allocation", "devices", "results"});
       if (results == nullptr || !results->is_sequence()) continue;
       for (const auto& res : results->items) {
-        std::string key = fmt::format("{}/{}/{}", res.Find("driver")->text, res.Find("pool")->text, res.Find("device")->text);
+        std::string key =
+            fmt::format("{}/{}/{}", res.Find("driver")->text, res.Find("pool")->text, res.Find("device")->text);
         ++allocated;
         if (!seen.insert(key).second) ++twice;
       }
@@ -286,7 +288,8 @@ int main(int argc, char** argv) {
   } while (!next.empty());
 
   std::printf(
-      "{\"scheduler\": \"%s\", \"mode\": \"%s\", \"pods\": %d, \"bound\": %zu, \"create_seconds\": %.2f, \"seconds\": %.2f, "
+      "{\"scheduler\": \"%s\", \"mode\": \"%s\", \"pods\": %d, \"bound\": %zu, \"create_seconds\": %.2f, \"seconds\": "
+      "%.2f, "
       "\"pods_per_second\": %.1f, \"latency_ms\": {\"p50\": %.0f, \"p90\": %.0f, \"p99\": %.0f, \"max\": %.0f}, "
       "\"first_bound_seconds\": %.2f, \"steady_pods_per_second\": %.1f, "
       "\"devices_allocated\": %d, \"devices_twice\": %d}\n",

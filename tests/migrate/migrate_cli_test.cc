@@ -73,8 +73,9 @@ TEST_F(MigrateCliTest, NvidiaFixturesValidateAndScheduleOnTheKindTheLabelsAskedF
   CommandResult m = RunCommand("(" + kBin + " migrate -f " + kData + "/nvidia-workloads.yaml --cluster " + kNvidia +
                                "/deviceclasses.yaml > " + out + ")");
   ASSERT_EQ(m.exit_code, 0) << m.output;
-  EXPECT_TRUE(Contains(m.output, "dractl migrate: 4 workloads rewritten, 4 ResourceClaimTemplates, 0 DeviceClasses "
-                                 "added"))
+  EXPECT_TRUE(Contains(m.output,
+                       "dractl migrate: 4 workloads rewritten, 4 ResourceClaimTemplates, 0 DeviceClasses "
+                       "added"))
       << m.output;
 
   CommandResult v = RunCommand(kBin + " validate -f " + kNvidia + "/deviceclasses.yaml -f " + out);
@@ -91,8 +92,8 @@ TEST_F(MigrateCliTest, NvidiaFixturesValidateAndScheduleOnTheKindTheLabelsAskedF
 
   std::vector<std::string> h100 = LinesStartingWith(s.output, "ml/h100-trainer-");
   ASSERT_EQ(h100.size(), 1u) << s.output;
-  EXPECT_TRUE(Contains(Squeeze(h100[0]),
-                       " dgx-h100-01 gpu: gpu.nvidia.com/dgx-h100-01/gpu-0,gpu.nvidia.com/dgx-h100-01/gpu-1"))
+  EXPECT_TRUE(
+      Contains(Squeeze(h100[0]), " dgx-h100-01 gpu: gpu.nvidia.com/dgx-h100-01/gpu-0,gpu.nvidia.com/dgx-h100-01/gpu-1"))
       << h100[0];
 
   std::vector<std::string> big = LinesStartingWith(s.output, "ml/big-memory-");
@@ -134,8 +135,8 @@ TEST_F(MigrateCliTest, CheckListsThePodThatNoLongerFits) {
   EXPECT_TRUE(Contains(Squeeze(big[0]), " hgx-h200-07 (NVIDIA-H200) hgx-h200-07 (NVIDIA-H200) same kind")) << big[0];
   std::vector<std::string> h100 = LinesStartingWith(c.output, "ml/h100-trainer-");
   ASSERT_EQ(h100.size(), 1u) << c.output;
-  EXPECT_TRUE(Contains(Squeeze(h100[0]),
-                       " dgx-h100-01 (NVIDIA-H100-80GB-HBM3) dgx-h100-01 (NVIDIA-H100-80GB-HBM3) same kind"))
+  EXPECT_TRUE(
+      Contains(Squeeze(h100[0]), " dgx-h100-01 (NVIDIA-H100-80GB-HBM3) dgx-h100-01 (NVIDIA-H100-80GB-HBM3) same kind"))
       << h100[0];
   std::vector<std::string> notebook = LinesStartingWith(c.output, "ml/notebook ");
   ASSERT_EQ(notebook.size(), 1u) << c.output;
@@ -145,8 +146,9 @@ TEST_F(MigrateCliTest, CheckListsThePodThatNoLongerFits) {
   size_t same = 0, gone = 0;
   for (const std::string& line : LinesStartingWith(c.output, "ml/l4-inference-")) {
     std::string l = Squeeze(line);
-    if (Contains(l, " gke-inference-l4-pool-3f9a1c2e-k8xq (NVIDIA-L4) gke-inference-l4-pool-3f9a1c2e-k8xq "
-                    "(NVIDIA-L4) same kind")) {
+    if (Contains(l,
+                 " gke-inference-l4-pool-3f9a1c2e-k8xq (NVIDIA-L4) gke-inference-l4-pool-3f9a1c2e-k8xq "
+                 "(NVIDIA-L4) same kind")) {
       ++same;
     }
     if (Contains(l, " gke-inference-l4-pool-3f9a1c2e-k8xq (NVIDIA-L4) <pending> NO LONGER FITS")) ++gone;
@@ -154,8 +156,9 @@ TEST_F(MigrateCliTest, CheckListsThePodThatNoLongerFits) {
   }
   EXPECT_EQ(same, 4u) << c.output;
   EXPECT_EQ(gone, 2u) << c.output;
-  EXPECT_TRUE(Contains(c.output, "8 pods: 7 on the same kind of device, 0 on a different kind, 1 no longer fit, 0 now "
-                                 "fit, 0 pending before and after, 0 of unknown kind before\n"))
+  EXPECT_TRUE(Contains(c.output,
+                       "8 pods: 7 on the same kind of device, 0 on a different kind, 1 no longer fit, 0 now "
+                       "fit, 0 pending before and after, 0 of unknown kind before\n"))
       << c.output;
 }
 
@@ -190,8 +193,9 @@ TEST_F(MigrateCliTest, JsonIsTheYamlOutputAsAList) {
 // hand; compared as objects, so comments and quoting do not matter).
 TEST_F(MigrateCliTest, ExampleBeforeBecomesAfter) {
   const std::string ex = kSource + "/examples/device-plugin";
-  CommandResult m = RunCommand("(" + kBin + " migrate -f " + ex + "/before.yaml --cluster " + ex + "/nodes.yaml --cluster " +
-                               kSource + "/examples/cluster/deviceclasses.yaml 2>/dev/null)");
+  CommandResult m =
+      RunCommand("(" + kBin + " migrate -f " + ex + "/before.yaml --cluster " + ex + "/nodes.yaml --cluster " +
+                 kSource + "/examples/cluster/deviceclasses.yaml 2>/dev/null)");
   ASSERT_EQ(m.exit_code, 0) << m.output;
   std::ifstream in(ex + "/after.yaml");
   std::stringstream want;

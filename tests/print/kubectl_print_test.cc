@@ -57,8 +57,7 @@ std::string RunYamlprint(const std::string& format, const std::string& input) {
 
 // Splits a stream of documents at lines equal to `separator` (YAML: "---"),
 // or after lines equal to `end` (JSON: "}", and "]").
-std::vector<std::string> SplitDocuments(const std::string& text, const std::string& separator,
-                                        const std::string& end) {
+std::vector<std::string> SplitDocuments(const std::string& text, const std::string& separator, const std::string& end) {
   std::vector<std::string> docs(1);
   std::istringstream in(text);
   std::string line;
@@ -77,6 +76,7 @@ std::vector<std::string> SplitDocuments(const std::string& text, const std::stri
 std::string Json(std::string_view s) { return JsonString(s); }
 
 std::vector<std::string> Corpus() {
+  // clang-format off
   std::vector<std::string> c = {
       // issue #26: the PCI address (base 60 in YAML 1.1), booleans, nulls, numbers
       "0000:43:00.0", "0000:15:00.1", "yes", "No", "on", "~", "null", "1e3", "0x1F", "0o17", "012", "1_000",
@@ -122,17 +122,18 @@ std::vector<std::string> Corpus() {
       "\xc3\xa9\xc3\xa9 unicode words \xc3\xa9\xc3\xa9 counted as characters not bytes \xc3\xa9\xc3\xa9\xc3\xa9 "
       "for the eighty column limit",
   };
+  // clang-format on
   return c;
 }
 
 // Random strings over characters that matter to YAML readers.
 std::vector<std::string> RandomStrings(size_t count) {
   static const std::vector<std::string> kAlphabet = {
-      "0", "1", "2", "5", "6", "9", "0", "1", ":", ":", ".", ".", "_", "-", "-", "+", " ", "e", "E", "x",
-      "b", "o", "T", "t", "Z", "#", "'", "\"", "\n", "\t", "y", "n", "N", "~", "<", "=", "|", ">", "@", "%",
-      "&", "*", "!", "?", ",", "[", "]", "{", "}", "a", "\xc3\xa9", "\\", "i", "f", "I", "l"};
-  static const std::vector<std::string> kNumeric = {"0", "1", "2", "3", "5", "9", ".", "_", ":", "-", "+", "e",
-                                                    "x", "b", "o", "T", "Z", " ", "0", "1", "2", "4"};
+      "0", "1", "2", "5", "6", "9", "0", "1", ":",  ":",  ".",  ".", "_",        "-",  "-", "+", " ", "e", "E",
+      "x", "b", "o", "T", "t", "Z", "#", "'", "\"", "\n", "\t", "y", "n",        "N",  "~", "<", "=", "|", ">",
+      "@", "%", "&", "*", "!", "?", ",", "[", "]",  "{",  "}",  "a", "\xc3\xa9", "\\", "i", "f", "I", "l"};
+  static const std::vector<std::string> kNumeric = {"0", "1", "2", "3", "5", "9", ".", "_", ":", "-", "+",
+                                                    "e", "x", "b", "o", "T", "Z", " ", "0", "1", "2", "4"};
   uint64_t state = 20260101;
   auto next = [&]() {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -148,13 +149,18 @@ std::vector<std::string> RandomStrings(size_t count) {
   }
   // Date-like strings.
   for (size_t i = 0; i < count / 4; ++i) {
-    std::string s = std::to_string(1990 + next() % 40) + "-" + std::to_string(next() % 14) + "-" +
-                    std::to_string(next() % 33);
+    std::string s =
+        std::to_string(1990 + next() % 40) + "-" + std::to_string(next() % 14) + "-" + std::to_string(next() % 33);
     switch (next() % 4) {
       case 0: break;
-      case 1: s += (next() % 2 ? "T" : " ") + std::to_string(next() % 26) + ":" + std::to_string(next() % 61) +
-                   ":" + std::to_string(next() % 61); break;
-      case 2: s += "T01:02:03" + std::string(next() % 2 ? ".5" : "") + (next() % 2 ? "Z" : "+0" + std::to_string(next() % 10) + ":00"); break;
+      case 1:
+        s += (next() % 2 ? "T" : " ") + std::to_string(next() % 26) + ":" + std::to_string(next() % 61) + ":" +
+             std::to_string(next() % 61);
+        break;
+      case 2:
+        s += "T01:02:03" + std::string(next() % 2 ? ".5" : "") +
+             (next() % 2 ? "Z" : "+0" + std::to_string(next() % 10) + ":00");
+        break;
       default: s += " 21:59:43.10 -" + std::to_string(next() % 30); break;
     }
     out.push_back(s);

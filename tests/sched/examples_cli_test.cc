@@ -104,16 +104,19 @@ TEST(ExamplesCliTest, SchedulePlacesTheExampleCluster) {
 // Issue #32 item 5: the 16-GPU pod can never fit: the largest H100/H200
 // nodes have 8 GPUs each (cannot-fit.yaml); the first in node order is named.
 TEST(ExamplesCliTest, ExplainSaysWhenARequestCanNeverFit) {
-  CommandResult r = RunCommand(kBin + " explain -f " + ShellQuote(kExample) + " ml-training/llama-405b-fp16 2>/dev/null");
+  CommandResult r =
+      RunCommand(kBin + " explain -f " + ShellQuote(kExample) + " ml-training/llama-405b-fp16 2>/dev/null");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output, "it can never fit: no node has more than 8 devices matching class h100-or-newer "
-                                 "(largest: dgx-h100-01, 8); the request asks for 16\n"))
+  EXPECT_TRUE(Contains(r.output,
+                       "it can never fit: no node has more than 8 devices matching class h100-or-newer "
+                       "(largest: dgx-h100-01, 8); the request asks for 16\n"))
       << r.output;
   // -o yaml: the fields of -o json (issue #32 item 11).
   r = RunCommand(kBin + " explain -o yaml -f " + ShellQuote(kExample) + " ml-training/llama-405b-fp16 2>/dev/null");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "pods:\n- pod: ml-training/llama-405b-fp16\n")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "neverFits: 'no node has more than 8 devices matching class h100-or-newer")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "neverFits: 'no node has more than 8 devices matching class h100-or-newer"))
+      << r.output;
   // A pod that waits for devices in use gets no such line.
   r = RunCommand(kBin + " explain --all-pending -f " + ShellQuote(kPacking) + " 2>/dev/null");
   EXPECT_FALSE(Contains(r.output, "can never fit")) << r.output;
@@ -152,11 +155,13 @@ TEST(ExamplesCliTest, RunningDeploymentIsNotDuplicated) {
       "metadata:\n  name: web-7d9c-abcde\n  namespace: default\n  labels: {app: web, pod-template-hash: 7d9c}\n"
       "  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-7d9c, uid: u1, controller: true}]\n"
       "spec:\n  nodeName: n1\n  containers: [{name: c, image: nginx}]\n"
-      "---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n";
+      "---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '4', memory: 8Gi, pods: "
+      "'110'}}\n";
   CommandResult r = RunCommand("printf '%s' " + ShellQuote(dump) + " | " + kBin + " schedule -f - 2>&1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output, "Deployment default/web: not expanded: input pod default/web-7d9c-abcde is owned "
-                                 "by its ReplicaSet web-7d9c"))
+  EXPECT_TRUE(Contains(r.output,
+                       "Deployment default/web: not expanded: input pod default/web-7d9c-abcde is owned "
+                       "by its ReplicaSet web-7d9c"))
       << r.output;
   EXPECT_TRUE(Contains(r.output, "0 placed, 0 pending")) << r.output;
   // Without the running pod, the two replicas are created and placed.
@@ -268,8 +273,8 @@ TEST(ExamplesCliTest, ReplicasWithTheSameVerdictAreExplainedOnce) {
       "  selector: {matchLabels: {app: huge}}\n  template:\n    metadata: {labels: {app: huge}}\n    spec:\n"
       "      resourceClaims: [{name: gpus, resourceClaimTemplateName: sixteen}]\n"
       "      containers: [{name: c, image: x, resources: {claims: [{name: gpus}]}}]\n");
-  CommandResult r =
-      RunCommand(kBin + " explain --all-pending -f " + ShellQuote(kPacking) + " -f " + ShellQuote(huge) + " 2>/dev/null");
+  CommandResult r = RunCommand(kBin + " explain --all-pending -f " + ShellQuote(kPacking) + " -f " + ShellQuote(huge) +
+                               " 2>/dev/null");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(CountLines(r.output, "3 pods of Job ml/train (ml/train-"), 1) << r.output;
   EXPECT_EQ(CountLines(r.output, "2 pods of Deployment ml/huge (ml/huge-"), 1) << r.output;
@@ -278,7 +283,8 @@ TEST(ExamplesCliTest, ReplicasWithTheSameVerdictAreExplainedOnce) {
   r = RunCommand(kBin + " explain --all-pending -o json -f " + ShellQuote(kPacking) + " -f " + ShellQuote(huge) +
                  " 2>/dev/null");
   size_t pods = 0;
-  for (size_t at = r.output.find("\"pod\": \"ml/"); at != std::string::npos; at = r.output.find("\"pod\": \"ml/", at + 1)) {
+  for (size_t at = r.output.find("\"pod\": \"ml/"); at != std::string::npos;
+       at = r.output.find("\"pod\": \"ml/", at + 1)) {
     ++pods;
   }
   EXPECT_EQ(pods, 5u) << r.output;
@@ -287,14 +293,14 @@ TEST(ExamplesCliTest, ReplicasWithTheSameVerdictAreExplainedOnce) {
 TEST(ExamplesCliTest, PackingExampleProfileFromAFile) {
   // A profile of the inference Deployment alone: every GPU serves it, nothing
   // keeps whole nodes free, and the note names the file.
-  const std::string profile = WriteTemp(
-      "packing-profile", "profile.yaml",
-      "apiVersion: v1\nkind: Pod\nmetadata: {namespace: ml, name: sample}\nspec:\n"
-      "  resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]\n"
-      "  containers:\n  - name: c\n    image: x\n    resources:\n      requests: {cpu: \"4\"}\n"
-      "      claims: [{name: gpu}]\n");
-  CommandResult r = RunCommand(kBin + " schedule --policy dra-pack --workload-profile " + ShellQuote(profile) +
-                               " -f " + ShellQuote(kPacking));
+  const std::string profile =
+      WriteTemp("packing-profile", "profile.yaml",
+                "apiVersion: v1\nkind: Pod\nmetadata: {namespace: ml, name: sample}\nspec:\n"
+                "  resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]\n"
+                "  containers:\n  - name: c\n    image: x\n    resources:\n      requests: {cpu: \"4\"}\n"
+                "      claims: [{name: gpu}]\n");
+  CommandResult r = RunCommand(kBin + " schedule --policy dra-pack --workload-profile " + ShellQuote(profile) + " -f " +
+                               ShellQuote(kPacking));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "measures fragmentation against --workload-profile " + profile +
                                      ": 1 pod, 1 shape, 1 typical covering 100.0%"))
@@ -354,7 +360,7 @@ TEST(ExamplesCliTest, PlanAddsOneDgxH100) {
   r = RunCommand(kBin + " plan -f " + ShellQuote(kExample) + " --node-groups " + ShellQuote(bad));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_TRUE(Contains(r.output, bad + ":6:12: NodeGroup g: spec.maxSize: Invalid value: 2: must be greater than or "
-                                 "equal to minSize (3)"))
+                                       "equal to minSize (3)"))
       << r.output;
 }
 

@@ -31,8 +31,8 @@ fs::path WriteTemp(const std::string& name, const std::string& text) {
 TEST(ExplainCliTest, HugeIsBlockedByTaintsAndCpu) {
   CommandResult r = RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " default/huge");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output,
-                       "0/4 nodes: 3 node(s) had untolerated taint {nvidia.com/gpu: present}; 1 Insufficient cpu"))
+  EXPECT_TRUE(
+      Contains(r.output, "0/4 nodes: 3 node(s) had untolerated taint {nvidia.com/gpu: present}; 1 Insufficient cpu"))
       << r.output;
   // The numbers behind the text (issue #32 item 4): web (1 cpu, high
   // priority) was placed on cpu-01 first, so 15 of its 16 cpus are free.
@@ -56,14 +56,17 @@ TEST(ExplainCliTest, Nccl2IsBlockedByPcieRootAlignment) {
   EXPECT_TRUE(Contains(r.output, "node cpu-01: claim rdma-inference/nccl-2-devices-")) << r.output;
   EXPECT_TRUE(Contains(r.output, "request gpu: 1 wanted, 0 match class gpu.nvidia.com")) << r.output;
   // l40s-rdma-03: 8 VFs pass the class and rdmaCapable; two are held by the earlier pods' claims.
-  EXPECT_TRUE(Contains(r.output, "request vf: 1 wanted, 8 match class sriovnetwork.k8snetworkplumbingwg.io (2 in use by "
-                                 "rdma-inference/nccl-1-devices-"))
+  EXPECT_TRUE(Contains(r.output,
+                       "request vf: 1 wanted, 8 match class sriovnetwork.k8snetworkplumbingwg.io (2 in use by "
+                       "rdma-inference/nccl-1-devices-"))
       << r.output;
-  EXPECT_TRUE(Contains(r.output, "released gpu.nvidia.com/l40s-rdma-03/gpu-2, "
-                                 "sriovnetwork.k8snetworkplumbingwg.io/l40s-rdma-03/0000-99-00-2"))
+  EXPECT_TRUE(Contains(r.output,
+                       "released gpu.nvidia.com/l40s-rdma-03/gpu-2, "
+                       "sriovnetwork.k8snetworkplumbingwg.io/l40s-rdma-03/0000-99-00-2"))
       << r.output;
 
-  CommandResult j = RunCommand(kBin + " explain --workloads ignore -o json -f " + ShellQuote(kData) + " rdma-inference/nccl-2");
+  CommandResult j =
+      RunCommand(kBin + " explain --workloads ignore -o json -f " + ShellQuote(kData) + " rdma-inference/nccl-2");
   ASSERT_EQ(j.exit_code, 0) << j.output;
   EXPECT_TRUE(Contains(j.output, "\"cause\": \"Constraint\"")) << j.output;
   EXPECT_TRUE(Contains(j.output, "\"constraintAtMost\": 0")) << j.output;
@@ -71,7 +74,8 @@ TEST(ExplainCliTest, Nccl2IsBlockedByPcieRootAlignment) {
 }
 
 TEST(ExplainCliTest, PlacedAndBoundPodsSayWhere) {
-  CommandResult bound = RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " mig-tenants/trainer");
+  CommandResult bound =
+      RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " mig-tenants/trainer");
   EXPECT_EQ(bound.exit_code, 0);
   EXPECT_TRUE(Contains(bound.output, "bound to node ip-10-0-42-17.us-west-2.compute.internal")) << bound.output;
   CommandResult placed = RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " web");
@@ -110,17 +114,18 @@ TEST(ExplainCliTest, SelectorMatchingNothingIsLocated) {
                              "spec:\n"
                              "  resourceClaims: [{name: gpu, resourceClaimName: big-gpu}]\n"
                              "  tolerations: [{key: nvidia.com/gpu, operator: Exists}]\n"
-                          "  containers: [{name: c, image: x}]\n");
-  CommandResult r =
-      RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " -f " + ShellQuote(extra.string()) + " wants-h200");
+                             "  containers: [{name: c, image: x}]\n");
+  CommandResult r = RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " -f " +
+                               ShellQuote(extra.string()) + " wants-h200");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "selector matches no device in the cluster: " + extra.string() + ":12:")) << r.output;
   EXPECT_TRUE(Contains(r.output, "device.attributes[\"gpu.nvidia.com\"].productName values: ")) << r.output;
   EXPECT_TRUE(Contains(r.output, "\"NVIDIA L40S\" (4)")) << r.output;
   // The L40S node's four GPUs are in the class; the request's selector
   // turns them down (issue #32 item 6).
-  EXPECT_TRUE(Contains(r.output, "node l40s-rdma-03: claim default/big-gpu request gpu: 1 wanted, 4 match class "
-                                 "gpu.nvidia.com, 0 of them pass the request's selectors"))
+  EXPECT_TRUE(Contains(r.output,
+                       "node l40s-rdma-03: claim default/big-gpu request gpu: 1 wanted, 4 match class "
+                       "gpu.nvidia.com, 0 of them pass the request's selectors"))
       << r.output;
 }
 
@@ -141,12 +146,14 @@ TEST(ExplainCliTest, PodGroupMemberWaitsForItsPodGroup) {
       " --feature-gates GenericWorkload=true -f " + ShellQuote(kData) + " -f " + ShellQuote(extra.string());
   CommandResult r = RunCommand(kBin + " explain --workloads ignore" + files + " default/worker-0");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output, "pod default/worker-0: pending: waiting for pods's pod group \"train-job\" to appear "
-                                 "in scheduling queue\n"))
+  EXPECT_TRUE(Contains(r.output,
+                       "pod default/worker-0: pending: waiting for pods's pod group \"train-job\" to appear "
+                       "in scheduling queue\n"))
       << r.output;
   CommandResult off = RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " -f " +
                                  ShellQuote(extra.string()) + " default/worker-0");
-  EXPECT_TRUE(Contains(off.output, "spec.schedulingGroup: Forbidden: requires feature gate GenericWorkload")) << off.output;
+  EXPECT_TRUE(Contains(off.output, "spec.schedulingGroup: Forbidden: requires feature gate GenericWorkload"))
+      << off.output;
   EXPECT_TRUE(Contains(off.output, "pod default/worker-0: would be placed on node cpu-01")) << off.output;
   CommandResult s = RunCommand(kBin + " schedule --workloads ignore" + files);
   ASSERT_EQ(s.exit_code, 0) << s.output;
@@ -162,8 +169,10 @@ TEST(ExplainCliTest, PodGroupMemberWaitsForItsPodGroup) {
   const size_t listed = y.output.find("    name: worker-0\n");
   ASSERT_NE(listed, std::string::npos) << y.output;
   const std::string rest = y.output.substr(listed);
-  EXPECT_TRUE(Contains(rest, "    - type: PodScheduled\n      status: \"False\"\n      reason: Unschedulable\n"
-                             "      message: waiting for pods's pod group \"train-job\" to appear")) << rest;
+  EXPECT_TRUE(Contains(rest,
+                       "    - type: PodScheduled\n      status: \"False\"\n      reason: Unschedulable\n"
+                       "      message: waiting for pods's pod group \"train-job\" to appear"))
+      << rest;
 }
 
 TEST(ExplainCliTest, HelpUsageAndInputErrors) {
@@ -171,7 +180,8 @@ TEST(ExplainCliTest, HelpUsageAndInputErrors) {
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_TRUE(Contains(help.output, "--all-pending")) << help.output;
   EXPECT_EQ(RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData)).exit_code, 2);
-  EXPECT_EQ(RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " web --all-pending").exit_code, 2);
+  EXPECT_EQ(RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " web --all-pending").exit_code,
+            2);
   EXPECT_EQ(RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " web -o xml").exit_code, 2);
   EXPECT_EQ(RunCommand(kBin + " explain --workloads ignore -f " + ShellQuote(kData) + " default/nope").exit_code, 1);
 }

@@ -33,9 +33,10 @@ TEST(GangCliTest, UpstreamPlacesNeitherMember) {
   // -o yaml: the PodGroup with kube-scheduler's condition; nothing bound.
   CommandResult y = RunCommand(kBin + " schedule" + kGate + " -o yaml -f " + ShellQuote(kTwoModels));
   ASSERT_EQ(y.exit_code, 0) << y.output;
-  EXPECT_TRUE(Contains(y.output, "    - type: PodGroupInitiallyScheduled\n      status: \"False\"\n"
-                                 "      lastTransitionTime: \"1970-01-01T00:00:00Z\"\n      reason: Unschedulable\n"
-                                 "      message: 'minCount (2) cannot be satisfied: 1 scheduled, 0 remaining'\n"))
+  EXPECT_TRUE(Contains(y.output,
+                       "    - type: PodGroupInitiallyScheduled\n      status: \"False\"\n"
+                       "      lastTransitionTime: \"1970-01-01T00:00:00Z\"\n      reason: Unschedulable\n"
+                       "      message: 'minCount (2) cannot be satisfied: 1 scheduled, 0 remaining'\n"))
       << y.output;
   EXPECT_FALSE(Contains(y.output, "nodeName:")) << y.output;
   // --policy kube's default is upstream.
@@ -58,8 +59,7 @@ TEST(GangCliTest, SearchPlacesBothMembers) {
   CommandResult s = RunCommand(kBin + " schedule" + kGate + " --gang search -f " + ShellQuote(kTwoModels));
   EXPECT_TRUE(Contains(s.output, "minCount 2; gang search: ")) << s.output;
   // -o yaml: both pods bound, both claims allocated and reserved.
-  CommandResult y =
-      RunCommand(kBin + " schedule" + kGate + " --gang search -o yaml -f " + ShellQuote(kTwoModels));
+  CommandResult y = RunCommand(kBin + " schedule" + kGate + " --gang search -o yaml -f " + ShellQuote(kTwoModels));
   ASSERT_EQ(y.exit_code, 0) << y.output;
   EXPECT_TRUE(Contains(y.output, "nodeName: n1")) << y.output;
   EXPECT_TRUE(Contains(y.output, "device: gpu-1")) << y.output;
@@ -78,14 +78,17 @@ TEST(GangCliTest, PodGroupsNeedGenericWorkload) {
 TEST(GangCliTest, ExplainTellsTheGroupsPassAndTheSearchsPlacement) {
   CommandResult r = RunCommand(kBin + " explain" + kGate + " -f " + ShellQuote(kTwoModels) + " default/b");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output, "pod group default/pair (minCount 2, 2 pending, 0 bound before): not placed: minCount "
-                                 "(2) cannot be satisfied: 1 scheduled, 0 remaining\n"))
+  EXPECT_TRUE(Contains(r.output,
+                       "pod group default/pair (minCount 2, 2 pending, 0 bound before): not placed: minCount "
+                       "(2) cannot be satisfied: 1 scheduled, 0 remaining\n"))
       << r.output;
-  EXPECT_TRUE(Contains(r.output, "  one pod at a time, as kube-scheduler (then undone): default/a on n1 "
-                                 "(gpu.example.com/n1/gpu-0); default/b fits nowhere\n"))
+  EXPECT_TRUE(Contains(r.output,
+                       "  one pod at a time, as kube-scheduler (then undone): default/a on n1 "
+                       "(gpu.example.com/n1/gpu-0); default/b fits nowhere\n"))
       << r.output;
-  EXPECT_TRUE(Contains(r.output, "  with --gang search the group is placed: default/a on n1 (gpu.example.com/n1/gpu-1); "
-                                 "default/b on n1 (gpu.example.com/n1/gpu-0)\n"))
+  EXPECT_TRUE(Contains(r.output,
+                       "  with --gang search the group is placed: default/a on n1 (gpu.example.com/n1/gpu-1); "
+                       "default/b on n1 (gpu.example.com/n1/gpu-0)\n"))
       << r.output;
   // b's node: the model-X GPU is held by a's claim in the group's cycle.
   EXPECT_TRUE(Contains(r.output, "1 of them pass the request's selectors (1 in use by default/a-gpu-")) << r.output;
@@ -95,18 +98,21 @@ TEST(GangCliTest, ExplainTellsTheGroupsPassAndTheSearchsPlacement) {
 TEST(GangCliTest, ExplainGivesTheGroupsNearestMiss) {
   CommandResult r = RunCommand(kBin + " explain" + kGate + " -f " + ShellQuote(kData + "/trio.yaml") + " default/t-2");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output, "not placed: minCount (3) cannot be satisfied: 2 scheduled, 0 remaining\n")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "  with --gang search it is not placed either: minCount (3) cannot be satisfied: 2 "
-                                 "scheduled, 0 remaining; gang search: no placement of minCount members exists"))
+  EXPECT_TRUE(Contains(r.output, "not placed: minCount (3) cannot be satisfied: 2 scheduled, 0 remaining\n"))
       << r.output;
-  EXPECT_TRUE(Contains(r.output, "  nearest miss: at most 2 of the 3 pending members fit together (1 more needed): "
-                                 "default/t-0 on n1 (gpu.example.com/n1/gpu-0); default/t-1 on n1 "
-                                 "(gpu.example.com/n1/gpu-1)\n"))
+  EXPECT_TRUE(Contains(r.output,
+                       "  with --gang search it is not placed either: minCount (3) cannot be satisfied: 2 "
+                       "scheduled, 0 remaining; gang search: no placement of minCount members exists"))
+      << r.output;
+  EXPECT_TRUE(Contains(r.output,
+                       "  nearest miss: at most 2 of the 3 pending members fit together (1 more needed): "
+                       "default/t-0 on n1 (gpu.example.com/n1/gpu-0); default/t-1 on n1 "
+                       "(gpu.example.com/n1/gpu-1)\n"))
       << r.output;
   EXPECT_TRUE(Contains(r.output, "    left out: default/t-2: 0/1 nodes are available: 1 cannot allocate all claims.\n"))
       << r.output;
-  CommandResult j = RunCommand(kBin + " explain" + kGate + " -o json -f " + ShellQuote(kData + "/trio.yaml") +
-                               " default/t-2");
+  CommandResult j =
+      RunCommand(kBin + " explain" + kGate + " -o json -f " + ShellQuote(kData + "/trio.yaml") + " default/t-2");
   ASSERT_EQ(j.exit_code, 0) << j.output;
   EXPECT_TRUE(Contains(j.output, "\"mostTogether\": 2")) << j.output;
   EXPECT_TRUE(Contains(j.output, "\"searchPlaces\": false")) << j.output;
@@ -131,9 +137,10 @@ TEST(GangCliTest, TopologyByDeviceAttribute) {
   EXPECT_TRUE(Contains(search.output, "default/w-1  n1    gpu: gpu.example.com/n1/gpu-2\n")) << search.output;
   EXPECT_TRUE(Contains(search.output, "; topology domain nvl-b of 2)\n")) << search.output;
   CommandResult explain = RunCommand(kBin + " explain" + gates + " --gang upstream --all-pending" + file);
-  EXPECT_TRUE(Contains(explain.output, "  with --gang search the group is placed in topology domain nvl-b: default/w-0 "
-                                       "on n1 (gpu.example.com/n1/gpu-1); default/w-1 on n1 "
-                                       "(gpu.example.com/n1/gpu-2)\n"))
+  EXPECT_TRUE(Contains(explain.output,
+                       "  with --gang search the group is placed in topology domain nvl-b: default/w-0 "
+                       "on n1 (gpu.example.com/n1/gpu-1); default/w-1 on n1 "
+                       "(gpu.example.com/n1/gpu-2)\n"))
       << explain.output;
 }
 

@@ -91,8 +91,8 @@ TEST(ScheduleCliTest, PlacesPodsAsWorkedOutByHand) {
                        "l40s-rdma-03  devices: gpu.nvidia.com/l40s-rdma-03/gpu-2,"
                        "sriovnetwork.k8snetworkplumbingwg.io/l40s-rdma-03/0000-99-00-2"))
       << t;
-  EXPECT_TRUE(Contains(LineOf(t, "rdma-inference/nccl-2"),
-                       "<pending>  0/4 nodes are available: 4 cannot allocate all claims."))
+  EXPECT_TRUE(
+      Contains(LineOf(t, "rdma-inference/nccl-2"), "<pending>  0/4 nodes are available: 4 cannot allocate all claims."))
       << t;
   // huge: no toleration for the GPU taint, and cpu-01 has 16 CPUs.
   EXPECT_TRUE(Contains(LineOf(t, "default/huge"),
@@ -108,7 +108,8 @@ TEST(ScheduleCliTest, HelpAndUsage) {
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_TRUE(Contains(help.output, "--policy")) << help.output;
   EXPECT_TRUE(Contains(help.output, "--seed")) << help.output;
-  EXPECT_EQ(RunCommand(kBin + " schedule --workloads ignore -f " + ShellQuote(kData) + " --policy spread").exit_code, 2);
+  EXPECT_EQ(RunCommand(kBin + " schedule --workloads ignore -f " + ShellQuote(kData) + " --policy spread").exit_code,
+            2);
   EXPECT_EQ(RunCommand(kBin + " schedule").exit_code, 2);
   fs::path bad = fs::temp_directory_path() / "dractl_sched_bad.yaml";
   std::ofstream(bad) << "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: Bad_Name}\n";
@@ -138,14 +139,14 @@ TEST(ScheduleCliTest, YamlOutputValidatesAndMatchesAllocate) {
   fs::path dir = fs::temp_directory_path() / "dractl_sched_test";
   fs::create_directories(dir);
   const std::string out_yaml = (dir / "out.yaml").string();
-  CommandResult r =
-      RunCommand("(" + kBin + " schedule --workloads ignore -o yaml -f " + ShellQuote(kData) + " 2>/dev/null) > " + ShellQuote(out_yaml));
+  CommandResult r = RunCommand("(" + kBin + " schedule --workloads ignore -o yaml -f " + ShellQuote(kData) +
+                               " 2>/dev/null) > " + ShellQuote(out_yaml));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   CommandResult v = RunCommand(kBin + " validate -f " + ShellQuote(kData) + " -f " + ShellQuote(out_yaml));
   // The output repeats the input pods (updated), so validate may warn about duplicates, but no errors.
   EXPECT_EQ(v.exit_code, 0) << v.output;
-  CommandResult json = RunCommand("(" + kBin + " schedule --workloads ignore -o json -f " + ShellQuote(kData) + " 2>/dev/null) > " +
-                                  ShellQuote((dir / "out.json").string()));
+  CommandResult json = RunCommand("(" + kBin + " schedule --workloads ignore -o json -f " + ShellQuote(kData) +
+                                  " 2>/dev/null) > " + ShellQuote((dir / "out.json").string()));
   ASSERT_EQ(json.exit_code, 0);
   EXPECT_EQ(RunCommand(kBin + " validate -f " + ShellQuote((dir / "out.json").string())).exit_code, 0);
 
@@ -406,8 +407,9 @@ TEST(ScheduleCliTest, ExtendedResourcesBackedByDra) {
   // explain names the special claim and who holds the GPUs.
   CommandResult e = RunCommand(kBin + " explain" + inputs + " ml/e-no-gpu-left");
   EXPECT_EQ(e.exit_code, 0) << e.output;
-  EXPECT_TRUE(Contains(e.output, "claim ml/<extended-resources> request container-0-request-0: 1 wanted, 4 match "
-                                 "class gpu.nvidia.com (4 in use by ml/a-one-gpu-extended-resources-"))
+  EXPECT_TRUE(Contains(e.output,
+                       "claim ml/<extended-resources> request container-0-request-0: 1 wanted, 4 match "
+                       "class gpu.nvidia.com (4 in use by ml/a-one-gpu-extended-resources-"))
       << e.output;
 }
 

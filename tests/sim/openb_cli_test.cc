@@ -42,9 +42,7 @@ class OpenbCliTest : public ::testing::Test {
           "d,2000,512,0,0,,BE\n"
           "e,2000,512,1,1000,V100M32,LS\n");
   }
-  void Write(const std::string& name, const std::string& text) {
-    std::ofstream(dir_ + "/" + name) << text;
-  }
+  void Write(const std::string& name, const std::string& text) { std::ofstream(dir_ + "/" + name) << text; }
   std::string Path(const std::string& name) const { return ShellQuote(dir_ + "/" + name); }
   std::string Import(const std::string& output) const {
     return kBin + " import openb --nodes " + Path("nodes.csv") + " --pods " + Path("pods.csv") + " -o " + output;
@@ -67,9 +65,10 @@ TEST_F(OpenbCliTest, ImportValidatesAndSchedules) {
   EXPECT_NE(t.find("paib-gpu/a  n0"), std::string::npos) << t;
   EXPECT_NE(t.find("paib-gpu/b  n1"), std::string::npos) << t;
   EXPECT_NE(t.find("paib-gpu/c  <pending>  0/2 nodes are available: 1 Insufficient cpu, 1 cannot allocate all claims."),
-            std::string::npos) << t;
-  EXPECT_NE(t.find("paib-gpu/e  <pending>  0/2 nodes are available: 2 cannot allocate all claims."),
-            std::string::npos) << t;
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("paib-gpu/e  <pending>  0/2 nodes are available: 2 cannot allocate all claims."), std::string::npos)
+      << t;
   EXPECT_EQ(t.find("paib-gpu/d  <pending>"), std::string::npos) << t;
 }
 
@@ -93,8 +92,9 @@ TEST_F(OpenbCliTest, SimulatePrintsTheIssueJsonShape) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // The tiny trace is tuned to 130% of its 10 GPUs but stops short of the 130
   // column (its pods are large), so 130 is null, not a mean of nothing.
-  for (const char* key : {"\"trace\": \"pods\"", "\"policy\": \"fgd\"", "\"seeds\": [1, 2]", "\"allocation\": {\"100\": {\"mean\": ",
-                          "\"130\": null}, \"frag_amount\": {", "\"frag_ratio\": {", "\"runs\": ["}) {
+  for (const char* key : {"\"trace\": \"pods\"", "\"policy\": \"fgd\"", "\"seeds\": [1, 2]",
+                          "\"allocation\": {\"100\": {\"mean\": ", "\"130\": null}, \"frag_amount\": {",
+                          "\"frag_ratio\": {", "\"runs\": ["}) {
     EXPECT_NE(r.output.find(key), std::string::npos) << key << "\n" << r.output;
   }
   CommandResult bad = RunCommand(kBin + " simulate openb --nodes " + Path("nodes.csv") + " --pods " + Path("pods.csv") +
@@ -111,11 +111,10 @@ TEST(SimulateClusterCliTest, ReplaysPodsOverTimeOnDraObjects) {
                            ShellQuote(data + "workload.yaml");
   CommandResult text = RunCommand(base);
   ASSERT_EQ(text.exit_code, 0) << text.output;
-  for (const char* want :
-       {"2 nodes, 4 devices, 5 workload pods, 2026-01-01T00:00:00Z .. 2026-01-01T00:00:10Z",
-        "started 4 (2 on arrival), pending at the end 1, finished 1, peak pending 3",
-        "mean 3.5, p50 0, p95 8, max 8", "devices 95.00% allocated (peak 100.00%)",
-        "still pending: default/d: 0/2 nodes are available: 2 cannot allocate all claims."}) {
+  for (const char* want : {"2 nodes, 4 devices, 5 workload pods, 2026-01-01T00:00:00Z .. 2026-01-01T00:00:10Z",
+                           "started 4 (2 on arrival), pending at the end 1, finished 1, peak pending 3",
+                           "mean 3.5, p50 0, p95 8, max 8", "devices 95.00% allocated (peak 100.00%)",
+                           "still pending: default/d: 0/2 nodes are available: 2 cannot allocate all claims."}) {
     EXPECT_NE(text.output.find(want), std::string::npos) << want << "\n" << text.output;
   }
   CommandResult json = RunCommand(base + " -o json");
@@ -174,7 +173,8 @@ TEST(SimulateClusterCliTest, AutoscalesNodeGroupsOnTheExample) {
   }
   EXPECT_NEAR(std::stod(autoscaling->Find("nodeHours")->text), seconds / 3600, 1e-3);
   double group_hours = 0;
-  for (const manifest::Node& g : autoscaling->Find("groups")->items) group_hours += std::stod(g.Find("nodeHours")->text);
+  for (const manifest::Node& g : autoscaling->Find("groups")->items)
+    group_hours += std::stod(g.Find("nodeHours")->text);
   EXPECT_NEAR(group_hours, seconds / 3600, 1e-3);
   EXPECT_EQ(summary->Find("pending_at_end")->text, "0") << json.output;
 
@@ -235,11 +235,12 @@ TEST(SimulateClusterCliTest, AFaultEvictsAPodThatRunsAgainElsewhere) {
   ASSERT_EQ(report.exit_code, 0) << report.output;
   std::ifstream in(dir + "/report.html");
   const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (const char* want : {"<svg data-plot=\"devices\"", "<svg data-plot=\"pods\"", "<polyline data-series=\"tainted\"",
-                           "<line class=\"fault-set\" x1=\"166.7\" x2=\"166.7\"",
-                           "<line class=\"fault-cleared\" x1=\"322.2\" x2=\"322.2\"",
-                           "<tr data-pod=\"ml/eval-0\"><td>ml/eval-0</td><td>1</td><td>30</td><td>2026-12-02T10:00:00Z</td>"
-                           "<td>2026-12-02T11:10:30Z</td><td>dgx-h100-01</td></tr>"}) {
+  for (const char* want :
+       {"<svg data-plot=\"devices\"", "<svg data-plot=\"pods\"", "<polyline data-series=\"tainted\"",
+        "<line class=\"fault-set\" x1=\"166.7\" x2=\"166.7\"",
+        "<line class=\"fault-cleared\" x1=\"322.2\" x2=\"322.2\"",
+        "<tr data-pod=\"ml/eval-0\"><td>ml/eval-0</td><td>1</td><td>30</td><td>2026-12-02T10:00:00Z</td>"
+        "<td>2026-12-02T11:10:30Z</td><td>dgx-h100-01</td></tr>"}) {
     EXPECT_NE(html.find(want), std::string::npos) << want;
   }
   EXPECT_EQ(html.find("<script"), std::string::npos);
@@ -288,8 +289,8 @@ TEST_F(OpenbCliTest, ReplayQueuesAPodUntilADepartureFreesRoom) {
             "120,0.0000,0.0000,0,0,20.0000\n");
   CommandResult json = RunCommand(base + " -o json");
   ASSERT_EQ(json.exit_code, 0) << json.output;
-  for (const char* key : {"\"policy\": \"fgd\"", "\"speedup\": 1,", "\"pending_at_end\": 0", "\"wait\": {\"mean\": 45.000",
-                          "\"series\": [{\"time\": 0, "}) {
+  for (const char* key : {"\"policy\": \"fgd\"", "\"speedup\": 1,", "\"pending_at_end\": 0",
+                          "\"wait\": {\"mean\": 45.000", "\"series\": [{\"time\": 0, "}) {
     EXPECT_NE(json.output.find(key), std::string::npos) << key << "\n" << json.output;
   }
   EXPECT_EQ(RunCommand(base + " --speedup 0.5").exit_code, 2);
@@ -335,15 +336,15 @@ TEST_F(OpenbCliTest, DraPackIsJudgedAgainstPublishedFgd) {
       header += "," + std::to_string(c);
       row += "," + fgd;
     }
-    for (const char* f : {"analysis_allo_discrete.csv", "analysis_frag_discrete.csv",
-                          "analysis_frag_ratio_discrete.csv"}) {
+    for (const char* f :
+         {"analysis_allo_discrete.csv", "analysis_frag_discrete.csv", "analysis_frag_ratio_discrete.csv"}) {
       Write(sub + "/" + f, header + "\n" + row + "\n");
     }
   };
   write_expected("low", "1.5");
   write_expected("high", "99.5");
-  const std::string base =
-      kBin + " simulate openb --nodes " + Path("nodes.csv") + " --pods " + Path("pods.csv") + " --policy dra-pack --seed 1";
+  const std::string base = kBin + " simulate openb --nodes " + Path("nodes.csv") + " --pods " + Path("pods.csv") +
+                           " --policy dra-pack --seed 1";
   CommandResult low = RunCommand(base + " --expected " + Path("low"));
   ASSERT_EQ(low.exit_code, 0) << low.output;
   EXPECT_NE(low.output.find("published fgd 1.50, diff +"), std::string::npos) << low.output;

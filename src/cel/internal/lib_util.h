@@ -29,8 +29,8 @@ inline constexpr ValueKind kTypeK = ValueKind::kType;
 inline constexpr ValueKind kOptionalK = ValueKind::kOptional;
 
 // Registers one overload.
-inline Status Add(FunctionRegistry& r, std::string id, std::string function, bool receiver,
-                  std::vector<Param> params, FunctionImpl impl, CostFunction cost = nullptr) {
+inline Status Add(FunctionRegistry& r, std::string id, std::string function, bool receiver, std::vector<Param> params,
+                  FunctionImpl impl, CostFunction cost = nullptr) {
   Overload o;
   o.id = std::move(id);
   o.function = std::move(function);

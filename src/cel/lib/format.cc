@@ -78,8 +78,8 @@ std::string XTextFixed(double v, int64_t prec) {
 
   // ConvertFloat: strconv's 'f' digits for a non-negative fraction limit
   // (RoundFractionDigits), otherwise the shortest digits.
-  FloatDigits fd = max_frac >= 0 ? GoFloatDigits(v, DigitsMode::kFixed, max_frac)
-                                 : GoFloatDigits(v, DigitsMode::kShortest, 0);
+  FloatDigits fd =
+      max_frac >= 0 ? GoFloatDigits(v, DigitsMode::kFixed, max_frac) : GoFloatDigits(v, DigitsMode::kShortest, 0);
   const std::string& digits = fd.digits;
   int exp = fd.point;
 
@@ -215,8 +215,7 @@ StatusOr<std::string> BytesAsString(const std::string& data) {
     internal::DecodedRune r = internal::DecodeRune(data, i);
     if (!r.valid) {
       return FormattingError("could not convert argument " +
-                             GoQuote("invalid UTF-8 in bytes, cannot convert to string") +
-                             " to string");
+                             GoQuote("invalid UTF-8 in bytes, cannot convert to string") + " to string");
     }
     i += r.width;
   }
@@ -296,8 +295,7 @@ StatusOr<std::string> RenderMap(const FormatMap& map) {
     pairs.emplace_back(std::move(key), std::move(value));
   }
   // Sorted by the rendered key, bytewise, like Go's string <.
-  std::stable_sort(pairs.begin(), pairs.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::stable_sort(pairs.begin(), pairs.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   std::string out = "{";
   for (size_t i = 0; i < pairs.size(); ++i) {
     out += pairs[i].first + ":" + pairs[i].second;
@@ -323,23 +321,19 @@ std::optional<double> FloatClauseArg(const FormatArg& a) {
 // much of the format string it took.
 StatusOr<std::string> ApplyVerb(char verb, std::optional<int64_t> precision, const FormatArg& a) {
   switch (verb) {
-    case 's':
-      return FormatAsString(a);
-    case 'd':
-      return FormatDecimal(a);
+    case 's': return FormatAsString(a);
+    case 'd': return FormatDecimal(a);
     case 'f': {
       std::optional<double> v = FloatClauseArg(a);
       if (!v) {
-        return FormattingError("fixed-point clause can only be used on doubles, was given " +
-                               a.TypeName());
+        return FormattingError("fixed-point clause can only be used on doubles, was given " + a.TypeName());
       }
       return XTextFixed(*v, precision.value_or(kDefaultPrecision));
     }
     case 'e': {
       std::optional<double> v = FloatClauseArg(a);
       if (!v) {
-        return FormattingError("scientific clause can only be used on doubles, was given " +
-                               a.TypeName());
+        return FormattingError("scientific clause can only be used on doubles, was given " + a.TypeName());
       }
       return XTextScientific(*v, precision.value_or(kDefaultPrecision));
     }
@@ -347,8 +341,7 @@ StatusOr<std::string> ApplyVerb(char verb, std::optional<int64_t> precision, con
       if (const auto* v = Get<int64_t>(a)) return IntToBase(*v, 2, false);
       if (const auto* v = Get<uint64_t>(a)) return UintToBase(*v, 2, false);
       if (const auto* v = Get<bool>(a)) return std::string(*v ? "1" : "0");
-      return FormattingError("only integers and bools can be formatted as binary, was given " +
-                             a.TypeName());
+      return FormattingError("only integers and bools can be formatted as binary, was given " + a.TypeName());
     case 'x':
     case 'X': {
       bool upper = verb == 'X';
@@ -356,17 +349,14 @@ StatusOr<std::string> ApplyVerb(char verb, std::optional<int64_t> precision, con
       if (const auto* v = Get<FormatBytes>(a)) return HexOfBytes(v->data, upper);
       if (const auto* v = Get<int64_t>(a)) return IntToBase(*v, 16, upper);
       if (const auto* v = Get<uint64_t>(a)) return UintToBase(*v, 16, upper);
-      return FormattingError(
-          "only integers, byte buffers, and strings can be formatted as hex, was given " +
-          a.TypeName());
+      return FormattingError("only integers, byte buffers, and strings can be formatted as hex, was given " +
+                             a.TypeName());
     }
     case 'o':
       if (const auto* v = Get<int64_t>(a)) return IntToBase(*v, 8, false);
       if (const auto* v = Get<uint64_t>(a)) return UintToBase(*v, 8, false);
-      return FormattingError("octal clause can only be used on integers, was given " +
-                             a.TypeName());
-    default:
-      break;
+      return FormattingError("octal clause can only be used on integers, was given " + a.TypeName());
+    default: break;
   }
   // Unreachable: the parser only passes the verbs above.
   return InternalError("unexpected verb");
@@ -391,8 +381,7 @@ StatusOr<Clause> ParseClause(std::string_view s) {
     size_t start = i;
     while (true) {
       if (i >= s.size()) {
-        return parse_error(
-            "error while parsing precision: could not find end of precision specifier");
+        return parse_error("error while parsing precision: could not find end of precision specifier");
       }
       if (s[i] < '0' || s[i] > '9') break;
       ++i;
@@ -440,9 +429,7 @@ FormatArg FormatArg::Bool(bool v) { return {Value(std::in_place_type<bool>, v)};
 FormatArg FormatArg::Int(int64_t v) { return {Value(std::in_place_type<int64_t>, v)}; }
 FormatArg FormatArg::Uint(uint64_t v) { return {Value(std::in_place_type<uint64_t>, v)}; }
 FormatArg FormatArg::Double(double v) { return {Value(std::in_place_type<double>, v)}; }
-FormatArg FormatArg::String(std::string v) {
-  return {Value(std::in_place_type<std::string>, std::move(v))};
-}
+FormatArg FormatArg::String(std::string v) { return {Value(std::in_place_type<std::string>, std::move(v))}; }
 FormatArg FormatArg::Bytes(std::string v) {
   return {Value(std::in_place_type<FormatBytes>, FormatBytes{std::move(v)})};
 }
@@ -493,8 +480,7 @@ namespace {
 // right then, the compile-time checker only after the end-of-string check, so
 // `fetch_checks_range` picks which comes first.
 template <typename Apply>
-StatusOr<std::string> RunFormat(std::string_view format, size_t num_args, bool fetch_checks_range,
-                                Apply apply) {
+StatusOr<std::string> RunFormat(std::string_view format, size_t num_args, bool fetch_checks_range, Apply apply) {
   std::string out;
   size_t arg_index = 0;
   for (size_t i = 0; i < format.size();) {
@@ -507,9 +493,7 @@ StatusOr<std::string> RunFormat(std::string_view format, size_t num_args, bool f
       i += 2;
       continue;
     }
-    auto out_of_range = [&] {
-      return InvalidArgumentError("index " + std::to_string(arg_index) + " out of range");
-    };
+    auto out_of_range = [&] { return InvalidArgumentError("index " + std::to_string(arg_index) + " out of range"); };
     if (fetch_checks_range && arg_index >= num_args) return out_of_range();
     if (i + 1 >= format.size()) return InvalidArgumentError("unexpected end of string");
     if (arg_index >= num_args) return out_of_range();
@@ -533,9 +517,8 @@ bool AcceptsType(const FormatArgType& t, std::initializer_list<std::string_view>
 // stringFormatChecker.verifyString: the element's type, and for list and map
 // literals every nested element. On failure sets `path` to the offender.
 bool CheckStringClause(const FormatArgType& t, std::vector<size_t>& path) {
-  if (!AcceptsType(
-          t, {"list", "map", "int", "uint", "double", "bool", "string", "google.protobuf.Timestamp",
-              "bytes", "google.protobuf.Duration", "type", "null_type"})) {
+  if (!AcceptsType(t, {"list", "map", "int", "uint", "double", "bool", "string", "google.protobuf.Timestamp", "bytes",
+                       "google.protobuf.Duration", "type", "null_type"})) {
     return false;
   }
   for (size_t k = 0; k < t.literal_elements.size(); ++k) {
@@ -549,81 +532,77 @@ bool CheckStringClause(const FormatArgType& t, std::vector<size_t>& path) {
 }  // namespace
 
 StatusOr<std::string> FormatString(std::string_view format, std::span<const FormatArg> args) {
-  return RunFormat(format, args.size(), /*fetch_checks_range=*/true,
-                   [&](const Clause& clause, size_t index) {
-                     return ApplyVerb(clause.verb, clause.precision, args[index]);
-                   });
+  return RunFormat(format, args.size(), /*fetch_checks_range=*/true, [&](const Clause& clause, size_t index) {
+    return ApplyVerb(clause.verb, clause.precision, args[index]);
+  });
 }
 
-std::optional<FormatCheckError> CheckFormatCall(std::string_view format,
-                                                std::span<const FormatArgType> args) {
+std::optional<FormatCheckError> CheckFormatCall(std::string_view format, std::span<const FormatArgType> args) {
   std::vector<size_t> path;
   size_t requested = 0;
-  StatusOr<std::string> run = RunFormat(
-      format, args.size(), /*fetch_checks_range=*/false,
-      [&](const Clause& clause, size_t index) -> StatusOr<std::string> {
-        ++requested;
-        const FormatArgType& t = args[index];
-        path = {index};
-        // Names the offender, which %s may find inside a nested literal.
-        auto reject = [&](std::string_view what) {
-          const FormatArgType* offender = &t;
-          for (size_t k = 1; k < path.size(); ++k) offender = &offender->literal_elements[path[k]];
-          return FormattingError(std::string(what) + ", was given " + offender->type_name);
-        };
-        switch (clause.verb) {
-          case 's':
-            if (!CheckStringClause(t, path)) {
-              return reject(
-                  "string clause can only be used on strings, bools, bytes, ints, doubles, maps, "
-                  "lists, types, durations, and timestamps");
-            }
-            break;
-          case 'd':
-            if (!AcceptsType(t, {"int", "uint"})) {
-              return reject("decimal clause can only be used on integers");
-            }
-            break;
-          case 'f':
-            if (!AcceptsType(t, {"double", "string"})) {
-              return reject("fixed-point clause can only be used on doubles");
-            }
-            break;
-          case 'e':
-            if (!AcceptsType(t, {"double", "string"})) {
-              return reject("scientific clause can only be used on doubles");
-            }
-            break;
-          case 'b':
-            if (!AcceptsType(t, {"int", "uint", "bool"})) {
-              return reject("only integers and bools can be formatted as binary");
-            }
-            break;
-          case 'x':
-          case 'X':
-            if (!AcceptsType(t, {"int", "uint", "string", "bytes"})) {
-              return reject("only integers, byte buffers, and strings can be formatted as hex");
-            }
-            break;
-          case 'o':
-            if (!AcceptsType(t, {"int", "uint"})) {
-              return reject("octal clause can only be used on integers");
-            }
-            break;
-          default:
-            break;
-        }
-        return std::string();
-      });
+  StatusOr<std::string> run =
+      RunFormat(format, args.size(), /*fetch_checks_range=*/false,
+                [&](const Clause& clause, size_t index) -> StatusOr<std::string> {
+                  ++requested;
+                  const FormatArgType& t = args[index];
+                  path = {index};
+                  // Names the offender, which %s may find inside a nested literal.
+                  auto reject = [&](std::string_view what) {
+                    const FormatArgType* offender = &t;
+                    for (size_t k = 1; k < path.size(); ++k) offender = &offender->literal_elements[path[k]];
+                    return FormattingError(std::string(what) + ", was given " + offender->type_name);
+                  };
+                  switch (clause.verb) {
+                    case 's':
+                      if (!CheckStringClause(t, path)) {
+                        return reject(
+                            "string clause can only be used on strings, bools, bytes, ints, doubles, maps, "
+                            "lists, types, durations, and timestamps");
+                      }
+                      break;
+                    case 'd':
+                      if (!AcceptsType(t, {"int", "uint"})) {
+                        return reject("decimal clause can only be used on integers");
+                      }
+                      break;
+                    case 'f':
+                      if (!AcceptsType(t, {"double", "string"})) {
+                        return reject("fixed-point clause can only be used on doubles");
+                      }
+                      break;
+                    case 'e':
+                      if (!AcceptsType(t, {"double", "string"})) {
+                        return reject("scientific clause can only be used on doubles");
+                      }
+                      break;
+                    case 'b':
+                      if (!AcceptsType(t, {"int", "uint", "bool"})) {
+                        return reject("only integers and bools can be formatted as binary");
+                      }
+                      break;
+                    case 'x':
+                    case 'X':
+                      if (!AcceptsType(t, {"int", "uint", "string", "bytes"})) {
+                        return reject("only integers, byte buffers, and strings can be formatted as hex");
+                      }
+                      break;
+                    case 'o':
+                      if (!AcceptsType(t, {"int", "uint"})) {
+                        return reject("octal clause can only be used on integers");
+                      }
+                      break;
+                    default: break;
+                  }
+                  return std::string();
+                });
   if (!run.ok()) {
     // Formatting errors point at the argument; the others at the call.
     bool at_argument = run.status().message().starts_with("error during formatting: ");
     return FormatCheckError{run.status().message(), at_argument ? path : std::vector<size_t>()};
   }
   if (args.size() > requested) {
-    return FormatCheckError{"too many arguments supplied to string.format (expected " +
-                                std::to_string(requested) + ", got " + std::to_string(args.size()) +
-                                ")",
+    return FormatCheckError{"too many arguments supplied to string.format (expected " + std::to_string(requested) +
+                                ", got " + std::to_string(args.size()) + ")",
                             {}};
   }
   return std::nullopt;

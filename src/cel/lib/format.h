@@ -100,9 +100,8 @@ struct FormatMap {
 
 // One argument of format(): a CEL value reduced to what the formatter looks at.
 struct FormatArg {
-  using Value =
-      std::variant<FormatNull, bool, int64_t, uint64_t, double, std::string, FormatBytes,
-                   FormatTimestamp, FormatDuration, FormatType, FormatList, FormatMap, FormatOther>;
+  using Value = std::variant<FormatNull, bool, int64_t, uint64_t, double, std::string, FormatBytes, FormatTimestamp,
+                             FormatDuration, FormatType, FormatList, FormatMap, FormatOther>;
   Value value;
 
   static FormatArg Null();
@@ -172,7 +171,6 @@ struct FormatCheckError {
 
 // Returns the compile error cel-go reports for `format`.format([args...]), or
 // std::nullopt when the call passes. Pure and thread-safe.
-std::optional<FormatCheckError> CheckFormatCall(std::string_view format,
-                                                std::span<const FormatArgType> args);
+std::optional<FormatCheckError> CheckFormatCall(std::string_view format, std::span<const FormatArgType> args);
 
 }  // namespace dra::cel::lib

@@ -13,9 +13,8 @@ using internal::GoQuote;
 StatusOr<IPAddress> IPAddress::Parse(std::string_view text) {
   StatusOr<internal::NetAddr> addr = internal::ParseNetAddr(text);
   if (!addr.ok()) {
-    return InvalidArgumentError(
-        "IP Address " + GoQuote(text) +
-        " parse error during conversion from string: " + addr.status().message());
+    return InvalidArgumentError("IP Address " + GoQuote(text) +
+                                " parse error during conversion from string: " + addr.status().message());
   }
   if (!addr->zone.empty()) {
     return InvalidArgumentError("IP address " + GoQuote(text) + " with zone value is not allowed");
@@ -37,17 +36,14 @@ std::string IPAddress::bytes() const {
 }
 
 StatusOr<Cidr> Cidr::Parse(std::string_view text) {
-  static constexpr std::string_view kPrefix =
-      "network address parse error during conversion from string: ";
+  static constexpr std::string_view kPrefix = "network address parse error during conversion from string: ";
   StatusOr<internal::NetPrefix> prefix = internal::ParseNetPrefix(text);
   // stringToCIDR adds its prefix to parseCIDR's error, which already has it.
   if (!prefix.ok()) {
-    return InvalidArgumentError(std::string(kPrefix) + std::string(kPrefix) +
-                                prefix.status().message());
+    return InvalidArgumentError(std::string(kPrefix) + std::string(kPrefix) + prefix.status().message());
   }
   if (prefix->addr.Is4In6()) {
-    return InvalidArgumentError(std::string(kPrefix) + "IPv4-mapped IPv6 address " + GoQuote(text) +
-                                " is not allowed");
+    return InvalidArgumentError(std::string(kPrefix) + "IPv4-mapped IPv6 address " + GoQuote(text) + " is not allowed");
   }
   return Cidr(*std::move(prefix));
 }

@@ -16,9 +16,7 @@ using internal::GoParseUint64;
 using internal::GoQuote;
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsAlnumOrHyphen(char c) {
-  return IsDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-';
-}
+bool IsAlnumOrHyphen(char c) { return IsDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-'; }
 
 // blang's containsOnly: true for the empty string.
 bool AllDigits(std::string_view s) {
@@ -38,15 +36,12 @@ bool HasLeadingZeroes(std::string_view s) { return s.size() > 1 && s[0] == '0'; 
 
 // Parses a MAJOR or MINOR (or PATCH) number with blang's checks, in blang's
 // order: characters, leading zeroes, then range.
-StatusOr<uint64_t> ParseNumber(std::string_view s, std::string_view what_lower,
-                               std::string_view what_upper) {
+StatusOr<uint64_t> ParseNumber(std::string_view s, std::string_view what_lower, std::string_view what_upper) {
   if (!AllDigits(s)) {
-    return InvalidArgumentError("Invalid character(s) found in " + std::string(what_lower) +
-                                " number " + GoQuote(s));
+    return InvalidArgumentError("Invalid character(s) found in " + std::string(what_lower) + " number " + GoQuote(s));
   }
   if (HasLeadingZeroes(s)) {
-    return InvalidArgumentError(std::string(what_upper) +
-                                " number must not contain leading zeroes " + GoQuote(s));
+    return InvalidArgumentError(std::string(what_upper) + " number must not contain leading zeroes " + GoQuote(s));
   }
   std::string error;
   std::optional<uint64_t> v = GoParseUint64(s, error);
@@ -60,8 +55,7 @@ StatusOr<PreReleaseId> ParsePreRelease(std::string_view s) {
   PreReleaseId id;
   if (AllDigits(s)) {
     if (HasLeadingZeroes(s)) {
-      return InvalidArgumentError("Numeric PreRelease version must not contain leading zeroes " +
-                                  GoQuote(s));
+      return InvalidArgumentError("Numeric PreRelease version must not contain leading zeroes " + GoQuote(s));
     }
     std::string error;
     std::optional<uint64_t> v = GoParseUint64(s, error);
@@ -194,13 +188,11 @@ int SemVer::Compare(const SemVer& o) const {
 }
 
 bool SemVer::IdenticalTo(const SemVer& o) const {
-  return major_ == o.major_ && minor_ == o.minor_ && patch_ == o.patch_ && pre_ == o.pre_ &&
-         build_ == o.build_;
+  return major_ == o.major_ && minor_ == o.minor_ && patch_ == o.patch_ && pre_ == o.pre_ && build_ == o.build_;
 }
 
 std::string SemVer::String() const {
-  std::string out =
-      std::to_string(major_) + "." + std::to_string(minor_) + "." + std::to_string(patch_);
+  std::string out = std::to_string(major_) + "." + std::to_string(minor_) + "." + std::to_string(patch_);
   for (size_t i = 0; i < pre_.size(); ++i) {
     out.push_back(i == 0 ? '-' : '.');
     out += pre_[i].String();

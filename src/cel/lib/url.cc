@@ -18,9 +18,7 @@ enum class Mode { kPath, kPathSegment, kHost, kZone, kUserPassword, kQueryCompon
 
 constexpr char kUpperHex[] = "0123456789ABCDEF";
 
-bool IsHex(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
+bool IsHex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 uint8_t Unhex(char c) {
   if (c >= '0' && c <= '9') return static_cast<uint8_t>(c - '0');
   if (c >= 'a' && c <= 'f') return static_cast<uint8_t>(c - 'a' + 10);
@@ -48,18 +46,15 @@ bool ShouldEscape(uint8_t c, Mode mode) {
       case ']':
       case '<':
       case '>':
-      case '"':
-        return false;
-      default:
-        break;
+      case '"': return false;
+      default: break;
     }
   }
   switch (c) {
     case '-':
     case '_':
     case '.':
-    case '~':
-      return false;
+    case '~': return false;
     case '$':
     case '&':
     case '+':
@@ -71,40 +66,29 @@ bool ShouldEscape(uint8_t c, Mode mode) {
     case '?':
     case '@':
       switch (mode) {
-        case Mode::kPath:
-          return c == '?';
-        case Mode::kPathSegment:
-          return c == '/' || c == ';' || c == ',' || c == '?';
-        case Mode::kUserPassword:
-          return c == '@' || c == '/' || c == '?' || c == ':';
-        case Mode::kQueryComponent:
-          return true;
-        case Mode::kFragment:
-          return false;
-        default:
-          break;
+        case Mode::kPath: return c == '?';
+        case Mode::kPathSegment: return c == '/' || c == ';' || c == ',' || c == '?';
+        case Mode::kUserPassword: return c == '@' || c == '/' || c == '?' || c == ':';
+        case Mode::kQueryComponent: return true;
+        case Mode::kFragment: return false;
+        default: break;
       }
       break;
-    default:
-      break;
+    default: break;
   }
   if (mode == Mode::kFragment) {
     switch (c) {
       case '!':
       case '(':
       case ')':
-      case '*':
-        return false;
-      default:
-        break;
+      case '*': return false;
+      default: break;
     }
   }
   return true;
 }
 
-Status EscapeError(std::string_view s) {
-  return InvalidArgumentError("invalid URL escape " + GoQuote(s));
-}
+Status EscapeError(std::string_view s) { return InvalidArgumentError("invalid URL escape " + GoQuote(s)); }
 
 // unescape(s, mode).
 StatusOr<std::string> Unescape(std::string_view s, Mode mode) {
@@ -131,8 +115,7 @@ StatusOr<std::string> Unescape(std::string_view s, Mode mode) {
     } else {
       uint8_t b = static_cast<uint8_t>(c);
       if ((mode == Mode::kHost || mode == Mode::kZone) && b < 0x80 && ShouldEscape(b, mode)) {
-        return InvalidArgumentError("invalid character " + GoQuote(s.substr(i, 1)) +
-                                    " in host name");
+        return InvalidArgumentError("invalid character " + GoQuote(s.substr(i, 1)) + " in host name");
       }
       ++i;
     }
@@ -191,8 +174,7 @@ bool ValidEncoded(std::string_view s, Mode mode) {
       case '@':
       case '[':
       case ']':
-      case '%':
-        break;
+      case '%': break;
       default:
         if (ShouldEscape(static_cast<uint8_t>(ch), mode)) return false;
     }
@@ -230,10 +212,8 @@ bool ValidUserinfo(std::string_view s) {
       case ';':
       case '=':
       case '%':
-      case '@':
-        continue;
-      default:
-        return false;
+      case '@': continue;
+      default: return false;
     }
   }
   return true;
@@ -272,8 +252,7 @@ class UrlParser {
  public:
   // parse(rawURL, viaRequest) without the "parse %q:" wrapping.
   static StatusOr<Url> ParseRaw(std::string_view raw, bool via_request, GoUrlRules rules) {
-    if (ContainsCtlByte(raw))
-      return InvalidArgumentError("net/url: invalid control character in URL");
+    if (ContainsCtlByte(raw)) return InvalidArgumentError("net/url: invalid control character in URL");
     if (raw.empty() && via_request) return InvalidArgumentError("empty url");
     Url url;
     if (raw == "*") {
@@ -296,9 +275,8 @@ class UrlParser {
       }
       break;
     }
-    std::transform(url.scheme_.begin(), url.scheme_.end(), url.scheme_.begin(), [](char c) {
-      return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-    });
+    std::transform(url.scheme_.begin(), url.scheme_.end(), url.scheme_.begin(),
+                   [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; });
 
     if (!rest.empty() && rest.back() == '?' && std::count(rest.begin(), rest.end(), '?') == 1) {
       url.force_query_ = true;
@@ -348,8 +326,7 @@ class UrlParser {
  private:
   static Status ParseAuthority(Url& url, std::string_view authority, GoUrlRules rules) {
     size_t at = authority.rfind('@');
-    std::string_view host_part =
-        at == std::string_view::npos ? authority : authority.substr(at + 1);
+    std::string_view host_part = at == std::string_view::npos ? authority : authority.substr(at + 1);
     DRA_ASSIGN_OR_RETURN(url.host_, ParseHost(url.scheme_, host_part, rules));
     if (at == std::string_view::npos) return OkStatus();
     std::string_view userinfo = authority.substr(0, at);
@@ -359,16 +336,14 @@ class UrlParser {
       DRA_ASSIGN_OR_RETURN(url.username_, Unescape(userinfo, Mode::kUserPassword));
     } else {
       DRA_ASSIGN_OR_RETURN(url.username_, Unescape(userinfo.substr(0, colon), Mode::kUserPassword));
-      DRA_ASSIGN_OR_RETURN(url.password_,
-                           Unescape(userinfo.substr(colon + 1), Mode::kUserPassword));
+      DRA_ASSIGN_OR_RETURN(url.password_, Unescape(userinfo.substr(colon + 1), Mode::kUserPassword));
       url.has_password_ = true;
     }
     return OkStatus();
   }
 
   // parseHost: host[:port], or [IPv6 literal[%25zone]][:port].
-  static StatusOr<std::string> ParseHost(std::string_view scheme, std::string_view host,
-                                         GoUrlRules rules) {
+  static StatusOr<std::string> ParseHost(std::string_view scheme, std::string_view host, GoUrlRules rules) {
     size_t open = host.rfind('[');
     if (open != std::string_view::npos && open > 0) {
       return InvalidArgumentError("invalid IP-literal");
@@ -422,8 +397,7 @@ class UrlParser {
 StatusOr<Url> Url::Parse(std::string_view text, GoUrlRules rules) {
   static constexpr std::string_view kPrefix = "URL parse error during conversion from string: ";
   // url.ParseRequestURI decides what is a URL ...
-  if (StatusOr<Url> checked = UrlParser::ParseRaw(text, /*via_request=*/true, rules);
-      !checked.ok()) {
+  if (StatusOr<Url> checked = UrlParser::ParseRaw(text, /*via_request=*/true, rules); !checked.ok()) {
     return InvalidArgumentError(std::string(kPrefix) + UrlError(text, checked.status()).message());
   }
   // ... and url.Parse builds the value, splitting off the fragment.
@@ -471,11 +445,9 @@ std::vector<Url::QueryEntry> Url::Query() const {
     StatusOr<std::string> key = Unescape(pair.substr(0, eq), Mode::kQueryComponent);
     if (!key.ok()) continue;
     StatusOr<std::string> value =
-        Unescape(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1),
-                 Mode::kQueryComponent);
+        Unescape(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1), Mode::kQueryComponent);
     if (!value.ok()) continue;
-    auto it =
-        std::find_if(out.begin(), out.end(), [&](const QueryEntry& e) { return e.first == *key; });
+    auto it = std::find_if(out.begin(), out.end(), [&](const QueryEntry& e) { return e.first == *key; });
     if (it == out.end()) {
       out.push_back({*std::move(key), {}});
       it = out.end() - 1;

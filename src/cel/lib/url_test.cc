@@ -127,10 +127,7 @@ const std::vector<UrlCase>& UrlCases() {
        .in = "https:://kubernetes.io/",
        .scheme = "https",
        .string = "https:://kubernetes.io/"},
-      {.name = "mailto",
-       .in = "mailto:user@example.com",
-       .scheme = "mailto",
-       .string = "mailto:user@example.com"},
+      {.name = "mailto", .in = "mailto:user@example.com", .scheme = "mailto", .string = "mailto:user@example.com"},
       {.name = "scheme_only", .in = "https:", .scheme = "https", .string = "https:"},
       // Go's parser details.
       {.name = "scheme_lowercased_host_kept",
@@ -350,19 +347,15 @@ void PrintTo(const RejectCase& c, std::ostream* os) { *os << c.name; }
 const std::vector<RejectCase>& RejectCases() {
   static const std::vector<RejectCase> cases = {
       // Kubernetes tests and documentation.
-      {"colons_in_host", "https://a:b:c/",
-       R"(parse "https://a:b:c/": invalid port ":c" after host)"},
+      {"colons_in_host", "https://a:b:c/", R"(parse "https://a:b:c/": invalid port ":c" after host)"},
       {"relative_path", "../relative-path", R"(parse "../relative-path": invalid URI for request)"},
       // net/url.
       {"empty", "", R"(parse "": empty url)"},
       {"space_in_host", "https://exa mple.com/",
        R"(parse "https://exa mple.com/": invalid character " " in host name)"},
-      {"bad_escape", "https://example.com/%zz",
-       R"(parse "https://example.com/%zz": invalid URL escape "%zz")"},
-      {"short_escape", "https://example.com/%z",
-       R"(parse "https://example.com/%z": invalid URL escape "%z")"},
-      {"lone_percent", "https://example.com/%",
-       R"(parse "https://example.com/%": invalid URL escape "%")"},
+      {"bad_escape", "https://example.com/%zz", R"(parse "https://example.com/%zz": invalid URL escape "%zz")"},
+      {"short_escape", "https://example.com/%z", R"(parse "https://example.com/%z": invalid URL escape "%z")"},
+      {"lone_percent", "https://example.com/%", R"(parse "https://example.com/%": invalid URL escape "%")"},
       {"control_character", "https://example.com/\x7f",
        R"(parse "https://example.com/\x7f": net/url: invalid control character in URL)"},
       {"nul", std::string_view("https://example.com/path\0", 25),
@@ -373,11 +366,9 @@ const std::vector<RejectCase>& RejectCases() {
       {"bracketed_not_an_ip", "https://[v1.x]/",
        R"(parse "https://[v1.x]/": invalid host: )"
        R"(ParseAddr("v1.x"): unexpected character (at "v1.x"))"},
-      {"bracketed_empty", "http://[]/",
-       R"(parse "http://[]/": invalid host: ParseAddr(""): unable to parse IP)"},
+      {"bracketed_empty", "http://[]/", R"(parse "http://[]/": invalid host: ParseAddr(""): unable to parse IP)"},
       {"bracket_inside_host", "https://a[::1]/", R"(parse "https://a[::1]/": invalid IP-literal)"},
-      {"junk_after_bracket", "https://[::1]x/",
-       R"(parse "https://[::1]x/": invalid port "x" after host)"},
+      {"junk_after_bracket", "https://[::1]x/", R"(parse "https://[::1]x/": invalid port "x" after host)"},
       {"empty_zone", "http://[fe80::1%25]/",
        R"(parse "http://[fe80::1%25]/": invalid host: )"
        R"(ParseAddr("fe80::1%"): zone must be a non-empty string)"},
@@ -387,8 +378,7 @@ const std::vector<RejectCase>& RejectCases() {
        "parse \"https://\xc3\xbc@example.com/\": net/url: invalid userinfo"},
       {"non_numeric_port", "https://example.com:abc/x",
        R"(parse "https://example.com:abc/x": invalid port ":abc" after host)"},
-      {"ascii_escape_in_host", "https://%41.com/",
-       R"(parse "https://%41.com/": invalid URL escape "%41")"},
+      {"ascii_escape_in_host", "https://%41.com/", R"(parse "https://%41.com/": invalid URL escape "%41")"},
       {"bad_escape_in_host", "http://h%zz/", R"(parse "http://h%zz/": invalid URL escape "%zz")"},
       {"no_scheme_no_slash", "foo bar", R"(parse "foo bar": invalid URI for request)"},
       {"digit_first_scheme", "1a:b/x", R"(parse "1a:b/x": invalid URI for request)"},
@@ -408,8 +398,7 @@ TEST_P(RejectTest, FailsWithKubernetesMessage) {
   StatusOr<Url> u = Url::Parse(c.in);
   ASSERT_FALSE(u.ok()) << "parsed as " << u->String();
   EXPECT_EQ(u.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(u.status().message(),
-            "URL parse error during conversion from string: " + std::string(c.want_error));
+  EXPECT_EQ(u.status().message(), "URL parse error during conversion from string: " + std::string(c.want_error));
   EXPECT_EQ(Url::IsValid(c.in), c.is_url);
 }
 
@@ -435,14 +424,12 @@ TEST(UrlTest, Go126IsStrictAboutColonsInHttpHosts) {
   EXPECT_TRUE(Url::IsValid("http://a:b:80/", GoUrlRules::kGo125));
   StatusOr<Url> u = Url::Parse("http://a:b:80/", GoUrlRules::kGo126);
   ASSERT_FALSE(u.ok());
-  EXPECT_EQ(u.status().message(),
-            R"(URL parse error during conversion from string: )"
-            R"(parse "http://a:b:80/": invalid port ":b:80" after host)");
+  EXPECT_EQ(u.status().message(), R"(URL parse error during conversion from string: )"
+                                  R"(parse "http://a:b:80/": invalid port ":b:80" after host)");
   StatusOr<Url> v = Url::Parse("https://a:b:c/", GoUrlRules::kGo126);
   ASSERT_FALSE(v.ok());
-  EXPECT_EQ(v.status().message(),
-            R"(URL parse error during conversion from string: )"
-            R"(parse "https://a:b:c/": invalid port ":b:c" after host)");
+  EXPECT_EQ(v.status().message(), R"(URL parse error during conversion from string: )"
+                                  R"(parse "https://a:b:c/": invalid port ":b:c" after host)");
 }
 
 TEST(UrlTest, ExposesRawFields) {

@@ -46,40 +46,33 @@ class Api {
   // The caller sets mode->version = kDeviceAddressingModeV1.
   virtual Return DeviceGetAddressingMode(Device device, DeviceAddressingMode* mode) = 0;
 
-  virtual Return DeviceGetMigMode(Device device, unsigned int* current_mode,
-                                  unsigned int* pending_mode) = 0;
+  virtual Return DeviceGetMigMode(Device device, unsigned int* current_mode, unsigned int* pending_mode) = 0;
   // `profile` is the GI profile index (0 .. kGpuInstanceProfileCount-1).
-  virtual Return DeviceGetGpuInstanceProfileInfo(Device device, unsigned int profile,
-                                                 GpuInstanceProfileInfo* info) = 0;
+  virtual Return DeviceGetGpuInstanceProfileInfo(Device device, unsigned int profile, GpuInstanceProfileInfo* info) = 0;
   // `profile_id` is GpuInstanceProfileInfo::id. With placements == nullptr
   // only *count is written; else *count is the buffer size on entry and the
   // number written on return.
   virtual Return DeviceGetGpuInstancePossiblePlacements(Device device, unsigned int profile_id,
-                                                        GpuInstancePlacement* placements,
-                                                        unsigned int* count) = 0;
+                                                        GpuInstancePlacement* placements, unsigned int* count) = 0;
   virtual Return DeviceGetMaxMigDeviceCount(Device device, unsigned int* count) = 0;
-  virtual Return DeviceGetMigDeviceHandleByIndex(Device device, unsigned int index,
-                                                 Device* mig_device) = 0;
+  virtual Return DeviceGetMigDeviceHandleByIndex(Device device, unsigned int index, Device* mig_device) = 0;
   virtual Return DeviceGetGpuInstanceId(Device mig_device, unsigned int* id) = 0;
   virtual Return DeviceGetComputeInstanceId(Device mig_device, unsigned int* id) = 0;
-  virtual Return DeviceGetGpuInstanceById(Device device, unsigned int id,
-                                          GpuInstance* gpu_instance) = 0;
+  virtual Return DeviceGetGpuInstanceById(Device device, unsigned int id, GpuInstance* gpu_instance) = 0;
   virtual Return GpuInstanceGetInfo(GpuInstance gpu_instance, GpuInstanceInfo* info) = 0;
   virtual Return GpuInstanceGetComputeInstanceById(GpuInstance gpu_instance, unsigned int id,
                                                    ComputeInstance* compute_instance) = 0;
   virtual Return ComputeInstanceGetInfo(ComputeInstance compute_instance,
                                         ComputeInstanceInfo* info) = 0;  // _v2
   // `profile` is the CI profile index, `eng_profile` the engine profile index.
-  virtual Return GpuInstanceGetComputeInstanceProfileInfo(GpuInstance gpu_instance,
-                                                          unsigned int profile,
+  virtual Return GpuInstanceGetComputeInstanceProfileInfo(GpuInstance gpu_instance, unsigned int profile,
                                                           unsigned int eng_profile,
                                                           ComputeInstanceProfileInfo* info) = 0;
   virtual Return DeviceGetVirtualizationMode(Device device, int* mode) = 0;
 
   virtual Return EventSetCreate(EventSet* set) = 0;
   virtual Return DeviceGetSupportedEventTypes(Device device, unsigned long long* event_types) = 0;
-  virtual Return DeviceRegisterEvents(Device device, unsigned long long event_types,
-                                      EventSet set) = 0;
+  virtual Return DeviceRegisterEvents(Device device, unsigned long long event_types, EventSet set) = 0;
   // nvmlEventSetWait_v2: blocks up to `timeout_ms`; kErrorTimeout when no event came.
   virtual Return EventSetWait(EventSet set, EventData* data, unsigned int timeout_ms) = 0;
   virtual Return EventSetFree(EventSet set) = 0;

@@ -42,8 +42,7 @@ struct Symbols {
   Return (*device_get_pci_info)(Device, PciInfo*) = nullptr;
   Return (*device_get_addressing_mode)(Device, DeviceAddressingMode*) = nullptr;
   Return (*device_get_mig_mode)(Device, unsigned int*, unsigned int*) = nullptr;
-  Return (*device_get_gpu_instance_profile_info)(Device, unsigned int,
-                                                 GpuInstanceProfileInfo*) = nullptr;
+  Return (*device_get_gpu_instance_profile_info)(Device, unsigned int, GpuInstanceProfileInfo*) = nullptr;
   Return (*device_get_gpu_instance_possible_placements)(Device, unsigned int, GpuInstancePlacement*,
                                                         unsigned int*) = nullptr;
   Return (*device_get_max_mig_device_count)(Device, unsigned int*) = nullptr;
@@ -52,8 +51,7 @@ struct Symbols {
   Return (*device_get_compute_instance_id)(Device, unsigned int*) = nullptr;
   Return (*device_get_gpu_instance_by_id)(Device, unsigned int, GpuInstance*) = nullptr;
   Return (*gpu_instance_get_info)(GpuInstance, GpuInstanceInfo*) = nullptr;
-  Return (*gpu_instance_get_compute_instance_by_id)(GpuInstance, unsigned int,
-                                                    ComputeInstance*) = nullptr;
+  Return (*gpu_instance_get_compute_instance_by_id)(GpuInstance, unsigned int, ComputeInstance*) = nullptr;
   Return (*compute_instance_get_info)(ComputeInstance, ComputeInstanceInfo*) = nullptr;
   Return (*gpu_instance_get_compute_instance_profile_info)(GpuInstance, unsigned int, unsigned int,
                                                            ComputeInstanceProfileInfo*) = nullptr;
@@ -134,9 +132,7 @@ class DlopenApi : public Api {
     return Call(s_.system_get_cuda_driver_version, cuda_driver_version);
   }
 
-  Return DeviceGetCount(unsigned int* device_count) override {
-    return Call(s_.device_get_count, device_count);
-  }
+  Return DeviceGetCount(unsigned int* device_count) override { return Call(s_.device_get_count, device_count); }
   Return DeviceGetHandleByIndex(unsigned int index, Device* device) override {
     return Call(s_.device_get_handle_by_index, index, device);
   }
@@ -149,9 +145,7 @@ class DlopenApi : public Api {
   Return DeviceGetMinorNumber(Device device, unsigned int* minor_number) override {
     return Call(s_.device_get_minor_number, device, minor_number);
   }
-  Return DeviceGetBrand(Device device, int* type) override {
-    return Call(s_.device_get_brand, device, type);
-  }
+  Return DeviceGetBrand(Device device, int* type) override { return Call(s_.device_get_brand, device, type); }
   Return DeviceGetArchitecture(Device device, unsigned int* arch) override {
     return Call(s_.device_get_architecture, device, arch);
   }
@@ -161,32 +155,25 @@ class DlopenApi : public Api {
   Return DeviceGetMemoryInfo(Device device, Memory* memory) override {
     return Call(s_.device_get_memory_info, device, memory);
   }
-  Return DeviceGetPciInfo(Device device, PciInfo* pci) override {
-    return Call(s_.device_get_pci_info, device, pci);
-  }
+  Return DeviceGetPciInfo(Device device, PciInfo* pci) override { return Call(s_.device_get_pci_info, device, pci); }
   Return DeviceGetAddressingMode(Device device, DeviceAddressingMode* mode) override {
     return Call(s_.device_get_addressing_mode, device, mode);
   }
 
-  Return DeviceGetMigMode(Device device, unsigned int* current_mode,
-                          unsigned int* pending_mode) override {
+  Return DeviceGetMigMode(Device device, unsigned int* current_mode, unsigned int* pending_mode) override {
     return Call(s_.device_get_mig_mode, device, current_mode, pending_mode);
   }
-  Return DeviceGetGpuInstanceProfileInfo(Device device, unsigned int profile,
-                                         GpuInstanceProfileInfo* info) override {
+  Return DeviceGetGpuInstanceProfileInfo(Device device, unsigned int profile, GpuInstanceProfileInfo* info) override {
     return Call(s_.device_get_gpu_instance_profile_info, device, profile, info);
   }
   Return DeviceGetGpuInstancePossiblePlacements(Device device, unsigned int profile_id,
-                                                GpuInstancePlacement* placements,
-                                                unsigned int* count) override {
-    return Call(s_.device_get_gpu_instance_possible_placements, device, profile_id, placements,
-                count);
+                                                GpuInstancePlacement* placements, unsigned int* count) override {
+    return Call(s_.device_get_gpu_instance_possible_placements, device, profile_id, placements, count);
   }
   Return DeviceGetMaxMigDeviceCount(Device device, unsigned int* count) override {
     return Call(s_.device_get_max_mig_device_count, device, count);
   }
-  Return DeviceGetMigDeviceHandleByIndex(Device device, unsigned int index,
-                                         Device* mig_device) override {
+  Return DeviceGetMigDeviceHandleByIndex(Device device, unsigned int index, Device* mig_device) override {
     return Call(s_.device_get_mig_device_handle_by_index, device, index, mig_device);
   }
   Return DeviceGetGpuInstanceId(Device mig_device, unsigned int* id) override {
@@ -195,8 +182,7 @@ class DlopenApi : public Api {
   Return DeviceGetComputeInstanceId(Device mig_device, unsigned int* id) override {
     return Call(s_.device_get_compute_instance_id, mig_device, id);
   }
-  Return DeviceGetGpuInstanceById(Device device, unsigned int id,
-                                  GpuInstance* gpu_instance) override {
+  Return DeviceGetGpuInstanceById(Device device, unsigned int id, GpuInstance* gpu_instance) override {
     return Call(s_.device_get_gpu_instance_by_id, device, id, gpu_instance);
   }
   Return GpuInstanceGetInfo(GpuInstance gpu_instance, GpuInstanceInfo* info) override {
@@ -206,15 +192,12 @@ class DlopenApi : public Api {
                                            ComputeInstance* compute_instance) override {
     return Call(s_.gpu_instance_get_compute_instance_by_id, gpu_instance, id, compute_instance);
   }
-  Return ComputeInstanceGetInfo(ComputeInstance compute_instance,
-                                ComputeInstanceInfo* info) override {
+  Return ComputeInstanceGetInfo(ComputeInstance compute_instance, ComputeInstanceInfo* info) override {
     return Call(s_.compute_instance_get_info, compute_instance, info);
   }
   Return GpuInstanceGetComputeInstanceProfileInfo(GpuInstance gpu_instance, unsigned int profile,
-                                                  unsigned int eng_profile,
-                                                  ComputeInstanceProfileInfo* info) override {
-    return Call(s_.gpu_instance_get_compute_instance_profile_info, gpu_instance, profile,
-                eng_profile, info);
+                                                  unsigned int eng_profile, ComputeInstanceProfileInfo* info) override {
+    return Call(s_.gpu_instance_get_compute_instance_profile_info, gpu_instance, profile, eng_profile, info);
   }
   Return DeviceGetVirtualizationMode(Device device, int* mode) override {
     return Call(s_.device_get_virtualization_mode, device, mode);
@@ -224,8 +207,7 @@ class DlopenApi : public Api {
   Return DeviceGetSupportedEventTypes(Device device, unsigned long long* event_types) override {
     return Call(s_.device_get_supported_event_types, device, event_types);
   }
-  Return DeviceRegisterEvents(Device device, unsigned long long event_types,
-                              EventSet set) override {
+  Return DeviceRegisterEvents(Device device, unsigned long long event_types, EventSet set) override {
     return Call(s_.device_register_events, device, event_types, set);
   }
   Return EventSetWait(EventSet set, EventData* data, unsigned int timeout_ms) override {
@@ -234,8 +216,7 @@ class DlopenApi : public Api {
   Return EventSetFree(EventSet set) override { return Call(s_.event_set_free, set); }
 
   int64_t NowMs() override {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
         .count();
   }
 
@@ -275,8 +256,7 @@ Symbols ResolveAll(void* handle, std::vector<std::string>* missing) {
   r.Resolve(s.gpu_instance_get_info, {"nvmlGpuInstanceGetInfo"});
   r.Resolve(s.gpu_instance_get_compute_instance_by_id, {"nvmlGpuInstanceGetComputeInstanceById"});
   r.Resolve(s.compute_instance_get_info, kComputeInstanceGetInfoSymbols);
-  r.Resolve(s.gpu_instance_get_compute_instance_profile_info,
-            {"nvmlGpuInstanceGetComputeInstanceProfileInfo"});
+  r.Resolve(s.gpu_instance_get_compute_instance_profile_info, {"nvmlGpuInstanceGetComputeInstanceProfileInfo"});
   r.Resolve(s.device_get_virtualization_mode, {"nvmlDeviceGetVirtualizationMode"});
   r.Resolve(s.event_set_create, {"nvmlEventSetCreate"});
   r.Resolve(s.device_get_supported_event_types, {"nvmlDeviceGetSupportedEventTypes"});
@@ -328,7 +308,7 @@ StatusOr<std::unique_ptr<Api>> LoadNvml(const DlopenOptions& options, std::strin
     dlerror();
     handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_GLOBAL);
     if (handle == nullptr) {
-      struct stat st{};
+      struct stat st {};
       bool exists = stat(path.c_str(), &st) == 0;
       std::string message = fmt::format("cannot load NVML from --nvml-lib {}: {}", path, DlError());
       if (exists) return FailedPreconditionError(std::move(message));
@@ -337,7 +317,7 @@ StatusOr<std::unique_ptr<Api>> LoadNvml(const DlopenOptions& options, std::strin
   } else {
     std::vector<std::string> tried;
     for (const std::string& candidate : NvmlSearchPaths(options.driver_root)) {
-      struct stat st{};
+      struct stat st {};
       if (stat(candidate.c_str(), &st) != 0) {
         tried.push_back(fmt::format("{} ({})", candidate, std::strerror(errno)));
         continue;
@@ -351,9 +331,9 @@ StatusOr<std::unique_ptr<Api>> LoadNvml(const DlopenOptions& options, std::strin
       dlerror();
       handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_GLOBAL);
       if (handle == nullptr) {
-        return FailedPreconditionError(fmt::format(
-            "cannot load NVML from {}{}: {}", candidate,
-            path != candidate ? fmt::format(" (resolved to {})", path) : "", DlError()));
+        return FailedPreconditionError(fmt::format("cannot load NVML from {}{}: {}", candidate,
+                                                   path != candidate ? fmt::format(" (resolved to {})", path) : "",
+                                                   DlError()));
       }
       break;
     }
@@ -362,8 +342,8 @@ StatusOr<std::unique_ptr<Api>> LoadNvml(const DlopenOptions& options, std::strin
       handle = dlopen(kSoname, RTLD_LAZY | RTLD_GLOBAL);
       if (handle == nullptr) {
         tried.push_back(fmt::format("{} through the dynamic loader ({})", kSoname, DlError()));
-        return NotFoundError(fmt::format("cannot load NVML: no {} under driver root {}; tried {}",
-                                         kSoname, options.driver_root, fmt::join(tried, "; ")));
+        return NotFoundError(fmt::format("cannot load NVML: no {} under driver root {}; tried {}", kSoname,
+                                         options.driver_root, fmt::join(tried, "; ")));
       }
       path = kSoname;
     }

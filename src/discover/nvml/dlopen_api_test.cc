@@ -1,6 +1,6 @@
 // LoadNvml over tests/discover/fake_nvml: the real dlopen path, without a GPU.
-#include "discover/testing/temp_dir.h"
 #include "discover/nvml/dlopen_api.h"
+#include "discover/testing/temp_dir.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -85,22 +85,19 @@ TEST_F(DlopenApiTest, OldLibraryUsesTheFallbacks) {
   std::vector<std::string> missing;
   StatusOr<std::unique_ptr<Api>> api = LoadNvml({.library_path = kFakeOld}, &loaded, &missing);
   ASSERT_TRUE(api.ok()) << api.status().ToString();
-  EXPECT_THAT(missing, ElementsAre("nvmlInitWithFlags", "nvmlDeviceGetPciInfo_v3",
-                                   "nvmlDeviceGetAddressingMode"));
+  EXPECT_THAT(missing, ElementsAre("nvmlInitWithFlags", "nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetAddressingMode"));
   std::vector<std::string> through_dlopen = WalkApi(**api, RealTime());
 
   // The same answers as a replay of a library without nvmlDeviceGetAddressingMode:
   // init through nvmlInit_v2 and PCI info through _v2 answer as usual.
   Recording expected = Read(kTestRecording);
-  tree::Find(expected.root, "missingSymbols")
-      ->Push(manifest::Node::String("nvmlDeviceGetAddressingMode"));
+  tree::Find(expected.root, "missingSymbols")->Push(manifest::Node::String("nvmlDeviceGetAddressingMode"));
   ReplayApi replay(expected);
   EXPECT_EQ(through_dlopen, WalkApi(replay, RealTime()));
   EXPECT_THAT(through_dlopen, ::testing::Contains("dev0 AddressingMode = 13 0"));
   EXPECT_THAT(through_dlopen, ::testing::Contains("InitWithFlags(1) = 0"));
-  EXPECT_THAT(through_dlopen,
-              ::testing::Contains("dev0 PciInfo = 0 '00000000:18:00.0' '0000:18:00.0' 0 24 0 "
-                                  "590680286 415109342"));
+  EXPECT_THAT(through_dlopen, ::testing::Contains("dev0 PciInfo = 0 '00000000:18:00.0' '0000:18:00.0' 0 24 0 "
+                                                  "590680286 415109342"));
 }
 
 TEST_F(DlopenApiTest, RecordingTheFakeReplaysTheSameAnswers) {
@@ -157,8 +154,7 @@ TEST_F(DlopenApiTest, AFileThatIsNotALibrary) {
 
 TEST(NvmlSearchPaths, FollowTheDriverRoot) {
   EXPECT_THAT(NvmlSearchPaths("/run/nvidia/driver/"),
-              ElementsAre("/run/nvidia/driver/libnvidia-ml.so.1",
-                          "/run/nvidia/driver/usr/lib64/libnvidia-ml.so.1",
+              ElementsAre("/run/nvidia/driver/libnvidia-ml.so.1", "/run/nvidia/driver/usr/lib64/libnvidia-ml.so.1",
                           "/run/nvidia/driver/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1",
                           "/run/nvidia/driver/usr/lib/aarch64-linux-gnu/libnvidia-ml.so.1",
                           "/run/nvidia/driver/lib64/libnvidia-ml.so.1",
@@ -186,7 +182,9 @@ TEST_F(DlopenApiTest, DriverRootSearchFindsTheFirstRegularFileThroughSymlinks) {
 
 TEST_F(DlopenApiTest, EmptyDriverRootListsWhatWasTried) {
   StatusOr<std::unique_ptr<Api>> api = LoadNvml({.driver_root = dir_.path()}, nullptr);
-  if (api.ok()) GTEST_SKIP() << "this machine has " << "libnvidia-ml.so.1 on the loader path";
+  if (api.ok())
+    GTEST_SKIP() << "this machine has "
+                 << "libnvidia-ml.so.1 on the loader path";
   EXPECT_EQ(api.status().code(), StatusCode::kNotFound);
   std::string message = api.status().message();
   EXPECT_THAT(message, HasSubstr("no libnvidia-ml.so.1 under driver root " + dir_.path()));

@@ -90,14 +90,12 @@ constexpr FieldSpec kArchFields[] = {{"arch", FieldType::kU32}};
 constexpr FieldSpec kCcFields[] = {{"major", FieldType::kI32}, {"minor", FieldType::kI32}};
 constexpr FieldSpec kMemoryFields[] = {
     {"total", FieldType::kU64}, {"free", FieldType::kU64}, {"used", FieldType::kU64}};
-constexpr FieldSpec kPciFields[] = {
-    {"busId", FieldType::kString, 31},  {"busIdLegacy", FieldType::kString, 15},
-    {"domain", FieldType::kU32},        {"bus", FieldType::kU32},
-    {"device", FieldType::kU32},        {"pciDeviceId", FieldType::kU32},
-    {"pciSubSystemId", FieldType::kU32}};
+constexpr FieldSpec kPciFields[] = {{"busId", FieldType::kString, 31},  {"busIdLegacy", FieldType::kString, 15},
+                                    {"domain", FieldType::kU32},        {"bus", FieldType::kU32},
+                                    {"device", FieldType::kU32},        {"pciDeviceId", FieldType::kU32},
+                                    {"pciSubSystemId", FieldType::kU32}};
 constexpr FieldSpec kAddressingFields[] = {{"value", FieldType::kU32}};
-constexpr FieldSpec kMigModeFields[] = {{"currentMode", FieldType::kU32},
-                                        {"pendingMode", FieldType::kU32}};
+constexpr FieldSpec kMigModeFields[] = {{"currentMode", FieldType::kU32}, {"pendingMode", FieldType::kU32}};
 constexpr FieldSpec kVirtFields[] = {{"mode", FieldType::kI32}};
 constexpr FieldSpec kCountFields[] = {{"count", FieldType::kU32}};
 constexpr FieldSpec kEventTypesFields[] = {{"eventTypes", FieldType::kU64}};
@@ -134,11 +132,10 @@ constexpr FieldSpec kEventFields[] = {{"device", FieldType::kU32},
                                       {"eventData", FieldType::kU64},
                                       {"gpuInstanceId", FieldType::kU32},
                                       {"computeInstanceId", FieldType::kU32}};
-constexpr FieldSpec kMetaFields[] = {
-    {"dractlVersion", FieldType::kString}, {"recordedAt", FieldType::kString},
-    {"nodeName", FieldType::kString},      {"euid", FieldType::kI64},
-    {"anonymized", FieldType::kBool},      {"library", FieldType::kString},
-    {"nvmlVersion", FieldType::kString}};
+constexpr FieldSpec kMetaFields[] = {{"dractlVersion", FieldType::kString}, {"recordedAt", FieldType::kString},
+                                     {"nodeName", FieldType::kString},      {"euid", FieldType::kI64},
+                                     {"anonymized", FieldType::kBool},      {"library", FieldType::kString},
+                                     {"nvmlVersion", FieldType::kString}};
 
 // Answers found on a GPU's object and on a MIG device's object (a MIG handle
 // is an nvmlDevice_t, so the same calls apply to it).
@@ -185,9 +182,7 @@ std::string_view TypeName(FieldType type) {
 
 bool IsU32(const Node& n) { return tree::ToUint(n, UINT32_MAX).has_value(); }
 
-bool IsPair(const Node& n) {
-  return n.is_sequence() && n.items.size() == 2 && IsU32(n.items[0]) && IsU32(n.items[1]);
-}
+bool IsPair(const Node& n) { return n.is_sequence() && n.items.size() == 2 && IsU32(n.items[0]) && IsU32(n.items[1]); }
 
 // "12" -> 12: a canonical decimal (no sign, no leading zero) within max.
 std::optional<uint64_t> ParseDecimalKey(std::string_view key, uint64_t max) {
@@ -214,8 +209,7 @@ bool IsCleanRelativePath(std::string_view path) {
 }
 
 bool IsUnder(std::string_view path, std::string_view dir) {
-  return path == dir ||
-         (path.size() > dir.size() && path.substr(0, dir.size()) == dir && path[dir.size()] == '/');
+  return path == dir || (path.size() > dir.size() && path.substr(0, dir.size()) == dir && path[dir.size()] == '/');
 }
 
 class Validator {
@@ -226,20 +220,18 @@ class Validator {
     if (!root.is_mapping()) return Fail(root, "recording", "must be a JSON object");
     const Node* format = root.Find("format");
     if (format == nullptr) {
-      return Fail(root, "format",
-                  fmt::format("missing; a recording has \"format\": {}", Quote(kRecordingFormat)));
+      return Fail(root, "format", fmt::format("missing; a recording has \"format\": {}", Quote(kRecordingFormat)));
     }
     if (format->kind != NodeKind::kString || format->text != kRecordingFormat) {
-      return Fail(*format, "format",
-                  fmt::format("is {}, not {}: not a dractl NVML recording", Describe(*format),
-                              Quote(kRecordingFormat)));
+      return Fail(
+          *format, "format",
+          fmt::format("is {}, not {}: not a dractl NVML recording", Describe(*format), Quote(kRecordingFormat)));
     }
     const Node* version = root.Find("version");
     if (version == nullptr) return Fail(root, "version", "missing");
     if (tree::ToInt(*version) != kRecordingVersion) {
       return Fail(*version, "version",
-                  fmt::format("is {}; this dractl reads version {}", Describe(*version),
-                              kRecordingVersion));
+                  fmt::format("is {}; this dractl reads version {}", Describe(*version), kRecordingVersion));
     }
     if (const Node* meta = root.Find("meta")) {
       if (!meta->is_mapping()) return Fail(*meta, "meta", "must be an object");
@@ -252,10 +244,8 @@ class Validator {
       DRA_RETURN_IF_ERROR(Answer(*init, "init", kRetOnly));
       for (const FieldSpec& f : kInitFields) DRA_RETURN_IF_ERROR(Field(*init, "init", f, false));
     }
-    DRA_RETURN_IF_ERROR(
-        OptionalAnswer(root, "", "nvmlSystemGetDriverVersion", kDriverVersionFields));
-    DRA_RETURN_IF_ERROR(
-        OptionalAnswer(root, "", "nvmlSystemGetCudaDriverVersion", kCudaVersionFields));
+    DRA_RETURN_IF_ERROR(OptionalAnswer(root, "", "nvmlSystemGetDriverVersion", kDriverVersionFields));
+    DRA_RETURN_IF_ERROR(OptionalAnswer(root, "", "nvmlSystemGetCudaDriverVersion", kCudaVersionFields));
     DRA_RETURN_IF_ERROR(OptionalAnswer(root, "", "nvmlDeviceGetCount_v2", kDeviceCountFields));
     DRA_RETURN_IF_ERROR(OptionalAnswer(root, "", "nvmlEventSetCreate", kRetOnly));
     if (const Node* devices = root.Find("devices")) {
@@ -289,8 +279,7 @@ class Validator {
   }
   Status Fail(const manifest::Mark& mark, std::string_view where, std::string_view what) const {
     if (mark.line == 0) return InvalidArgumentError(fmt::format("{}: {}: {}", file_, where, what));
-    return InvalidArgumentError(
-        fmt::format("{}:{}:{}: {}: {}", file_, mark.line, mark.column, where, what));
+    return InvalidArgumentError(fmt::format("{}:{}:{}: {}: {}", file_, mark.line, mark.column, where, what));
   }
 
   static std::string Describe(const Node& n) {
@@ -329,14 +318,12 @@ class Validator {
         }
         if (ok && f.max_len != 0 && v->text.size() > f.max_len) {
           return Fail(*v, Join(where, f.name),
-                      fmt::format("is {} bytes long; NVML's buffer holds at most {}",
-                                  v->text.size(), f.max_len));
+                      fmt::format("is {} bytes long; NVML's buffer holds at most {}", v->text.size(), f.max_len));
         }
         break;
     }
     if (!ok) {
-      return Fail(*v, Join(where, f.name),
-                  fmt::format("is {}, expected {}", Describe(*v), TypeName(f.type)));
+      return Fail(*v, Join(where, f.name), fmt::format("is {}, expected {}", Describe(*v), TypeName(f.type)));
     }
     return OkStatus();
   }
@@ -348,8 +335,7 @@ class Validator {
     if (ret == nullptr) return Fail(n, where, "\"ret\" is missing");
     std::optional<int64_t> code = tree::ToInt(*ret, INT32_MIN, INT32_MAX);
     if (!code) {
-      return Fail(*ret, Join(where, "ret"),
-                  fmt::format("is {}, expected an nvmlReturn_t number", Describe(*ret)));
+      return Fail(*ret, Join(where, "ret"), fmt::format("is {}, expected an nvmlReturn_t number", Describe(*ret)));
     }
     for (const FieldSpec& f : fields) DRA_RETURN_IF_ERROR(Field(n, where, f, *code == 0));
     return OkStatus();
@@ -370,8 +356,7 @@ class Validator {
       const auto& [key, mark] = n.keys[i];
       std::string item_where = fmt::format("{}[{}]", where, key);
       if (!ParseDecimalKey(key, max_key)) {
-        return Fail(mark, item_where,
-                    fmt::format("key {} is not a decimal number up to {}", Quote(key), max_key));
+        return Fail(mark, item_where, fmt::format("key {} is not a decimal number up to {}", Quote(key), max_key));
       }
       DRA_RETURN_IF_ERROR(each(n.items[i], item_where));
     }
@@ -383,24 +368,20 @@ class Validator {
       DRA_RETURN_IF_ERROR(OptionalAnswer(device, where, spec.key, spec.fields));
     }
     if (const Node* n = device.Find("nvmlDeviceGetGpuInstanceProfileInfo")) {
-      DRA_RETURN_IF_ERROR(Keyed(
-          *n, Join(where, "nvmlDeviceGetGpuInstanceProfileInfo"), UINT32_MAX,
-          [&](const Node& a, const std::string& w) { return Answer(a, w, kGiProfileFields); }));
+      DRA_RETURN_IF_ERROR(Keyed(*n, Join(where, "nvmlDeviceGetGpuInstanceProfileInfo"), UINT32_MAX,
+                                [&](const Node& a, const std::string& w) { return Answer(a, w, kGiProfileFields); }));
     }
     if (const Node* n = device.Find("nvmlDeviceGetGpuInstancePossiblePlacements_v2")) {
-      DRA_RETURN_IF_ERROR(Keyed(
-          *n, Join(where, "nvmlDeviceGetGpuInstancePossiblePlacements_v2"), UINT32_MAX,
-          [&](const Node& a, const std::string& w) { return Answer(a, w, kPlacementsFields); }));
+      DRA_RETURN_IF_ERROR(Keyed(*n, Join(where, "nvmlDeviceGetGpuInstancePossiblePlacements_v2"), UINT32_MAX,
+                                [&](const Node& a, const std::string& w) { return Answer(a, w, kPlacementsFields); }));
     }
     if (const Node* n = device.Find("migDevices")) {
-      DRA_RETURN_IF_ERROR(
-          Keyed(*n, Join(where, "migDevices"), kMaxHandleField,
-                [&](const Node& mig, const std::string& w) { return MigObject(mig, w); }));
+      DRA_RETURN_IF_ERROR(Keyed(*n, Join(where, "migDevices"), kMaxHandleField,
+                                [&](const Node& mig, const std::string& w) { return MigObject(mig, w); }));
     }
     if (const Node* n = device.Find("gpuInstances")) {
-      DRA_RETURN_IF_ERROR(
-          Keyed(*n, Join(where, "gpuInstances"), kMaxHandleField,
-                [&](const Node& gi, const std::string& w) { return GpuInstance(gi, w); }));
+      DRA_RETURN_IF_ERROR(Keyed(*n, Join(where, "gpuInstances"), kMaxHandleField,
+                                [&](const Node& gi, const std::string& w) { return GpuInstance(gi, w); }));
     }
     return OkStatus();
   }
@@ -411,25 +392,21 @@ class Validator {
     DRA_RETURN_IF_ERROR(OptionalAnswer(gi, where, "nvmlGpuInstanceGetInfo", kInstanceInfoFields));
     if (const Node* n = gi.Find("nvmlGpuInstanceGetComputeInstanceProfileInfo")) {
       std::string w = Join(where, "nvmlGpuInstanceGetComputeInstanceProfileInfo");
-      if (!n->is_mapping())
-        return Fail(*n, w, "must be an object keyed \"<profile>/<engProfile>\"");
+      if (!n->is_mapping()) return Fail(*n, w, "must be an object keyed \"<profile>/<engProfile>\"");
       for (size_t i = 0; i < n->keys.size(); ++i) {
         const auto& [key, mark] = n->keys[i];
         std::string item_where = fmt::format("{}[{}]", w, key);
         size_t slash = key.find('/');
-        if (slash == std::string::npos ||
-            !ParseDecimalKey(std::string_view(key).substr(0, slash), UINT32_MAX) ||
+        if (slash == std::string::npos || !ParseDecimalKey(std::string_view(key).substr(0, slash), UINT32_MAX) ||
             !ParseDecimalKey(std::string_view(key).substr(slash + 1), UINT32_MAX)) {
-          return Fail(mark, item_where,
-                      fmt::format("key {} is not \"<profile>/<engProfile>\"", Quote(key)));
+          return Fail(mark, item_where, fmt::format("key {} is not \"<profile>/<engProfile>\"", Quote(key)));
         }
         DRA_RETURN_IF_ERROR(Answer(n->items[i], item_where, kCiProfileFields));
       }
     }
     if (const Node* n = gi.Find("computeInstances")) {
-      DRA_RETURN_IF_ERROR(
-          Keyed(*n, Join(where, "computeInstances"), kMaxHandleField,
-                [&](const Node& ci, const std::string& w) { return ComputeInstance(ci, w); }));
+      DRA_RETURN_IF_ERROR(Keyed(*n, Join(where, "computeInstances"), kMaxHandleField,
+                                [&](const Node& ci, const std::string& w) { return ComputeInstance(ci, w); }));
     }
     return OkStatus();
   }
@@ -445,8 +422,7 @@ class Validator {
 
   Status ComputeInstance(const Node& ci, const std::string& where) {
     if (!ci.is_mapping()) return Fail(ci, where, "must be an object");
-    DRA_RETURN_IF_ERROR(
-        OptionalAnswer(ci, where, "nvmlGpuInstanceGetComputeInstanceById", kRetOnly));
+    DRA_RETURN_IF_ERROR(OptionalAnswer(ci, where, "nvmlGpuInstanceGetComputeInstanceById", kRetOnly));
     return OptionalAnswer(ci, where, "nvmlComputeInstanceGetInfo_v2", kInstanceInfoFields);
   }
 
@@ -461,14 +437,11 @@ class Validator {
       if (at == nullptr) return Fail(e, where, "\"atMs\" is missing");
       std::optional<int64_t> at_ms = tree::ToInt(*at, 0);
       if (!at_ms) {
-        return Fail(*at, where + ".atMs",
-                    fmt::format("is {}, expected milliseconds >= 0", Describe(*at)));
+        return Fail(*at, where + ".atMs", fmt::format("is {}, expected milliseconds >= 0", Describe(*at)));
       }
       if (*at_ms < last_at) {
-        return Fail(
-            *at, where + ".atMs",
-            fmt::format("{} is earlier than the event before ({}); events are in time order",
-                        *at_ms, last_at));
+        return Fail(*at, where + ".atMs",
+                    fmt::format("{} is earlier than the event before ({}); events are in time order", *at_ms, last_at));
       }
       last_at = *at_ms;
     }
@@ -484,8 +457,7 @@ class Validator {
         return Fail(n.keys[i].second, item_where, "a name must be one path element");
       }
       if (n.items[i].kind != NodeKind::kString) {
-        return Fail(n.items[i], item_where,
-                    fmt::format("is {}, expected a string", Describe(n.items[i])));
+        return Fail(n.items[i], item_where, fmt::format("is {}, expected a string", Describe(n.items[i])));
       }
     }
     return OkStatus();
@@ -541,8 +513,7 @@ class Validator {
         return Fail(mark, where, "paths under /sys and /dev belong in \"sysfs\" and \"dev\"");
       }
       if (files.items[i].kind != NodeKind::kString) {
-        return Fail(files.items[i], where,
-                    fmt::format("is {}, expected a string", Describe(files.items[i])));
+        return Fail(files.items[i], where, fmt::format("is {}, expected a string", Describe(files.items[i])));
       }
     }
     return OkStatus();
@@ -566,8 +537,7 @@ class Validator {
 
 Recording NewRecording(const RecordingMeta& meta) {
   Node meta_node = Node::Mapping();
-  meta_node.Add("dractlVersion",
-                Node::String(meta.dractl_version.empty() ? DRACTL_VERSION : meta.dractl_version));
+  meta_node.Add("dractlVersion", Node::String(meta.dractl_version.empty() ? DRACTL_VERSION : meta.dractl_version));
   if (!meta.recorded_at.empty()) meta_node.Add("recordedAt", Node::String(meta.recorded_at));
   meta_node.Add("nodeName", Node::String(meta.node_name));
   meta_node.Add("euid", Node::Int(meta.euid));
@@ -592,8 +562,8 @@ Recording NewRecording(const RecordingMeta& meta) {
 StatusOr<Recording> ReadRecording(std::string_view text, std::string_view file_name) {
   DRA_ASSIGN_OR_RETURN(std::vector<manifest::Document> docs, manifest::ParseJson(text, file_name));
   if (docs.size() != 1) {
-    return InvalidArgumentError(fmt::format(
-        "{}: a recording is one JSON object, found {} JSON values", file_name, docs.size()));
+    return InvalidArgumentError(
+        fmt::format("{}: a recording is one JSON object, found {} JSON values", file_name, docs.size()));
   }
   Recording recording{std::move(docs[0].root)};
   DRA_RETURN_IF_ERROR(ValidateRecording(recording, file_name));

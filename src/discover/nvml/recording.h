@@ -83,20 +83,18 @@ std::string RecordingNodeName(const Recording& recording);
 // DlopenApi tries them. A method answers kErrorFunctionNotFound only when all
 // of them are missing; every other method is backed by the one symbol named
 // after it ("nvml" + method name).
-inline constexpr std::array<std::string_view, 3> kInitSymbols = {"nvmlInitWithFlags", "nvmlInit_v2",
-                                                                 "nvmlInit"};
+inline constexpr std::array<std::string_view, 3> kInitSymbols = {"nvmlInitWithFlags", "nvmlInit_v2", "nvmlInit"};
 inline constexpr std::array<std::string_view, 2> kDeviceGetCountSymbols = {"nvmlDeviceGetCount_v2",
                                                                            "nvmlDeviceGetCount"};
-inline constexpr std::array<std::string_view, 2> kDeviceGetHandleByIndexSymbols = {
-    "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex"};
+inline constexpr std::array<std::string_view, 2> kDeviceGetHandleByIndexSymbols = {"nvmlDeviceGetHandleByIndex_v2",
+                                                                                   "nvmlDeviceGetHandleByIndex"};
 inline constexpr std::array<std::string_view, 3> kDeviceGetPciInfoSymbols = {
     "nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2", "nvmlDeviceGetPciInfo"};
 inline constexpr std::array<std::string_view, 2> kPossiblePlacementsSymbols = {
     "nvmlDeviceGetGpuInstancePossiblePlacements_v2", "nvmlDeviceGetGpuInstancePossiblePlacements"};
-inline constexpr std::array<std::string_view, 2> kComputeInstanceGetInfoSymbols = {
-    "nvmlComputeInstanceGetInfo_v2", "nvmlComputeInstanceGetInfo"};
-inline constexpr std::array<std::string_view, 2> kEventSetWaitSymbols = {"nvmlEventSetWait_v2",
-                                                                         "nvmlEventSetWait"};
+inline constexpr std::array<std::string_view, 2> kComputeInstanceGetInfoSymbols = {"nvmlComputeInstanceGetInfo_v2",
+                                                                                   "nvmlComputeInstanceGetInfo"};
+inline constexpr std::array<std::string_view, 2> kEventSetWaitSymbols = {"nvmlEventSetWait_v2", "nvmlEventSetWait"};
 
 // Tree helpers shared by the backends. References into a tree stay valid only
 // until the next change to the mapping or sequence that holds them.
@@ -106,8 +104,7 @@ namespace tree {
 // mapping).
 manifest::Node* Find(manifest::Node& map, std::string_view key);
 // The value of `key`, added as `init` if absent. REQUIRES: map is a mapping.
-manifest::Node& Child(manifest::Node& map, std::string_view key,
-                      manifest::Node init = manifest::Node::Mapping());
+manifest::Node& Child(manifest::Node& map, std::string_view key, manifest::Node init = manifest::Node::Mapping());
 // Sets `key` to `value`, replacing an existing value in place (so key order
 // stays that of first insertion). REQUIRES: map is a mapping.
 void Set(manifest::Node& map, std::string_view key, manifest::Node value);
@@ -116,8 +113,7 @@ manifest::Node Uint(uint64_t value);
 // The value of an integer node within [0, max], or nullopt.
 std::optional<uint64_t> ToUint(const manifest::Node& node, uint64_t max = UINT64_MAX);
 // The value of an integer node within [min, max], or nullopt.
-std::optional<int64_t> ToInt(const manifest::Node& node, int64_t min = INT64_MIN,
-                             int64_t max = INT64_MAX);
+std::optional<int64_t> ToInt(const manifest::Node& node, int64_t min = INT64_MIN, int64_t max = INT64_MAX);
 
 }  // namespace tree
 

@@ -40,9 +40,7 @@ Node Value(unsigned long long value) { return tree::Uint(value); }
 
 // The C string in a buffer of `length` bytes (up to the NUL, or the whole
 // buffer if there is none).
-std::string FromBuffer(const char* buffer, unsigned int length) {
-  return std::string(buffer, strnlen(buffer, length));
-}
+std::string FromBuffer(const char* buffer, unsigned int length) { return std::string(buffer, strnlen(buffer, length)); }
 
 }  // namespace
 
@@ -93,8 +91,8 @@ void RecordingApi::SetOnDevice(Device device, std::string_view function, Node an
 }
 
 template <typename T>
-Return RecordingApi::DeviceValue(Device device, std::string_view function, std::string_view field,
-                                 Return ret, const T* value) {
+Return RecordingApi::DeviceValue(Device device, std::string_view function, std::string_view field, Return ret,
+                                 const T* value) {
   if (NotFound(ret, function) || value == nullptr) return ret;
   Node answer = Answer(ret);
   if (ret == kSuccess) answer.Add(std::string(field), Value(*value));
@@ -134,19 +132,16 @@ Node* RecordingApi::GpuInstanceObject(GpuInstance gpu_instance, std::string_view
     Unrecordable(function, "unknown GPU instance handle");
     return nullptr;
   }
-  return &tree::Child(tree::Child(GpuObject(it->second.gpu), "gpuInstances"),
-                      std::to_string(it->second.gi));
+  return &tree::Child(tree::Child(GpuObject(it->second.gpu), "gpuInstances"), std::to_string(it->second.gi));
 }
 
-Node* RecordingApi::ComputeInstanceObject(ComputeInstance compute_instance,
-                                          std::string_view function) {
+Node* RecordingApi::ComputeInstanceObject(ComputeInstance compute_instance, std::string_view function) {
   auto it = compute_instances_.find(Key(compute_instance));
   if (it == compute_instances_.end()) {
     Unrecordable(function, "unknown compute instance handle");
     return nullptr;
   }
-  Node& gi = tree::Child(tree::Child(GpuObject(it->second.gpu), "gpuInstances"),
-                         std::to_string(it->second.gi));
+  Node& gi = tree::Child(tree::Child(GpuObject(it->second.gpu), "gpuInstances"), std::to_string(it->second.gi));
   return &tree::Child(tree::Child(gi, "computeInstances"), std::to_string(it->second.ci));
 }
 
@@ -158,8 +153,7 @@ Return RecordingApi::InitWithFlags(unsigned int flags) {
   // The symbol that answered: nvmlInitWithFlags unless flags are 0 (api.h)
   // or the library lacks it, then the first fallback it has.
   auto first = kInitSymbols.begin() + (flags == 0 ? 1 : 0);
-  auto used =
-      std::find_if(first, kInitSymbols.end(), [&](std::string_view s) { return !IsMissing(s); });
+  auto used = std::find_if(first, kInitSymbols.end(), [&](std::string_view s) { return !IsMissing(s); });
   // With flags 0 and no plain init symbol, nvmlInitWithFlags(0) answered.
   if (used == kInitSymbols.end()) used = kInitSymbols.begin();
   Node init = Node::Mapping();
@@ -184,8 +178,7 @@ Return RecordingApi::SystemGetDriverVersion(char* version, unsigned int length) 
     std::vector<char> big(kRetryBufferSize, '\0');
     Return full = inner_.SystemGetDriverVersion(big.data(), kRetryBufferSize);
     answer = Answer(full);
-    if (full == kSuccess)
-      answer.Add("version", Node::String(FromBuffer(big.data(), kRetryBufferSize)));
+    if (full == kSuccess) answer.Add("version", Node::String(FromBuffer(big.data(), kRetryBufferSize)));
   }
   tree::Set(Root(), "nvmlSystemGetDriverVersion", std::move(answer));
   return ret;
@@ -219,9 +212,8 @@ Return RecordingApi::DeviceGetHandleByIndex(unsigned int index, Device* device) 
   return ret;
 }
 
-Return RecordingApi::DeviceString(Device device, std::string_view function, std::string_view field,
-                                  char* buffer, unsigned int length,
-                                  Return (Api::*call)(Device, char*, unsigned int)) {
+Return RecordingApi::DeviceString(Device device, std::string_view function, std::string_view field, char* buffer,
+                                  unsigned int length, Return (Api::*call)(Device, char*, unsigned int)) {
   Return ret = (inner_.*call)(device, buffer, length);
   if (NotFound(ret, function) || buffer == nullptr) return ret;
   Node answer = Answer(ret);
@@ -253,13 +245,11 @@ Return RecordingApi::DeviceGetMinorNumber(Device device, unsigned int* minor_num
 }
 
 Return RecordingApi::DeviceGetBrand(Device device, int* type) {
-  return DeviceValue(device, "nvmlDeviceGetBrand", "type",
-                     inner_.DeviceGetBrand(device, type), type);
+  return DeviceValue(device, "nvmlDeviceGetBrand", "type", inner_.DeviceGetBrand(device, type), type);
 }
 
 Return RecordingApi::DeviceGetArchitecture(Device device, unsigned int* arch) {
-  return DeviceValue(device, "nvmlDeviceGetArchitecture", "arch",
-                     inner_.DeviceGetArchitecture(device, arch), arch);
+  return DeviceValue(device, "nvmlDeviceGetArchitecture", "arch", inner_.DeviceGetArchitecture(device, arch), arch);
 }
 
 Return RecordingApi::DeviceGetCudaComputeCapability(Device device, int* major, int* minor) {
@@ -318,8 +308,7 @@ Return RecordingApi::DeviceGetAddressingMode(Device device, DeviceAddressingMode
   return ret;
 }
 
-Return RecordingApi::DeviceGetMigMode(Device device, unsigned int* current_mode,
-                                      unsigned int* pending_mode) {
+Return RecordingApi::DeviceGetMigMode(Device device, unsigned int* current_mode, unsigned int* pending_mode) {
   constexpr std::string_view kFunction = "nvmlDeviceGetMigMode";
   Return ret = inner_.DeviceGetMigMode(device, current_mode, pending_mode);
   if (NotFound(ret, kFunction) || current_mode == nullptr || pending_mode == nullptr) return ret;
@@ -358,16 +347,14 @@ Return RecordingApi::DeviceGetGpuInstanceProfileInfo(Device device, unsigned int
 }
 
 Return RecordingApi::DeviceGetGpuInstancePossiblePlacements(Device device, unsigned int profile_id,
-                                                            GpuInstancePlacement* placements,
-                                                            unsigned int* count) {
+                                                            GpuInstancePlacement* placements, unsigned int* count) {
   constexpr std::string_view kFunction = "nvmlDeviceGetGpuInstancePossiblePlacements_v2";
   Return ret = inner_.DeviceGetGpuInstancePossiblePlacements(device, profile_id, placements, count);
   if (NoneFound(ret, kPossiblePlacementsSymbols) || count == nullptr) return ret;
   Node answer = Answer(ret);
   if (ret == kSuccess && placements != nullptr) {
     Node list = Node::Sequence();
-    for (unsigned int i = 0; i < *count; ++i)
-      list.Push(Pair(placements[i].start, placements[i].size));
+    for (unsigned int i = 0; i < *count; ++i) list.Push(Pair(placements[i].start, placements[i].size));
     answer.Add("placements", std::move(list));
   } else if ((ret == kSuccess && placements == nullptr) || ret == kErrorInsufficientSize) {
     // The caller asked for the count only, or its buffer was short: ask
@@ -398,15 +385,13 @@ Return RecordingApi::DeviceGetMaxMigDeviceCount(Device device, unsigned int* cou
                      inner_.DeviceGetMaxMigDeviceCount(device, count), count);
 }
 
-Return RecordingApi::DeviceGetMigDeviceHandleByIndex(Device device, unsigned int index,
-                                                     Device* mig_device) {
+Return RecordingApi::DeviceGetMigDeviceHandleByIndex(Device device, unsigned int index, Device* mig_device) {
   constexpr std::string_view kFunction = "nvmlDeviceGetMigDeviceHandleByIndex";
   Return ret = inner_.DeviceGetMigDeviceHandleByIndex(device, index, mig_device);
   if (NotFound(ret, kFunction) || mig_device == nullptr) return ret;
   auto parent = devices_.find(Key(device));
   if (parent == devices_.end() || parent->second.mig) {
-    Unrecordable(kFunction, parent == devices_.end() ? "unknown device handle"
-                                                     : "called on a MIG device handle");
+    Unrecordable(kFunction, parent == devices_.end() ? "unknown device handle" : "called on a MIG device handle");
     return ret;
   }
   uint32_t gpu = parent->second.gpu;
@@ -417,31 +402,26 @@ Return RecordingApi::DeviceGetMigDeviceHandleByIndex(Device device, unsigned int
 }
 
 Return RecordingApi::DeviceGetGpuInstanceId(Device device, unsigned int* id) {
-  return DeviceValue(device, "nvmlDeviceGetGpuInstanceId", "id",
-                     inner_.DeviceGetGpuInstanceId(device, id), id);
+  return DeviceValue(device, "nvmlDeviceGetGpuInstanceId", "id", inner_.DeviceGetGpuInstanceId(device, id), id);
 }
 
 Return RecordingApi::DeviceGetComputeInstanceId(Device device, unsigned int* id) {
-  return DeviceValue(device, "nvmlDeviceGetComputeInstanceId", "id",
-                     inner_.DeviceGetComputeInstanceId(device, id), id);
+  return DeviceValue(device, "nvmlDeviceGetComputeInstanceId", "id", inner_.DeviceGetComputeInstanceId(device, id), id);
 }
 
-Return RecordingApi::DeviceGetGpuInstanceById(Device device, unsigned int id,
-                                              GpuInstance* gpu_instance) {
+Return RecordingApi::DeviceGetGpuInstanceById(Device device, unsigned int id, GpuInstance* gpu_instance) {
   constexpr std::string_view kFunction = "nvmlDeviceGetGpuInstanceById";
   Return ret = inner_.DeviceGetGpuInstanceById(device, id, gpu_instance);
   if (NotFound(ret, kFunction) || gpu_instance == nullptr) return ret;
   auto parent = devices_.find(Key(device));
   if (parent == devices_.end() || parent->second.mig) {
-    Unrecordable(kFunction, parent == devices_.end() ? "unknown device handle"
-                                                     : "called on a MIG device handle");
+    Unrecordable(kFunction, parent == devices_.end() ? "unknown device handle" : "called on a MIG device handle");
     return ret;
   }
   uint32_t gpu = parent->second.gpu;
   Node& gi = tree::Child(tree::Child(GpuObject(gpu), "gpuInstances"), std::to_string(id));
   tree::Set(gi, kFunction, Answer(ret));
-  if (ret == kSuccess)
-    gpu_instances_[Key(*gpu_instance)] = InstanceRef{.gpu = gpu, .gi = id, .ci = 0};
+  if (ret == kSuccess) gpu_instances_[Key(*gpu_instance)] = InstanceRef{.gpu = gpu, .gi = id, .ci = 0};
   return ret;
 }
 
@@ -476,14 +456,12 @@ Return RecordingApi::GpuInstanceGetComputeInstanceById(GpuInstance gpu_instance,
   Node& ci = tree::Child(tree::Child(gi, "computeInstances"), std::to_string(id));
   tree::Set(ci, kFunction, Answer(ret));
   if (ret == kSuccess) {
-    compute_instances_[Key(*compute_instance)] =
-        InstanceRef{.gpu = ref.gpu, .gi = ref.gi, .ci = id};
+    compute_instances_[Key(*compute_instance)] = InstanceRef{.gpu = ref.gpu, .gi = ref.gi, .ci = id};
   }
   return ret;
 }
 
-Return RecordingApi::ComputeInstanceGetInfo(ComputeInstance compute_instance,
-                                            ComputeInstanceInfo* info) {
+Return RecordingApi::ComputeInstanceGetInfo(ComputeInstance compute_instance, ComputeInstanceInfo* info) {
   constexpr std::string_view kFunction = "nvmlComputeInstanceGetInfo_v2";
   Return ret = inner_.ComputeInstanceGetInfo(compute_instance, info);
   if (NoneFound(ret, kComputeInstanceGetInfoSymbols) || info == nullptr) return ret;
@@ -499,13 +477,11 @@ Return RecordingApi::ComputeInstanceGetInfo(ComputeInstance compute_instance,
   return ret;
 }
 
-Return RecordingApi::GpuInstanceGetComputeInstanceProfileInfo(GpuInstance gpu_instance,
-                                                              unsigned int profile,
+Return RecordingApi::GpuInstanceGetComputeInstanceProfileInfo(GpuInstance gpu_instance, unsigned int profile,
                                                               unsigned int eng_profile,
                                                               ComputeInstanceProfileInfo* info) {
   constexpr std::string_view kFunction = "nvmlGpuInstanceGetComputeInstanceProfileInfo";
-  Return ret =
-      inner_.GpuInstanceGetComputeInstanceProfileInfo(gpu_instance, profile, eng_profile, info);
+  Return ret = inner_.GpuInstanceGetComputeInstanceProfileInfo(gpu_instance, profile, eng_profile, info);
   if (NotFound(ret, kFunction) || info == nullptr) return ret;
   Node answer = Answer(ret);
   if (ret == kSuccess) {
@@ -520,8 +496,7 @@ Return RecordingApi::GpuInstanceGetComputeInstanceProfileInfo(GpuInstance gpu_in
     answer.Add("sharedOfaCount", tree::Uint(info->sharedOfaCount));
   }
   if (Node* object = GpuInstanceObject(gpu_instance, kFunction)) {
-    tree::Set(tree::Child(*object, kFunction), fmt::format("{}/{}", profile, eng_profile),
-              std::move(answer));
+    tree::Set(tree::Child(*object, kFunction), fmt::format("{}/{}", profile, eng_profile), std::move(answer));
   }
   return ret;
 }
@@ -546,8 +521,7 @@ Return RecordingApi::DeviceGetSupportedEventTypes(Device device, unsigned long l
                      inner_.DeviceGetSupportedEventTypes(device, event_types), event_types);
 }
 
-Return RecordingApi::DeviceRegisterEvents(Device device, unsigned long long event_types,
-                                          EventSet set) {
+Return RecordingApi::DeviceRegisterEvents(Device device, unsigned long long event_types, EventSet set) {
   constexpr std::string_view kFunction = "nvmlDeviceRegisterEvents";
   Return ret = inner_.DeviceRegisterEvents(device, event_types, set);
   if (NotFound(ret, kFunction)) return ret;

@@ -73,28 +73,21 @@ class RecordingApi : public Api {
   Return DeviceGetPciInfo(Device device, PciInfo* pci) override;
   Return DeviceGetAddressingMode(Device device, DeviceAddressingMode* mode) override;
 
-  Return DeviceGetMigMode(Device device, unsigned int* current_mode,
-                          unsigned int* pending_mode) override;
-  Return DeviceGetGpuInstanceProfileInfo(Device device, unsigned int profile,
-                                         GpuInstanceProfileInfo* info) override;
+  Return DeviceGetMigMode(Device device, unsigned int* current_mode, unsigned int* pending_mode) override;
+  Return DeviceGetGpuInstanceProfileInfo(Device device, unsigned int profile, GpuInstanceProfileInfo* info) override;
   Return DeviceGetGpuInstancePossiblePlacements(Device device, unsigned int profile_id,
-                                                GpuInstancePlacement* placements,
-                                                unsigned int* count) override;
+                                                GpuInstancePlacement* placements, unsigned int* count) override;
   Return DeviceGetMaxMigDeviceCount(Device device, unsigned int* count) override;
-  Return DeviceGetMigDeviceHandleByIndex(Device device, unsigned int index,
-                                         Device* mig_device) override;
+  Return DeviceGetMigDeviceHandleByIndex(Device device, unsigned int index, Device* mig_device) override;
   Return DeviceGetGpuInstanceId(Device mig_device, unsigned int* id) override;
   Return DeviceGetComputeInstanceId(Device mig_device, unsigned int* id) override;
-  Return DeviceGetGpuInstanceById(Device device, unsigned int id,
-                                  GpuInstance* gpu_instance) override;
+  Return DeviceGetGpuInstanceById(Device device, unsigned int id, GpuInstance* gpu_instance) override;
   Return GpuInstanceGetInfo(GpuInstance gpu_instance, GpuInstanceInfo* info) override;
   Return GpuInstanceGetComputeInstanceById(GpuInstance gpu_instance, unsigned int id,
                                            ComputeInstance* compute_instance) override;
-  Return ComputeInstanceGetInfo(ComputeInstance compute_instance,
-                                ComputeInstanceInfo* info) override;
+  Return ComputeInstanceGetInfo(ComputeInstance compute_instance, ComputeInstanceInfo* info) override;
   Return GpuInstanceGetComputeInstanceProfileInfo(GpuInstance gpu_instance, unsigned int profile,
-                                                  unsigned int eng_profile,
-                                                  ComputeInstanceProfileInfo* info) override;
+                                                  unsigned int eng_profile, ComputeInstanceProfileInfo* info) override;
   Return DeviceGetVirtualizationMode(Device device, int* mode) override;
 
   Return EventSetCreate(EventSet* set) override;
@@ -126,8 +119,7 @@ class RecordingApi : public Api {
   // The object answers on `device` go to, or nullptr (noted as unrecordable).
   manifest::Node* DeviceObject(Device device, std::string_view function);
   manifest::Node* GpuInstanceObject(GpuInstance gpu_instance, std::string_view function);
-  manifest::Node* ComputeInstanceObject(ComputeInstance compute_instance,
-                                        std::string_view function);
+  manifest::Node* ComputeInstanceObject(ComputeInstance compute_instance, std::string_view function);
   void Unrecordable(std::string_view function, std::string_view what);
   void AddMissing(std::string_view symbol);
   template <typename Symbols>
@@ -143,12 +135,10 @@ class RecordingApi : public Api {
   // The getters of one value on a device: records `ret` and, on success,
   // `*value` as `field`. `value` is the caller's pointer (nothing recorded if null).
   template <typename T>
-  Return DeviceValue(Device device, std::string_view function, std::string_view field,
-                     Return ret, const T* value);
+  Return DeviceValue(Device device, std::string_view function, std::string_view field, Return ret, const T* value);
   // Shared by DeviceGetName / DeviceGetUUID.
-  Return DeviceString(Device device, std::string_view function, std::string_view field,
-                      char* buffer, unsigned int length,
-                      Return (Api::*call)(Device, char*, unsigned int));
+  Return DeviceString(Device device, std::string_view function, std::string_view field, char* buffer,
+                      unsigned int length, Return (Api::*call)(Device, char*, unsigned int));
 
   Api& inner_;
   Recording* out_;

@@ -49,8 +49,7 @@ TEST(RecordingApiTest, ReplayOfARecordingAnswersTheSameWalk) {
   EXPECT_TRUE(recorder.unrecordable().empty()) << ::testing::PrintToString(recorder.unrecordable());
 
   // What was written is a valid recording, also after a trip through JSON.
-  ASSERT_TRUE(ValidateRecording(recorded, "recorded").ok())
-      << ValidateRecording(recorded, "recorded").ToString();
+  ASSERT_TRUE(ValidateRecording(recorded, "recorded").ok()) << ValidateRecording(recorded, "recorded").ToString();
   StatusOr<Recording> reread = ReadRecording(WriteRecording(recorded), "recorded.json");
   ASSERT_TRUE(reread.ok()) << reread.status().ToString();
 
@@ -72,37 +71,29 @@ TEST(RecordingApiTest, WritesAnswersWhereRecordingMdSays) {
   EXPECT_EQ(Text(At(root, {"nvmlSystemGetDriverVersion", "version"})), "580.105.08");
   EXPECT_EQ(Text(At(root, {"nvmlDeviceGetCount_v2", "deviceCount"})), "2");
   EXPECT_EQ(Text(At(root, {"devices", "1", "index"})), "1");
-  EXPECT_EQ(Text(At(root, {"devices", "0", "nvmlDeviceGetPciInfo_v3", "busId"})),
-            "00000000:18:00.0");
+  EXPECT_EQ(Text(At(root, {"devices", "0", "nvmlDeviceGetPciInfo_v3", "busId"})), "00000000:18:00.0");
   EXPECT_EQ(Text(At(root, {"devices", "0", "nvmlDeviceGetMemoryInfo", "total"})), "150754820096");
   // Getters of one value: signed, unsigned, 64-bit, and one on a MIG device.
   EXPECT_EQ(Text(At(root, {"devices", "1", "nvmlDeviceGetMinorNumber", "minorNumber"})), "1");
   EXPECT_EQ(Text(At(root, {"devices", "0", "nvmlDeviceGetBrand", "type"})), "14");
-  EXPECT_EQ(Text(At(root, {"devices", "1", "nvmlDeviceGetSupportedEventTypes", "eventTypes"})),
-            "11");
+  EXPECT_EQ(Text(At(root, {"devices", "1", "nvmlDeviceGetSupportedEventTypes", "eventTypes"})), "11");
   const Node* mig_gi = At(root, {"devices", "1", "migDevices", "1", "nvmlDeviceGetGpuInstanceId"});
   ASSERT_NE(mig_gi, nullptr);
   EXPECT_EQ(Text(mig_gi->Find("id")), "7");
   EXPECT_EQ(Text(mig_gi->Find("ret")), "0");
-  EXPECT_EQ(Text(At(root, {"devices", "0", "nvmlDeviceGetGpuInstanceProfileInfo", "4", "id"})),
-            "0");
-  EXPECT_EQ(Text(At(root, {"devices", "0", "nvmlDeviceGetGpuInstanceProfileInfo", "5", "ret"})),
-            "3");
-  const Node* placements = At(
-      root, {"devices", "0", "nvmlDeviceGetGpuInstancePossiblePlacements_v2", "14", "placements"});
+  EXPECT_EQ(Text(At(root, {"devices", "0", "nvmlDeviceGetGpuInstanceProfileInfo", "4", "id"})), "0");
+  EXPECT_EQ(Text(At(root, {"devices", "0", "nvmlDeviceGetGpuInstanceProfileInfo", "5", "ret"})), "3");
+  const Node* placements =
+      At(root, {"devices", "0", "nvmlDeviceGetGpuInstancePossiblePlacements_v2", "14", "placements"});
   ASSERT_NE(placements, nullptr);
   ASSERT_EQ(placements->items.size(), 3u);
   EXPECT_EQ(placements->items[2].items[0].text, "4");
   EXPECT_EQ(Text(At(root, {"devices", "1", "migDevices", "1", "nvmlDeviceGetUUID", "uuid"})),
             "MIG-66666666-7777-5888-9999-aaaaaaaaaaaa");
-  EXPECT_EQ(Text(At(root, {"devices", "1", "migDevices", "2", "nvmlDeviceGetMigDeviceHandleByIndex",
-                           "ret"})),
-            "6");
-  EXPECT_EQ(Text(At(root, {"devices", "1", "gpuInstances", "2", "nvmlGpuInstanceGetInfo",
-                           "placement", "1"})),
-            "4");
-  EXPECT_EQ(Text(At(root, {"devices", "1", "gpuInstances", "2",
-                           "nvmlGpuInstanceGetComputeInstanceProfileInfo", "2/0", "id"})),
+  EXPECT_EQ(Text(At(root, {"devices", "1", "migDevices", "2", "nvmlDeviceGetMigDeviceHandleByIndex", "ret"})), "6");
+  EXPECT_EQ(Text(At(root, {"devices", "1", "gpuInstances", "2", "nvmlGpuInstanceGetInfo", "placement", "1"})), "4");
+  EXPECT_EQ(Text(At(root, {"devices", "1", "gpuInstances", "2", "nvmlGpuInstanceGetComputeInstanceProfileInfo", "2/0",
+                           "id"})),
             "2");
   EXPECT_EQ(Text(At(root, {"devices", "1", "gpuInstances", "2", "computeInstances", "0",
                            "nvmlComputeInstanceGetInfo_v2", "profileId"})),
@@ -159,8 +150,7 @@ TEST(RecordingApiTest, CountOnlyPlacementCallRecordsTheList) {
   unsigned int count = 0;
   ASSERT_EQ(recorder.DeviceGetGpuInstancePossiblePlacements(gpu, 9, nullptr, &count), kSuccess);
   EXPECT_EQ(count, 2u);
-  const Node* list = At(
-      r.root, {"devices", "1", "nvmlDeviceGetGpuInstancePossiblePlacements_v2", "9", "placements"});
+  const Node* list = At(r.root, {"devices", "1", "nvmlDeviceGetGpuInstancePossiblePlacements_v2", "9", "placements"});
   ASSERT_NE(list, nullptr);
   ASSERT_EQ(list->items.size(), 2u);
   EXPECT_EQ(list->items[1].items[0].text, "4");
@@ -181,10 +171,8 @@ TEST(RecordingApiTest, CallerMistakesAreForwardedButNotRecorded) {
   EXPECT_EQ(recorder.DeviceGetAddressingMode(gpu, &mode), 25);
   EXPECT_EQ(At(r.root, {"devices", "0", "nvmlDeviceGetAddressingMode"}), nullptr);
   // A handle the recorder never handed out has no place in the recording.
-  EXPECT_EQ(recorder.DeviceGetMinorNumber(reinterpret_cast<Device>(uintptr_t{0x99}), &minor),
-            kErrorInvalidArgument);
-  EXPECT_THAT(recorder.unrecordable(),
-              ElementsAre("nvmlDeviceGetMinorNumber: unknown device handle"));
+  EXPECT_EQ(recorder.DeviceGetMinorNumber(reinterpret_cast<Device>(uintptr_t{0x99}), &minor), kErrorInvalidArgument);
+  EXPECT_THAT(recorder.unrecordable(), ElementsAre("nvmlDeviceGetMinorNumber: unknown device handle"));
 }
 
 TEST(RecordingApiTest, MissingSymbolsFromTheLoaderAndFallbacks) {
@@ -202,8 +190,8 @@ TEST(RecordingApiTest, MissingSymbolsFromTheLoaderAndFallbacks) {
   EXPECT_EQ(recorder.DeviceGetPciInfo(gpu, &pci), kErrorFunctionNotFound);
   std::vector<std::string> names;
   for (const Node& n : r.root.Find("missingSymbols")->items) names.push_back(n.text);
-  EXPECT_THAT(names, ElementsAre("nvmlInitWithFlags", "nvmlDeviceGetPciInfo_v3",
-                                 "nvmlDeviceGetPciInfo_v2", "nvmlDeviceGetPciInfo"));
+  EXPECT_THAT(names, ElementsAre("nvmlInitWithFlags", "nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2",
+                                 "nvmlDeviceGetPciInfo"));
   ReplayApi replay(r);
   Device replayed = nullptr;
   ASSERT_EQ(replay.DeviceGetHandleByIndex(0, &replayed), kSuccess);

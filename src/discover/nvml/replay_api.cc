@@ -37,8 +37,7 @@ constexpr uint32_t kFieldMax = 0xFFFF;
 
 template <typename Handle>
 Handle ToHandle(Ref ref) {
-  uint64_t packed = (static_cast<uint64_t>(ref.kind) << 48) |
-                    (static_cast<uint64_t>(ref.gpu & kFieldMax) << 32) |
+  uint64_t packed = (static_cast<uint64_t>(ref.kind) << 48) | (static_cast<uint64_t>(ref.gpu & kFieldMax) << 32) |
                     (static_cast<uint64_t>(ref.a & kFieldMax) << 16) | (ref.b & kFieldMax);
   return reinterpret_cast<Handle>(static_cast<uintptr_t>(packed));
 }
@@ -47,8 +46,7 @@ template <typename Handle>
 std::optional<Ref> FromHandle(Handle handle) {
   uint64_t packed = reinterpret_cast<uintptr_t>(handle);
   uint64_t kind = packed >> 48;
-  if (kind < static_cast<uint64_t>(Kind::kDevice) ||
-      kind > static_cast<uint64_t>(Kind::kEventSet)) {
+  if (kind < static_cast<uint64_t>(Kind::kDevice) || kind > static_cast<uint64_t>(Kind::kEventSet)) {
     return std::nullopt;
   }
   return Ref{.kind = static_cast<Kind>(kind),
@@ -74,9 +72,7 @@ class Fields {
     if (!x) Bad(name);
     return static_cast<int>(x.value_or(0));
   }
-  unsigned long long U64(std::string_view name) {
-    return Get(name, tree::ToUint, UINT64_MAX).value_or(0);
-  }
+  unsigned long long U64(std::string_view name) { return Get(name, tree::ToUint, UINT64_MAX).value_or(0); }
   std::string String(std::string_view name, size_t max_len = std::string::npos) {
     const Node* v = answer_.Find(name);
     if (v == nullptr || v->kind != manifest::NodeKind::kString || v->text.size() > max_len ||
@@ -114,8 +110,7 @@ class Fields {
   const std::string& bad() const { return bad_; }
 
  private:
-  std::optional<uint64_t> Get(std::string_view name,
-                              std::optional<uint64_t> (*read)(const Node&, uint64_t),
+  std::optional<uint64_t> Get(std::string_view name, std::optional<uint64_t> (*read)(const Node&, uint64_t),
                               uint64_t max) {
     const Node* v = answer_.Find(name);
     std::optional<uint64_t> x = v ? read(*v, max) : std::nullopt;
@@ -175,8 +170,7 @@ bool ReplayApi::Missing(std::string_view symbol) const { return missing_.contain
 
 template <typename Symbols>
 bool ReplayApi::AllMissing(const Symbols& symbols) const {
-  return std::all_of(symbols.begin(), symbols.end(),
-                     [&](std::string_view s) { return Missing(s); });
+  return std::all_of(symbols.begin(), symbols.end(), [&](std::string_view s) { return Missing(s); });
 }
 
 void ReplayApi::Note(std::string path) {
@@ -243,8 +237,7 @@ std::optional<ReplayApi::Place> ReplayApi::GpuInstancePlace(GpuInstance gpu_inst
   return Place{gi, fmt::format("devices[{}].gpuInstances[{}]", ref->gpu, ref->a), *ref};
 }
 
-std::optional<ReplayApi::Place> ReplayApi::ComputeInstancePlace(
-    ComputeInstance compute_instance) const {
+std::optional<ReplayApi::Place> ReplayApi::ComputeInstancePlace(ComputeInstance compute_instance) const {
   std::optional<Ref> ref = FromHandle(compute_instance);
   if (!ref || ref->kind != Kind::kComputeInstance) return std::nullopt;
   const Node* gpu = GpuObject(ref->gpu);
@@ -253,10 +246,7 @@ std::optional<ReplayApi::Place> ReplayApi::ComputeInstancePlace(
   const Node* cis = gi ? gi->Find("computeInstances") : nullptr;
   const Node* ci = cis ? cis->Find(std::to_string(ref->b)) : nullptr;
   if (ci == nullptr) return std::nullopt;
-  return Place{
-      ci,
-      fmt::format("devices[{}].gpuInstances[{}].computeInstances[{}]", ref->gpu, ref->a, ref->b),
-      *ref};
+  return Place{ci, fmt::format("devices[{}].gpuInstances[{}].computeInstances[{}]", ref->gpu, ref->a, ref->b), *ref};
 }
 
 bool ReplayApi::LiveEventSet(EventSet set) const {
@@ -322,16 +312,15 @@ Return ReplayApi::DeviceGetCount(unsigned int* device_count) {
 Return ReplayApi::DeviceGetHandleByIndex(unsigned int index, Device* device) {
   if (AllMissing(kDeviceGetHandleByIndexSymbols)) return kErrorFunctionNotFound;
   if (device == nullptr) return kErrorInvalidArgument;
-  Found f = Lookup(GpuObject(index), "nvmlDeviceGetHandleByIndex_v2", "",
-                   fmt::format("devices[{}]", index));
+  Found f = Lookup(GpuObject(index), "nvmlDeviceGetHandleByIndex_v2", "", fmt::format("devices[{}]", index));
   if (f.ret != kSuccess) return f.ret;
   if (!Fits(index)) return Malformed(f.path, "index");
   *device = ToHandle<Device>(Ref{.kind = Kind::kDevice, .gpu = index});
   return kSuccess;
 }
 
-Return ReplayApi::DeviceString(Device device, std::string_view function, std::string_view field,
-                               char* buffer, unsigned int length) {
+Return ReplayApi::DeviceString(Device device, std::string_view function, std::string_view field, char* buffer,
+                               unsigned int length) {
   if (Missing(function)) return kErrorFunctionNotFound;
   std::optional<Place> place = DevicePlace(device);
   if (!place || buffer == nullptr) return kErrorInvalidArgument;
@@ -355,8 +344,7 @@ Return ReplayApi::DeviceGetUUID(Device device, char* uuid, unsigned int length) 
 // pointer check, lookup; `write` reads the fields and, if all were good,
 // writes the caller's outputs.
 template <typename Write>
-Return ReplayApi::DeviceCall(Device device, std::string_view function, bool outputs_non_null,
-                             Write write) {
+Return ReplayApi::DeviceCall(Device device, std::string_view function, bool outputs_non_null, Write write) {
   if (Missing(function)) return kErrorFunctionNotFound;
   std::optional<Place> place = DevicePlace(device);
   if (!place || !outputs_non_null) return kErrorInvalidArgument;
@@ -369,11 +357,10 @@ Return ReplayApi::DeviceCall(Device device, std::string_view function, bool outp
 }
 
 Return ReplayApi::DeviceGetMinorNumber(Device device, unsigned int* minor_number) {
-  return DeviceCall(device, "nvmlDeviceGetMinorNumber", minor_number != nullptr,
-                    [&](Fields& fields) {
-                      unsigned int v = fields.U32("minorNumber");
-                      if (fields.ok()) *minor_number = v;
-                    });
+  return DeviceCall(device, "nvmlDeviceGetMinorNumber", minor_number != nullptr, [&](Fields& fields) {
+    unsigned int v = fields.U32("minorNumber");
+    if (fields.ok()) *minor_number = v;
+  });
 }
 
 Return ReplayApi::DeviceGetBrand(Device device, int* type) {
@@ -391,8 +378,8 @@ Return ReplayApi::DeviceGetArchitecture(Device device, unsigned int* arch) {
 }
 
 Return ReplayApi::DeviceGetCudaComputeCapability(Device device, int* major, int* minor) {
-  return DeviceCall(device, "nvmlDeviceGetCudaComputeCapability",
-                    major != nullptr && minor != nullptr, [&](Fields& fields) {
+  return DeviceCall(device, "nvmlDeviceGetCudaComputeCapability", major != nullptr && minor != nullptr,
+                    [&](Fields& fields) {
                       int ma = fields.I32("major");
                       int mi = fields.I32("minor");
                       if (!fields.ok()) return;
@@ -444,10 +431,9 @@ Return ReplayApi::DeviceGetAddressingMode(Device device, DeviceAddressingMode* m
   return kSuccess;
 }
 
-Return ReplayApi::DeviceGetMigMode(Device device, unsigned int* current_mode,
-                                   unsigned int* pending_mode) {
-  return DeviceCall(device, "nvmlDeviceGetMigMode",
-                    current_mode != nullptr && pending_mode != nullptr, [&](Fields& fields) {
+Return ReplayApi::DeviceGetMigMode(Device device, unsigned int* current_mode, unsigned int* pending_mode) {
+  return DeviceCall(device, "nvmlDeviceGetMigMode", current_mode != nullptr && pending_mode != nullptr,
+                    [&](Fields& fields) {
                       unsigned int cur = fields.U32("currentMode");
                       unsigned int pend = fields.U32("pendingMode");
                       if (!fields.ok()) return;
@@ -456,13 +442,11 @@ Return ReplayApi::DeviceGetMigMode(Device device, unsigned int* current_mode,
                     });
 }
 
-Return ReplayApi::DeviceGetGpuInstanceProfileInfo(Device device, unsigned int profile,
-                                                  GpuInstanceProfileInfo* info) {
+Return ReplayApi::DeviceGetGpuInstanceProfileInfo(Device device, unsigned int profile, GpuInstanceProfileInfo* info) {
   if (Missing("nvmlDeviceGetGpuInstanceProfileInfo")) return kErrorFunctionNotFound;
   std::optional<Place> place = DevicePlace(device);
   if (!place || info == nullptr) return kErrorInvalidArgument;
-  Found f = Lookup(place->node, "nvmlDeviceGetGpuInstanceProfileInfo", std::to_string(profile),
-                   place->path);
+  Found f = Lookup(place->node, "nvmlDeviceGetGpuInstanceProfileInfo", std::to_string(profile), place->path);
   if (f.ret != kSuccess) return f.ret;
   Fields fields(*f.answer);
   GpuInstanceProfileInfo p{};
@@ -483,13 +467,12 @@ Return ReplayApi::DeviceGetGpuInstanceProfileInfo(Device device, unsigned int pr
 }
 
 Return ReplayApi::DeviceGetGpuInstancePossiblePlacements(Device device, unsigned int profile_id,
-                                                         GpuInstancePlacement* placements,
-                                                         unsigned int* count) {
+                                                         GpuInstancePlacement* placements, unsigned int* count) {
   if (AllMissing(kPossiblePlacementsSymbols)) return kErrorFunctionNotFound;
   std::optional<Place> place = DevicePlace(device);
   if (!place || count == nullptr) return kErrorInvalidArgument;
-  Found f = Lookup(place->node, "nvmlDeviceGetGpuInstancePossiblePlacements_v2",
-                   std::to_string(profile_id), place->path);
+  Found f =
+      Lookup(place->node, "nvmlDeviceGetGpuInstancePossiblePlacements_v2", std::to_string(profile_id), place->path);
   if (f.ret != kSuccess) return f.ret;
   Fields fields(*f.answer);
   std::vector<GpuInstancePlacement> recorded = fields.Placements("placements");
@@ -509,15 +492,13 @@ Return ReplayApi::DeviceGetGpuInstancePossiblePlacements(Device device, unsigned
 }
 
 Return ReplayApi::DeviceGetMaxMigDeviceCount(Device device, unsigned int* count) {
-  return DeviceCall(device, "nvmlDeviceGetMaxMigDeviceCount", count != nullptr,
-                    [&](Fields& fields) {
-                      unsigned int v = fields.U32("count");
-                      if (fields.ok()) *count = v;
-                    });
+  return DeviceCall(device, "nvmlDeviceGetMaxMigDeviceCount", count != nullptr, [&](Fields& fields) {
+    unsigned int v = fields.U32("count");
+    if (fields.ok()) *count = v;
+  });
 }
 
-Return ReplayApi::DeviceGetMigDeviceHandleByIndex(Device device, unsigned int index,
-                                                  Device* mig_device) {
+Return ReplayApi::DeviceGetMigDeviceHandleByIndex(Device device, unsigned int index, Device* mig_device) {
   if (Missing("nvmlDeviceGetMigDeviceHandleByIndex")) return kErrorFunctionNotFound;
   std::optional<Place> place = DevicePlace(device);
   // Only a full GPU has MIG devices.
@@ -548,8 +529,7 @@ Return ReplayApi::DeviceGetComputeInstanceId(Device device, unsigned int* id) {
   });
 }
 
-Return ReplayApi::DeviceGetGpuInstanceById(Device device, unsigned int id,
-                                           GpuInstance* gpu_instance) {
+Return ReplayApi::DeviceGetGpuInstanceById(Device device, unsigned int id, GpuInstance* gpu_instance) {
   if (Missing("nvmlDeviceGetGpuInstanceById")) return kErrorFunctionNotFound;
   std::optional<Place> place = DevicePlace(device);
   if (!place || place->ref.kind != Kind::kDevice || gpu_instance == nullptr) {
@@ -561,8 +541,7 @@ Return ReplayApi::DeviceGetGpuInstanceById(Device device, unsigned int id,
                    fmt::format("{}.gpuInstances[{}]", place->path, key));
   if (f.ret != kSuccess) return f.ret;
   if (!Fits(id)) return Malformed(f.path, "id");
-  *gpu_instance =
-      ToHandle<GpuInstance>(Ref{.kind = Kind::kGpuInstance, .gpu = place->ref.gpu, .a = id});
+  *gpu_instance = ToHandle<GpuInstance>(Ref{.kind = Kind::kGpuInstance, .gpu = place->ref.gpu, .a = id});
   return kSuccess;
 }
 
@@ -595,13 +574,12 @@ Return ReplayApi::GpuInstanceGetComputeInstanceById(GpuInstance gpu_instance, un
                    fmt::format("{}.computeInstances[{}]", place->path, key));
   if (f.ret != kSuccess) return f.ret;
   if (!Fits(id)) return Malformed(f.path, "id");
-  *compute_instance = ToHandle<ComputeInstance>(
-      Ref{.kind = Kind::kComputeInstance, .gpu = place->ref.gpu, .a = place->ref.a, .b = id});
+  *compute_instance =
+      ToHandle<ComputeInstance>(Ref{.kind = Kind::kComputeInstance, .gpu = place->ref.gpu, .a = place->ref.a, .b = id});
   return kSuccess;
 }
 
-Return ReplayApi::ComputeInstanceGetInfo(ComputeInstance compute_instance,
-                                         ComputeInstanceInfo* info) {
+Return ReplayApi::ComputeInstanceGetInfo(ComputeInstance compute_instance, ComputeInstanceInfo* info) {
   if (AllMissing(kComputeInstanceGetInfoSymbols)) return kErrorFunctionNotFound;
   std::optional<Place> place = ComputeInstancePlace(compute_instance);
   if (!place || info == nullptr) return kErrorInvalidArgument;
@@ -610,8 +588,7 @@ Return ReplayApi::ComputeInstanceGetInfo(ComputeInstance compute_instance,
   Fields fields(*f.answer);
   ComputeInstanceInfo out{};
   out.device = ToHandle<Device>(Ref{.kind = Kind::kDevice, .gpu = place->ref.gpu});
-  out.gpuInstance = ToHandle<GpuInstance>(
-      Ref{.kind = Kind::kGpuInstance, .gpu = place->ref.gpu, .a = place->ref.a});
+  out.gpuInstance = ToHandle<GpuInstance>(Ref{.kind = Kind::kGpuInstance, .gpu = place->ref.gpu, .a = place->ref.a});
   out.id = fields.U32("id");
   out.profileId = fields.U32("profileId");
   auto [start, size] = fields.Pair("placement");
@@ -621,10 +598,8 @@ Return ReplayApi::ComputeInstanceGetInfo(ComputeInstance compute_instance,
   return kSuccess;
 }
 
-Return ReplayApi::GpuInstanceGetComputeInstanceProfileInfo(GpuInstance gpu_instance,
-                                                           unsigned int profile,
-                                                           unsigned int eng_profile,
-                                                           ComputeInstanceProfileInfo* info) {
+Return ReplayApi::GpuInstanceGetComputeInstanceProfileInfo(GpuInstance gpu_instance, unsigned int profile,
+                                                           unsigned int eng_profile, ComputeInstanceProfileInfo* info) {
   if (Missing("nvmlGpuInstanceGetComputeInstanceProfileInfo")) return kErrorFunctionNotFound;
   std::optional<Place> place = GpuInstancePlace(gpu_instance);
   if (!place || info == nullptr) return kErrorInvalidArgument;
@@ -648,11 +623,10 @@ Return ReplayApi::GpuInstanceGetComputeInstanceProfileInfo(GpuInstance gpu_insta
 }
 
 Return ReplayApi::DeviceGetVirtualizationMode(Device device, int* mode) {
-  return DeviceCall(device, "nvmlDeviceGetVirtualizationMode", mode != nullptr,
-                    [&](Fields& fields) {
-                      int v = fields.I32("mode");
-                      if (fields.ok()) *mode = v;
-                    });
+  return DeviceCall(device, "nvmlDeviceGetVirtualizationMode", mode != nullptr, [&](Fields& fields) {
+    int v = fields.I32("mode");
+    if (fields.ok()) *mode = v;
+  });
 }
 
 // ---- Events ----
@@ -670,15 +644,13 @@ Return ReplayApi::EventSetCreate(EventSet* set) {
 }
 
 Return ReplayApi::DeviceGetSupportedEventTypes(Device device, unsigned long long* event_types) {
-  return DeviceCall(device, "nvmlDeviceGetSupportedEventTypes", event_types != nullptr,
-                    [&](Fields& fields) {
-                      unsigned long long v = fields.U64("eventTypes");
-                      if (fields.ok()) *event_types = v;
-                    });
+  return DeviceCall(device, "nvmlDeviceGetSupportedEventTypes", event_types != nullptr, [&](Fields& fields) {
+    unsigned long long v = fields.U64("eventTypes");
+    if (fields.ok()) *event_types = v;
+  });
 }
 
-Return ReplayApi::DeviceRegisterEvents(Device device, unsigned long long /*event_types*/,
-                                       EventSet set) {
+Return ReplayApi::DeviceRegisterEvents(Device device, unsigned long long /*event_types*/, EventSet set) {
   return DeviceCall(device, "nvmlDeviceRegisterEvents", LiveEventSet(set), [](Fields&) {});
 }
 

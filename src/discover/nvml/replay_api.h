@@ -77,28 +77,21 @@ class ReplayApi : public Api {
   Return DeviceGetPciInfo(Device device, PciInfo* pci) override;
   Return DeviceGetAddressingMode(Device device, DeviceAddressingMode* mode) override;
 
-  Return DeviceGetMigMode(Device device, unsigned int* current_mode,
-                          unsigned int* pending_mode) override;
-  Return DeviceGetGpuInstanceProfileInfo(Device device, unsigned int profile,
-                                         GpuInstanceProfileInfo* info) override;
+  Return DeviceGetMigMode(Device device, unsigned int* current_mode, unsigned int* pending_mode) override;
+  Return DeviceGetGpuInstanceProfileInfo(Device device, unsigned int profile, GpuInstanceProfileInfo* info) override;
   Return DeviceGetGpuInstancePossiblePlacements(Device device, unsigned int profile_id,
-                                                GpuInstancePlacement* placements,
-                                                unsigned int* count) override;
+                                                GpuInstancePlacement* placements, unsigned int* count) override;
   Return DeviceGetMaxMigDeviceCount(Device device, unsigned int* count) override;
-  Return DeviceGetMigDeviceHandleByIndex(Device device, unsigned int index,
-                                         Device* mig_device) override;
+  Return DeviceGetMigDeviceHandleByIndex(Device device, unsigned int index, Device* mig_device) override;
   Return DeviceGetGpuInstanceId(Device mig_device, unsigned int* id) override;
   Return DeviceGetComputeInstanceId(Device mig_device, unsigned int* id) override;
-  Return DeviceGetGpuInstanceById(Device device, unsigned int id,
-                                  GpuInstance* gpu_instance) override;
+  Return DeviceGetGpuInstanceById(Device device, unsigned int id, GpuInstance* gpu_instance) override;
   Return GpuInstanceGetInfo(GpuInstance gpu_instance, GpuInstanceInfo* info) override;
   Return GpuInstanceGetComputeInstanceById(GpuInstance gpu_instance, unsigned int id,
                                            ComputeInstance* compute_instance) override;
-  Return ComputeInstanceGetInfo(ComputeInstance compute_instance,
-                                ComputeInstanceInfo* info) override;
+  Return ComputeInstanceGetInfo(ComputeInstance compute_instance, ComputeInstanceInfo* info) override;
   Return GpuInstanceGetComputeInstanceProfileInfo(GpuInstance gpu_instance, unsigned int profile,
-                                                  unsigned int eng_profile,
-                                                  ComputeInstanceProfileInfo* info) override;
+                                                  unsigned int eng_profile, ComputeInstanceProfileInfo* info) override;
   Return DeviceGetVirtualizationMode(Device device, int* mode) override;
 
   Return EventSetCreate(EventSet* set) override;
@@ -132,8 +125,7 @@ class ReplayApi : public Api {
   void Note(std::string path);
   Return Malformed(const std::string& path, std::string_view field);
   // The answer `key` (then `[arg]` when arg is not empty) under `parent`.
-  Found Lookup(const manifest::Node* parent, std::string_view key, std::string_view arg,
-               const std::string& base);
+  Found Lookup(const manifest::Node* parent, std::string_view key, std::string_view arg, const std::string& base);
   const manifest::Node* GpuObject(uint32_t gpu) const;
   std::optional<Place> DevicePlace(Device device) const;
   std::optional<Place> GpuInstancePlace(GpuInstance gpu_instance) const;
@@ -142,8 +134,8 @@ class ReplayApi : public Api {
   template <typename Write>
   Return DeviceCall(Device device, std::string_view function, bool outputs_non_null, Write write);
   // Shared by the device calls whose answer is one string.
-  Return DeviceString(Device device, std::string_view function, std::string_view field,
-                      char* buffer, unsigned int length);
+  Return DeviceString(Device device, std::string_view function, std::string_view field, char* buffer,
+                      unsigned int length);
 
   Recording recording_;
   std::set<std::string, std::less<>> missing_;

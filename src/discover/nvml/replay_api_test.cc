@@ -92,8 +92,7 @@ TEST_F(ReplayApiTest, AbsentAnswersAreNotSupportedAndRemembered) {
   EXPECT_EQ(api_.DeviceGetGpuInstancePossiblePlacements(gpu0, 5, nullptr, &n), kErrorNotSupported);
   EXPECT_THAT(
       api_.unrecorded(),
-      ElementsAre("devices[0].nvmlDeviceGetGpuInstanceProfileInfo[3]",
-                  "devices[2].nvmlDeviceGetHandleByIndex_v2",
+      ElementsAre("devices[0].nvmlDeviceGetGpuInstanceProfileInfo[3]", "devices[2].nvmlDeviceGetHandleByIndex_v2",
                   "devices[0].migDevices[0].nvmlDeviceGetMigDeviceHandleByIndex",
                   "devices[1].gpuInstances[7].nvmlGpuInstanceGetComputeInstanceProfileInfo[1/0]",
                   "devices[0].nvmlDeviceGetGpuInstancePossiblePlacements_v2[5]"));
@@ -156,15 +155,13 @@ TEST_F(ReplayApiTest, PlacementsCountThenFill) {
   EXPECT_EQ(count, 3u);
   GpuInstancePlacement placements[3] = {};
   unsigned int short_count = 2;
-  EXPECT_EQ(api_.DeviceGetGpuInstancePossiblePlacements(gpu0, 14, placements, &short_count),
-            kErrorInsufficientSize);
+  EXPECT_EQ(api_.DeviceGetGpuInstancePossiblePlacements(gpu0, 14, placements, &short_count), kErrorInsufficientSize);
   EXPECT_EQ(short_count, 3u);
   ASSERT_EQ(api_.DeviceGetGpuInstancePossiblePlacements(gpu0, 14, placements, &count), kSuccess);
   EXPECT_EQ(count, 3u);
   EXPECT_EQ(placements[2].start, 4u);
   EXPECT_EQ(placements[2].size, 2u);
-  EXPECT_EQ(api_.DeviceGetGpuInstancePossiblePlacements(gpu0, 14, placements, nullptr),
-            kErrorInvalidArgument);
+  EXPECT_EQ(api_.DeviceGetGpuInstancePossiblePlacements(gpu0, 14, placements, nullptr), kErrorInvalidArgument);
 }
 
 TEST_F(ReplayApiTest, StaticMigWalkUsesSyntheticHandles) {
@@ -212,16 +209,14 @@ TEST_F(ReplayApiTest, StaticMigWalkUsesSyntheticHandles) {
 TEST_F(ReplayApiTest, RejectsForeignHandlesAndNullOutputs) {
   unsigned int minor = 0;
   EXPECT_EQ(api_.DeviceGetMinorNumber(nullptr, &minor), kErrorInvalidArgument);
-  EXPECT_EQ(api_.DeviceGetMinorNumber(reinterpret_cast<Device>(uintptr_t{0x1234}), &minor),
-            kErrorInvalidArgument);
+  EXPECT_EQ(api_.DeviceGetMinorNumber(reinterpret_cast<Device>(uintptr_t{0x1234}), &minor), kErrorInvalidArgument);
   EXPECT_EQ(api_.DeviceGetMinorNumber(Gpu(0), nullptr), kErrorInvalidArgument);
   GpuInstance gi = nullptr;
   ASSERT_EQ(api_.DeviceGetGpuInstanceById(Gpu(1), 2, &gi), kSuccess);
   // A GPU instance handle is not a device handle.
   EXPECT_EQ(api_.DeviceGetMinorNumber(reinterpret_cast<Device>(gi), &minor), kErrorInvalidArgument);
   GpuInstanceInfo info{};
-  EXPECT_EQ(api_.GpuInstanceGetInfo(reinterpret_cast<GpuInstance>(Gpu(1)), &info),
-            kErrorInvalidArgument);
+  EXPECT_EQ(api_.GpuInstanceGetInfo(reinterpret_cast<GpuInstance>(Gpu(1)), &info), kErrorInvalidArgument);
   EXPECT_TRUE(api_.unrecorded().empty());
 }
 
@@ -371,9 +366,7 @@ TEST(ReadRecording, ReportsWhatIsWrongAndWhere) {
   const BadCase cases[] = {
       {.name = "not_json", .text = "{", .want = "bad.json:1:2: JSON: "},
       {.name = "two_values", .text = "{} {}", .want = "bad.json: a recording is one JSON object"},
-      {.name = "not_object",
-       .text = "[]",
-       .want = "bad.json:1:1: recording: must be a JSON object"},
+      {.name = "not_object", .text = "[]", .want = "bad.json:1:1: recording: must be a JSON object"},
       {.name = "no_format", .text = "{\"version\": 1}", .want = "format: missing"},
       {.name = "wrong_format",
        .text = "{\"format\": \"dractl.scenario\", \"version\": 1}",

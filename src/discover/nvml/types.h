@@ -53,16 +53,16 @@ inline constexpr Return kErrorUnknown = 999;
 const char* ReturnName(Return ret);
 
 // Constants (nvml.h names in comments).
-inline constexpr unsigned kInitFlagNoGpus = 1;            // NVML_INIT_FLAG_NO_GPUS
-inline constexpr unsigned kDeviceMigEnable = 1;           // NVML_DEVICE_MIG_ENABLE
-inline constexpr unsigned kGpuInstanceProfileCount = 0x12;      // NVML_GPU_INSTANCE_PROFILE_COUNT
-inline constexpr unsigned kComputeInstanceProfileCount = 0x9;   // NVML_COMPUTE_INSTANCE_PROFILE_COUNT
+inline constexpr unsigned kInitFlagNoGpus = 1;                 // NVML_INIT_FLAG_NO_GPUS
+inline constexpr unsigned kDeviceMigEnable = 1;                // NVML_DEVICE_MIG_ENABLE
+inline constexpr unsigned kGpuInstanceProfileCount = 0x12;     // NVML_GPU_INSTANCE_PROFILE_COUNT
+inline constexpr unsigned kComputeInstanceProfileCount = 0x9;  // NVML_COMPUTE_INSTANCE_PROFILE_COUNT
 inline constexpr unsigned kComputeInstanceEngineProfileShared = 0;
-inline constexpr int kGpuVirtualizationModeVgpu = 2;      // NVML_GPU_VIRTUALIZATION_MODE_VGPU
+inline constexpr int kGpuVirtualizationModeVgpu = 2;  // NVML_GPU_VIRTUALIZATION_MODE_VGPU
 inline constexpr unsigned long long kEventTypeSingleBitEccError = 0x1;
 inline constexpr unsigned long long kEventTypeDoubleBitEccError = 0x2;
 inline constexpr unsigned long long kEventTypeXidCriticalError = 0x8;
-inline constexpr unsigned kNoInstance = 0xFFFFFFFFu;      // gpuInstanceId/computeInstanceId "none"
+inline constexpr unsigned kNoInstance = 0xFFFFFFFFu;  // gpuInstanceId/computeInstanceId "none"
 inline constexpr unsigned kSystemDriverVersionBufferSize = 80;
 inline constexpr unsigned kDeviceNameBufferSize = 96;
 inline constexpr unsigned kDeviceUuidBufferSize = 96;
@@ -153,8 +153,8 @@ struct EventData {  // nvmlEventData_t
 static_assert(sizeof(EventData) == 32);
 
 struct DeviceAddressingMode {  // nvmlDeviceAddressingMode_t (v1)
-  unsigned int version;  // set to kDeviceAddressingModeV1 before the call
-  unsigned int value;    // 0 None, 1 HMM, 2 ATS
+  unsigned int version;        // set to kDeviceAddressingModeV1 before the call
+  unsigned int value;          // 0 None, 1 HMM, 2 ATS
 };
 static_assert(sizeof(DeviceAddressingMode) == 8);
 inline constexpr unsigned kDeviceAddressingModeV1 = sizeof(DeviceAddressingMode) | (1u << 24);

@@ -14,8 +14,7 @@ namespace dra::discover::testing {
 class TempDir {
  public:
   explicit TempDir(std::string_view prefix) {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / (std::string(prefix) + ".XXXXXX")).string();
+    std::string pattern = (std::filesystem::temp_directory_path() / (std::string(prefix) + ".XXXXXX")).string();
     path_ = mkdtemp(pattern.data()) != nullptr ? pattern : "";
   }
   ~TempDir() {

@@ -13,6 +13,7 @@
 
 namespace dra::manifest::internal {
 
+// clang-format off
 inline constexpr std::string_view kObjectMetaFields[] = {
     "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
     "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
@@ -52,6 +53,7 @@ inline constexpr std::string_view kNodeStatusFields[] = {
     "capacity", "allocatable", "phase", "conditions", "addresses", "daemonEndpoints", "nodeInfo",
     "images", "volumesInUse", "volumesAttached", "config", "runtimeHandlers", "features",
     "declaredFeatures"};
+// clang-format on
 
 inline bool IsListed(std::span<const std::string_view> fields, std::string_view name) {
   return !name.empty() && std::find(fields.begin(), fields.end(), name) != fields.end();

@@ -11,11 +11,25 @@ TEST(RawJsonTest, ParsesIntegerTextAsYamlAndJsonWriteIt) {
     std::optional<int64_t> want;
   };
   std::vector<Case> cases = {
-      {"0", 0},       {"-0", 0},        {"42", 42},     {"+42", 42},  {"-17", -17},
-      {"0x1F", 31},   {"0o17", 15},     {"017", 15},    {"0b101", 5}, {"1_000", 1000},
-      {"9223372036854775807", INT64_MAX}, {"-9223372036854775808", INT64_MIN},
-      {"9223372036854775808", std::nullopt}, {"1.5", std::nullopt}, {"08", std::nullopt},
-      {"", std::nullopt}, {"-", std::nullopt}, {"0x", std::nullopt}, {"12a", std::nullopt},
+      {"0", 0},
+      {"-0", 0},
+      {"42", 42},
+      {"+42", 42},
+      {"-17", -17},
+      {"0x1F", 31},
+      {"0o17", 15},
+      {"017", 15},
+      {"0b101", 5},
+      {"1_000", 1000},
+      {"9223372036854775807", INT64_MAX},
+      {"-9223372036854775808", INT64_MIN},
+      {"9223372036854775808", std::nullopt},
+      {"1.5", std::nullopt},
+      {"08", std::nullopt},
+      {"", std::nullopt},
+      {"-", std::nullopt},
+      {"0x", std::nullopt},
+      {"12a", std::nullopt},
   };
   for (const Case& c : cases) EXPECT_EQ(ParseIntegerText(c.text), c.want) << c.text;
 }
@@ -27,11 +41,16 @@ TEST(RawJsonTest, NumbersBecomeJsonNumbers) {
     std::optional<std::string> want;
   };
   std::vector<Case> cases = {
-      {"12", NodeKind::kInt, "12"},        {"-1.5e3", NodeKind::kFloat, "-1.5e3"},
-      {"0x1F", NodeKind::kInt, "31"},      {"+5", NodeKind::kInt, "5"},
-      {".5", NodeKind::kFloat, "0.5"},     {"1.", NodeKind::kFloat, "1"},
-      {"+1.5", NodeKind::kFloat, "1.5"},   {"1_000.5", NodeKind::kFloat, "1000.5"},
-      {"+Inf", NodeKind::kFloat, std::nullopt}, {".nan", NodeKind::kFloat, std::nullopt},
+      {"12", NodeKind::kInt, "12"},
+      {"-1.5e3", NodeKind::kFloat, "-1.5e3"},
+      {"0x1F", NodeKind::kInt, "31"},
+      {"+5", NodeKind::kInt, "5"},
+      {".5", NodeKind::kFloat, "0.5"},
+      {"1.", NodeKind::kFloat, "1"},
+      {"+1.5", NodeKind::kFloat, "1.5"},
+      {"1_000.5", NodeKind::kFloat, "1000.5"},
+      {"+Inf", NodeKind::kFloat, std::nullopt},
+      {".nan", NodeKind::kFloat, std::nullopt},
       {"NaN", NodeKind::kFloat, std::nullopt},
   };
   for (const Case& c : cases) EXPECT_EQ(JsonNumberText(Node::Number(c.text, c.kind)), c.want) << c.text;

@@ -175,9 +175,7 @@ struct WalkOptions {
   unsigned int extra_devices = 1;
 };
 
-inline std::string HandleText(const void* handle) {
-  return fmt::format("{:#x}", reinterpret_cast<uintptr_t>(handle));
-}
+inline std::string HandleText(const void* handle) { return fmt::format("{:#x}", reinterpret_cast<uintptr_t>(handle)); }
 
 // Makes the calls and records the answers. Handles are printed as numbers:
 // backends that share a handle scheme must agree on them too.
@@ -192,8 +190,7 @@ inline std::vector<std::string> WalkApi(Api& api, const WalkOptions& options = {
     Return ret = api.SystemGetDriverVersion(version, sizeof version);
     say(fmt::format("SystemGetDriverVersion = {} '{}'", ret, ret == kSuccess ? version : ""));
     char small[4] = {};
-    say(fmt::format("SystemGetDriverVersion(len 4) = {}",
-                    api.SystemGetDriverVersion(small, sizeof small)));
+    say(fmt::format("SystemGetDriverVersion(len 4) = {}", api.SystemGetDriverVersion(small, sizeof small)));
     int cuda = -1;
     ret = api.SystemGetCudaDriverVersion(&cuda);
     say(fmt::format("SystemGetCudaDriverVersion = {} {}", ret, cuda));
@@ -236,8 +233,8 @@ inline std::vector<std::string> WalkApi(Api& api, const WalkOptions& options = {
     say(fmt::format("{} MemoryInfo = {} {} {} {}", d, ret, memory.total, memory.free, memory.used));
     PciInfo pci{};
     ret = api.DeviceGetPciInfo(dev, &pci);
-    say(fmt::format("{} PciInfo = {} '{}' '{}' {} {} {} {} {}", d, ret, pci.busId, pci.busIdLegacy,
-                    pci.domain, pci.bus, pci.device, pci.pciDeviceId, pci.pciSubSystemId));
+    say(fmt::format("{} PciInfo = {} '{}' '{}' {} {} {} {} {}", d, ret, pci.busId, pci.busIdLegacy, pci.domain, pci.bus,
+                    pci.device, pci.pciDeviceId, pci.pciSubSystemId));
     DeviceAddressingMode mode{};
     mode.version = kDeviceAddressingModeV1;
     ret = api.DeviceGetAddressingMode(dev, &mode);
@@ -256,8 +253,8 @@ inline std::vector<std::string> WalkApi(Api& api, const WalkOptions& options = {
           fmt::format("{} GpuInstanceProfileInfo({}) = {} id={} p2p={} slices={} instances={} "
                       "sm={} ce={} dec={} enc={} jpeg={} ofa={} mem={}",
                       d, p, ret, info.id, info.isP2pSupported, info.sliceCount, info.instanceCount,
-                      info.multiprocessorCount, info.copyEngineCount, info.decoderCount,
-                      info.encoderCount, info.jpegCount, info.ofaCount, info.memorySizeMB));
+                      info.multiprocessorCount, info.copyEngineCount, info.decoderCount, info.encoderCount,
+                      info.jpegCount, info.ofaCount, info.memorySizeMB));
       if (ret != kSuccess) continue;
       unsigned int n = 0;
       ret = api.DeviceGetGpuInstancePossiblePlacements(dev, info.id, nullptr, &n);
@@ -273,8 +270,7 @@ inline std::vector<std::string> WalkApi(Api& api, const WalkOptions& options = {
       say(fmt::format("{} Placements({}) = {} {}{}", d, info.id, ret, have, list));
       if (n > 0) {
         unsigned int short_count = n - 1;
-        ret = api.DeviceGetGpuInstancePossiblePlacements(dev, info.id, placements.data(),
-                                                         &short_count);
+        ret = api.DeviceGetGpuInstancePossiblePlacements(dev, info.id, placements.data(), &short_count);
         say(fmt::format("{} Placements({}, short) = {} {}", d, info.id, ret, short_count));
       }
     }
@@ -297,8 +293,7 @@ inline std::vector<std::string> WalkApi(Api& api, const WalkOptions& options = {
       say(fmt::format("{} mig{} ComputeInstanceId = {} {}", d, k, mret, ci_id));
       // Asked on a MIG handle: not recorded, and never needed by discover.
       char mig_name[kDeviceNameBufferSize] = {};
-      say(fmt::format("{} mig{} Name = {}", d, k,
-                      api.DeviceGetName(mig, mig_name, sizeof mig_name)));
+      say(fmt::format("{} mig{} Name = {}", d, k, api.DeviceGetName(mig, mig_name, sizeof mig_name)));
 
       GpuInstance gi = nullptr;
       mret = api.DeviceGetGpuInstanceById(dev, gi_id, &gi);
@@ -307,29 +302,25 @@ inline std::vector<std::string> WalkApi(Api& api, const WalkOptions& options = {
       GpuInstanceInfo gi_info{};
       mret = api.GpuInstanceGetInfo(gi, &gi_info);
       say(fmt::format("{} gi{} Info = {} dev={} id={} profile={} placement={}:{}", d, gi_id, mret,
-                      HandleText(gi_info.device), gi_info.id, gi_info.profileId,
-                      gi_info.placement.start, gi_info.placement.size));
+                      HandleText(gi_info.device), gi_info.id, gi_info.profileId, gi_info.placement.start,
+                      gi_info.placement.size));
       for (unsigned int j = 0; j < kComputeInstanceProfileCount; ++j) {
         ComputeInstanceProfileInfo cp{};
-        Return cret = api.GpuInstanceGetComputeInstanceProfileInfo(
-            gi, j, kComputeInstanceEngineProfileShared, &cp);
-        say(
-            fmt::format("{} gi{} ComputeInstanceProfileInfo({}/0) = {} id={} slices={} "
-                        "instances={} sm={} ce={} dec={} enc={} jpeg={} ofa={}",
-                        d, gi_id, j, cret, cp.id, cp.sliceCount, cp.instanceCount,
-                        cp.multiprocessorCount, cp.sharedCopyEngineCount, cp.sharedDecoderCount,
-                        cp.sharedEncoderCount, cp.sharedJpegCount, cp.sharedOfaCount));
+        Return cret = api.GpuInstanceGetComputeInstanceProfileInfo(gi, j, kComputeInstanceEngineProfileShared, &cp);
+        say(fmt::format(
+            "{} gi{} ComputeInstanceProfileInfo({}/0) = {} id={} slices={} "
+            "instances={} sm={} ce={} dec={} enc={} jpeg={} ofa={}",
+            d, gi_id, j, cret, cp.id, cp.sliceCount, cp.instanceCount, cp.multiprocessorCount, cp.sharedCopyEngineCount,
+            cp.sharedDecoderCount, cp.sharedEncoderCount, cp.sharedJpegCount, cp.sharedOfaCount));
       }
       ComputeInstance ci = nullptr;
       mret = api.GpuInstanceGetComputeInstanceById(gi, ci_id, &ci);
-      say(fmt::format("{} gi{} ComputeInstanceById({}) = {} {}", d, gi_id, ci_id, mret,
-                      HandleText(ci)));
+      say(fmt::format("{} gi{} ComputeInstanceById({}) = {} {}", d, gi_id, ci_id, mret, HandleText(ci)));
       if (mret != kSuccess) continue;
       ComputeInstanceInfo ci_info{};
       mret = api.ComputeInstanceGetInfo(ci, &ci_info);
-      say(fmt::format("{} gi{} ci{} Info = {} dev={} gi={} id={} profile={} placement={}:{}", d,
-                      gi_id, ci_id, mret, HandleText(ci_info.device),
-                      HandleText(ci_info.gpuInstance), ci_info.id, ci_info.profileId,
+      say(fmt::format("{} gi{} ci{} Info = {} dev={} gi={} id={} profile={} placement={}:{}", d, gi_id, ci_id, mret,
+                      HandleText(ci_info.device), HandleText(ci_info.gpuInstance), ci_info.id, ci_info.profileId,
                       ci_info.placement.start, ci_info.placement.size));
     }
 
@@ -345,19 +336,16 @@ inline std::vector<std::string> WalkApi(Api& api, const WalkOptions& options = {
   if (ret == kSuccess) {
     for (size_t i = 0; i < devices.size(); ++i) {
       unsigned long long mask =
-          (kEventTypeXidCriticalError | kEventTypeDoubleBitEccError | kEventTypeSingleBitEccError) &
-          supported[i];
-      say(fmt::format("dev{} RegisterEvents({:#x}) = {}", i, mask,
-                      api.DeviceRegisterEvents(devices[i], mask, set)));
+          (kEventTypeXidCriticalError | kEventTypeDoubleBitEccError | kEventTypeSingleBitEccError) & supported[i];
+      say(fmt::format("dev{} RegisterEvents({:#x}) = {}", i, mask, api.DeviceRegisterEvents(devices[i], mask, set)));
     }
     for (int w = 0; w < options.waits; ++w) {
       EventData data{};
       Return wret = api.EventSetWait(set, &data, options.wait_timeout_ms);
       std::string line = fmt::format("EventSetWait({}) = {}", options.wait_timeout_ms, wret);
       if (wret == kSuccess) {
-        line +=
-            fmt::format(" dev={} type={} data={} gi={} ci={}", HandleText(data.device),
-                        data.eventType, data.eventData, data.gpuInstanceId, data.computeInstanceId);
+        line += fmt::format(" dev={} type={} data={} gi={} ci={}", HandleText(data.device), data.eventType,
+                            data.eventData, data.gpuInstanceId, data.computeInstanceId);
       }
       if (options.with_clock) line += fmt::format(" now={}", api.NowMs());
       say(std::move(line));

@@ -138,8 +138,7 @@ FAKE_NVML_EXPORT Return nvmlSystemGetDriverVersion(char* version, unsigned int l
 }
 
 FAKE_NVML_EXPORT Return nvmlSystemGetCudaDriverVersion(int* cuda_driver_version) {
-  return WithReplay(
-      [&](nvml::ReplayApi& r) { return r.SystemGetCudaDriverVersion(cuda_driver_version); });
+  return WithReplay([&](nvml::ReplayApi& r) { return r.SystemGetCudaDriverVersion(cuda_driver_version); });
 }
 
 FAKE_NVML_EXPORT Return nvmlSystemGetNVMLVersion(char* version, unsigned int length) {
@@ -174,8 +173,7 @@ FAKE_NVML_EXPORT Return nvmlDeviceGetHandleByUUID(const char* uuid, Device* devi
       Device candidate = nullptr;
       char buffer[nvml::kDeviceUuidBufferSize] = {};
       if (r.DeviceGetHandleByIndex(i, &candidate) == nvml::kSuccess &&
-          r.DeviceGetUUID(candidate, buffer, sizeof buffer) == nvml::kSuccess &&
-          std::strcmp(buffer, uuid) == 0) {
+          r.DeviceGetUUID(candidate, buffer, sizeof buffer) == nvml::kSuccess && std::strcmp(buffer, uuid) == 0) {
         *device = candidate;
         return nvml::kSuccess;
       }
@@ -193,8 +191,7 @@ FAKE_NVML_EXPORT Return nvmlDeviceGetUUID(Device device, char* uuid, unsigned in
 }
 
 FAKE_NVML_EXPORT Return nvmlDeviceGetMinorNumber(Device device, unsigned int* minor_number) {
-  return WithReplay(
-      [&](nvml::ReplayApi& r) { return r.DeviceGetMinorNumber(device, minor_number); });
+  return WithReplay([&](nvml::ReplayApi& r) { return r.DeviceGetMinorNumber(device, minor_number); });
 }
 
 FAKE_NVML_EXPORT Return nvmlDeviceGetBrand(Device device, int* type) {
@@ -206,8 +203,7 @@ FAKE_NVML_EXPORT Return nvmlDeviceGetArchitecture(Device device, unsigned int* a
 }
 
 FAKE_NVML_EXPORT Return nvmlDeviceGetCudaComputeCapability(Device device, int* major, int* minor) {
-  return WithReplay(
-      [&](nvml::ReplayApi& r) { return r.DeviceGetCudaComputeCapability(device, major, minor); });
+  return WithReplay([&](nvml::ReplayApi& r) { return r.DeviceGetCudaComputeCapability(device, major, minor); });
 }
 
 FAKE_NVML_EXPORT Return nvmlDeviceGetMemoryInfo(Device device, Memory* memory) {
@@ -230,35 +226,29 @@ FAKE_NVML_EXPORT Return nvmlDeviceGetAddressingMode(Device device, DeviceAddress
 }
 #endif
 
-FAKE_NVML_EXPORT Return nvmlDeviceGetMigMode(Device device, unsigned int* current_mode,
-                                             unsigned int* pending_mode) {
-  return WithReplay(
-      [&](nvml::ReplayApi& r) { return r.DeviceGetMigMode(device, current_mode, pending_mode); });
+FAKE_NVML_EXPORT Return nvmlDeviceGetMigMode(Device device, unsigned int* current_mode, unsigned int* pending_mode) {
+  return WithReplay([&](nvml::ReplayApi& r) { return r.DeviceGetMigMode(device, current_mode, pending_mode); });
 }
 
 FAKE_NVML_EXPORT Return nvmlDeviceGetGpuInstanceProfileInfo(Device device, unsigned int profile,
                                                             GpuInstanceProfileInfo* info) {
-  return WithReplay(
-      [&](nvml::ReplayApi& r) { return r.DeviceGetGpuInstanceProfileInfo(device, profile, info); });
+  return WithReplay([&](nvml::ReplayApi& r) { return r.DeviceGetGpuInstanceProfileInfo(device, profile, info); });
 }
 
-FAKE_NVML_EXPORT Return nvmlDeviceGetGpuInstancePossiblePlacements_v2(
-    Device device, unsigned int profile_id, GpuInstancePlacement* placements, unsigned int* count) {
+FAKE_NVML_EXPORT Return nvmlDeviceGetGpuInstancePossiblePlacements_v2(Device device, unsigned int profile_id,
+                                                                      GpuInstancePlacement* placements,
+                                                                      unsigned int* count) {
   return WithReplay([&](nvml::ReplayApi& r) {
     return r.DeviceGetGpuInstancePossiblePlacements(device, profile_id, placements, count);
   });
 }
 
 FAKE_NVML_EXPORT Return nvmlDeviceGetMaxMigDeviceCount(Device device, unsigned int* count) {
-  return WithReplay(
-      [&](nvml::ReplayApi& r) { return r.DeviceGetMaxMigDeviceCount(device, count); });
+  return WithReplay([&](nvml::ReplayApi& r) { return r.DeviceGetMaxMigDeviceCount(device, count); });
 }
 
-FAKE_NVML_EXPORT Return nvmlDeviceGetMigDeviceHandleByIndex(Device device, unsigned int index,
-                                                            Device* mig_device) {
-  return WithReplay([&](nvml::ReplayApi& r) {
-    return r.DeviceGetMigDeviceHandleByIndex(device, index, mig_device);
-  });
+FAKE_NVML_EXPORT Return nvmlDeviceGetMigDeviceHandleByIndex(Device device, unsigned int index, Device* mig_device) {
+  return WithReplay([&](nvml::ReplayApi& r) { return r.DeviceGetMigDeviceHandleByIndex(device, index, mig_device); });
 }
 
 FAKE_NVML_EXPORT Return nvmlDeviceGetGpuInstanceId(Device device, unsigned int* id) {
@@ -269,41 +259,34 @@ FAKE_NVML_EXPORT Return nvmlDeviceGetComputeInstanceId(Device device, unsigned i
   return WithReplay([&](nvml::ReplayApi& r) { return r.DeviceGetComputeInstanceId(device, id); });
 }
 
-FAKE_NVML_EXPORT Return nvmlDeviceGetGpuInstanceById(Device device, unsigned int id,
-                                                     GpuInstance* gpu_instance) {
-  return WithReplay(
-      [&](nvml::ReplayApi& r) { return r.DeviceGetGpuInstanceById(device, id, gpu_instance); });
+FAKE_NVML_EXPORT Return nvmlDeviceGetGpuInstanceById(Device device, unsigned int id, GpuInstance* gpu_instance) {
+  return WithReplay([&](nvml::ReplayApi& r) { return r.DeviceGetGpuInstanceById(device, id, gpu_instance); });
 }
 
 FAKE_NVML_EXPORT Return nvmlGpuInstanceGetInfo(GpuInstance gpu_instance, GpuInstanceInfo* info) {
   return WithReplay([&](nvml::ReplayApi& r) { return r.GpuInstanceGetInfo(gpu_instance, info); });
 }
 
-FAKE_NVML_EXPORT Return nvmlGpuInstanceGetComputeInstanceById(GpuInstance gpu_instance,
-                                                              unsigned int id,
+FAKE_NVML_EXPORT Return nvmlGpuInstanceGetComputeInstanceById(GpuInstance gpu_instance, unsigned int id,
                                                               ComputeInstance* compute_instance) {
-  return WithReplay([&](nvml::ReplayApi& r) {
-    return r.GpuInstanceGetComputeInstanceById(gpu_instance, id, compute_instance);
-  });
-}
-
-FAKE_NVML_EXPORT Return nvmlComputeInstanceGetInfo_v2(ComputeInstance compute_instance,
-                                                      ComputeInstanceInfo* info) {
   return WithReplay(
-      [&](nvml::ReplayApi& r) { return r.ComputeInstanceGetInfo(compute_instance, info); });
+      [&](nvml::ReplayApi& r) { return r.GpuInstanceGetComputeInstanceById(gpu_instance, id, compute_instance); });
 }
 
-FAKE_NVML_EXPORT Return nvmlGpuInstanceGetComputeInstanceProfileInfo(
-    GpuInstance gpu_instance, unsigned int profile, unsigned int eng_profile,
-    ComputeInstanceProfileInfo* info) {
+FAKE_NVML_EXPORT Return nvmlComputeInstanceGetInfo_v2(ComputeInstance compute_instance, ComputeInstanceInfo* info) {
+  return WithReplay([&](nvml::ReplayApi& r) { return r.ComputeInstanceGetInfo(compute_instance, info); });
+}
+
+FAKE_NVML_EXPORT Return nvmlGpuInstanceGetComputeInstanceProfileInfo(GpuInstance gpu_instance, unsigned int profile,
+                                                                     unsigned int eng_profile,
+                                                                     ComputeInstanceProfileInfo* info) {
   return WithReplay([&](nvml::ReplayApi& r) {
     return r.GpuInstanceGetComputeInstanceProfileInfo(gpu_instance, profile, eng_profile, info);
   });
 }
 
 FAKE_NVML_EXPORT Return nvmlDeviceGetVirtualizationMode(Device device, int* mode) {
-  return WithReplay(
-      [&](nvml::ReplayApi& r) { return r.DeviceGetVirtualizationMode(device, mode); });
+  return WithReplay([&](nvml::ReplayApi& r) { return r.DeviceGetVirtualizationMode(device, mode); });
 }
 
 FAKE_NVML_EXPORT Return nvmlDeviceGetModuleId(Device device, unsigned int* module_id) {
@@ -317,16 +300,12 @@ FAKE_NVML_EXPORT Return nvmlEventSetCreate(EventSet* set) {
   return WithReplay([&](nvml::ReplayApi& r) { return r.EventSetCreate(set); });
 }
 
-FAKE_NVML_EXPORT Return nvmlDeviceGetSupportedEventTypes(Device device,
-                                                         unsigned long long* event_types) {
-  return WithReplay(
-      [&](nvml::ReplayApi& r) { return r.DeviceGetSupportedEventTypes(device, event_types); });
+FAKE_NVML_EXPORT Return nvmlDeviceGetSupportedEventTypes(Device device, unsigned long long* event_types) {
+  return WithReplay([&](nvml::ReplayApi& r) { return r.DeviceGetSupportedEventTypes(device, event_types); });
 }
 
-FAKE_NVML_EXPORT Return nvmlDeviceRegisterEvents(Device device, unsigned long long event_types,
-                                                 EventSet set) {
-  return WithReplay(
-      [&](nvml::ReplayApi& r) { return r.DeviceRegisterEvents(device, event_types, set); });
+FAKE_NVML_EXPORT Return nvmlDeviceRegisterEvents(Device device, unsigned long long event_types, EventSet set) {
+  return WithReplay([&](nvml::ReplayApi& r) { return r.DeviceRegisterEvents(device, event_types, set); });
 }
 
 FAKE_NVML_EXPORT Return nvmlEventSetWait_v2(EventSet set, EventData* data, unsigned int timeoutms) {
@@ -335,8 +314,7 @@ FAKE_NVML_EXPORT Return nvmlEventSetWait_v2(EventSet set, EventData* data, unsig
     State& state = GetState();
     if (!state.first_wait) state.first_wait = Clock::now();
     auto elapsed_ms = [&] {
-      return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - *state.first_wait)
-          .count();
+      return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - *state.first_wait).count();
     };
     r.AdvanceClockTo(elapsed_ms());
     Return ret = r.EventSetWait(set, data, timeoutms);

@@ -47,8 +47,7 @@ FloatDigits ReadPrinted(std::string_view text) {
   }
   if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
     int exp = 0;
-    std::from_chars(text.data() + i + 1 + (text[i + 1] == '+' ? 1 : 0), text.data() + text.size(),
-                    exp);
+    std::from_chars(text.data() + i + 1 + (text[i + 1] == '+' ? 1 : 0), text.data() + text.size(), exp);
     // to_chars scientific output has exactly one digit before the point.
     d.point = exp + 1;
   }
@@ -161,27 +160,13 @@ std::string GoQuote(std::string_view s) {
       out.append(s.substr(i, d.width));
     } else {
       switch (r) {
-        case '\a':
-          out += "\\a";
-          break;
-        case '\b':
-          out += "\\b";
-          break;
-        case '\f':
-          out += "\\f";
-          break;
-        case '\n':
-          out += "\\n";
-          break;
-        case '\r':
-          out += "\\r";
-          break;
-        case '\t':
-          out += "\\t";
-          break;
-        case '\v':
-          out += "\\v";
-          break;
+        case '\a': out += "\\a"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        case '\v': out += "\\v"; break;
         default:
           if (r < ' ' || r == 0x7F) {
             out += "\\x";
@@ -189,12 +174,10 @@ std::string GoQuote(std::string_view s) {
             out.push_back(kLowerHex[r & 0xF]);
           } else if (r < 0x10000) {
             out += "\\u";
-            for (int shift = 12; shift >= 0; shift -= 4)
-              out.push_back(kLowerHex[(r >> shift) & 0xF]);
+            for (int shift = 12; shift >= 0; shift -= 4) out.push_back(kLowerHex[(r >> shift) & 0xF]);
           } else {
             out += "\\U";
-            for (int shift = 28; shift >= 0; shift -= 4)
-              out.push_back(kLowerHex[(r >> shift) & 0xF]);
+            for (int shift = 28; shift >= 0; shift -= 4) out.push_back(kLowerHex[(r >> shift) & 0xF]);
           }
       }
     }
@@ -207,12 +190,9 @@ std::string GoQuote(std::string_view s) {
 FloatDigits GoFloatDigits(double v, DigitsMode mode, int prec) {
   double a = std::fabs(v);
   switch (mode) {
-    case DigitsMode::kShortest:
-      return ReadPrinted(ToChars(a, std::chars_format::scientific, std::nullopt));
-    case DigitsMode::kFixed:
-      return ReadPrinted(ToChars(a, std::chars_format::fixed, prec));
-    case DigitsMode::kSignificant:
-      return ReadPrinted(ToChars(a, std::chars_format::scientific, prec - 1));
+    case DigitsMode::kShortest: return ReadPrinted(ToChars(a, std::chars_format::scientific, std::nullopt));
+    case DigitsMode::kFixed: return ReadPrinted(ToChars(a, std::chars_format::fixed, prec));
+    case DigitsMode::kSignificant: return ReadPrinted(ToChars(a, std::chars_format::scientific, prec - 1));
   }
   return {};
 }

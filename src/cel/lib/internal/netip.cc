@@ -98,18 +98,15 @@ StatusOr<NetAddr> ParseIPv6(std::string_view in) {
       if (off > 3) return AddrError(in, "each group must have 4 or less digits", s);
       if (acc > 0xFFFF) return AddrError(in, "IPv6 field has value >=2^16", s);
     }
-    if (off == 0)
-      return AddrError(in, "each colon-separated field must have at least one digit", s);
+    if (off == 0) return AddrError(in, "each colon-separated field must have at least one digit", s);
 
     // A dot after the hex digits starts a trailing IPv4 address.
     if (off < s.size() && s[off] == '.') {
       if (ellipsis < 0 && i != 12) {
-        return AddrError(in, "embedded IPv4 address must replace the final 2 fields of the address",
-                         s);
+        return AddrError(in, "embedded IPv4 address must replace the final 2 fields of the address", s);
       }
       if (i + 4 > 16) {
-        return AddrError(
-            in, "too many hex fields to fit an embedded IPv4 at the end of the address", s);
+        return AddrError(in, "too many hex fields to fit an embedded IPv4 at the end of the address", s);
       }
       size_t end = in.size();
       if (!zone.empty()) end -= zone.size() + 1;
@@ -141,8 +138,7 @@ StatusOr<NetAddr> ParseIPv6(std::string_view in) {
   if (i < 16) {
     if (ellipsis < 0) return AddrError(in, "address string too short");
     int n = 16 - i;
-    for (int j = i - 1; j >= ellipsis; --j)
-      ip[static_cast<size_t>(j + n)] = ip[static_cast<size_t>(j)];
+    for (int j = i - 1; j >= ellipsis; --j) ip[static_cast<size_t>(j + n)] = ip[static_cast<size_t>(j)];
     for (int j = ellipsis; j < ellipsis + n; ++j) ip[static_cast<size_t>(j)] = 0;
   } else if (ellipsis >= 0) {
     return AddrError(in, "the :: must expand to at least one field of zeros");
@@ -151,8 +147,7 @@ StatusOr<NetAddr> ParseIPv6(std::string_view in) {
 }
 
 uint16_t Group(const NetAddr& a, int g) {
-  return static_cast<uint16_t>((a.bytes[static_cast<size_t>(2 * g)] << 8) |
-                               a.bytes[static_cast<size_t>(2 * g + 1)]);
+  return static_cast<uint16_t>((a.bytes[static_cast<size_t>(2 * g)] << 8) | a.bytes[static_cast<size_t>(2 * g + 1)]);
 }
 
 void AppendV4(const NetAddr& a, std::string& out) {
@@ -192,9 +187,7 @@ bool HighBytesZero(const NetAddr& a, int n) {
 
 }  // namespace
 
-bool NetAddr::Is4In6() const {
-  return !is4 && HighBytesZero(*this, 10) && bytes[10] == 0xff && bytes[11] == 0xff;
-}
+bool NetAddr::Is4In6() const { return !is4 && HighBytesZero(*this, 10) && bytes[10] == 0xff && bytes[11] == 0xff; }
 
 std::string NetAddr::String() const {
   std::string out;
@@ -265,8 +258,7 @@ bool NetAddr::IsGlobalUnicast() const {
   NetAddr a = Unmap(*this);
   if (a.is4) {
     bool all_zero = a.bytes[12] == 0 && a.bytes[13] == 0 && a.bytes[14] == 0 && a.bytes[15] == 0;
-    bool all_ones =
-        a.bytes[12] == 255 && a.bytes[13] == 255 && a.bytes[14] == 255 && a.bytes[15] == 255;
+    bool all_ones = a.bytes[12] == 255 && a.bytes[13] == 255 && a.bytes[14] == 255 && a.bytes[15] == 255;
     if (all_zero || all_ones) return false;
   } else if (a.zone.empty() && HighBytesZero(a, 16)) {
     return false;  // ::
@@ -295,15 +287,12 @@ bool NetPrefix::Contains(const NetAddr& ip) const {
 StatusOr<NetAddr> ParseNetAddr(std::string_view s) {
   for (char c : s) {
     switch (c) {
-      case '.':
-        return ParseIPv4(s);
-      case ':':
-        return ParseIPv6(s);
+      case '.': return ParseIPv4(s);
+      case ':': return ParseIPv6(s);
       case '%':
         // Taken to be an IPv6 address with a zone but no address.
         return AddrError(s, "missing IPv6 address");
-      default:
-        break;
+      default: break;
     }
   }
   return AddrError(s, "unable to parse IP");
