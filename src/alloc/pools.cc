@@ -173,36 +173,148 @@ StatusOr<bool> SliceTargetsNode(const api::ResourceSlice& slice, const api::Node
   return false;  // no node selection at all: a future extension we do not know
 }
 
+namespace {
+
+// The slices of one pool that target the node, of its newest generation.
+struct Collected {
+  int64_t generation = 0;
+  std::vector<const api::ResourceSlice*> slices;
+};
+// Keys view the slices' driver and pool names (the slices outlive the call).
+using CollectedPools = std::map<std::pair<std::string_view, std::string_view>, Collected>;
+
+// With DRADeviceCompatibilityGroups off, slices using compatibility groups
+// are invisible: not collected here and not counted towards completeness
+// below, so their pool is incomplete (README.md §3.1 item 2).
+bool Hidden(const SliceIndex& index, const Features& features, const api::ResourceSlice* s) {
+  return !features.compatibility_groups && index.UsesCompatibilityGroups(s);
+}
+
+Status Consider(const SliceIndex& index, const api::Node& node, const Features& features, const api::ResourceSlice* s,
+                CollectedPools& collected) {
+  if (Hidden(index, features, s)) return OkStatus();
+  DRA_ASSIGN_OR_RETURN(bool relevant, SliceTargetsNode(*s, node, features));
+  if (!relevant) return OkStatus();
+  auto [it, inserted] = collected.try_emplace({s->spec.driver, s->spec.pool.name});
+  Collected& c = it->second;
+  if (inserted || s->spec.pool.generation > c.generation) {
+    c.generation = s->spec.pool.generation;
+    c.slices.assign(1, s);
+  } else if (s->spec.pool.generation == c.generation) {
+    c.slices.push_back(s);
+  }
+  return OkStatus();
+}
+
+// 3. Build the pool (README.md §3.3): slices by name; counter-set slices apart;
+// generation-G slices that do not target the node kept for accounting.
+void AssignSlices(const Features& features, std::vector<const api::ResourceSlice*>& slices,
+                  std::vector<const api::ResourceSlice*>& same_generation, Pool& pool) {
+  std::sort(slices.begin(), slices.end(), [](const api::ResourceSlice* a, const api::ResourceSlice* b) {
+    return a->metadata.name < b->metadata.name;
+  });
+  // The targeting slices, sorted by address for lookups (usually one).
+  std::vector<const api::ResourceSlice*> targeting(slices.begin(), slices.end());
+  std::sort(targeting.begin(), targeting.end());
+  for (const api::ResourceSlice* s : slices) {
+    if (features.partitionable_devices && HasCounterSets(*s)) {
+      pool.counter_slices.push_back(s);
+    } else {
+      pool.slices.push_back(s);
+    }
+  }
+  std::sort(
+      same_generation.begin(), same_generation.end(),
+      [](const api::ResourceSlice* a, const api::ResourceSlice* b) { return a->metadata.name < b->metadata.name; });
+  for (const api::ResourceSlice* s : same_generation) {
+    if (std::binary_search(targeting.begin(), targeting.end(), s)) continue;
+    if (features.partitionable_devices && HasCounterSets(*s)) {
+      pool.counter_slices.push_back(s);
+    } else {
+      pool.other_slices.push_back(s);
+    }
+  }
+}
+
+// Duplicate device names: a sorted vector finds whether there is one; the
+// message names the first device (in slice order) whose name was seen
+// before, so that rare case repeats the scan in order with a set.
+void CheckDeviceNames(Pool& pool) {
+  std::vector<std::string_view> device_names;
+  for (const api::ResourceSlice* s : pool.slices) {
+    for (const api::Device& d : s->spec.devices) {
+      device_names.push_back(d.name);
+      if (!d.rare->binding_conditions.empty()) pool.has_binding_conditions = true;
+    }
+  }
+  std::sort(device_names.begin(), device_names.end());
+  if (std::adjacent_find(device_names.begin(), device_names.end()) != device_names.end()) {
+    std::set<std::string_view> seen;
+    for (const api::ResourceSlice* s : pool.slices) {
+      for (const api::Device& d : s->spec.devices) {
+        if (!seen.insert(d.name).second && !pool.invalid) {
+          pool.invalid = true;
+          pool.invalid_reason = "duplicate device name " + d.name;
+        }
+      }
+    }
+  }
+}
+
+// Every counter use of the devices of `slices` must name a set of `sets` and
+// counters of that set; the first one that does not makes the pool invalid.
+void CheckConsumers(const std::vector<const api::ResourceSlice*>& slices,
+                    const std::map<std::string_view, const api::CounterSet*>& sets, Pool& pool) {
+  for (const api::ResourceSlice* s : slices) {
+    for (const api::Device& d : s->spec.devices) {
+      for (const api::DeviceCounterConsumption& use : d.rare->consumes_counters) {
+        if (pool.invalid) return;
+        auto set = sets.find(use.counter_set);
+        if (set == sets.end()) {
+          pool.invalid = true;
+          pool.invalid_reason = "counter set " + use.counter_set + " not found";
+          return;
+        }
+        for (const auto& [counter, value] : use.counters) {
+          if (set->second->counters.find(counter) == nullptr) {
+            pool.invalid = true;
+            pool.invalid_reason =
+                fmt::format("counter {} not found in counter set {}", counter.view(), use.counter_set);
+            return;
+          }
+        }
+      }
+    }
+  }
+}
+
+// Counter sets (partitionable devices): names unique within the pool, and
+// the devices' counter uses valid.
+void CheckCounterSets(Pool& pool) {
+  std::map<std::string_view, const api::CounterSet*> sets;
+  for (const api::ResourceSlice* s : pool.counter_slices) {
+    for (const api::CounterSet& set : s->spec.shared_counters) {
+      if (!sets.emplace(set.name, &set).second && !pool.invalid) {
+        pool.invalid = true;
+        pool.invalid_reason = "duplicate counter set name " + set.name;
+      }
+    }
+  }
+  CheckConsumers(pool.slices, sets, pool);
+  CheckConsumers(pool.other_slices, sets, pool);
+}
+
+}  // namespace
+
 StatusOr<std::vector<Pool>> GatherPools(const SliceIndex& index, const api::Node& node, const Features& features) {
   // 1. Relevant slices per pool, newest generation only (src/alloc/README.md §3.1).
-  struct Collected {
-    int64_t generation = 0;
-    std::vector<const api::ResourceSlice*> slices;
-  };
-  // Keys view the slices' driver and pool names (the slices outlive the call).
-  std::map<std::pair<std::string_view, std::string_view>, Collected> collected;
-  // With DRADeviceCompatibilityGroups off, slices using compatibility groups
-  // are invisible: not collected here and not counted towards completeness
-  // below, so their pool is incomplete (README.md §3.1 item 2).
-  auto hidden = [&](const api::ResourceSlice* s) {
-    return !features.compatibility_groups && index.UsesCompatibilityGroups(s);
-  };
-  auto consider = [&](const api::ResourceSlice* s) -> Status {
-    if (hidden(s)) return OkStatus();
-    DRA_ASSIGN_OR_RETURN(bool relevant, SliceTargetsNode(*s, node, features));
-    if (!relevant) return OkStatus();
-    auto [it, inserted] = collected.try_emplace({s->spec.driver, s->spec.pool.name});
-    Collected& c = it->second;
-    if (inserted || s->spec.pool.generation > c.generation) {
-      c.generation = s->spec.pool.generation;
-      c.slices.assign(1, s);
-    } else if (s->spec.pool.generation == c.generation) {
-      c.slices.push_back(s);
-    }
-    return OkStatus();
-  };
-  for (const api::ResourceSlice* s : index.OnNode(node.metadata.name)) DRA_RETURN_IF_ERROR(consider(s));
-  for (const api::ResourceSlice* s : index.WithoutNodeName()) DRA_RETURN_IF_ERROR(consider(s));
+  CollectedPools collected;
+  for (const api::ResourceSlice* s : index.OnNode(node.metadata.name)) {
+    DRA_RETURN_IF_ERROR(Consider(index, node, features, s, collected));
+  }
+  for (const api::ResourceSlice* s : index.WithoutNodeName()) {
+    DRA_RETURN_IF_ERROR(Consider(index, node, features, s, collected));
+  }
 
   std::vector<Pool> pools;
   for (auto& [key, c] : collected) {
@@ -217,7 +329,7 @@ StatusOr<std::vector<Pool>> GatherPools(const SliceIndex& index, const api::Node
     bool obsolete = false;
     for (const api::ResourceSlice* s : index.OfPool(pool.driver, pool.name)) {
       if (s->spec.pool.generation > c.generation) obsolete = true;
-      if (s->spec.pool.generation == c.generation && !hidden(s)) same_generation.push_back(s);
+      if (s->spec.pool.generation == c.generation && !Hidden(index, features, s)) same_generation.push_back(s);
     }
     if (static_cast<int64_t>(c.slices.size()) != announced) {
       if (obsolete) continue;  // a newer generation exists elsewhere: drop the pool
@@ -228,91 +340,10 @@ StatusOr<std::vector<Pool>> GatherPools(const SliceIndex& index, const api::Node
       }
     }
 
-    // 3. Build the pool (README.md §3.3): slices by name; counter-set slices apart;
-    // generation-G slices that do not target the node kept for accounting.
-    std::sort(c.slices.begin(), c.slices.end(), [](const api::ResourceSlice* a, const api::ResourceSlice* b) {
-      return a->metadata.name < b->metadata.name;
-    });
-    // The targeting slices, sorted by address for lookups (usually one).
-    std::vector<const api::ResourceSlice*> targeting(c.slices.begin(), c.slices.end());
-    std::sort(targeting.begin(), targeting.end());
-    for (const api::ResourceSlice* s : c.slices) {
-      if (features.partitionable_devices && HasCounterSets(*s)) {
-        pool.counter_slices.push_back(s);
-      } else {
-        pool.slices.push_back(s);
-      }
-    }
-    std::sort(
-        same_generation.begin(), same_generation.end(),
-        [](const api::ResourceSlice* a, const api::ResourceSlice* b) { return a->metadata.name < b->metadata.name; });
-    for (const api::ResourceSlice* s : same_generation) {
-      if (std::binary_search(targeting.begin(), targeting.end(), s)) continue;
-      if (features.partitionable_devices && HasCounterSets(*s)) {
-        pool.counter_slices.push_back(s);
-      } else {
-        pool.other_slices.push_back(s);
-      }
-    }
-
-    // Duplicate device names: a sorted vector finds whether there is one; the
-    // message names the first device (in slice order) whose name was seen
-    // before, so that rare case repeats the scan in order with a set.
-    std::vector<std::string_view> device_names;
-    for (const api::ResourceSlice* s : pool.slices) {
-      for (const api::Device& d : s->spec.devices) {
-        device_names.push_back(d.name);
-        if (!d.rare->binding_conditions.empty()) pool.has_binding_conditions = true;
-      }
-    }
-    std::sort(device_names.begin(), device_names.end());
-    if (std::adjacent_find(device_names.begin(), device_names.end()) != device_names.end()) {
-      std::set<std::string_view> seen;
-      for (const api::ResourceSlice* s : pool.slices) {
-        for (const api::Device& d : s->spec.devices) {
-          if (!seen.insert(d.name).second && !pool.invalid) {
-            pool.invalid = true;
-            pool.invalid_reason = "duplicate device name " + d.name;
-          }
-        }
-      }
-    }
-    if (features.partitionable_devices && !pool.invalid) {
-      std::map<std::string_view, const api::CounterSet*> sets;
-      for (const api::ResourceSlice* s : pool.counter_slices) {
-        for (const api::CounterSet& set : s->spec.shared_counters) {
-          if (!sets.emplace(set.name, &set).second && !pool.invalid) {
-            pool.invalid = true;
-            pool.invalid_reason = "duplicate counter set name " + set.name;
-          }
-        }
-      }
-      auto check_consumers = [&](const std::vector<const api::ResourceSlice*>& slices) {
-        for (const api::ResourceSlice* s : slices) {
-          for (const api::Device& d : s->spec.devices) {
-            for (const api::DeviceCounterConsumption& use : d.rare->consumes_counters) {
-              if (pool.invalid) return;
-              auto set = sets.find(use.counter_set);
-              if (set == sets.end()) {
-                pool.invalid = true;
-                pool.invalid_reason = "counter set " + use.counter_set + " not found";
-                return;
-              }
-              for (const auto& [counter, value] : use.counters) {
-                if (set->second->counters.find(counter) == nullptr) {
-                  pool.invalid = true;
-                  pool.invalid_reason =
-                      fmt::format("counter {} not found in counter set {}", counter.view(), use.counter_set);
-                  return;
-                }
-              }
-            }
-          }
-        }
-      };
-      check_consumers(pool.slices);
-      check_consumers(pool.other_slices);
-    }
+    // 3. Build the pool (README.md §3.3).
+    AssignSlices(features, c.slices, same_generation, pool);
+    CheckDeviceNames(pool);
+    if (features.partitionable_devices && !pool.invalid) CheckCounterSets(pool);
     pools.push_back(std::move(pool));
   }
 

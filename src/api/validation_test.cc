@@ -415,13 +415,8 @@ TEST(ValidationTest, DeviceClassRules) {
 // ---------------------------------------------------------------------------
 // ResourceSlice: slice-level rules
 
-TEST(ValidationTest, ResourceSliceRules) {
+TEST(ValidationTest, ResourceSliceNameDriverAndPoolRules) {
   using C = Case<ResourceSlice>;
-  auto devices = [](int n) {
-    std::vector<Device> out;
-    for (int i = 0; i < n; ++i) out.push_back(BaseDevice(Numbered("gpu-", i)));
-    return out;
-  };
   RunCases<ResourceSlice>(
       BaseSlice(), ValidateResourceSlice,
       {
@@ -473,6 +468,14 @@ TEST(ValidationTest, ResourceSliceRules) {
             .field = "spec.pool.generation",
             .type = T::kInvalid,
             .detail = "greater than or equal to zero"},
+      });
+}
+
+TEST(ValidationTest, ResourceSliceNodeSelectionRules) {
+  using C = Case<ResourceSlice>;
+  RunCases<ResourceSlice>(
+      BaseSlice(), ValidateResourceSlice,
+      {
           C{.name = "no node selection",
             .mutate = [](ResourceSlice& s) { s.spec.node_name.reset(); },
             .field = "spec",
@@ -560,6 +563,20 @@ TEST(ValidationTest, ResourceSliceRules) {
             .field = "spec.perDeviceNodeSelection",
             .type = T::kInvalid,
             .detail = "must be either unset or set to true"},
+      });
+}
+
+TEST(ValidationTest, ResourceSliceDeviceListAndCounterSetRules) {
+  using C = Case<ResourceSlice>;
+  auto devices = [](int n) {
+    std::vector<Device> out;
+    out.reserve(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) out.push_back(BaseDevice(Numbered("gpu-", i)));
+    return out;
+  };
+  RunCases<ResourceSlice>(
+      BaseSlice(), ValidateResourceSlice,
+      {
           C{.name = "devices and sharedCounters",
             .mutate =
                 [](ResourceSlice& s) {
@@ -675,6 +692,14 @@ TEST(ValidationTest, ResourceSliceRules) {
             .detail = "DRAPartitionableDevices",
             .severity = Severity::kWarning,
             .gates = [] { return Version("1.34"); }},
+      });
+}
+
+TEST(ValidationTest, ResourceSliceSkipNodeOperationsRules) {
+  using C = Case<ResourceSlice>;
+  RunCases<ResourceSlice>(
+      BaseSlice(), ValidateResourceSlice,
+      {
           C{.name = "skipNodeOperations prepare only",
             .mutate = [](ResourceSlice& s) { s.spec.skip_node_operations = {"NodePrepareResources"}; },
             .field = "spec.skipNodeOperations",
@@ -705,6 +730,7 @@ TEST(ValidationTest, ResourceSliceRules) {
 
 TEST(ValidationTest, ResourceSliceReleaseDifferences) {
   std::vector<Device> many;
+  many.reserve(65);
   for (int i = 0; i < 65; ++i) many.push_back(BaseDevice(Numbered("gpu-", i)));
   many[0].rare.mut().taints = {{.key = "k", .effect = "NoSchedule"}};
   ResourceSlice s = BaseSlice();
@@ -730,7 +756,7 @@ TEST(ValidationTest, ResourceSliceReleaseDifferences) {
 // ---------------------------------------------------------------------------
 // ResourceSlice: device rules
 
-TEST(ValidationTest, DeviceRules) {
+TEST(ValidationTest, DeviceNameAndAttributeRules) {
   using C = Case<ResourceSlice>;
   auto dev = [](ResourceSlice& s) -> Device& { return s.spec.devices[0]; };
   RunCases<ResourceSlice>(
@@ -864,6 +890,15 @@ TEST(ValidationTest, DeviceRules) {
                 },
             .field = "spec.devices[0].attributes[ss].strings[0]",
             .type = T::kTooLong},
+      });
+}
+
+TEST(ValidationTest, DeviceCapacityAndTaintRules) {
+  using C = Case<ResourceSlice>;
+  auto dev = [](ResourceSlice& s) -> Device& { return s.spec.devices[0]; };
+  RunCases<ResourceSlice>(
+      BaseSlice(), ValidateResourceSlice,
+      {
           C{.name = "capacity key bad",
             .mutate = [&](ResourceSlice& s) { dev(s).capacity.insert_or_assign("mem ory", DeviceCapacity{}); },
             .field = "spec.devices[0].capacity",
@@ -949,6 +984,15 @@ TEST(ValidationTest, DeviceRules) {
                   EXPECT_TRUE(g.Set("DRADeviceTaints", true).ok());
                   return g;
                 }},
+      });
+}
+
+TEST(ValidationTest, DeviceCounterConsumptionRules) {
+  using C = Case<ResourceSlice>;
+  auto dev = [](ResourceSlice& s) -> Device& { return s.spec.devices[0]; };
+  RunCases<ResourceSlice>(
+      BaseSlice(), ValidateResourceSlice,
+      {
           C{.name = "consumesCounters gate off",
             .mutate =
                 [&](ResourceSlice& s) {
@@ -1010,6 +1054,15 @@ TEST(ValidationTest, DeviceRules) {
             .detail = "DRADeviceCompatibilityGroups",
             .severity = Severity::kWarning,
             .gates = [] { return Version("1.37"); }},
+      });
+}
+
+TEST(ValidationTest, DeviceNodeNameAndBindingConditionRules) {
+  using C = Case<ResourceSlice>;
+  auto dev = [](ResourceSlice& s) -> Device& { return s.spec.devices[0]; };
+  RunCases<ResourceSlice>(
+      BaseSlice(), ValidateResourceSlice,
+      {
           C{.name = "device node name without perDeviceNodeSelection",
             .mutate = [&](ResourceSlice& s) { dev(s).rare.mut().node_name = "node-1"; },
             .field = "spec.devices[0]",
@@ -1176,6 +1229,15 @@ TEST(ValidationTest, PerDeviceNodeSelectionRules) {
             .field = "spec.devices[1].attributes[gpu.example.com/type]",
             .type = T::kInvalid,
             .detail = "must be a string value"},
+      });
+}
+
+TEST(ValidationTest, NodeAllocatableResourceRules) {
+  using C = Case<ResourceSlice>;
+  auto rare = [](ResourceSlice& s) -> DeviceRareFields& { return s.spec.devices[0].rare.mut(); };
+  RunCases<ResourceSlice>(
+      BasePartitionableSlice(), ValidateResourceSlice,
+      {
           C{.name = "node allocatable gate off",
             .mutate =
                 [&](ResourceSlice& s) {
@@ -1280,7 +1342,7 @@ TEST(ValidationTest, PerDeviceNodeSelectionRules) {
 // ---------------------------------------------------------------------------
 // ResourceSlice: capacity request policies (src/api/README.md §4.4)
 
-TEST(ValidationTest, RequestPolicyRules) {
+TEST(ValidationTest, RequestPolicyValidValuesRules) {
   using C = Case<ResourceSlice>;
   const std::string p = "spec.devices[0].capacity[memory].requestPolicy";
   auto values = [](std::initializer_list<std::string_view> texts) {
@@ -1292,11 +1354,6 @@ TEST(ValidationTest, RequestPolicyRules) {
     Policy(s).valid_range.reset();
     Policy(s).valid_values = values(texts);
     Policy(s).default_ = Q(def);
-  };
-  auto no_fraction = [] {
-    FeatureGates g = AllOn();
-    EXPECT_TRUE(g.Set("DRAFractionalCapacityRange", false).ok());
-    return g;
   };
   RunCases<ResourceSlice>(
       BaseSharedCapacitySlice(), ValidateResourceSlice,
@@ -1366,6 +1423,20 @@ TEST(ValidationTest, RequestPolicyRules) {
             .field = p + ".validValues",
             .type = T::kInvalid,
             .detail = "default value is not valid according to the requestPolicy"},
+      });
+}
+
+TEST(ValidationTest, RequestPolicyValidRangeRules) {
+  using C = Case<ResourceSlice>;
+  const std::string p = "spec.devices[0].capacity[memory].requestPolicy";
+  auto no_fraction = [] {
+    FeatureGates g = AllOn();
+    EXPECT_TRUE(g.Set("DRAFractionalCapacityRange", false).ok());
+    return g;
+  };
+  RunCases<ResourceSlice>(
+      BaseSharedCapacitySlice(), ValidateResourceSlice,
+      {
           C{.name = "range without min",
             .mutate = [&](ResourceSlice& s) { Policy(s).valid_range->min.reset(); },
             .field = p + ".validRange.min",
@@ -1465,7 +1536,7 @@ TEST(ValidationTest, RequestPolicyRules) {
 // ---------------------------------------------------------------------------
 // ResourceClaim spec
 
-TEST(ValidationTest, ResourceClaimSpecRules) {
+TEST(ValidationTest, ResourceClaimRequestRules) {
   using C = Case<ResourceClaim>;
   const std::string r = "spec.devices.requests";
   auto ex = [](ResourceClaim& c) -> ExactDeviceRequest& { return *c.spec.devices.requests[0].exactly; };
@@ -1590,6 +1661,17 @@ TEST(ValidationTest, ResourceClaimSpecRules) {
             .field = r + "[0].exactly.count",
             .type = T::kInvalid,
             .detail = "must not be specified when allocationMode is 'All'"},
+      });
+}
+
+TEST(ValidationTest, ResourceClaimAdminAccessTolerationAndCapacityRules) {
+  using C = Case<ResourceClaim>;
+  const std::string r = "spec.devices.requests";
+  auto ex = [](ResourceClaim& c) -> ExactDeviceRequest& { return *c.spec.devices.requests[0].exactly; };
+  auto sub = [](ResourceClaim& c) -> DeviceSubRequest& { return c.spec.devices.requests[1].first_available[0]; };
+  RunCases<ResourceClaim>(
+      BaseClaim(), ValidateResourceClaim,
+      {
           C{.name = "adminAccess gate off",
             .mutate = [&](ResourceClaim& c) { ex(c).admin_access = true; },
             .field = r + "[0].exactly.adminAccess",
@@ -1665,6 +1747,16 @@ TEST(ValidationTest, ResourceClaimSpecRules) {
             .detail = "DRAConsumableCapacity",
             .severity = Severity::kWarning,
             .gates = [] { return Version("1.35"); }},
+      });
+}
+
+TEST(ValidationTest, ResourceClaimDerivedAttributeConstraintAndConfigRules) {
+  using C = Case<ResourceClaim>;
+  const std::string r = "spec.devices.requests";
+  auto ex = [](ResourceClaim& c) -> ExactDeviceRequest& { return *c.spec.devices.requests[0].exactly; };
+  RunCases<ResourceClaim>(
+      BaseClaim(), ValidateResourceClaim,
+      {
           C{.name = "derivedAttributes gate off",
             .mutate = [&](ResourceClaim& c) { ex(c).derived_attributes = {{.name = "x", .expression = "1"}}; },
             .field = r + "[0].exactly.derivedAttributes",
@@ -1802,13 +1894,8 @@ TEST(ValidationTest, ResourceClaimSpecRules) {
 // ---------------------------------------------------------------------------
 // ResourceClaim status
 
-TEST(ValidationTest, ResourceClaimStatusRules) {
+TEST(ValidationTest, ResourceClaimStatusReservedForRules) {
   using C = Case<ResourceClaim>;
-  const std::string res = "status.allocation.devices.results";
-  auto result = [](ResourceClaim& c) -> DeviceRequestAllocationResult& {
-    return c.status.allocation->devices.results[0];
-  };
-  auto dstat = [](ResourceClaim& c) -> AllocatedDeviceStatus& { return c.status.devices[0]; };
   RunCases<ResourceClaim>(
       BaseClaim(), ValidateResourceClaim,
       {
@@ -1848,6 +1935,18 @@ TEST(ValidationTest, ResourceClaimStatusRules) {
             .field = "status.reservedFor",
             .type = T::kTooMany,
             .detail = "at most 256 items"},
+      });
+}
+
+TEST(ValidationTest, ResourceClaimStatusAllocationRules) {
+  using C = Case<ResourceClaim>;
+  const std::string res = "status.allocation.devices.results";
+  auto result = [](ResourceClaim& c) -> DeviceRequestAllocationResult& {
+    return c.status.allocation->devices.results[0];
+  };
+  RunCases<ResourceClaim>(
+      BaseClaim(), ValidateResourceClaim,
+      {
           C{.name = "result names unknown request",
             .mutate = [&](ResourceClaim& c) { result(c).request = "nic"; },
             .field = res + "[0].request",
@@ -1967,6 +2066,15 @@ TEST(ValidationTest, ResourceClaimStatusRules) {
             .detail = "DRADeviceBindingConditions",
             .severity = Severity::kWarning,
             .gates = [] { return Version("1.35"); }},
+      });
+}
+
+TEST(ValidationTest, ResourceClaimStatusDeviceStatusRules) {
+  using C = Case<ResourceClaim>;
+  auto dstat = [](ResourceClaim& c) -> AllocatedDeviceStatus& { return c.status.devices[0]; };
+  RunCases<ResourceClaim>(
+      BaseClaim(), ValidateResourceClaim,
+      {
           C{.name = "device status gate off",
             .mutate = [](ResourceClaim&) {},
             .field = "status.devices",
@@ -2355,7 +2463,7 @@ TEST(ValidationTest, AgreesWithApiServerDryRun) {
   }
   // Rejected: a name that is not a C identifier, an upper-case domain (the
   // declarative check does not lower-case it first), a 64-character domain.
-  for (std::string name :
+  for (const std::string& name :
        {std::string("a.b/1x"), std::string("RESOURCE.KUBERNETES.IO/NUMANODE"), std::string(64, 'd') + "/x"}) {
     claim = BaseClaim();
     claim.spec.devices.constraints[0].match_attribute = name;
@@ -2388,6 +2496,7 @@ TEST(ValidationTest, AgreesWithApiServerDryRun) {
   // is dropped, so only the attribute without a value is an error.
   slice = BaseSlice();
   std::vector<InternedString> values;
+  values.reserve(49);
   for (int i = 0; i < 49; ++i) values.emplace_back("v" + std::to_string(i));
   slice.spec.devices[0].attributes.insert_or_assign("x", DeviceAttribute::Strings(values));
   EXPECT_EQ(ErrorFields(ValidateResourceSlice(slice, Version("1.37"))),

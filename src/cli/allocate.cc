@@ -215,38 +215,40 @@ struct ManifestFlags {
   std::string device_choice = "first-fit";
 };
 
-int RunOnManifests(const ManifestFlags& flags) {
-  std::optional<api::FeatureGates> gates = GatesFromFlags("dractl allocate", flags.version, flags.gates);
-  if (!gates) return kExitUsageError;
-
-  manifest::LoadResult loaded;
-  LoadInputs(flags.files, {.keep_trees = true}, &loaded);
-  // The API server defaults and validates every object before the scheduler
-  // sees it; an invalid object here would make the answer meaningless.
-  if (int rc = DefaultAndValidate(&loaded, *gates, "dractl allocate"); rc >= 0) return rc;
-
+// The objects of the input the allocation reads.
+struct AllocateInput {
   std::vector<const api::DeviceClass*> classes;
   std::vector<const api::ResourceSlice*> raw_slices;
   std::vector<const api::DeviceTaintRule*> rules;
   std::map<std::string, const api::ResourceClaim*> claims_by_key;
   std::set<std::string> duplicates;  // claims in the input more than once
-  const api::Node* node = nullptr;
+  const api::Node* node = nullptr;   // the Node named --node, if the input has it
+};
+
+AllocateInput SortInput(const manifest::LoadResult& loaded, const std::string& node_name) {
+  AllocateInput in;
   for (const manifest::LoadedObject& o : loaded.objects) {
-    if (const auto* c = std::get_if<api::DeviceClass>(&o.object)) classes.push_back(c);
-    if (const auto* s = std::get_if<api::ResourceSlice>(&o.object)) raw_slices.push_back(s);
-    if (const auto* r = std::get_if<api::DeviceTaintRule>(&o.object)) rules.push_back(r);
+    if (const auto* c = std::get_if<api::DeviceClass>(&o.object)) in.classes.push_back(c);
+    if (const auto* s = std::get_if<api::ResourceSlice>(&o.object)) in.raw_slices.push_back(s);
+    if (const auto* r = std::get_if<api::DeviceTaintRule>(&o.object)) in.rules.push_back(r);
     if (const auto* c = std::get_if<api::ResourceClaim>(&o.object)) {
       const std::string key = c->metadata.namespace_ + "/" + c->metadata.name;
-      if (claims_by_key.count(key) > 0) duplicates.insert(key);
-      claims_by_key[key] = c;
+      if (in.claims_by_key.count(key) > 0) in.duplicates.insert(key);
+      in.claims_by_key[key] = c;
     }
-    if (const auto* n = std::get_if<api::Node>(&o.object); n != nullptr && n->metadata.name == flags.node) node = n;
+    if (const auto* n = std::get_if<api::Node>(&o.object); n != nullptr && n->metadata.name == node_name) in.node = n;
   }
-  // A claim per --template, as the resource-claim controller would create it
-  // for a pod (named after the template here; not allocated yet).
-  std::vector<std::unique_ptr<api::ResourceClaim>> from_templates;
-  std::vector<std::string> claim_flags = flags.claims;
-  for (const std::string& flag : flags.templates) {
+  return in;
+}
+
+// A claim per --template, as the resource-claim controller would create it
+// for a pod (named after the template here; not allocated yet): added to
+// in.claims_by_key, owned by *from_templates, its key appended to
+// *claim_flags. Returns the exit code of an error, or -1 to go on.
+int AddTemplateClaims(const manifest::LoadResult& loaded, const std::vector<std::string>& templates, AllocateInput& in,
+                      std::vector<std::unique_ptr<api::ResourceClaim>>* from_templates,
+                      std::vector<std::string>* claim_flags) {
+  for (const std::string& flag : templates) {
     const std::string key = ClaimKey(flag);
     const api::ResourceClaimTemplate* found = nullptr;
     for (const manifest::LoadedObject& o : loaded.objects) {
@@ -260,7 +262,7 @@ int RunOnManifests(const ManifestFlags& flags) {
                    key.c_str());
       return kExitInputError;
     }
-    if (claims_by_key.count(key) > 0) {
+    if (in.claims_by_key.count(key) > 0) {
       std::fprintf(stderr,
                    "dractl allocate: --template %s: a ResourceClaim %s exists too; name the claim with --claim\n",
                    flag.c_str(), key.c_str());
@@ -272,38 +274,34 @@ int RunOnManifests(const ManifestFlags& flags) {
     claim->metadata.labels = found->spec.metadata.labels;
     claim->metadata.annotations = found->spec.metadata.annotations;
     claim->spec = found->spec.spec;
-    claims_by_key[key] = claim.get();
-    from_templates.push_back(std::move(claim));
-    claim_flags.push_back(key);
+    in.claims_by_key[key] = claim.get();
+    from_templates->push_back(std::move(claim));
+    claim_flags->push_back(key);
   }
-  api::Node bare_node;
-  if (node == nullptr) {
-    std::fprintf(stderr,
-                 "dractl allocate: warning: no Node \"%s\" in the input; its labels are taken as empty "
-                 "(slices selecting nodes by label will not match)\n",
-                 flags.node.c_str());
-    bare_node.metadata.name = flags.node;
-    node = &bare_node;
-  }
+  return -1;
+}
 
-  std::vector<const api::ResourceClaim*> to_allocate;
-  std::vector<std::string> keys;
+// The claims to allocate, in the order named, and their keys. Returns the
+// exit code of an error (a claim missing, in the input twice or named twice),
+// or -1 to go on.
+int PickClaims(const std::vector<std::string>& claim_flags, const AllocateInput& in,
+               std::vector<const api::ResourceClaim*>* to_allocate, std::vector<std::string>* keys) {
   for (const std::string& flag : claim_flags) {
     std::string key = ClaimKey(flag);
-    auto it = claims_by_key.find(key);
-    if (it == claims_by_key.end()) {
+    auto it = in.claims_by_key.find(key);
+    if (it == in.claims_by_key.end()) {
       std::fprintf(stderr, "dractl allocate: --claim %s: no ResourceClaim %s in the input\n", flag.c_str(),
                    key.c_str());
       return kExitInputError;
     }
-    if (duplicates.count(key) > 0) {
+    if (in.duplicates.count(key) > 0) {
       std::fprintf(stderr,
                    "dractl allocate: --claim %s: the input has more than one ResourceClaim %s (dractl validate "
                    "names them)\n",
                    flag.c_str(), key.c_str());
       return kExitInputError;
     }
-    if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
+    if (std::find(keys->begin(), keys->end(), key) != keys->end()) {
       std::fprintf(stderr, "dractl allocate: claim %s: named twice\n", flag.c_str());
       return kExitUsageError;
     }
@@ -313,55 +311,20 @@ int RunOnManifests(const ManifestFlags& flags) {
                    "and it is allocated again\n",
                    key.c_str());
     }
-    to_allocate.push_back(it->second);
-    keys.push_back(std::move(key));
+    to_allocate->push_back(it->second);
+    keys->push_back(std::move(key));
   }
+  return -1;
+}
 
-  alloc::Features features = alloc::Features::FromGates(*gates);
-  // Devices in use: every allocated claim except the ones allocated now.
-  std::vector<const api::ResourceClaim*> in_use;
-  for (const auto& [key, claim] : claims_by_key) {
-    if (claim->status.allocation && std::find(keys.begin(), keys.end(), key) == keys.end()) {
-      in_use.push_back(claim);
-    }
-  }
-  alloc::AllocatedState state;
-  if (Status st = state.AddClaims(in_use, features); !st.ok()) {
-    std::fprintf(stderr, "dractl allocate: allocated claims: %s\n", st.ToString().c_str());
-    return kExitInputError;
-  }
-
-  std::vector<api::ResourceSlice> slices = alloc::ApplyDeviceTaintRules(raw_slices, rules, *gates);
-  std::vector<const api::ResourceSlice*> slice_ptrs;
-  slice_ptrs.reserve(slices.size());
-  for (const api::ResourceSlice& s : slices) slice_ptrs.push_back(&s);
-  alloc::SliceIndex index(std::move(slice_ptrs));
-  StatusOr<std::unique_ptr<alloc::SelectorEvaluator>> cel = alloc::NewCelSelectorEvaluator(features);
-  if (!cel.ok()) {
-    std::fprintf(stderr, "dractl allocate: internal error: %s\n", cel.status().ToString().c_str());
-    return kExitInternalError;
-  }
-  alloc::AllocatorOptions options;
-  if (flags.max_steps != 0) options.max_steps = flags.max_steps;
-  options.device_choice = DeviceChoiceFor(flags.device_choice, "kube");
-  alloc::Allocator allocator(features, std::move(state), classes, &index, cel->get(), std::move(options));
-  StatusOr<alloc::NodeFit> fit = allocator.Allocate(*node, to_allocate);
-  if (!fit.ok()) {
-    // Upstream aborts scheduling of the pod on such errors (bad selector,
-    // unsupported request, step limit).
-    std::fprintf(stderr, "dractl allocate: error: node %s: %s\n", flags.node.c_str(),
-                 std::string(fit.status().message()).c_str());
-    return kExitInputError;
-  }
-  if (!fit->fits) {
-    std::fprintf(stderr, "dractl allocate: node %s: %s\n", flags.node.c_str(), fit->reason.ToString().c_str());
-    return kExitUnsatisfiable;
-  }
-
+// The allocated claims on stdout (one object, or a v1 List), and a summary on
+// stderr.
+void PrintAllocated(const std::vector<const api::ResourceClaim*>& to_allocate, alloc::NodeFit& fit,
+                    const ManifestFlags& flags) {
   std::vector<manifest::Node> docs;
   for (size_t i = 0; i < to_allocate.size(); ++i) {
     api::ResourceClaim claim = *to_allocate[i];
-    claim.status.allocation = std::move(fit->results[i]);
+    claim.status.allocation = std::move(fit.results[i]);
     docs.push_back(manifest::EncodeObject(api::Object(std::move(claim))));
   }
   manifest::Node root;
@@ -378,7 +341,80 @@ int RunOnManifests(const ManifestFlags& flags) {
   std::string text = flags.output == "json" ? manifest::EmitJson(root, 4) : manifest::EmitYaml(root);
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fprintf(stderr, "dractl allocate: %zu claim%s allocated on node %s (%llu search steps)\n", docs.size(),
-               docs.size() == 1 ? "" : "s", flags.node.c_str(), static_cast<unsigned long long>(fit->steps));
+               docs.size() == 1 ? "" : "s", flags.node.c_str(), static_cast<unsigned long long>(fit.steps));
+}
+
+int RunOnManifests(const ManifestFlags& flags) {
+  std::optional<api::FeatureGates> gates = GatesFromFlags("dractl allocate", flags.version, flags.gates);
+  if (!gates) return kExitUsageError;
+
+  manifest::LoadResult loaded;
+  LoadInputs(flags.files, {.keep_trees = true}, &loaded);
+  // The API server defaults and validates every object before the scheduler
+  // sees it; an invalid object here would make the answer meaningless.
+  if (int rc = DefaultAndValidate(&loaded, *gates, "dractl allocate"); rc >= 0) return rc;
+
+  AllocateInput in = SortInput(loaded, flags.node);
+  std::vector<std::unique_ptr<api::ResourceClaim>> from_templates;
+  std::vector<std::string> claim_flags = flags.claims;
+  if (int rc = AddTemplateClaims(loaded, flags.templates, in, &from_templates, &claim_flags); rc >= 0) return rc;
+  const api::Node* node = in.node;
+  api::Node bare_node;
+  if (node == nullptr) {
+    std::fprintf(stderr,
+                 "dractl allocate: warning: no Node \"%s\" in the input; its labels are taken as empty "
+                 "(slices selecting nodes by label will not match)\n",
+                 flags.node.c_str());
+    bare_node.metadata.name = flags.node;
+    node = &bare_node;
+  }
+
+  std::vector<const api::ResourceClaim*> to_allocate;
+  std::vector<std::string> keys;
+  if (int rc = PickClaims(claim_flags, in, &to_allocate, &keys); rc >= 0) return rc;
+
+  alloc::Features features = alloc::Features::FromGates(*gates);
+  // Devices in use: every allocated claim except the ones allocated now.
+  std::vector<const api::ResourceClaim*> in_use;
+  for (const auto& [key, claim] : in.claims_by_key) {
+    if (claim->status.allocation && std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      in_use.push_back(claim);
+    }
+  }
+  alloc::AllocatedState state;
+  if (Status st = state.AddClaims(in_use, features); !st.ok()) {
+    std::fprintf(stderr, "dractl allocate: allocated claims: %s\n", st.ToString().c_str());
+    return kExitInputError;
+  }
+
+  std::vector<api::ResourceSlice> slices = alloc::ApplyDeviceTaintRules(in.raw_slices, in.rules, *gates);
+  std::vector<const api::ResourceSlice*> slice_ptrs;
+  slice_ptrs.reserve(slices.size());
+  for (const api::ResourceSlice& s : slices) slice_ptrs.push_back(&s);
+  alloc::SliceIndex index(std::move(slice_ptrs));
+  StatusOr<std::unique_ptr<alloc::SelectorEvaluator>> cel = alloc::NewCelSelectorEvaluator(features);
+  if (!cel.ok()) {
+    std::fprintf(stderr, "dractl allocate: internal error: %s\n", cel.status().ToString().c_str());
+    return kExitInternalError;
+  }
+  alloc::AllocatorOptions options;
+  if (flags.max_steps != 0) options.max_steps = flags.max_steps;
+  options.device_choice = DeviceChoiceFor(flags.device_choice, "kube");
+  alloc::Allocator allocator(features, std::move(state), in.classes, &index, cel->get(), std::move(options));
+  StatusOr<alloc::NodeFit> fit = allocator.Allocate(*node, to_allocate);
+  if (!fit.ok()) {
+    // Upstream aborts scheduling of the pod on such errors (bad selector,
+    // unsupported request, step limit).
+    std::fprintf(stderr, "dractl allocate: error: node %s: %s\n", flags.node.c_str(),
+                 std::string(fit.status().message()).c_str());
+    return kExitInputError;
+  }
+  if (!fit->fits) {
+    std::fprintf(stderr, "dractl allocate: node %s: %s\n", flags.node.c_str(), fit->reason.ToString().c_str());
+    return kExitUnsatisfiable;
+  }
+
+  PrintAllocated(to_allocate, *fit, flags);
   return kExitOk;
 }
 

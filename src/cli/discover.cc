@@ -69,20 +69,8 @@ std::vector<std::string> SplitComma(const std::string& text) {
   return out;
 }
 
-}  // namespace
-
-int RunDiscover(std::span<const std::string_view> args) {
-  CLI::App app{
-      "Prints the ResourceSlices the official DRA drivers would publish on this node\n"
-      "(gpu.nvidia.com from NVML, tpu.google.com from /dev and sysfs, optionally a generic\n"
-      "pci.dractl.io pool), as resource.k8s.io/v1 objects that `dractl validate`, `schedule`\n"
-      "and `explain` read. NVML (libnvidia-ml.so.1) is loaded at run time; no GPU is needed\n"
-      "with --replay. Diagnostics (what was skipped and why) go to stderr.\n\n"
-      "Exit codes: 0 everything discovered; 5 partial (a device or attribute was skipped,\n"
-      "listed on stderr); 1 nothing usable (neither NVML nor sysfs answered), an unreadable\n"
-      "recording, a --strict violation or slices the API server would reject; 2 usage error.",
-      "dractl discover"};
-  dra::discover::DiscoverOptions options;
+// The flags that are not fields of DiscoverOptions as they are given.
+struct DiscoverFlags {
   std::string drivers = "nvidia,tpu";
   std::string slice_layout = "split";
   std::string attribute_set = "current";
@@ -91,10 +79,15 @@ int RunDiscover(std::span<const std::string_view> args) {
   std::string xids;
   std::string format = "yaml";
   std::string out_file;
+  bool device_classes = false;
+};
+
+// Declares the flags of dractl discover.
+void AddDiscoverFlags(CLI::App& app, dra::discover::DiscoverOptions& options, DiscoverFlags& flags) {
   app.add_option("--node-name", options.node_name,
                  "node name (pool and spec.nodeName); default: the recording's, $NODE_NAME, or "
                  "the hostname");
-  app.add_option("--drivers", drivers, "driver modules to run, comma-separated: nvidia, tpu, pci")
+  app.add_option("--drivers", flags.drivers, "driver modules to run, comma-separated: nvidia, tpu, pci")
       ->capture_default_str();
   app.add_option("--nvml-lib", options.nvml_lib, "path of libnvidia-ml.so.1 (default: searched)");
   app.add_option("--driver-root", options.driver_root,
@@ -105,12 +98,13 @@ int RunDiscover(std::span<const std::string_view> args) {
   app.add_option("--dev-root", options.dev_root, "where /dev is read")->capture_default_str();
   app.add_flag("--dynamic-mig", options.nvidia.dynamic_mig,
                "publish MIG partitions as partitionable devices (plugin gate DynamicMIG)");
-  app.add_option("--slice-layout", slice_layout,
+  app.add_option("--slice-layout", flags.slice_layout,
                  "with --dynamic-mig: split (Kubernetes >= 1.35: a counters slice, then one slice "
                  "per GPU) or combined (1.34: counters and devices per GPU)")
       ->check(CLI::IsMember({"split", "combined"}))
       ->capture_default_str();
-  app.add_option("--attribute-set", attribute_set, "current, or v25.3 (the older plugin's index, minor, pcieBusID)")
+  app.add_option("--attribute-set", flags.attribute_set,
+                 "current, or v25.3 (the older plugin's index, minor, pcieBusID)")
       ->check(CLI::IsMember({"current", "v25.3"}))
       ->capture_default_str();
   app.add_flag("--list-attributes", options.nvidia.list_attributes,
@@ -118,11 +112,12 @@ int RunDiscover(std::span<const std::string_view> args) {
   app.add_option("--consumable-shares", options.nvidia.consumable_shares,
                  "unlimited, memory, or a share count N: devices allow multiple allocations "
                  "with a memory request policy (gate DRAConsumableCapacity)");
-  app.add_option("--health", health, "none, or events: wait for NVML XID events and taint devices")
+  app.add_option("--health", flags.health, "none, or events: wait for NVML XID events and taint devices")
       ->check(CLI::IsMember({"none", "events"}))
       ->capture_default_str();
-  app.add_option("--health-wait", health_wait, "how long --health events waits (Go duration)")->capture_default_str();
-  app.add_option("--additional-xids-to-ignore", xids,
+  app.add_option("--health-wait", flags.health_wait, "how long --health events waits (Go duration)")
+      ->capture_default_str();
+  app.add_option("--additional-xids-to-ignore", flags.xids,
                  "comma list of XIDs tainted with effect None besides 13,31,43,45,68,109 "
                  "(default: $ADDITIONAL_XIDS_TO_IGNORE)");
   app.add_option("--xid-log", options.xid_log_file,
@@ -141,75 +136,71 @@ int RunDiscover(std::span<const std::string_view> args) {
   app.add_flag("--generate-name", options.pool.generate_name,
                "write metadata.generateName (as the driver sends it) instead of a name with a "
                "deterministic suffix");
-  bool device_classes = false;
-  app.add_flag("--device-classes", device_classes,
+  app.add_flag("--device-classes", flags.device_classes,
                "also print the DeviceClasses the drivers' charts install (gpu.nvidia.com, "
                "mig.nvidia.com, vfio.gpu.nvidia.com, tpu.google.com, pci.dractl.io)");
-  app.add_option("-o,--output", format, "yaml or json (a v1 List)")
+  app.add_option("-o,--output", flags.format, "yaml or json (a v1 List)")
       ->check(CLI::IsMember({"yaml", "json"}))
       ->capture_default_str();
-  app.add_option("--out", out_file, "write the objects to FILE instead of stdout");
-  if (int rc = ParseArgs(app, args); rc >= 0) return rc;
+  app.add_option("--out", flags.out_file, "write the objects to FILE instead of stdout");
+}
 
-  auto usage = [](const std::string& message) {
-    std::fprintf(stderr, "dractl discover: %s\nRun 'dractl discover --help' for usage.\n", message.c_str());
-    return kExitUsageError;
-  };
+int Usage(const std::string& message) {
+  std::fprintf(stderr, "dractl discover: %s\nRun 'dractl discover --help' for usage.\n", message.c_str());
+  return kExitUsageError;
+}
+
+// Checks the flags and sets `options` from them. Returns the usage error's
+// exit code, or -1 to go on.
+int ApplyDiscoverFlags(DiscoverFlags& flags, dra::discover::DiscoverOptions& options) {
   options.drivers.clear();
-  for (const std::string& d : SplitComma(drivers)) {
+  for (const std::string& d : SplitComma(flags.drivers)) {
     if (d != "nvidia" && d != "tpu" && d != "pci") {
-      return usage("--drivers: unknown module \"" + d + "\" (nvidia, tpu, pci)");
+      return Usage("--drivers: unknown module \"" + d + "\" (nvidia, tpu, pci)");
     }
     options.drivers.insert(d);
   }
-  if (options.drivers.empty()) return usage("--drivers: no module named");
+  if (options.drivers.empty()) return Usage("--drivers: no module named");
   options.nvidia.layout =
-      slice_layout == "combined" ? dra::discover::SliceLayout::kCombined : dra::discover::SliceLayout::kSplit;
+      flags.slice_layout == "combined" ? dra::discover::SliceLayout::kCombined : dra::discover::SliceLayout::kSplit;
   options.nvidia.attribute_set =
-      attribute_set == "v25.3" ? dra::discover::AttributeSet::kV25_3 : dra::discover::AttributeSet::kCurrent;
+      flags.attribute_set == "v25.3" ? dra::discover::AttributeSet::kV25_3 : dra::discover::AttributeSet::kCurrent;
   const std::string& shares = options.nvidia.consumable_shares;
   if (!shares.empty() && shares != "unlimited" && shares != "memory") {
     bool digits = shares.size() <= 9;
     for (char c : shares) digits = digits && c >= '0' && c <= '9';
     if (!digits || std::stoll(shares) < 1) {
-      return usage("--consumable-shares: \"" + shares + "\" is not unlimited, memory or a positive integer");
+      return Usage("--consumable-shares: \"" + shares + "\" is not unlimited, memory or a positive integer");
     }
   }
-  options.health = health == "events";
-  std::optional<int64_t> wait = ParseDurationMs(health_wait);
-  if (!wait) return usage("--health-wait: \"" + health_wait + "\" is not a duration (e.g. 10s, 500ms)");
+  options.health = flags.health == "events";
+  std::optional<int64_t> wait = ParseDurationMs(flags.health_wait);
+  if (!wait) return Usage("--health-wait: \"" + flags.health_wait + "\" is not a duration (e.g. 10s, 500ms)");
   options.health_options.wait_ms = *wait;
-  if (options.anonymize && options.record_file.empty()) return usage("--anonymize needs --record");
+  if (options.anonymize && options.record_file.empty()) return Usage("--anonymize needs --record");
   if (!options.record_file.empty() && !options.replay_file.empty()) {
-    return usage("--record and --replay cannot be combined");
+    return Usage("--record and --replay cannot be combined");
   }
 
   dra::discover::Diagnostics flag_notes;
-  if (xids.empty()) {
-    if (const char* env = std::getenv("ADDITIONAL_XIDS_TO_IGNORE")) xids = env;
+  if (flags.xids.empty()) {
+    if (const char* env = std::getenv("ADDITIONAL_XIDS_TO_IGNORE")) flags.xids = env;
   }
-  options.health_options.additional_ignored_xids = dra::discover::ParseXidList(xids, flag_notes);
+  options.health_options.additional_ignored_xids = dra::discover::ParseXidList(flags.xids, flag_notes);
   for (const std::string& m : flag_notes.messages()) std::fprintf(stderr, "%s\n", m.c_str());
+  return -1;
+}
 
-  StatusOr<dra::discover::DiscoverResult> result = dra::discover::Discover(options);
-  if (!result.ok()) {
-    std::fprintf(stderr, "dractl discover: %s\n", result.status().message().c_str());
-    return kExitInputError;
-  }
-  for (const std::string& m : result->diagnostics.messages()) {
-    std::fprintf(stderr, "%s\n", m.c_str());
-  }
-  for (const std::string& call : result->unrecorded) {
-    std::fprintf(stderr, "warning: the recording has no answer for %s (answered NOT_SUPPORTED)\n", call.c_str());
-  }
-
+// The objects to print (the DeviceClasses first with --device-classes), as
+// YAML documents or a JSON v1 List.
+std::string RenderObjects(const dra::discover::DiscoverResult& result, bool device_classes, const std::string& format) {
   std::vector<manifest::Node> roots;
   if (device_classes) {
-    for (api::DeviceClass& c : dra::discover::DriverDeviceClasses(result->slices)) {
+    for (api::DeviceClass& c : dra::discover::DriverDeviceClasses(result.slices)) {
       roots.push_back(manifest::EncodeObject(api::Object(std::move(c))));
     }
   }
-  for (const api::ResourceSlice& slice : result->slices) {
+  for (const api::ResourceSlice& slice : result.slices) {
     roots.push_back(manifest::EncodeObject(api::Object(slice)));
   }
   std::string text;
@@ -228,6 +219,12 @@ int RunDiscover(std::span<const std::string_view> args) {
   } else {
     text = manifest::EmitYamlDocuments(roots, {.sort_keys = true});
   }
+  return text;
+}
+
+// Writes `text` to --out (stdout for "" or "-"). Returns the exit code of a
+// failure, or -1.
+int WriteObjects(const std::string& out_file, const std::string& text) {
   std::FILE* f = out_file.empty() || out_file == "-" ? stdout : std::fopen(out_file.c_str(), "wb");
   if (f == nullptr) {
     std::fprintf(stderr, "dractl discover: cannot write %s\n", out_file.c_str());
@@ -239,6 +236,42 @@ int RunDiscover(std::span<const std::string_view> args) {
     std::fprintf(stderr, "dractl discover: writing %s failed\n", out_file.empty() ? "stdout" : out_file.c_str());
     return kExitInputError;
   }
+  return -1;
+}
+
+}  // namespace
+
+int RunDiscover(std::span<const std::string_view> args) {
+  CLI::App app{
+      "Prints the ResourceSlices the official DRA drivers would publish on this node\n"
+      "(gpu.nvidia.com from NVML, tpu.google.com from /dev and sysfs, optionally a generic\n"
+      "pci.dractl.io pool), as resource.k8s.io/v1 objects that `dractl validate`, `schedule`\n"
+      "and `explain` read. NVML (libnvidia-ml.so.1) is loaded at run time; no GPU is needed\n"
+      "with --replay. Diagnostics (what was skipped and why) go to stderr.\n\n"
+      "Exit codes: 0 everything discovered; 5 partial (a device or attribute was skipped,\n"
+      "listed on stderr); 1 nothing usable (neither NVML nor sysfs answered), an unreadable\n"
+      "recording, a --strict violation or slices the API server would reject; 2 usage error.",
+      "dractl discover"};
+  dra::discover::DiscoverOptions options;
+  DiscoverFlags flags;
+  AddDiscoverFlags(app, options, flags);
+  if (int rc = ParseArgs(app, args); rc >= 0) return rc;
+  if (int rc = ApplyDiscoverFlags(flags, options); rc >= 0) return rc;
+
+  StatusOr<dra::discover::DiscoverResult> result = dra::discover::Discover(options);
+  if (!result.ok()) {
+    std::fprintf(stderr, "dractl discover: %s\n", result.status().message().c_str());
+    return kExitInputError;
+  }
+  for (const std::string& m : result->diagnostics.messages()) {
+    std::fprintf(stderr, "%s\n", m.c_str());
+  }
+  for (const std::string& call : result->unrecorded) {
+    std::fprintf(stderr, "warning: the recording has no answer for %s (answered NOT_SUPPORTED)\n", call.c_str());
+  }
+
+  const std::string text = RenderObjects(*result, flags.device_classes, flags.format);
+  if (int rc = WriteObjects(flags.out_file, text); rc >= 0) return rc;
   if (result->nothing_usable) {
     std::fprintf(stderr, "dractl discover: nothing usable: neither NVML nor sysfs answered\n");
     return kExitInputError;

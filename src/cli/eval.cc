@@ -131,15 +131,137 @@ manifest::Node RowNode(const Row& r, const std::vector<Selector>& selectors) {
   return n;
 }
 
+// The selectors evaluated, in order: the class's (--class), then EXPR. Prints
+// what fails and returns its exit code (a class not in the input, a selector
+// that does not compile), or -1 to go on.
+int CompileSelectors(const manifest::LoadResult& loaded, const std::string& class_name, const std::string& expression,
+                     const cel::DraEnvironment& env, std::vector<Selector>* selectors) {
+  if (!class_name.empty()) {
+    const api::DeviceClass* found = nullptr;
+    const manifest::LoadedObject* found_object = nullptr;
+    for (const manifest::LoadedObject& o : loaded.objects) {
+      if (const auto* c = std::get_if<api::DeviceClass>(&o.object); c != nullptr && c->metadata.name == class_name) {
+        found = c;
+        found_object = &o;
+      }
+    }
+    if (found == nullptr) {
+      std::fprintf(stderr, "dractl eval: DeviceClass \"%s\" not found in the input\n", class_name.c_str());
+      return kExitInputError;
+    }
+    for (size_t i = 0; i < found->spec.selectors.size(); ++i) {
+      const api::DeviceSelector& s = found->spec.selectors[i];
+      if (!s.cel) continue;
+      api::FieldError field;
+      field.field = fmt::format("spec.selectors[{}].cel.expression", i);
+      manifest::LoadMessage where = ToMessage(*found_object, field);
+      where.message.clear();
+      selectors->push_back(
+          {fmt::format("class {} selector {}", class_name, i), env.Compile(s.cel->expression), where.ToString()});
+    }
+  }
+  if (!expression.empty()) selectors->push_back({"expression", env.Compile(expression), ""});
+  bool compile_errors = false;
+  for (const Selector& s : *selectors) {
+    if (!s.compiled->ok()) {
+      if (!s.where.empty()) {
+        std::fprintf(stderr, "%s%s\n", s.where.c_str(), s.compiled->error().c_str());
+      } else {
+        std::fprintf(stderr, "dractl eval: %s: %s\n", s.label.c_str(), s.compiled->error().c_str());
+      }
+      compile_errors = true;
+    }
+  }
+  return compile_errors ? kExitInputError : -1;
+}
+
+// One row per device of every slice read: the selectors in order, the first
+// false or error deciding.
+std::vector<Row> EvaluateDevices(const manifest::LoadResult& loaded, const cel::DraEnvironment& env,
+                                 const std::vector<Selector>& selectors) {
+  std::vector<Row> rows;
+  cel::EvalScratch scratch;
+  for (const manifest::LoadedObject& o : loaded.objects) {
+    const auto* slice = std::get_if<api::ResourceSlice>(&o.object);
+    if (slice == nullptr) continue;
+    const api::ResourceSliceSpec& spec = slice->spec;
+    for (const api::Device& device : spec.devices) {
+      Row r;
+      r.node = NodeOf(spec, device);
+      r.driver = spec.driver;
+      r.pool = spec.pool.name;
+      r.device = device.name;
+      r.match = true;
+      // The device's attributes are checked once, not once per selector.
+      if (Status check = env.CheckDevice(device, scratch); !check.ok()) {
+        r.ok = false;
+        r.match = false;
+        r.error = check.message();
+        r.decided_by = 0;
+        rows.push_back(std::move(r));
+        continue;
+      }
+      for (size_t i = 0; i < selectors.size(); ++i) {
+        StatusOr<bool> m = env.Matches(*selectors[i].compiled, device, spec.driver, scratch, cel::DeviceCheck::kDone);
+        r.cost += scratch.cost();
+        if (!m.ok()) {
+          r.ok = false;
+          r.match = false;
+          r.error = m.status().message();
+          r.decided_by = static_cast<int>(i);
+          break;
+        }
+        if (!*m) {
+          r.match = false;
+          r.decided_by = static_cast<int>(i);
+          break;
+        }
+      }
+      rows.push_back(std::move(r));
+    }
+  }
+  return rows;
+}
+
+// -o yaml and -o json: the selectors, every device with its result, and the
+// counts.
+void PrintStructured(const std::vector<Row>& rows, const std::vector<Selector>& selectors, size_t matched,
+                     size_t errors, const std::string& output) {
+  using manifest::Node;
+  Node root = Node::Mapping();
+  Node sel = Node::Sequence();
+  for (const Selector& s : selectors) {
+    Node n = Node::Mapping();
+    n.Add("name", Node::String(s.label));
+    n.Add("expression", Node::String(s.compiled->expression()));
+    sel.Push(n);
+  }
+  root.Add("selectors", sel);
+  Node devices = Node::Sequence();
+  for (const Row& r : rows) devices.Push(RowNode(r, selectors));
+  root.Add("devices", devices);
+  Node summary = Node::Mapping();
+  summary.Add("devices", Node::Int(static_cast<int64_t>(rows.size())));
+  summary.Add("matched", Node::Int(static_cast<int64_t>(matched)));
+  summary.Add("errors", Node::Int(static_cast<int64_t>(errors)));
+  root.Add("summary", summary);
+  std::fputs(output == "json" ? (manifest::EmitJson(root, 2) + "\n").c_str() : manifest::EmitYaml(root).c_str(),
+             stdout);
+}
+
 }  // namespace
 
 int RunEval(std::span<const std::string_view> args) {
   CLI::App app{
-      "Evaluates a CEL device selector, or the selectors of a DeviceClass, on every device of\n"
-      "the ResourceSlices read, as kube-scheduler does (Kubernetes 1.37 StoredExpressions), and\n"
+      "Evaluates a CEL device selector, or the selectors of a DeviceClass, on "
+      "every device of\n"
+      "the ResourceSlices read, as kube-scheduler does (Kubernetes 1.37 "
+      "StoredExpressions), and\n"
       "lists the devices that match and those whose evaluation failed.\n\n"
-      "Exit codes: 0 every device evaluated (matching or not); 1 input errors, an unknown class,\n"
-      "a selector that does not compile, or a device on which evaluation failed; 2 usage errors.",
+      "Exit codes: 0 every device evaluated (matching or not); 1 input errors, "
+      "an unknown class,\n"
+      "a selector that does not compile, or a device on which evaluation "
+      "failed; 2 usage errors.",
       "dractl eval"};
   std::string expression;
   std::string class_name;
@@ -148,9 +270,11 @@ int RunEval(std::span<const std::string_view> args) {
   bool all = false;
   app.add_option("EXPR", expression,
                  "CEL selector expression, e.g. "
-                 "\"device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0\"");
+                 "\"device.capacity['gpu.nvidia.com'].memory.compareTo("
+                 "quantity('40Gi')) >= 0\"");
   app.add_option("--class", class_name,
-                 "use the selectors of this DeviceClass (read from -f); with EXPR, EXPR is "
+                 "use the selectors of this DeviceClass (read from -f); with "
+                 "EXPR, EXPR is "
                  "evaluated after them");
   app.add_option("-f,--filename", files, "file, directory or - (stdin); repeatable")->required();
   app.add_option("-o,--output", output, "table, wide, yaml or json")
@@ -164,7 +288,8 @@ int RunEval(std::span<const std::string_view> args) {
   if (!gates) return kExitUsageError;
   if (expression.empty() && class_name.empty()) {
     std::fprintf(stderr,
-                 "dractl eval: error: give a selector expression, --class NAME, or both\n"
+                 "dractl eval: error: give a selector expression, "
+                 "--class NAME, or both\n"
                  "Run 'dractl eval --help' for usage.\n");
     return kExitUsageError;
   }
@@ -186,86 +311,9 @@ int RunEval(std::span<const std::string_view> args) {
   }
 
   std::vector<Selector> selectors;
-  if (!class_name.empty()) {
-    const api::DeviceClass* found = nullptr;
-    const manifest::LoadedObject* found_object = nullptr;
-    for (const manifest::LoadedObject& o : loaded.objects) {
-      if (const auto* c = std::get_if<api::DeviceClass>(&o.object); c != nullptr && c->metadata.name == class_name) {
-        found = c;
-        found_object = &o;
-      }
-    }
-    if (found == nullptr) {
-      std::fprintf(stderr, "dractl eval: DeviceClass \"%s\" not found in the input\n", class_name.c_str());
-      return kExitInputError;
-    }
-    for (size_t i = 0; i < found->spec.selectors.size(); ++i) {
-      const api::DeviceSelector& s = found->spec.selectors[i];
-      if (!s.cel) continue;
-      api::FieldError field;
-      field.field = fmt::format("spec.selectors[{}].cel.expression", i);
-      manifest::LoadMessage where = ToMessage(*found_object, field);
-      where.message.clear();
-      selectors.push_back(
-          {fmt::format("class {} selector {}", class_name, i), (*env)->Compile(s.cel->expression), where.ToString()});
-    }
-  }
-  if (!expression.empty()) selectors.push_back({"expression", (*env)->Compile(expression), ""});
-  bool compile_errors = false;
-  for (const Selector& s : selectors) {
-    if (!s.compiled->ok()) {
-      if (!s.where.empty()) {
-        std::fprintf(stderr, "%s%s\n", s.where.c_str(), s.compiled->error().c_str());
-      } else {
-        std::fprintf(stderr, "dractl eval: %s: %s\n", s.label.c_str(), s.compiled->error().c_str());
-      }
-      compile_errors = true;
-    }
-  }
-  if (compile_errors) return kExitInputError;
+  if (int rc = CompileSelectors(loaded, class_name, expression, **env, &selectors); rc >= 0) return rc;
 
-  std::vector<Row> rows;
-  cel::EvalScratch scratch;
-  for (const manifest::LoadedObject& o : loaded.objects) {
-    const auto* slice = std::get_if<api::ResourceSlice>(&o.object);
-    if (slice == nullptr) continue;
-    const api::ResourceSliceSpec& spec = slice->spec;
-    for (const api::Device& device : spec.devices) {
-      Row r;
-      r.node = NodeOf(spec, device);
-      r.driver = spec.driver;
-      r.pool = spec.pool.name;
-      r.device = device.name;
-      r.match = true;
-      // The device's attributes are checked once, not once per selector.
-      if (Status check = (*env)->CheckDevice(device, scratch); !check.ok()) {
-        r.ok = false;
-        r.match = false;
-        r.error = check.message();
-        r.decided_by = 0;
-        rows.push_back(std::move(r));
-        continue;
-      }
-      for (size_t i = 0; i < selectors.size(); ++i) {
-        StatusOr<bool> m =
-            (*env)->Matches(*selectors[i].compiled, device, spec.driver, scratch, cel::DeviceCheck::kDone);
-        r.cost += scratch.cost();
-        if (!m.ok()) {
-          r.ok = false;
-          r.match = false;
-          r.error = m.status().message();
-          r.decided_by = static_cast<int>(i);
-          break;
-        }
-        if (!*m) {
-          r.match = false;
-          r.decided_by = static_cast<int>(i);
-          break;
-        }
-      }
-      rows.push_back(std::move(r));
-    }
-  }
+  std::vector<Row> rows = EvaluateDevices(loaded, **env, selectors);
 
   size_t matched = 0, errors = 0;
   for (const Row& r : rows) {
@@ -273,26 +321,7 @@ int RunEval(std::span<const std::string_view> args) {
     errors += !r.ok;
   }
   if (output == "yaml" || output == "json") {
-    using manifest::Node;
-    Node root = Node::Mapping();
-    Node sel = Node::Sequence();
-    for (const Selector& s : selectors) {
-      Node n = Node::Mapping();
-      n.Add("name", Node::String(s.label));
-      n.Add("expression", Node::String(s.compiled->expression()));
-      sel.Push(n);
-    }
-    root.Add("selectors", sel);
-    Node devices = Node::Sequence();
-    for (const Row& r : rows) devices.Push(RowNode(r, selectors));
-    root.Add("devices", devices);
-    Node summary = Node::Mapping();
-    summary.Add("devices", Node::Int(static_cast<int64_t>(rows.size())));
-    summary.Add("matched", Node::Int(static_cast<int64_t>(matched)));
-    summary.Add("errors", Node::Int(static_cast<int64_t>(errors)));
-    root.Add("summary", summary);
-    std::fputs(output == "json" ? (manifest::EmitJson(root, 2) + "\n").c_str() : manifest::EmitYaml(root).c_str(),
-               stdout);
+    PrintStructured(rows, selectors, matched, errors, output);
   } else {
     std::vector<const Row*> shown;
     for (const Row& r : rows) {

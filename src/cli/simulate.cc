@@ -247,6 +247,193 @@ void PrintText(const std::string& trace, sim::Policy policy, const std::vector<R
   }
 }
 
+// The flags of dractl simulate openb.
+struct OpenbFlags {
+  std::string format, nodes_csv, pods_csv, policies = "fgd", seeds_text = "42", output = "text", csv, expected, trace;
+  std::string check = "placements", report, engine = "native";
+  double tune = 1.3;
+  unsigned jobs = 1;
+};
+
+void AddOpenbFlags(CLI::App& app, OpenbFlags& f) {
+  app.add_option("format", f.format, "openb (the FGD protocol); replay has its own --help")
+      ->required()
+      ->check(CLI::IsMember({"openb"}));
+  app.add_option("--nodes", f.nodes_csv, "node list CSV")->required();
+  app.add_option("--pods", f.pods_csv, "pod list CSV")->required();
+  app.add_option("--policy", f.policies, "policy or comma-separated policies")->capture_default_str();
+  app.add_option("--seed", f.seeds_text, "seeds: 42 or 42,43 or 42-51")->capture_default_str();
+  app.add_option("-o,--output", f.output, "text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  app.add_option("--csv", f.csv, "write the per-column table (0..130) of every run to FILE");
+  app.add_option("--expected", f.expected, "directory of the published results (traces/alibaba-openb/expected)");
+  app.add_option("--trace", f.trace, "trace name for --expected (default: from the pod file name)");
+  app.add_option("--tune", f.tune, "tune the workload to this share of GPU capacity")->capture_default_str();
+  app.add_option("--check", f.check, "allocator checks: none, placements (every placement), all (every node, slow)")
+      ->check(CLI::IsMember({"none", "placements", "all"}))
+      ->capture_default_str();
+  app.add_option("--report", f.report, "write an HTML page with plots and the published comparison to FILE");
+  app.add_option("-j,--jobs", f.jobs, "runs in parallel (threads)")->capture_default_str();
+  app.add_option("--engine", f.engine,
+                 "who schedules: native (the simulator's own model, every policy) or dra (dractl schedule's "
+                 "scheduler on the imported objects: the allocator filters, the policy scores and chooses the "
+                 "devices; bestfit, fgd and dra-pack; --check does not apply)")
+      ->check(CLI::IsMember({"native", "dra"}))
+      ->capture_default_str();
+}
+
+// --policy: one policy or several, comma-separated (--engine dra runs three).
+// Returns the usage error's exit code, or -1 to go on.
+int ParsePolicyList(const std::string& policies, const std::string& engine, std::vector<sim::Policy>* policy_list) {
+  size_t pos = 0;
+  while (pos <= policies.size()) {
+    size_t comma = policies.find(',', pos);
+    if (comma == std::string::npos) comma = policies.size();
+    StatusOr<sim::Policy> p = sim::ParsePolicy(policies.substr(pos, comma - pos));
+    if (!p.ok()) {
+      std::fprintf(stderr, "dractl simulate: --policy: %s\n", p.status().message().c_str());
+      return kExitUsageError;
+    }
+    if (engine == "dra" && *p != sim::Policy::kBestFit && *p != sim::Policy::kFgd && *p != sim::Policy::kDraPack) {
+      std::fprintf(stderr, "dractl simulate: --policy %s: --engine dra runs bestfit, fgd and dra-pack\n",
+                   std::string(sim::PolicyName(*p)).c_str());
+      return kExitUsageError;
+    }
+    policy_list->push_back(*p);
+    pos = comma + 1;
+  }
+  return -1;
+}
+
+// Runs every (policy, seed), `jobs` at a time.
+std::vector<std::vector<RunOutcome>> RunAll(const sim::OpenbExperiment& experiment,
+                                            const std::vector<sim::Policy>& policy_list,
+                                            const std::vector<uint64_t>& seeds, double tune,
+                                            sim::AllocatorCheck check_mode, bool dra_engine, unsigned jobs) {
+  // Every (policy, seed) is one task; threads take the next task.
+  std::vector<std::vector<RunOutcome>> results(policy_list.size(), std::vector<RunOutcome>(seeds.size()));
+  const size_t tasks = policy_list.size() * seeds.size();
+  std::atomic<size_t> next{0}, done{0};
+  std::mutex progress_mu;
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  auto worker = [&] {
+    while (true) {
+      size_t t = next++;
+      if (t >= tasks) return;
+      size_t pi = t / seeds.size(), si = t % seeds.size();
+      RunOutcome& r = results[pi][si];
+      r.seed = seeds[si];
+      auto start = std::chrono::steady_clock::now();
+      StatusOr<sim::RunLog> log =
+          experiment.Run(sim::RunOptions{.policy = policy_list[pi],
+                                         .seed = r.seed,
+                                         .tune_ratio = tune,
+                                         .check = check_mode,
+                                         .engine = dra_engine ? sim::Engine::kDra : sim::Engine::kNative});
+      r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (!log.ok()) {
+        r.status = log.status();
+      } else {
+        r.log = std::move(*log);
+        r.columns = sim::BinRows(r.log);
+        r.log.rows = {};  // the columns are what we keep
+      }
+      size_t d = ++done;
+      if (tty) {
+        std::lock_guard<std::mutex> lock(progress_mu);
+        std::fprintf(stderr, "\r[%zu/%zu runs]%s", d, tasks, d == tasks ? "\n" : "");
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned j = 1; j < std::min<size_t>(jobs, tasks); ++j) threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads) t.join();
+  return results;
+}
+
+// --csv: the per-column table of every run. Returns the exit code of a
+// failure, or -1.
+int WriteCsv(const std::string& csv, const std::string& trace, const std::vector<sim::Policy>& policy_list,
+             const std::vector<std::vector<RunOutcome>>& results) {
+  std::string text = "trace,policy,seed,metric";
+  for (int k = 0; k < sim::kColumns; ++k) text += fmt::format(",{}", k);
+  text += "\n";
+  for (size_t pi = 0; pi < policy_list.size(); ++pi) {
+    for (const RunOutcome& r : results[pi]) {
+      for (const MetricDef& m : kMetrics) {
+        text += fmt::format("{},{},{},{}", trace, sim::PolicyName(policy_list[pi]), r.seed, m.json);
+        for (const std::optional<double>& v : m.ours(r.columns)) text += v ? fmt::format(",{:.4f}", *v) : ",";
+        text += "\n";
+      }
+    }
+  }
+  if (Status st = WriteTextFile(csv, text); !st.ok()) {
+    std::fprintf(stderr, "dractl simulate: --csv: %s\n", st.message().c_str());
+    return kExitInputError;
+  }
+  return -1;
+}
+
+// --report: the HTML page. Returns the exit code of a failure, or -1.
+int WriteReport(const std::string& report, const std::string& trace, const std::vector<uint64_t>& seeds,
+                std::span<const std::string_view> args, const sim::OpenbExperiment& experiment,
+                const std::vector<sim::Policy>& policy_list, const std::vector<std::vector<RunOutcome>>& results,
+                const std::optional<sim::Published>& published) {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char date[16];
+  std::strftime(date, sizeof date, "%Y-%m-%d", &tm);
+  sim::ReportInput in{.trace = trace,
+                      .seeds = seeds,
+                      .command_line = CommandLine("dractl simulate", args),
+                      .policies = {},
+                      .gpus = experiment.cluster().gpu_capacity() / 1000,
+                      .generated = fmt::format("dractl {} on {}", DRACTL_VERSION, date)};
+  for (size_t pi = 0; pi < policy_list.size(); ++pi) {
+    sim::ReportPolicy rp{.name = std::string(sim::PolicyName(policy_list[pi])),
+                         .runs = {},
+                         .published = {},
+                         .tolerance = Tolerance(trace, policy_list[pi])};
+    for (const RunOutcome& r : results[pi]) rp.runs.push_back(r.columns);
+    // dra-pack has no published runs of its own; the fgd row carries FGD's.
+    const std::vector<sim::PublishedRun>* pub =
+        AtLeast(policy_list[pi]) ? nullptr : PublishedFor(published, trace, policy_list[pi]);
+    if (pub != nullptr) rp.published = *pub;
+    if (AtLeast(policy_list[pi])) rp.tolerance = std::nullopt;
+    in.policies.push_back(std::move(rp));
+  }
+  if (Status st = WriteTextFile(report, sim::RenderReport(in)); !st.ok()) {
+    std::fprintf(stderr, "dractl simulate: --report: %s\n", st.message().c_str());
+    return kExitInputError;
+  }
+  return -1;
+}
+
+// The results on stdout: text, or JSON (a list for several policies).
+void PrintResults(const std::string& output, const std::string& trace, const std::vector<sim::Policy>& policy_list,
+                  const std::vector<std::vector<RunOutcome>>& results, const std::optional<sim::Published>& published) {
+  if (output == "json") {
+    std::string out = policy_list.size() > 1 ? "[" : "";
+    for (size_t pi = 0; pi < policy_list.size(); ++pi) {
+      const std::vector<sim::PublishedRun>* pub = PublishedFor(published, trace, policy_list[pi]);
+      std::string json = ReportJson(JsonFor(trace, policy_list[pi], results[pi], pub));
+      json.pop_back();  // the newline: several policies are a list, one a line
+      out += (pi ? ",\n" : "") + json;
+    }
+    out += policy_list.size() > 1 ? "]\n" : "\n";
+    std::fputs(out.c_str(), stdout);
+  } else {
+    for (size_t pi = 0; pi < policy_list.size(); ++pi) {
+      const std::vector<sim::PublishedRun>* pub = PublishedFor(published, trace, policy_list[pi]);
+      if (pi) std::printf("\n");
+      PrintText(trace, policy_list[pi], results[pi], pub);
+    }
+  }
+}
+
 }  // namespace
 
 int RunSimulate(std::span<const std::string_view> args) {
@@ -272,65 +459,22 @@ int RunSimulate(std::span<const std::string_view> args) {
       "replays pods over time on a cluster of DRA objects with `dractl schedule`'s scheduler\n"
       "(see dractl simulate cluster --help).",
       "dractl simulate"};
-  std::string format, nodes_csv, pods_csv, policies = "fgd", seeds_text = "42", output = "text", csv, expected, trace;
-  std::string check = "placements", report, engine = "native";
-  double tune = 1.3;
-  unsigned jobs = 1;
-  app.add_option("format", format, "openb (the FGD protocol); replay has its own --help")
-      ->required()
-      ->check(CLI::IsMember({"openb"}));
-  app.add_option("--nodes", nodes_csv, "node list CSV")->required();
-  app.add_option("--pods", pods_csv, "pod list CSV")->required();
-  app.add_option("--policy", policies, "policy or comma-separated policies")->capture_default_str();
-  app.add_option("--seed", seeds_text, "seeds: 42 or 42,43 or 42-51")->capture_default_str();
-  app.add_option("-o,--output", output, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
-  app.add_option("--csv", csv, "write the per-column table (0..130) of every run to FILE");
-  app.add_option("--expected", expected, "directory of the published results (traces/alibaba-openb/expected)");
-  app.add_option("--trace", trace, "trace name for --expected (default: from the pod file name)");
-  app.add_option("--tune", tune, "tune the workload to this share of GPU capacity")->capture_default_str();
-  app.add_option("--check", check, "allocator checks: none, placements (every placement), all (every node, slow)")
-      ->check(CLI::IsMember({"none", "placements", "all"}))
-      ->capture_default_str();
-  app.add_option("--report", report, "write an HTML page with plots and the published comparison to FILE");
-  app.add_option("-j,--jobs", jobs, "runs in parallel (threads)")->capture_default_str();
-  app.add_option("--engine", engine,
-                 "who schedules: native (the simulator's own model, every policy) or dra (dractl schedule's "
-                 "scheduler on the imported objects: the allocator filters, the policy scores and chooses the "
-                 "devices; bestfit, fgd and dra-pack; --check does not apply)")
-      ->check(CLI::IsMember({"native", "dra"}))
-      ->capture_default_str();
+  OpenbFlags f;
+  AddOpenbFlags(app, f);
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
 
   std::vector<sim::Policy> policy_list;
-  {
-    size_t pos = 0;
-    while (pos <= policies.size()) {
-      size_t comma = policies.find(',', pos);
-      if (comma == std::string::npos) comma = policies.size();
-      StatusOr<sim::Policy> p = sim::ParsePolicy(policies.substr(pos, comma - pos));
-      if (!p.ok()) {
-        std::fprintf(stderr, "dractl simulate: --policy: %s\n", p.status().message().c_str());
-        return kExitUsageError;
-      }
-      if (engine == "dra" && *p != sim::Policy::kBestFit && *p != sim::Policy::kFgd && *p != sim::Policy::kDraPack) {
-        std::fprintf(stderr, "dractl simulate: --policy %s: --engine dra runs bestfit, fgd and dra-pack\n",
-                     std::string(sim::PolicyName(*p)).c_str());
-        return kExitUsageError;
-      }
-      policy_list.push_back(*p);
-      pos = comma + 1;
-    }
-  }
-  std::optional<std::vector<uint64_t>> seeds = ParseSeeds(seeds_text);
+  if (int rc = ParsePolicyList(f.policies, f.engine, &policy_list); rc >= 0) return rc;
+  std::optional<std::vector<uint64_t>> seeds = ParseSeeds(f.seeds_text);
   if (!seeds || seeds->empty()) {
     std::fprintf(stderr, "dractl simulate: --seed: \"%s\" is not a seed list (42 or 42,43 or 42-51)\n",
-                 seeds_text.c_str());
+                 f.seeds_text.c_str());
     return kExitUsageError;
   }
-  if (jobs == 0) jobs = 1;
-  if (trace.empty()) trace = TraceName(pods_csv);
+  if (f.jobs == 0) f.jobs = 1;
+  if (f.trace.empty()) f.trace = TraceName(f.pods_csv);
 
-  StatusOr<sim::OpenbTrace> input = sim::ReadOpenbTrace(nodes_csv, pods_csv);
+  StatusOr<sim::OpenbTrace> input = sim::ReadOpenbTrace(f.nodes_csv, f.pods_csv);
   if (!input.ok()) {
     std::fprintf(stderr, "%s\n", input.status().message().c_str());
     return kExitInputError;
@@ -338,8 +482,8 @@ int RunSimulate(std::span<const std::string_view> args) {
   std::vector<sim::OpenbNode>& nodes = input->nodes;
   std::vector<sim::OpenbPod>& pods = input->pods;
   std::optional<sim::Published> published;
-  if (!expected.empty()) {
-    StatusOr<sim::Published> p = sim::ReadPublished(expected);
+  if (!f.expected.empty()) {
+    StatusOr<sim::Published> p = sim::ReadPublished(f.expected);
     if (!p.ok()) {
       std::fprintf(stderr, "%s\n", p.status().message().c_str());
       return kExitInputError;
@@ -351,49 +495,12 @@ int RunSimulate(std::span<const std::string_view> args) {
     std::fprintf(stderr, "dractl simulate: %s\n", experiment.status().message().c_str());
     return kExitInputError;
   }
-  sim::AllocatorCheck check_mode = check == "none"         ? sim::AllocatorCheck::kNone
-                                   : check == "placements" ? sim::AllocatorCheck::kPlacements
-                                                           : sim::AllocatorCheck::kAllNodes;
+  sim::AllocatorCheck check_mode = f.check == "none"         ? sim::AllocatorCheck::kNone
+                                   : f.check == "placements" ? sim::AllocatorCheck::kPlacements
+                                                             : sim::AllocatorCheck::kAllNodes;
 
-  // Every (policy, seed) is one task; threads take the next task.
-  std::vector<std::vector<RunOutcome>> results(policy_list.size(), std::vector<RunOutcome>(seeds->size()));
-  const size_t tasks = policy_list.size() * seeds->size();
-  std::atomic<size_t> next{0}, done{0};
-  std::mutex progress_mu;
-  const bool tty = isatty(STDERR_FILENO) != 0;
-  auto worker = [&] {
-    while (true) {
-      size_t t = next++;
-      if (t >= tasks) return;
-      size_t pi = t / seeds->size(), si = t % seeds->size();
-      RunOutcome& r = results[pi][si];
-      r.seed = (*seeds)[si];
-      auto start = std::chrono::steady_clock::now();
-      StatusOr<sim::RunLog> log =
-          experiment->Run(sim::RunOptions{.policy = policy_list[pi],
-                                          .seed = r.seed,
-                                          .tune_ratio = tune,
-                                          .check = check_mode,
-                                          .engine = engine == "dra" ? sim::Engine::kDra : sim::Engine::kNative});
-      r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (!log.ok()) {
-        r.status = log.status();
-      } else {
-        r.log = std::move(*log);
-        r.columns = sim::BinRows(r.log);
-        r.log.rows = {};  // the columns are what we keep
-      }
-      size_t d = ++done;
-      if (tty) {
-        std::lock_guard<std::mutex> lock(progress_mu);
-        std::fprintf(stderr, "\r[%zu/%zu runs]%s", d, tasks, d == tasks ? "\n" : "");
-      }
-    }
-  };
-  std::vector<std::thread> threads;
-  for (unsigned j = 1; j < std::min<size_t>(jobs, tasks); ++j) threads.emplace_back(worker);
-  worker();
-  for (std::thread& t : threads) t.join();
+  std::vector<std::vector<RunOutcome>> results =
+      RunAll(*experiment, policy_list, *seeds, f.tune, check_mode, f.engine == "dra", f.jobs);
 
   for (const auto& per_policy : results) {
     for (const RunOutcome& r : per_policy) {
@@ -405,73 +512,16 @@ int RunSimulate(std::span<const std::string_view> args) {
     }
   }
 
-  if (!csv.empty()) {
-    std::string text = "trace,policy,seed,metric";
-    for (int k = 0; k < sim::kColumns; ++k) text += fmt::format(",{}", k);
-    text += "\n";
-    for (size_t pi = 0; pi < policy_list.size(); ++pi) {
-      for (const RunOutcome& r : results[pi]) {
-        for (const MetricDef& m : kMetrics) {
-          text += fmt::format("{},{},{},{}", trace, sim::PolicyName(policy_list[pi]), r.seed, m.json);
-          for (const std::optional<double>& v : m.ours(r.columns)) text += v ? fmt::format(",{:.4f}", *v) : ",";
-          text += "\n";
-        }
-      }
-    }
-    if (Status st = WriteTextFile(csv, text); !st.ok()) {
-      std::fprintf(stderr, "dractl simulate: --csv: %s\n", st.message().c_str());
-      return kExitInputError;
+  if (!f.csv.empty()) {
+    if (int rc = WriteCsv(f.csv, f.trace, policy_list, results); rc >= 0) return rc;
+  }
+  if (!f.report.empty()) {
+    if (int rc = WriteReport(f.report, f.trace, *seeds, args, *experiment, policy_list, results, published); rc >= 0) {
+      return rc;
     }
   }
 
-  if (!report.empty()) {
-    const std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char date[16];
-    std::strftime(date, sizeof date, "%Y-%m-%d", &tm);
-    sim::ReportInput in{.trace = trace,
-                        .seeds = *seeds,
-                        .command_line = CommandLine("dractl simulate", args),
-                        .policies = {},
-                        .gpus = experiment->cluster().gpu_capacity() / 1000,
-                        .generated = fmt::format("dractl {} on {}", DRACTL_VERSION, date)};
-    for (size_t pi = 0; pi < policy_list.size(); ++pi) {
-      sim::ReportPolicy rp{.name = std::string(sim::PolicyName(policy_list[pi])),
-                           .runs = {},
-                           .published = {},
-                           .tolerance = Tolerance(trace, policy_list[pi])};
-      for (const RunOutcome& r : results[pi]) rp.runs.push_back(r.columns);
-      // dra-pack has no published runs of its own; the fgd row carries FGD's.
-      const std::vector<sim::PublishedRun>* pub =
-          AtLeast(policy_list[pi]) ? nullptr : PublishedFor(published, trace, policy_list[pi]);
-      if (pub != nullptr) rp.published = *pub;
-      if (AtLeast(policy_list[pi])) rp.tolerance = std::nullopt;
-      in.policies.push_back(std::move(rp));
-    }
-    if (Status st = WriteTextFile(report, sim::RenderReport(in)); !st.ok()) {
-      std::fprintf(stderr, "dractl simulate: --report: %s\n", st.message().c_str());
-      return kExitInputError;
-    }
-  }
-
-  if (output == "json") {
-    std::string out = policy_list.size() > 1 ? "[" : "";
-    for (size_t pi = 0; pi < policy_list.size(); ++pi) {
-      const std::vector<sim::PublishedRun>* pub = PublishedFor(published, trace, policy_list[pi]);
-      std::string json = ReportJson(JsonFor(trace, policy_list[pi], results[pi], pub));
-      json.pop_back();  // the newline: several policies are a list, one a line
-      out += (pi ? ",\n" : "") + json;
-    }
-    out += policy_list.size() > 1 ? "]\n" : "\n";
-    std::fputs(out.c_str(), stdout);
-  } else {
-    for (size_t pi = 0; pi < policy_list.size(); ++pi) {
-      const std::vector<sim::PublishedRun>* pub = PublishedFor(published, trace, policy_list[pi]);
-      if (pi) std::printf("\n");
-      PrintText(trace, policy_list[pi], results[pi], pub);
-    }
-  }
+  PrintResults(f.output, f.trace, policy_list, results, published);
   return kExitOk;
 }
 

@@ -140,52 +140,46 @@ std::string InitAdvice(nvml::Return ret) {
   }
 }
 
-}  // namespace
-
-StatusOr<DiscoverResult> Discover(const DiscoverOptions& options) {
-  DiscoverResult result;
-  Diagnostics& diag = result.diagnostics;
-  for (const std::string& d : options.drivers) {
-    if (d != "nvidia" && d != "tpu" && d != "pci") {
-      return InvalidArgumentError(fmt::format("unknown driver module \"{}\" (nvidia, tpu, pci)", d));
-    }
-  }
-  if (!options.replay_file.empty() && !options.record_file.empty()) {
-    return InvalidArgumentError("--record and --replay cannot be combined");
-  }
-
-  // Backends.
+// Where NVML answers and files are read from: a recording (--replay), or the
+// host with NVML loaded when the nvidia module runs.
+struct Backends {
   std::optional<nvml::Recording> replay;
-  std::unique_ptr<nvml::ReplayApi> replay_api;
+  std::unique_ptr<nvml::ReplayApi> replay_api;  // reads *replay: Backends stays where it is made
   std::unique_ptr<nvml::Api> real_api;
   std::string nvml_load_error;
   std::string library;
   std::vector<std::string> missing_symbols;  // what the loaded library lacks
   std::unique_ptr<HostFs> fs;
+};
+
+Status OpenBackends(const DiscoverOptions& options, Backends& b) {
   if (!options.replay_file.empty()) {
     StatusOr<std::string> text = ReadWholeFile(options.replay_file);
     if (!text.ok()) return text.status().WithContext("--replay");
     StatusOr<nvml::Recording> rec = nvml::ReadRecording(*text, options.replay_file);
     if (!rec.ok()) return rec.status();
-    replay = *std::move(rec);
-    replay_api = std::make_unique<nvml::ReplayApi>(*replay);
-    fs = NewRecordedFs(*replay);
+    b.replay = *std::move(rec);
+    b.replay_api = std::make_unique<nvml::ReplayApi>(*b.replay);
+    b.fs = NewRecordedFs(*b.replay);
   } else {
-    fs = NewDirFs(DirFsRoots{options.sysfs_root, options.dev_root, options.driver_root});
+    b.fs = NewDirFs(DirFsRoots{options.sysfs_root, options.dev_root, options.driver_root});
     if (options.drivers.count("nvidia")) {
       nvml::DlopenOptions dl;
       dl.library_path = options.nvml_lib;
       dl.driver_root = options.driver_root;
-      StatusOr<std::unique_ptr<nvml::Api>> loaded = nvml::LoadNvml(dl, &library, &missing_symbols);
+      StatusOr<std::unique_ptr<nvml::Api>> loaded = nvml::LoadNvml(dl, &b.library, &b.missing_symbols);
       if (loaded.ok()) {
-        real_api = *std::move(loaded);
+        b.real_api = *std::move(loaded);
       } else {
-        nvml_load_error = loaded.status().message();
+        b.nvml_load_error = loaded.status().message();
       }
     }
   }
+  return OkStatus();
+}
 
-  // Node name.
+// --node-name, else the recording's, $NODE_NAME or the hostname.
+StatusOr<std::string> NodeName(const DiscoverOptions& options, const std::optional<nvml::Recording>& replay) {
   std::string node_name = options.node_name;
   if (node_name.empty() && replay) {
     if (const Node* meta = replay->root.Find("meta")) {
@@ -201,151 +195,211 @@ StatusOr<DiscoverResult> Discover(const DiscoverOptions& options) {
   if (node_name.empty()) {
     return InvalidArgumentError("no node name: pass --node-name (or set NODE_NAME)");
   }
+  return node_name;
+}
+
+// The gpu.nvidia.com pool of `host` (NVML initialized): health taints, then
+// the slices. Shuts NVML down.
+Status AddNvidiaPool(nvml::Api& api, const NvidiaHost& host, const DiscoverOptions& options,
+                     const std::string& node_name, DiscoverResult& result) {
+  Diagnostics& diag = result.diagnostics;
+  DeviceTaints taints;
+  if (options.health) {
+    if (options.nvidia.dynamic_mig) {
+      diag.Note(
+          "--health with --dynamic-mig: the plugin does not allow this "
+          "combination; only full GPUs can be tainted");
+    }
+    taints = WatchHealth(api, host, options.health_options, diag);
+  }
+  api.Shutdown();
+  if (!options.xid_log_file.empty()) {
+    StatusOr<std::string> log = ReadWholeFile(options.xid_log_file);
+    if (!log.ok()) return log.status().WithContext("--xid-log");
+    diag.Note(
+        "--xid-log: XIDs from the kernel log are an extension; the plugin only sees "
+        "events after it starts");
+    DeviceTaints from_log = XidLogTaints(*log, host, options.health_options, diag);
+    // Events seen live are newer than the log: they win.
+    MergeTaints(from_log, taints);
+    taints = std::move(from_log);
+  }
+  if (host.gpus.empty()) {
+    diag.Note(
+        "NVML sees no GPU: no gpu.nvidia.com pool (the plugin would publish an "
+        "empty slice)");
+    return OkStatus();
+  }
+  StatusOr<std::vector<SliceContent>> contents = BuildNvidiaSlices(host, options.nvidia, taints, diag);
+  if (!contents.ok()) return contents.status();
+  for (auto& slice : MakePool(kNvidiaDriver, node_name, *std::move(contents), options.pool)) {
+    result.slices.push_back(std::move(slice));
+  }
+  return OkStatus();
+}
+
+// The nvidia module: NVML (api null when it could not be loaded), or why it is
+// unusable. Sets *nvml_ok when NVML initialized.
+Status DiscoverNvidia(nvml::Api* api, const std::string& nvml_load_error, HostFs& host_fs,
+                      const DiscoverOptions& options, const std::string& node_name, DiscoverResult& result,
+                      bool* nvml_ok) {
+  Diagnostics& diag = result.diagnostics;
+  std::string unusable;
+  if (api == nullptr) {
+    unusable = fmt::format("NVML could not be loaded: {}", nvml_load_error);
+  } else {
+    nvml::Return ret = api->InitWithFlags(nvml::kInitFlagNoGpus);
+    if (ret != nvml::kSuccess) {
+      unusable = fmt::format("nvmlInitWithFlags: {}{}", DescribeReturn(*api, ret), InitAdvice(ret));
+    } else {
+      *nvml_ok = true;
+      StatusOr<NvidiaHost> host = GatherNvidia(*api, host_fs, options.nvidia, diag);
+      if (!host.ok()) {
+        api->Shutdown();
+        // --strict: the plugin would not start. Otherwise nothing of NVIDIA
+        // can be described, but other drivers still can.
+        if (host.status().code() == StatusCode::kFailedPrecondition) return host.status();
+        diag.Warn(fmt::format("no gpu.nvidia.com pool: {}", host.status().message()));
+      } else if (Status s = AddNvidiaPool(*api, *host, options, node_name, result); !s.ok()) {
+        return s;
+      }
+    }
+  }
+  if (!unusable.empty()) {
+    std::vector<std::string> present = NvidiaGpusInSysfs(host_fs);
+    if (present.empty()) {
+      diag.Note(fmt::format("no NVIDIA GPU: {}", unusable));
+    } else {
+      std::string list;
+      for (const std::string& bdf : present) list += (list.empty() ? "" : ", ") + bdf;
+      diag.Warn(fmt::format("NVIDIA GPUs present but not discoverable ({}): {}", list, unusable));
+    }
+  }
+  return OkStatus();
+}
+
+// The tpu module: one tpu.google.com slice of the chips found.
+Status DiscoverTpuPool(HostFs& host_fs, const DiscoverOptions& options, const std::string& node_name,
+                       DiscoverResult& result) {
+  TpuOptions tpu;
+  tpu.accelerator = options.tpu_accelerator;
+  tpu.env_file = options.tpu_env_file;
+  tpu.node_name = node_name;
+  StatusOr<std::vector<api::Device>> chips = DiscoverTpu(host_fs, tpu, result.diagnostics);
+  if (!chips.ok()) return chips.status();
+  if (!chips->empty()) {
+    std::vector<SliceContent> contents(1);
+    contents[0].devices = *std::move(chips);
+    for (auto& s : MakePool("tpu.google.com", node_name, std::move(contents), options.pool)) {
+      result.slices.push_back(std::move(s));
+    }
+  }
+  return OkStatus();
+}
+
+// The pci module: the PCI functions no earlier pool (nor a TPU) holds, 128 a
+// slice.
+void DiscoverPciPool(HostFs& host_fs, const DiscoverOptions& options, const std::string& node_name,
+                     DiscoverResult& result) {
+  std::vector<std::string> claimed = TpuPciFunctions(host_fs);
+  for (const api::ResourceSlice& s : result.slices) {
+    for (const api::Device& d : s.spec.devices) {
+      for (std::string_view key : {"resource.kubernetes.io/pciBusID", "pcieBusID"}) {
+        if (const api::DeviceAttribute* a = d.attributes.find(key); a && a->string_value()) {
+          claimed.push_back(a->string_value()->str());
+        }
+      }
+    }
+  }
+  PciOptions pci;
+  pci.include_vfs = options.pci_include_vfs;
+  std::vector<api::Device> devices = DiscoverPci(host_fs, pci, claimed, result.diagnostics);
+  if (!devices.empty()) {
+    std::vector<SliceContent> contents;
+    for (size_t i = 0; i < devices.size(); i += 128) {
+      SliceContent c;
+      for (size_t j = i; j < std::min(devices.size(), i + 128); ++j) {
+        c.devices.push_back(std::move(devices[j]));
+      }
+      contents.push_back(std::move(c));
+    }
+    for (auto& s : MakePool("pci.dractl.io", node_name, std::move(contents), options.pool)) {
+      result.slices.push_back(std::move(s));
+    }
+  }
+}
+
+// --record: anonymized with --anonymize, then written.
+Status WriteRecordingFile(const DiscoverOptions& options, const std::string& node_name, nvml::Recording& recording) {
+  if (options.anonymize) {
+    std::string new_name = "node-" + StableHash(node_name).substr(0, 8);
+    AnonymizeTree(recording.root, node_name, new_name);
+    if (Node* meta = const_cast<Node*>(recording.root.Find("meta"))) {
+      for (size_t i = 0; i < meta->keys.size(); ++i) {
+        if (meta->keys[i].first == "anonymized") meta->items[i] = Node::Bool(true);
+      }
+    }
+  }
+  if (Status s = WriteWholeFile(options.record_file, nvml::WriteRecording(recording)); !s.ok()) {
+    return s.WithContext("--record");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<DiscoverResult> Discover(const DiscoverOptions& options) {
+  DiscoverResult result;
+  for (const std::string& d : options.drivers) {
+    if (d != "nvidia" && d != "tpu" && d != "pci") {
+      return InvalidArgumentError(fmt::format("unknown driver module \"{}\" (nvidia, tpu, pci)", d));
+    }
+  }
+  if (!options.replay_file.empty() && !options.record_file.empty()) {
+    return InvalidArgumentError("--record and --replay cannot be combined");
+  }
+
+  // Backends.
+  Backends b;
+  if (Status s = OpenBackends(options, b); !s.ok()) return s;
+
+  // Node name.
+  StatusOr<std::string> named = NodeName(options, b.replay);
+  if (!named.ok()) return named.status();
+  const std::string& node_name = *named;
 
   // Recording wrappers.
   std::optional<nvml::Recording> recording;
   std::unique_ptr<nvml::RecordingApi> recording_api;
   std::unique_ptr<HostFs> recording_fs;
   if (!options.record_file.empty()) {
-    recording = nvml::Recording{NewRecordingRoot(node_name, library)};
-    recording_fs = NewRecordingFs(*fs, &*recording);
-    if (real_api) {
-      recording_api = std::make_unique<nvml::RecordingApi>(*real_api, &*recording, missing_symbols);
+    recording = nvml::Recording{NewRecordingRoot(node_name, b.library)};
+    recording_fs = NewRecordingFs(*b.fs, &*recording);
+    if (b.real_api) {
+      recording_api = std::make_unique<nvml::RecordingApi>(*b.real_api, &*recording, b.missing_symbols);
     }
   }
-  HostFs& host_fs = recording_fs ? *recording_fs : *fs;
-  nvml::Api* api = recording_api ? static_cast<nvml::Api*>(recording_api.get())
-                   : replay_api  ? static_cast<nvml::Api*>(replay_api.get())
-                                 : real_api.get();
+  HostFs& host_fs = recording_fs ? *recording_fs : *b.fs;
+  nvml::Api* api = recording_api  ? static_cast<nvml::Api*>(recording_api.get())
+                   : b.replay_api ? static_cast<nvml::Api*>(b.replay_api.get())
+                                  : b.real_api.get();
 
   bool nvml_ok = false;
   bool sysfs_ok = host_fs.Exists("/sys/bus/pci/devices");
   if (options.drivers.count("nvidia")) {
-    std::string unusable;
-    if (api == nullptr) {
-      unusable = fmt::format("NVML could not be loaded: {}", nvml_load_error);
-    } else {
-      nvml::Return ret = api->InitWithFlags(nvml::kInitFlagNoGpus);
-      if (ret != nvml::kSuccess) {
-        unusable = fmt::format("nvmlInitWithFlags: {}{}", DescribeReturn(*api, ret), InitAdvice(ret));
-      } else {
-        nvml_ok = true;
-        StatusOr<NvidiaHost> host = GatherNvidia(*api, host_fs, options.nvidia, diag);
-        if (!host.ok()) {
-          api->Shutdown();
-          // --strict: the plugin would not start. Otherwise nothing of NVIDIA
-          // can be described, but other drivers still can.
-          if (host.status().code() == StatusCode::kFailedPrecondition) return host.status();
-          diag.Warn(fmt::format("no gpu.nvidia.com pool: {}", host.status().message()));
-        } else {
-          DeviceTaints taints;
-          if (options.health) {
-            if (options.nvidia.dynamic_mig) {
-              diag.Note(
-                  "--health with --dynamic-mig: the plugin does not allow this "
-                  "combination; only full GPUs can be tainted");
-            }
-            taints = WatchHealth(*api, *host, options.health_options, diag);
-          }
-          api->Shutdown();
-          if (!options.xid_log_file.empty()) {
-            StatusOr<std::string> log = ReadWholeFile(options.xid_log_file);
-            if (!log.ok()) return log.status().WithContext("--xid-log");
-            diag.Note(
-                "--xid-log: XIDs from the kernel log are an extension; the plugin only sees "
-                "events after it starts");
-            DeviceTaints from_log = XidLogTaints(*log, *host, options.health_options, diag);
-            // Events seen live are newer than the log: they win.
-            MergeTaints(from_log, taints);
-            taints = std::move(from_log);
-          }
-          if (host->gpus.empty()) {
-            diag.Note(
-                "NVML sees no GPU: no gpu.nvidia.com pool (the plugin would publish an "
-                "empty slice)");
-          } else {
-            StatusOr<std::vector<SliceContent>> contents = BuildNvidiaSlices(*host, options.nvidia, taints, diag);
-            if (!contents.ok()) return contents.status();
-            for (auto& slice : MakePool(kNvidiaDriver, node_name, *std::move(contents), options.pool)) {
-              result.slices.push_back(std::move(slice));
-            }
-          }
-        }
-      }
-    }
-    if (!unusable.empty()) {
-      std::vector<std::string> present = NvidiaGpusInSysfs(host_fs);
-      if (present.empty()) {
-        diag.Note(fmt::format("no NVIDIA GPU: {}", unusable));
-      } else {
-        std::string list;
-        for (const std::string& bdf : present) list += (list.empty() ? "" : ", ") + bdf;
-        diag.Warn(fmt::format("NVIDIA GPUs present but not discoverable ({}): {}", list, unusable));
-      }
-    }
+    Status s = DiscoverNvidia(api, b.nvml_load_error, host_fs, options, node_name, result, &nvml_ok);
+    if (!s.ok()) return s;
   }
-
   if (options.drivers.count("tpu")) {
-    TpuOptions tpu;
-    tpu.accelerator = options.tpu_accelerator;
-    tpu.env_file = options.tpu_env_file;
-    tpu.node_name = node_name;
-    StatusOr<std::vector<api::Device>> chips = DiscoverTpu(host_fs, tpu, diag);
-    if (!chips.ok()) return chips.status();
-    if (!chips->empty()) {
-      std::vector<SliceContent> contents(1);
-      contents[0].devices = *std::move(chips);
-      for (auto& s : MakePool("tpu.google.com", node_name, std::move(contents), options.pool)) {
-        result.slices.push_back(std::move(s));
-      }
-    }
+    if (Status s = DiscoverTpuPool(host_fs, options, node_name, result); !s.ok()) return s;
   }
+  if (options.drivers.count("pci")) DiscoverPciPool(host_fs, options, node_name, result);
 
-  if (options.drivers.count("pci")) {
-    std::vector<std::string> claimed = TpuPciFunctions(host_fs);
-    for (const api::ResourceSlice& s : result.slices) {
-      for (const api::Device& d : s.spec.devices) {
-        for (std::string_view key : {"resource.kubernetes.io/pciBusID", "pcieBusID"}) {
-          if (const api::DeviceAttribute* a = d.attributes.find(key); a && a->string_value()) {
-            claimed.push_back(a->string_value()->str());
-          }
-        }
-      }
-    }
-    PciOptions pci;
-    pci.include_vfs = options.pci_include_vfs;
-    std::vector<api::Device> devices = DiscoverPci(host_fs, pci, claimed, diag);
-    if (!devices.empty()) {
-      std::vector<SliceContent> contents;
-      for (size_t i = 0; i < devices.size(); i += 128) {
-        SliceContent c;
-        for (size_t j = i; j < std::min(devices.size(), i + 128); ++j) {
-          c.devices.push_back(std::move(devices[j]));
-        }
-        contents.push_back(std::move(c));
-      }
-      for (auto& s : MakePool("pci.dractl.io", node_name, std::move(contents), options.pool)) {
-        result.slices.push_back(std::move(s));
-      }
-    }
-  }
-
-  if (replay_api) result.unrecorded = replay_api->unrecorded();
+  if (b.replay_api) result.unrecorded = b.replay_api->unrecorded();
   result.nothing_usable = !nvml_ok && !sysfs_ok;
 
   if (recording) {
-    if (options.anonymize) {
-      std::string new_name = "node-" + StableHash(node_name).substr(0, 8);
-      AnonymizeTree(recording->root, node_name, new_name);
-      if (Node* meta = const_cast<Node*>(recording->root.Find("meta"))) {
-        for (size_t i = 0; i < meta->keys.size(); ++i) {
-          if (meta->keys[i].first == "anonymized") meta->items[i] = Node::Bool(true);
-        }
-      }
-    }
-    if (Status s = WriteWholeFile(options.record_file, nvml::WriteRecording(*recording)); !s.ok()) {
-      return s.WithContext("--record");
-    }
+    if (Status s = WriteRecordingFile(options, node_name, *recording); !s.ok()) return s;
   }
   // The combined layout is what 1.34 accepts (a slice with devices and
   // counters together); later releases reject it.

@@ -254,6 +254,159 @@ Status GatherStaticMig(nvml::Api& nvml, nvml::Device device, GpuInfo& gpu, const
   return OkStatus();
 }
 
+// An attribute of the GPU at `where` left out (an error with --strict).
+Status Omit(const NvidiaOptions& options, Diagnostics& diag, const std::string& where, std::string_view attribute,
+            std::string_view why) {
+  return Fatal(options, diag, fmt::format("{}: {} left out: {}", where, attribute, why));
+}
+
+// The GPU's brand, architecture, CUDA compute capability and memory.
+Status GatherProductAttributes(nvml::Api& nvml, nvml::Device device, const std::string& where, GpuInfo& gpu,
+                               const NvidiaOptions& options, Diagnostics& diag) {
+  Return ret = nvml::kSuccess;
+  int brand = 0;
+  if ((ret = nvml.DeviceGetBrand(device, &brand)) != nvml::kSuccess) {
+    if (Status s = Omit(options, diag, where, "brand", CallError(nvml, "nvmlDeviceGetBrand", ret)); !s.ok()) return s;
+  } else if (std::optional<std::string_view> b = BrandName(brand)) {
+    gpu.brand = std::string(*b);
+  } else if (Status s = Omit(options, diag, where, "brand", fmt::format("unknown brand type {}", brand)); !s.ok()) {
+    return s;
+  }
+
+  unsigned int arch = 0;
+  if ((ret = nvml.DeviceGetArchitecture(device, &arch)) != nvml::kSuccess) {
+    if (Status s = Omit(options, diag, where, "architecture", CallError(nvml, "nvmlDeviceGetArchitecture", ret));
+        !s.ok()) {
+      return s;
+    }
+  } else if (std::optional<std::string_view> a = ArchitectureName(arch)) {
+    gpu.architecture = std::string(*a);
+    gpu.architecture_value = arch;
+  } else if (Status s = Omit(options, diag, where, "architecture", fmt::format("unknown architecture {}", arch));
+             !s.ok()) {
+    return s;
+  }
+
+  int major = 0;
+  int minor = 0;
+  if ((ret = nvml.DeviceGetCudaComputeCapability(device, &major, &minor)) != nvml::kSuccess) {
+    if (Status s = Omit(options, diag, where, "cudaComputeCapability",
+                        CallError(nvml, "nvmlDeviceGetCudaComputeCapability", ret));
+        !s.ok()) {
+      return s;
+    }
+  } else {
+    StatusOr<std::string> cc = CoerceSemver(fmt::format("{}.{}", major, minor));
+    if (cc.ok()) {
+      gpu.cuda_compute_capability = *cc;
+    } else if (Status s = Omit(options, diag, where, "cudaComputeCapability", cc.status().message()); !s.ok()) {
+      return s;
+    }
+  }
+
+  nvml::Memory memory{};
+  ret = nvml.DeviceGetMemoryInfo(device, &memory);
+  if (ret == nvml::kSuccess) {
+    gpu.memory_bytes = memory.total;
+  } else if (ret == nvml::kErrorNotSupported) {
+    diag.Warn(fmt::format("{}: memory capacity left out: {}", where, CallError(nvml, "nvmlDeviceGetMemoryInfo", ret)));
+  } else if (Status s = Omit(options, diag, where, "memory capacity", CallError(nvml, "nvmlDeviceGetMemoryInfo", ret));
+             !s.ok()) {
+    return s;
+  }
+  return OkStatus();
+}
+
+// Topology from sysfs: tolerated by the plugin when missing.
+void GatherTopology(HostFs& fs, const std::string& where, GpuInfo& gpu, Diagnostics& diag) {
+  if (StatusOr<std::string> root = PcieRoot(fs, gpu.bus_id); root.ok()) {
+    gpu.pcie_root = *root;
+  } else {
+    diag.Warn(fmt::format("{}: {}pcieRoot left out: {}", where, kStd, root.status().message()));
+  }
+  StatusOr<PciFunction> function = ReadPciFunction(fs, gpu.bus_id);
+  if (!function.ok()) {
+    diag.Warn(fmt::format("{}: {}numaNode left out: {}", where, kStd, function.status().message()));
+  } else if (function->vendor != 0x10de || (function->class_code != 0x030000 && function->class_code != 0x030200)) {
+    diag.Warn(
+        fmt::format("{}: {}numaNode left out: sysfs shows vendor {:#06x} class {:#08x}, "
+                    "not an NVIDIA VGA or 3D controller",
+                    where, kStd, function->vendor, function->class_code));
+  } else if (StatusOr<std::optional<int64_t>> numa = NumaNode(fs, gpu.bus_id); numa.ok()) {
+    gpu.numa_node = *numa;  // nullopt for -1: omitted without a word, as the plugin does
+  } else {
+    diag.Warn(fmt::format("{}: {}numaNode left out: {}", where, kStd, numa.status().message()));
+  }
+}
+
+Status GatherAddressingMode(nvml::Api& nvml, nvml::Device device, const std::string& where, GpuInfo& gpu,
+                            const NvidiaOptions& options, Diagnostics& diag) {
+  nvml::DeviceAddressingMode mode{};
+  mode.version = nvml::kDeviceAddressingModeV1;
+  Return ret = nvml.DeviceGetAddressingMode(device, &mode);
+  if (ret == nvml::kSuccess) {
+    if (std::optional<std::string_view> m = AddressingModeName(mode.value)) {
+      gpu.addressing_mode = std::string(*m);
+    } else if (Status s =
+                   Omit(options, diag, where, "addressingMode", fmt::format("unknown addressing mode {}", mode.value));
+               !s.ok()) {
+      return s;
+    }
+  } else if (!Absent(ret)) {
+    if (Status s = Omit(options, diag, where, "addressingMode", CallError(nvml, "nvmlDeviceGetAddressingMode", ret));
+        !s.ok()) {
+      return s;
+    }
+  }
+  return OkStatus();
+}
+
+// MIG: the mode, the profiles, the virtualization mode for DynamicMIG, and
+// the static MIG devices when MIG is enabled without it.
+Status GatherMig(nvml::Api& nvml, nvml::Device device, const std::string& where, GpuInfo& gpu,
+                 const NvidiaOptions& options, Diagnostics& diag) {
+  unsigned int current = 0;
+  unsigned int pending = 0;
+  Return ret = nvml.DeviceGetMigMode(device, &current, &pending);
+  if (ret == nvml::kSuccess) {
+    gpu.mig_capable = true;
+    gpu.mig_enabled = current == nvml::kDeviceMigEnable;
+  } else if (!Absent(ret)) {
+    Status s =
+        Fatal(options, diag,
+              fmt::format("{}: treated as not MIG-capable: {}", where, CallError(nvml, "nvmlDeviceGetMigMode", ret)));
+    if (!s.ok()) return s;
+  }
+  if (gpu.mig_capable) {
+    if (Status s = GatherMigProfiles(nvml, device, gpu, options, diag); !s.ok()) return s;
+    if (options.dynamic_mig) {
+      int virt = 0;
+      ret = nvml.DeviceGetVirtualizationMode(device, &virt);
+      if (ret == nvml::kSuccess) {
+        gpu.virtualization_mode = virt;
+      } else {
+        Status s = Fatal(options, diag,
+                         fmt::format("{}: DynamicMIG not offered: {}", where,
+                                     CallError(nvml, "nvmlDeviceGetVirtualizationMode", ret)));
+        if (!s.ok()) return s;
+      }
+    }
+  }
+  bool dynamic = options.dynamic_mig && gpu.mig_capable && gpu.virtualization_mode &&
+                 *gpu.virtualization_mode != nvml::kGpuVirtualizationModeVgpu;
+  if (gpu.mig_enabled && !dynamic) {
+    if (!gpu.mig_data) {
+      diag.Warn(
+          fmt::format("{}: MIG is enabled but its profiles are unknown, so its MIG devices "
+                      "cannot be described; nothing published for this GPU",
+                      where));
+    } else if (Status s = GatherStaticMig(nvml, device, gpu, options, diag); !s.ok()) {
+      return s;
+    }
+  }
+  return OkStatus();
+}
+
 // One GPU (README §1.2, §1.3, §1.5). nullopt: the GPU is skipped (already
 // reported).
 StatusOr<std::optional<GpuInfo>> GatherGpu(nvml::Api& nvml, HostFs& fs, unsigned int index,
@@ -300,130 +453,10 @@ StatusOr<std::optional<GpuInfo>> GatherGpu(nvml::Api& nvml, HostFs& fs, unsigned
   if ((ret = nvml.DeviceGetMinorNumber(device, &gpu.minor)) != nvml::kSuccess) {
     return skip("nvmlDeviceGetMinorNumber", ret);
   }
-  auto omit = [&](std::string attribute, std::string why) {
-    return Fatal(options, diag, fmt::format("{}: {} left out: {}", where, attribute, why));
-  };
-
-  int brand = 0;
-  if ((ret = nvml.DeviceGetBrand(device, &brand)) != nvml::kSuccess) {
-    if (Status s = omit("brand", CallError(nvml, "nvmlDeviceGetBrand", ret)); !s.ok()) return s;
-  } else if (std::optional<std::string_view> b = BrandName(brand)) {
-    gpu.brand = std::string(*b);
-  } else if (Status s = omit("brand", fmt::format("unknown brand type {}", brand)); !s.ok()) {
-    return s;
-  }
-
-  unsigned int arch = 0;
-  if ((ret = nvml.DeviceGetArchitecture(device, &arch)) != nvml::kSuccess) {
-    if (Status s = omit("architecture", CallError(nvml, "nvmlDeviceGetArchitecture", ret)); !s.ok()) {
-      return s;
-    }
-  } else if (std::optional<std::string_view> a = ArchitectureName(arch)) {
-    gpu.architecture = std::string(*a);
-    gpu.architecture_value = arch;
-  } else if (Status s = omit("architecture", fmt::format("unknown architecture {}", arch)); !s.ok()) {
-    return s;
-  }
-
-  int major = 0;
-  int minor = 0;
-  if ((ret = nvml.DeviceGetCudaComputeCapability(device, &major, &minor)) != nvml::kSuccess) {
-    if (Status s = omit("cudaComputeCapability", CallError(nvml, "nvmlDeviceGetCudaComputeCapability", ret)); !s.ok()) {
-      return s;
-    }
-  } else {
-    StatusOr<std::string> cc = CoerceSemver(fmt::format("{}.{}", major, minor));
-    if (cc.ok()) {
-      gpu.cuda_compute_capability = *cc;
-    } else if (Status s = omit("cudaComputeCapability", cc.status().message()); !s.ok()) {
-      return s;
-    }
-  }
-
-  nvml::Memory memory{};
-  ret = nvml.DeviceGetMemoryInfo(device, &memory);
-  if (ret == nvml::kSuccess) {
-    gpu.memory_bytes = memory.total;
-  } else if (ret == nvml::kErrorNotSupported) {
-    diag.Warn(fmt::format("{}: memory capacity left out: {}", where, CallError(nvml, "nvmlDeviceGetMemoryInfo", ret)));
-  } else if (Status s = omit("memory capacity", CallError(nvml, "nvmlDeviceGetMemoryInfo", ret)); !s.ok()) {
-    return s;
-  }
-
-  // Topology from sysfs: tolerated by the plugin when missing.
-  if (StatusOr<std::string> root = PcieRoot(fs, gpu.bus_id); root.ok()) {
-    gpu.pcie_root = *root;
-  } else {
-    diag.Warn(fmt::format("{}: {}pcieRoot left out: {}", where, kStd, root.status().message()));
-  }
-  StatusOr<PciFunction> function = ReadPciFunction(fs, gpu.bus_id);
-  if (!function.ok()) {
-    diag.Warn(fmt::format("{}: {}numaNode left out: {}", where, kStd, function.status().message()));
-  } else if (function->vendor != 0x10de || (function->class_code != 0x030000 && function->class_code != 0x030200)) {
-    diag.Warn(
-        fmt::format("{}: {}numaNode left out: sysfs shows vendor {:#06x} class {:#08x}, "
-                    "not an NVIDIA VGA or 3D controller",
-                    where, kStd, function->vendor, function->class_code));
-  } else if (StatusOr<std::optional<int64_t>> numa = NumaNode(fs, gpu.bus_id); numa.ok()) {
-    gpu.numa_node = *numa;  // nullopt for -1: omitted without a word, as the plugin does
-  } else {
-    diag.Warn(fmt::format("{}: {}numaNode left out: {}", where, kStd, numa.status().message()));
-  }
-
-  nvml::DeviceAddressingMode mode{};
-  mode.version = nvml::kDeviceAddressingModeV1;
-  ret = nvml.DeviceGetAddressingMode(device, &mode);
-  if (ret == nvml::kSuccess) {
-    if (std::optional<std::string_view> m = AddressingModeName(mode.value)) {
-      gpu.addressing_mode = std::string(*m);
-    } else if (Status s = omit("addressingMode", fmt::format("unknown addressing mode {}", mode.value)); !s.ok()) {
-      return s;
-    }
-  } else if (!Absent(ret)) {
-    if (Status s = omit("addressingMode", CallError(nvml, "nvmlDeviceGetAddressingMode", ret)); !s.ok()) {
-      return s;
-    }
-  }
-
-  unsigned int current = 0;
-  unsigned int pending = 0;
-  ret = nvml.DeviceGetMigMode(device, &current, &pending);
-  if (ret == nvml::kSuccess) {
-    gpu.mig_capable = true;
-    gpu.mig_enabled = current == nvml::kDeviceMigEnable;
-  } else if (!Absent(ret)) {
-    Status s =
-        Fatal(options, diag,
-              fmt::format("{}: treated as not MIG-capable: {}", where, CallError(nvml, "nvmlDeviceGetMigMode", ret)));
-    if (!s.ok()) return s;
-  }
-  if (gpu.mig_capable) {
-    if (Status s = GatherMigProfiles(nvml, device, gpu, options, diag); !s.ok()) return s;
-    if (options.dynamic_mig) {
-      int virt = 0;
-      ret = nvml.DeviceGetVirtualizationMode(device, &virt);
-      if (ret == nvml::kSuccess) {
-        gpu.virtualization_mode = virt;
-      } else {
-        Status s = Fatal(options, diag,
-                         fmt::format("{}: DynamicMIG not offered: {}", where,
-                                     CallError(nvml, "nvmlDeviceGetVirtualizationMode", ret)));
-        if (!s.ok()) return s;
-      }
-    }
-  }
-  bool dynamic = options.dynamic_mig && gpu.mig_capable && gpu.virtualization_mode &&
-                 *gpu.virtualization_mode != nvml::kGpuVirtualizationModeVgpu;
-  if (gpu.mig_enabled && !dynamic) {
-    if (!gpu.mig_data) {
-      diag.Warn(
-          fmt::format("{}: MIG is enabled but its profiles are unknown, so its MIG devices "
-                      "cannot be described; nothing published for this GPU",
-                      where));
-    } else if (Status s = GatherStaticMig(nvml, device, gpu, options, diag); !s.ok()) {
-      return s;
-    }
-  }
+  if (Status s = GatherProductAttributes(nvml, device, where, gpu, options, diag); !s.ok()) return s;
+  GatherTopology(fs, where, gpu, diag);
+  if (Status s = GatherAddressingMode(nvml, device, where, gpu, options, diag); !s.ok()) return s;
+  if (Status s = GatherMig(nvml, device, where, gpu, options, diag); !s.ok()) return s;
   return std::optional<GpuInfo>(std::move(gpu));
 }
 

@@ -662,6 +662,174 @@ StatusOr<Planner::ModelBound> Planner::ModelLowerBound(int64_t target) {
   return out;
 }
 
+// A plan of the model scheduled in full: pods the model placed but the
+// scheduler did not (it spreads pods where the model fills nodes one by one)
+// get more nodes, as the autoscaler's next loops would add them (at most three
+// times; none without `more`).
+StatusOr<Counts> Realize(Planner& planner, Counts counts, std::optional<Expander> more) {
+  for (int round = 0; more && round < 3; ++round) {
+    DRA_ASSIGN_OR_RETURN(const Evaluation* e, planner.Eval(counts, /*full=*/true, /*texts=*/false));
+    if (e->unplaced.empty()) break;
+    DRA_ASSIGN_OR_RETURN(Counts next, planner.ModelExpand(*more, counts, planner.Unplaced(*e)));
+    if (next == counts) break;
+    counts = std::move(next);
+  }
+  return counts;
+}
+
+// --expander optimal on the class model: the incumbent, a cheaper plan from
+// the model's bound and local moves, each scheduled in full. Sets the
+// result's lower bound and whether the search stopped early.
+StatusOr<Counts> ChooseOptimalOnModel(Planner& planner, const Counts& all,
+                                      std::chrono::steady_clock::time_point deadline, PlanResult& result) {
+  const Counts none(all.size(), 0);
+  Counts chosen;
+  // The incumbent: the expanders' best plan on the model, or every
+  // group at its maxSize if that places more.
+  std::map<Expander, Counts> plans;
+  int64_t best_placed = -1;
+  for (Expander e : {Expander::kLeastWaste, Expander::kPrice, Expander::kMostPods, Expander::kRandom}) {
+    DRA_ASSIGN_OR_RETURN(Counts c, planner.ModelExpand(e, none, planner.ClassSizes()));
+    DRA_ASSIGN_OR_RETURN(const int64_t placed, planner.ModelPlaced(c));
+    if (placed > best_placed || (placed == best_placed && planner.Cost(c) < planner.Cost(chosen) - 1e-9)) {
+      chosen = c;
+      best_placed = placed;
+    }
+    plans[e] = std::move(c);
+  }
+  DRA_ASSIGN_OR_RETURN(const int64_t at_max, planner.ModelPlaced(all));
+  if (at_max > best_placed) {
+    chosen = all;
+    best_placed = at_max;
+  }
+  // Cheaper on the model: the bound's nodes rounded up, where that
+  // places as many pods, then local moves.
+  Counts improved = chosen;
+  DRA_ASSIGN_OR_RETURN(Planner::ModelBound lp, planner.ModelLowerBound(best_placed));
+  if (!lp.rounded.empty() && planner.Cost(lp.rounded) < planner.Cost(improved) - 1e-9) {
+    DRA_ASSIGN_OR_RETURN(const int64_t placed, planner.ModelPlaced(lp.rounded));
+    if (placed >= best_placed) improved = lp.rounded;
+  }
+  DRA_ASSIGN_OR_RETURN(improved, planner.ModelImprove(std::move(improved), best_placed, deadline));
+  // Scheduled in full (two runs at a time), as the expanders realise
+  // them: least-waste's and price's plans (so that optimal never costs
+  // more than either), the incumbent, and the improved plan as it is
+  // (the scheduler may not realise the model's tighter packing: it
+  // spreads pods by score; more nodes for what it leaves pending cost
+  // more than the incumbent did in every case tried). The best of them:
+  // the most pods, then the cheapest.
+  std::vector<std::pair<Counts, std::optional<Expander>>> candidates = {
+      {plans[Expander::kLeastWaste], Expander::kLeastWaste},
+      {plans[Expander::kPrice], Expander::kPrice},
+      {chosen, Expander::kPrice},
+      {improved, std::nullopt}};
+  std::vector<Counts> first_runs;
+  first_runs.reserve(candidates.size());
+  for (const auto& [c, e] : candidates) first_runs.push_back(c);
+  DRA_RETURN_IF_ERROR(planner.EvalEach(first_runs, /*full=*/true, /*texts=*/false));
+  const Evaluation* best = nullptr;
+  for (auto& [c, e] : candidates) {
+    DRA_ASSIGN_OR_RETURN(Counts realized, Realize(planner, std::move(c), e));
+    DRA_ASSIGN_OR_RETURN(const Evaluation* r, planner.Eval(realized, /*full=*/true, /*texts=*/false));
+    if (best == nullptr || Planner::Better(*r, *best)) {
+      best = r;
+      chosen = std::move(realized);
+    }
+  }
+  result.lower_bound = lp.bound;
+  result.stopped_early = result.lower_bound < planner.Cost(chosen) - 1e-6 * (1 + planner.Cost(chosen));
+  return chosen;
+}
+
+// --expander optimal without the class model: the expanders' best plan,
+// improved, then a search for the cheapest plan that places as many pods.
+// Sets the result's lower bound and whether the search stopped early.
+StatusOr<Counts> ChooseOptimalByRuns(Planner& planner, const Counts& all,
+                                     std::chrono::steady_clock::time_point deadline, PlanResult& result) {
+  Counts chosen;
+  // The incumbent: the expanders' best plan.
+  DRA_ASSIGN_OR_RETURN(chosen, planner.Expand(Expander::kLeastWaste));
+  for (Expander e : {Expander::kPrice, Expander::kMostPods, Expander::kRandom}) {
+    DRA_ASSIGN_OR_RETURN(Counts c, planner.Expand(e));
+    DRA_ASSIGN_OR_RETURN(const Evaluation* a, planner.Eval(c));
+    DRA_ASSIGN_OR_RETURN(const Evaluation* b, planner.Eval(chosen));
+    if (Planner::Better(*a, *b)) chosen = c;
+  }
+  // The target: as many pods as any plan places.
+  DRA_ASSIGN_OR_RETURN(const Evaluation* full, planner.Eval(all));
+  DRA_ASSIGN_OR_RETURN(const Evaluation* incumbent, planner.Eval(chosen));
+  if (full->placed > incumbent->placed) chosen = all;
+  DRA_ASSIGN_OR_RETURN(incumbent, planner.Eval(chosen));
+  const size_t target = incumbent->placed;
+  DRA_ASSIGN_OR_RETURN(chosen, planner.Improve(chosen, target, deadline));
+  DRA_ASSIGN_OR_RETURN(incumbent, planner.Eval(chosen));
+  DRA_ASSIGN_OR_RETURN(auto found, planner.Search(target, incumbent->cost, deadline, &result.stopped_early));
+  if (found.first) chosen = *found.first;
+  result.lower_bound = found.second;
+  return chosen;
+}
+
+// The plan: the expander's, or the optimal one, found on the class model
+// where that is used.
+StatusOr<Counts> ChoosePlan(Planner& planner, std::span<const NodeGroup> groups, const Counts& all,
+                            const PlanOptions& options, std::chrono::steady_clock::time_point deadline,
+                            PlanResult& result) {
+  const bool use_model = options.valuation != Valuation::kRuns && planner.Model() != nullptr &&
+                         (options.valuation == Valuation::kClasses || result.pending > kClassesFromPods ||
+                          groups.size() > kClassesFromGroups);
+  if (use_model) {
+    result.class_model = true;
+    if (options.expander == Expander::kOptimal) return ChooseOptimalOnModel(planner, all, deadline, result);
+    const Counts none(groups.size(), 0);
+    DRA_ASSIGN_OR_RETURN(Counts chosen, planner.ModelExpand(options.expander, none, planner.ClassSizes()));
+    return Realize(planner, std::move(chosen), options.expander);
+  }
+  if (options.expander != Expander::kOptimal) return planner.Expand(options.expander);
+  return ChooseOptimalByRuns(planner, all, deadline, result);
+}
+
+// Pods the plan leaves pending: with the scheduler's reason when every group
+// is at its maxSize (where it has one), else the plan's.
+Status ListUnschedulable(Planner& planner, const Counts& all, const Evaluation& best, PlanResult& result) {
+  std::set<std::string, std::less<>> placed;
+  for (const Placement& p : best.placements) placed.insert(p.pod);
+  if (!best.unplaced.empty()) {
+    DRA_ASSIGN_OR_RETURN(const Evaluation* full, planner.Eval(all, /*full=*/true));
+    for (const Unschedulable& u : full->unplaced) {
+      if (placed.insert(u.pod).second) result.unschedulable.push_back(u);
+    }
+  }
+  for (const Unschedulable& u : best.unplaced) {
+    if (placed.insert(u.pod).second) result.unschedulable.push_back(u);
+  }
+  return OkStatus();
+}
+
+// Why the pods stay pending: explain's analysis with every group at its
+// maxSize.
+void ExplainUnschedulable(Planner& planner, const Counts& all, const PlanOptions& options, PlanResult& result) {
+  std::set<std::string, std::less<>> added;
+  sched::Snapshot s = planner.WithNodes(all, &added);
+  std::vector<std::string> pods;
+  for (const Unschedulable& u : result.unschedulable) pods.push_back(u.pod);
+  StatusOr<std::vector<sched::PodExplanation>> why =
+      sched::Explain(&s, sched::ExplainOptions{.schedule = ScheduleOptionsFor(options)}, pods);
+  if (why.ok()) {
+    for (const sched::PodExplanation& e : *why) {
+      for (Unschedulable& u : result.unschedulable) {
+        if (u.pod != e.pod) continue;
+        if (!e.never_fits.empty()) {
+          u.detail = "it can never fit: " + e.never_fits;
+        } else {
+          for (const sched::CauseSummary& c : e.summary) {
+            u.detail += (u.detail.empty() ? "" : "; ") + std::to_string(c.nodes) + " " + c.text;
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 StatusOr<PlanResult> PlanScaleUp(const sched::Snapshot& cluster, std::span<const NodeGroup> groups,
@@ -678,108 +846,7 @@ StatusOr<PlanResult> PlanScaleUp(const sched::Snapshot& cluster, std::span<const
   for (const sched::PodOutcome& o : as_is.pods) result.pending += o.kind == sched::PodOutcome::Kind::kPlaced ? 0 : 1;
 
   const Counts all = AllAtMax(groups);
-  Counts chosen;
-  const bool use_model = options.valuation != Valuation::kRuns && planner.Model() != nullptr &&
-                         (options.valuation == Valuation::kClasses || result.pending > kClassesFromPods ||
-                          groups.size() > kClassesFromGroups);
-  if (use_model) {
-    result.class_model = true;
-    const Counts none(groups.size(), 0);
-    // A plan of the model scheduled in full: pods the model placed but the
-    // scheduler did not (it spreads pods where the model fills nodes one by
-    // one) get more nodes, as the autoscaler's next loops would add them (at
-    // most three times; none without `more`).
-    auto realize = [&](Counts counts, std::optional<Expander> more) -> StatusOr<Counts> {
-      for (int round = 0; more && round < 3; ++round) {
-        DRA_ASSIGN_OR_RETURN(const Evaluation* e, planner.Eval(counts, /*full=*/true, /*texts=*/false));
-        if (e->unplaced.empty()) break;
-        DRA_ASSIGN_OR_RETURN(Counts next, planner.ModelExpand(*more, counts, planner.Unplaced(*e)));
-        if (next == counts) break;
-        counts = std::move(next);
-      }
-      return counts;
-    };
-    if (options.expander != Expander::kOptimal) {
-      DRA_ASSIGN_OR_RETURN(chosen, planner.ModelExpand(options.expander, none, planner.ClassSizes()));
-      DRA_ASSIGN_OR_RETURN(chosen, realize(std::move(chosen), options.expander));
-    } else {
-      // The incumbent: the expanders' best plan on the model, or every
-      // group at its maxSize if that places more.
-      std::map<Expander, Counts> plans;
-      int64_t best_placed = -1;
-      for (Expander e : {Expander::kLeastWaste, Expander::kPrice, Expander::kMostPods, Expander::kRandom}) {
-        DRA_ASSIGN_OR_RETURN(Counts c, planner.ModelExpand(e, none, planner.ClassSizes()));
-        DRA_ASSIGN_OR_RETURN(const int64_t placed, planner.ModelPlaced(c));
-        if (placed > best_placed || (placed == best_placed && planner.Cost(c) < planner.Cost(chosen) - 1e-9)) {
-          chosen = c;
-          best_placed = placed;
-        }
-        plans[e] = std::move(c);
-      }
-      DRA_ASSIGN_OR_RETURN(const int64_t at_max, planner.ModelPlaced(all));
-      if (at_max > best_placed) {
-        chosen = all;
-        best_placed = at_max;
-      }
-      // Cheaper on the model: the bound's nodes rounded up, where that
-      // places as many pods, then local moves.
-      Counts improved = chosen;
-      DRA_ASSIGN_OR_RETURN(Planner::ModelBound lp, planner.ModelLowerBound(best_placed));
-      if (!lp.rounded.empty() && planner.Cost(lp.rounded) < planner.Cost(improved) - 1e-9) {
-        DRA_ASSIGN_OR_RETURN(const int64_t placed, planner.ModelPlaced(lp.rounded));
-        if (placed >= best_placed) improved = lp.rounded;
-      }
-      DRA_ASSIGN_OR_RETURN(improved, planner.ModelImprove(std::move(improved), best_placed, deadline));
-      // Scheduled in full (two runs at a time), as the expanders realise
-      // them: least-waste's and price's plans (so that optimal never costs
-      // more than either), the incumbent, and the improved plan as it is
-      // (the scheduler may not realise the model's tighter packing: it
-      // spreads pods by score; more nodes for what it leaves pending cost
-      // more than the incumbent did in every case tried). The best of them:
-      // the most pods, then the cheapest.
-      std::vector<std::pair<Counts, std::optional<Expander>>> candidates = {
-          {plans[Expander::kLeastWaste], Expander::kLeastWaste},
-          {plans[Expander::kPrice], Expander::kPrice},
-          {chosen, Expander::kPrice},
-          {improved, std::nullopt}};
-      std::vector<Counts> first_runs;
-      for (const auto& [c, e] : candidates) first_runs.push_back(c);
-      DRA_RETURN_IF_ERROR(planner.EvalEach(first_runs, /*full=*/true, /*texts=*/false));
-      const Evaluation* best = nullptr;
-      for (auto& [c, e] : candidates) {
-        DRA_ASSIGN_OR_RETURN(Counts realized, realize(std::move(c), e));
-        DRA_ASSIGN_OR_RETURN(const Evaluation* r, planner.Eval(realized, /*full=*/true, /*texts=*/false));
-        if (best == nullptr || Planner::Better(*r, *best)) {
-          best = r;
-          chosen = std::move(realized);
-        }
-      }
-      result.lower_bound = lp.bound;
-      result.stopped_early = result.lower_bound < planner.Cost(chosen) - 1e-6 * (1 + planner.Cost(chosen));
-    }
-  } else if (options.expander != Expander::kOptimal) {
-    DRA_ASSIGN_OR_RETURN(chosen, planner.Expand(options.expander));
-  } else {
-    // The incumbent: the expanders' best plan.
-    DRA_ASSIGN_OR_RETURN(chosen, planner.Expand(Expander::kLeastWaste));
-    for (Expander e : {Expander::kPrice, Expander::kMostPods, Expander::kRandom}) {
-      DRA_ASSIGN_OR_RETURN(Counts c, planner.Expand(e));
-      DRA_ASSIGN_OR_RETURN(const Evaluation* a, planner.Eval(c));
-      DRA_ASSIGN_OR_RETURN(const Evaluation* b, planner.Eval(chosen));
-      if (Planner::Better(*a, *b)) chosen = c;
-    }
-    // The target: as many pods as any plan places.
-    DRA_ASSIGN_OR_RETURN(const Evaluation* full, planner.Eval(all));
-    DRA_ASSIGN_OR_RETURN(const Evaluation* incumbent, planner.Eval(chosen));
-    if (full->placed > incumbent->placed) chosen = all;
-    DRA_ASSIGN_OR_RETURN(incumbent, planner.Eval(chosen));
-    const size_t target = incumbent->placed;
-    DRA_ASSIGN_OR_RETURN(chosen, planner.Improve(chosen, target, deadline));
-    DRA_ASSIGN_OR_RETURN(incumbent, planner.Eval(chosen));
-    DRA_ASSIGN_OR_RETURN(auto found, planner.Search(target, incumbent->cost, deadline, &result.stopped_early));
-    if (found.first) chosen = *found.first;
-    result.lower_bound = found.second;
-  }
+  DRA_ASSIGN_OR_RETURN(Counts chosen, ChoosePlan(planner, groups, all, options, deadline, result));
   DRA_ASSIGN_OR_RETURN(const Evaluation* best, planner.Eval(chosen, /*full=*/true));
   for (size_t g = 0; g < groups.size(); ++g) {
     if (chosen[g] == 0) continue;
@@ -790,42 +857,8 @@ StatusOr<PlanResult> PlanScaleUp(const sched::Snapshot& cluster, std::span<const
   if (options.expander == Expander::kOptimal && !result.stopped_early) result.lower_bound = result.cost;
   result.lower_bound = std::min(result.lower_bound, result.cost);
   result.placements = best->placements;
-  // Pods the plan leaves pending: with the scheduler's reason when every
-  // group is at its maxSize (where it has one), else the plan's.
-  std::set<std::string, std::less<>> placed;
-  for (const Placement& p : best->placements) placed.insert(p.pod);
-  if (!best->unplaced.empty()) {
-    DRA_ASSIGN_OR_RETURN(const Evaluation* full, planner.Eval(all, /*full=*/true));
-    for (const Unschedulable& u : full->unplaced) {
-      if (placed.insert(u.pod).second) result.unschedulable.push_back(u);
-    }
-  }
-  for (const Unschedulable& u : best->unplaced) {
-    if (placed.insert(u.pod).second) result.unschedulable.push_back(u);
-  }
-  // Why: explain's analysis with every group at its maxSize.
-  if (!result.unschedulable.empty()) {
-    std::set<std::string, std::less<>> added;
-    sched::Snapshot s = planner.WithNodes(all, &added);
-    std::vector<std::string> pods;
-    for (const Unschedulable& u : result.unschedulable) pods.push_back(u.pod);
-    StatusOr<std::vector<sched::PodExplanation>> why =
-        sched::Explain(&s, sched::ExplainOptions{.schedule = ScheduleOptionsFor(options)}, pods);
-    if (why.ok()) {
-      for (const sched::PodExplanation& e : *why) {
-        for (Unschedulable& u : result.unschedulable) {
-          if (u.pod != e.pod) continue;
-          if (!e.never_fits.empty()) {
-            u.detail = "it can never fit: " + e.never_fits;
-          } else {
-            for (const sched::CauseSummary& c : e.summary) {
-              u.detail += (u.detail.empty() ? "" : "; ") + std::to_string(c.nodes) + " " + c.text;
-            }
-          }
-        }
-      }
-    }
-  }
+  DRA_RETURN_IF_ERROR(ListUnschedulable(planner, all, *best, result));
+  if (!result.unschedulable.empty()) ExplainUnschedulable(planner, all, options, result);
   result.evaluations = planner.evaluations();
   if (ClassModel* m = result.class_model ? planner.Model() : nullptr) result.simulations = m->simulations();
   return result;
@@ -905,6 +938,7 @@ StatusOr<ScaleDownNode> SimulateDrain(sched::Snapshot* s, size_t node, double ut
     if (s->slices[i].spec.node_name == name) saved_slices.emplace_back(i, std::move(s->slices[i]));
   }
   std::vector<api::Pod> saved_pods;
+  saved_pods.reserve(moved.size());
   for (size_t i : moved) saved_pods.push_back(s->pods[i]);
   std::vector<std::pair<size_t, api::ResourceClaim>> saved_claims;
   for (size_t i = 0; i < s->claims.size(); ++i) {

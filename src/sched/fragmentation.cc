@@ -557,19 +557,231 @@ struct DeviceModel::Impl {
     }
     return true;
   }
+
+  // --- building (DeviceModel::New)
+
+  // Node n's units and devices, from its usable slices: a unit per counter
+  // set of its pools, then the devices (a unit each outside a counter set).
+  void AddNode(size_t n, const api::Node& api_node, const std::vector<const api::ResourceSlice*>& slices) {
+    Node& node = nodes[n];
+    node.allocatable = NodeAllocatable(api_node);
+    node.dev_begin = static_cast<uint32_t>(devs.size());
+    node.unit_begin = static_cast<uint32_t>(units.size());
+    std::map<std::string, uint32_t> set_unit = AddCounterSetUnits(n, slices);
+    for (const api::ResourceSlice* s : slices) {
+      for (const api::Device& device : s->spec.devices) AddDevice(n, s, device, slices, set_unit);
+    }
+    node.dev_end = static_cast<uint32_t>(devs.size());
+    node.unit_end = static_cast<uint32_t>(units.size());
+  }
+
+  // Counter sets of node n's pools: one unit each. Returns "driver/pool/set"
+  // -> unit.
+  std::map<std::string, uint32_t> AddCounterSetUnits(size_t n, const std::vector<const api::ResourceSlice*>& slices) {
+    std::map<std::string, uint32_t> set_unit;  // "driver/pool/set" -> unit
+    if (features.partitionable_devices) {
+      for (const api::ResourceSlice* s : slices) {
+        for (const api::CounterSet& cs : s->spec.shared_counters) {
+          std::string key = fmt::format("{}/{}/{}", s->spec.driver, s->spec.pool.name, cs.name);
+          if (set_unit.contains(key)) continue;
+          Unit u;
+          u.node = static_cast<uint32_t>(n);
+          u.counter_set = true;
+          u.ctr_begin = static_cast<uint32_t>(ctr_total.size());
+          for (const auto& [name, counter] : cs.counters) {
+            ctr_total.push_back(counter.value.AsApproximateFloat64());
+            ctr_left.push_back(counter.value.AsApproximateFloat64());
+          }
+          u.ctr_count = static_cast<uint32_t>(ctr_total.size()) - u.ctr_begin;
+          set_unit.emplace(std::move(key), static_cast<uint32_t>(units.size()));
+          units.push_back(u);
+        }
+      }
+    }
+    return set_unit;
+  }
+
+  // A device of node n: its capacities, counter uses and unit.
+  void AddDevice(size_t n, const api::ResourceSlice* s, const api::Device& device,
+                 const std::vector<const api::ResourceSlice*>& slices,
+                 const std::map<std::string, uint32_t>& set_unit) {
+    Dev d;
+    d.node = static_cast<uint32_t>(n);
+    d.device = &device;
+    d.slice = s;
+    d.id = alloc::DeviceIdString(s->spec.driver, s->spec.pool.name, device.name);
+    d.multi = features.consumable_capacity && device.allow_multiple_allocations.value_or(false);
+    d.cap_begin = static_cast<uint32_t>(caps.size());
+    if (d.multi) {
+      for (const auto& [name, capacity] : device.capacity) {
+        caps.push_back(Cap{.total = capacity.value.AsApproximateFloat64(), .used = 0});
+      }
+    }
+    d.cap_count = static_cast<uint32_t>(caps.size()) - d.cap_begin;
+    d.use_begin = static_cast<uint32_t>(uses.size());
+    std::optional<uint32_t> unit;
+    if (features.partitionable_devices) {
+      for (const api::DeviceCounterConsumption& use : device.rare->consumes_counters) {
+        auto it = set_unit.find(fmt::format("{}/{}/{}", s->spec.driver, s->spec.pool.name, use.counter_set));
+        if (it == set_unit.end()) continue;
+        const Unit& u = units[it->second];
+        if (!unit) unit = it->second;
+        // Counters in the set's order (the counter map is sorted by name).
+        const api::CounterSet* set = nullptr;
+        for (const api::ResourceSlice* cs : slices) {
+          if (cs->spec.driver != s->spec.driver || cs->spec.pool.name != s->spec.pool.name) continue;
+          for (const api::CounterSet& c : cs->spec.shared_counters) {
+            if (c.name == use.counter_set) set = &c;
+          }
+        }
+        if (set == nullptr) continue;
+        uint32_t i = 0;
+        for (const auto& [name, counter] : set->counters) {
+          if (const api::Counter* amount = use.counters.find(name.view())) {
+            uses.push_back(Use{.counter = u.ctr_begin + i, .amount = amount->value.AsApproximateFloat64()});
+          }
+          ++i;
+        }
+      }
+    }
+    d.use_count = static_cast<uint32_t>(uses.size()) - d.use_begin;
+    if (!unit) {
+      Unit u;
+      u.node = static_cast<uint32_t>(n);
+      u.dev = static_cast<uint32_t>(devs.size());
+      unit = static_cast<uint32_t>(units.size());
+      units.push_back(u);
+    }
+    d.unit = *unit;
+    dev_by_id.emplace(d.id, static_cast<uint32_t>(devs.size()));
+    devs.push_back(std::move(d));
+  }
+
+  // The typical shapes compiled; units are relevant when one of their
+  // devices matches the class of some typical request.
+  void CompileTypical(const WorkloadProfile* profile) {
+    std::vector<std::string> typical_classes;
+    if (profile != nullptr) {
+      for (const WorkloadShape& shape : profile->shapes) {
+        TypicalShape t;
+        t.weight = shape.weight;
+        t.milli_cpu = shape.milli_cpu;
+        t.memory = shape.memory;
+        t.cpu_only = shape.cpu_only();
+        for (const ShapeClaimRequest& r : shape.requests) {
+          std::vector<std::pair<uint32_t, int64_t>> alternatives;
+          for (const ShapeRequest& alt : r.alternatives) {
+            alternatives.emplace_back(TableFor(alt), alt.all ? 0 : alt.count);
+            if (std::find(typical_classes.begin(), typical_classes.end(), alt.device_class) == typical_classes.end()) {
+              typical_classes.push_back(alt.device_class);
+            }
+          }
+          t.requests.push_back(std::move(alternatives));
+        }
+        typical.push_back(std::move(t));
+      }
+    }
+    for (uint32_t d = 0; d < devs.size(); ++d) {
+      for (const std::string& c : typical_classes) {
+        if (ClassMatches(c, d)) {
+          units[devs[d].unit].relevant = true;
+          break;
+        }
+      }
+    }
+  }
+
+  // Equivalence classes per node: equal verdicts and needs for every typical
+  // request, equal capacities, and not part of a counter set.
+  void AssignEquivalence() {
+    for (Node& node : nodes) {
+      std::map<std::string, uint32_t> classes;
+      for (uint32_t d = node.dev_begin; d < node.dev_end; ++d) {
+        Dev& dev = devs[d];
+        if (units[dev.unit].counter_set) {
+          dev.equiv = static_cast<uint32_t>(classes.size() + 1);
+          classes.emplace(fmt::format("#{}", d), dev.equiv);
+          continue;
+        }
+        std::string sig = dev.multi ? "m" : "x";
+        for (uint32_t k = 0; k < dev.cap_count; ++k) sig += fmt::format(",{}", caps[dev.cap_begin + k].total);
+        for (uint32_t t = 0; t < tables.size(); ++t) {
+          sig += Matches(t, d) ? '1' : '0';
+          for (uint32_t k = 0; k < dev.cap_count; ++k) sig += fmt::format(",{}", tables[t].need[dev.cap_begin + k]);
+        }
+        auto [it, inserted] = classes.emplace(std::move(sig), static_cast<uint32_t>(classes.size() + 1));
+        dev.equiv = it->second;
+      }
+    }
+  }
+
+  // Every unit free, then G per node: the free of its relevant units.
+  void ResetFree() {
+    for (uint32_t u = 0; u < units.size(); ++u) {
+      units[u].free = kUnitMilli;
+      RefreshUnit(u, false);
+    }
+    for (Node& node : nodes) {
+      node.free_milli = 0;
+      for (uint32_t u = node.unit_begin; u < node.unit_end; ++u) {
+        if (units[u].relevant) node.free_milli += units[u].free;
+      }
+    }
+  }
+
+  // rho: milli-devices per millicore of the typical device-using shapes; a
+  // request's milli-devices are measured on the first device that matches it.
+  double TypicalRho() {
+    double gpu = 0, cpu = 0;
+    for (size_t i = 0; i < typical.size(); ++i) {
+      const TypicalShape& t = typical[i];
+      if (t.cpu_only) continue;
+      double milli = 0;
+      for (const auto& alternatives : t.requests) {
+        const auto [table, count] = alternatives.front();
+        for (uint32_t d = 0; d < devs.size(); ++d) {
+          if (!Matches(table, d)) continue;
+          const Dev& dev = devs[d];
+          double share = kUnitMilli;
+          if (dev.multi) {
+            share = 0;
+            for (uint32_t k = 0; k < dev.cap_count; ++k) {
+              const double total = caps[dev.cap_begin + k].total;
+              if (total > 0) share = std::max(share, kUnitMilli * tables[table].need[dev.cap_begin + k] / total);
+            }
+          } else if (units[dev.unit].counter_set) {
+            // What taking it removes from its set's free share (RefreshUnit):
+            // the mean over the set's counters of used / total.
+            const Unit& u = units[dev.unit];
+            double sum = 0;
+            int n = 0;
+            for (uint32_t j = 0; j < u.ctr_count; ++j) n += ctr_total[u.ctr_begin + j] > 0 ? 1 : 0;
+            for (uint32_t j = 0; j < dev.use_count; ++j) {
+              const Use& use = uses[dev.use_begin + j];
+              if (ctr_total[use.counter] > 0) sum += use.amount / ctr_total[use.counter];
+            }
+            share = n > 0 ? kUnitMilli * sum / n : kUnitMilli;
+          }
+          milli += share * static_cast<double>(count == 0 ? 1 : count);
+          break;
+        }
+      }
+      gpu += t.weight * milli;
+      cpu += t.weight * static_cast<double>(t.milli_cpu);
+    }
+    return cpu > 0 ? gpu / cpu : 0;
+  }
 };
 
 DeviceModel::DeviceModel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 DeviceModel::~DeviceModel() = default;
 
-std::unique_ptr<DeviceModel> DeviceModel::New(const Snapshot& snapshot, const WorkloadProfile* profile,
-                                              alloc::SelectorEvaluator* selectors, const alloc::Features& features) {
-  auto impl = std::make_unique<Impl>();
-  Impl& m = *impl;
-  m.selectors = selectors;
-  m.features = features;
-  for (const api::DeviceClass& c : snapshot.classes) m.class_by_name.emplace(c.metadata.name, &c);
+namespace {
 
+// The slices of each node (by index) that the allocator would use: of the
+// newest generation of a pool whose slices are all there.
+std::vector<std::vector<const api::ResourceSlice*>> UsableSlicesByNode(const Snapshot& snapshot,
+                                                                       const NodeIndex& node_index) {
   // The newest generation of each pool, and whether all its slices are there.
   struct PoolInfo {
     int64_t generation = 0;
@@ -592,161 +804,33 @@ std::unique_ptr<DeviceModel> DeviceModel::New(const Snapshot& snapshot, const Wo
     return s.spec.pool.generation == p.generation && p.seen >= p.expected;
   };
 
-  NodeIndex node_index(snapshot.nodes);
   std::vector<std::vector<const api::ResourceSlice*>> slices_of(snapshot.nodes.size());
   for (const api::ResourceSlice& s : snapshot.slices) {
     if (!s.spec.node_name || !usable(s)) continue;
     if (std::optional<size_t> n = node_index.Find(*s.spec.node_name)) slices_of[*n].push_back(&s);
   }
+  return slices_of;
+}
+
+}  // namespace
+
+std::unique_ptr<DeviceModel> DeviceModel::New(const Snapshot& snapshot, const WorkloadProfile* profile,
+                                              alloc::SelectorEvaluator* selectors, const alloc::Features& features) {
+  auto impl = std::make_unique<Impl>();
+  Impl& m = *impl;
+  m.selectors = selectors;
+  m.features = features;
+  for (const api::DeviceClass& c : snapshot.classes) m.class_by_name.emplace(c.metadata.name, &c);
+
+  NodeIndex node_index(snapshot.nodes);
+  const std::vector<std::vector<const api::ResourceSlice*>> slices_of = UsableSlicesByNode(snapshot, node_index);
   m.nodes.resize(snapshot.nodes.size());
-  for (size_t n = 0; n < snapshot.nodes.size(); ++n) {
-    Impl::Node& node = m.nodes[n];
-    node.allocatable = NodeAllocatable(snapshot.nodes[n]);
-    node.dev_begin = static_cast<uint32_t>(m.devs.size());
-    node.unit_begin = static_cast<uint32_t>(m.units.size());
-    // Counter sets of the node's pools: one unit each.
-    std::map<std::string, uint32_t> set_unit;  // "driver/pool/set" -> unit
-    if (features.partitionable_devices) {
-      for (const api::ResourceSlice* s : slices_of[n]) {
-        for (const api::CounterSet& cs : s->spec.shared_counters) {
-          std::string key = fmt::format("{}/{}/{}", s->spec.driver, s->spec.pool.name, cs.name);
-          if (set_unit.contains(key)) continue;
-          Impl::Unit u;
-          u.node = static_cast<uint32_t>(n);
-          u.counter_set = true;
-          u.ctr_begin = static_cast<uint32_t>(m.ctr_total.size());
-          for (const auto& [name, counter] : cs.counters) {
-            m.ctr_total.push_back(counter.value.AsApproximateFloat64());
-            m.ctr_left.push_back(counter.value.AsApproximateFloat64());
-          }
-          u.ctr_count = static_cast<uint32_t>(m.ctr_total.size()) - u.ctr_begin;
-          set_unit.emplace(std::move(key), static_cast<uint32_t>(m.units.size()));
-          m.units.push_back(u);
-        }
-      }
-    }
-    for (const api::ResourceSlice* s : slices_of[n]) {
-      for (const api::Device& device : s->spec.devices) {
-        Impl::Dev d;
-        d.node = static_cast<uint32_t>(n);
-        d.device = &device;
-        d.slice = s;
-        d.id = alloc::DeviceIdString(s->spec.driver, s->spec.pool.name, device.name);
-        d.multi = features.consumable_capacity && device.allow_multiple_allocations.value_or(false);
-        d.cap_begin = static_cast<uint32_t>(m.caps.size());
-        if (d.multi) {
-          for (const auto& [name, capacity] : device.capacity) {
-            m.caps.push_back(Impl::Cap{.total = capacity.value.AsApproximateFloat64(), .used = 0});
-          }
-        }
-        d.cap_count = static_cast<uint32_t>(m.caps.size()) - d.cap_begin;
-        d.use_begin = static_cast<uint32_t>(m.uses.size());
-        std::optional<uint32_t> unit;
-        if (features.partitionable_devices) {
-          for (const api::DeviceCounterConsumption& use : device.rare->consumes_counters) {
-            auto it = set_unit.find(fmt::format("{}/{}/{}", s->spec.driver, s->spec.pool.name, use.counter_set));
-            if (it == set_unit.end()) continue;
-            const Impl::Unit& u = m.units[it->second];
-            if (!unit) unit = it->second;
-            // Counters in the set's order (the counter map is sorted by name).
-            const api::CounterSet* set = nullptr;
-            for (const api::ResourceSlice* cs : slices_of[n]) {
-              if (cs->spec.driver != s->spec.driver || cs->spec.pool.name != s->spec.pool.name) continue;
-              for (const api::CounterSet& c : cs->spec.shared_counters) {
-                if (c.name == use.counter_set) set = &c;
-              }
-            }
-            if (set == nullptr) continue;
-            uint32_t i = 0;
-            for (const auto& [name, counter] : set->counters) {
-              if (const api::Counter* amount = use.counters.find(name.view())) {
-                m.uses.push_back(Impl::Use{.counter = u.ctr_begin + i, .amount = amount->value.AsApproximateFloat64()});
-              }
-              ++i;
-            }
-          }
-        }
-        d.use_count = static_cast<uint32_t>(m.uses.size()) - d.use_begin;
-        if (!unit) {
-          Impl::Unit u;
-          u.node = static_cast<uint32_t>(n);
-          u.dev = static_cast<uint32_t>(m.devs.size());
-          unit = static_cast<uint32_t>(m.units.size());
-          m.units.push_back(u);
-        }
-        d.unit = *unit;
-        m.dev_by_id.emplace(d.id, static_cast<uint32_t>(m.devs.size()));
-        m.devs.push_back(std::move(d));
-      }
-    }
-    node.dev_end = static_cast<uint32_t>(m.devs.size());
-    node.unit_end = static_cast<uint32_t>(m.units.size());
-  }
+  for (size_t n = 0; n < snapshot.nodes.size(); ++n) m.AddNode(n, snapshot.nodes[n], slices_of[n]);
   m.unit_mark.assign(m.units.size(), 0);
   m.unit_req_mark.assign(m.units.size(), 0);
-
-  // The typical shapes compiled; units are relevant when one of their
-  // devices matches the class of some typical request.
-  std::vector<std::string> typical_classes;
-  if (profile != nullptr) {
-    for (const WorkloadShape& shape : profile->shapes) {
-      Impl::TypicalShape t;
-      t.weight = shape.weight;
-      t.milli_cpu = shape.milli_cpu;
-      t.memory = shape.memory;
-      t.cpu_only = shape.cpu_only();
-      for (const ShapeClaimRequest& r : shape.requests) {
-        std::vector<std::pair<uint32_t, int64_t>> alternatives;
-        for (const ShapeRequest& alt : r.alternatives) {
-          alternatives.emplace_back(m.TableFor(alt), alt.all ? 0 : alt.count);
-          if (std::find(typical_classes.begin(), typical_classes.end(), alt.device_class) == typical_classes.end()) {
-            typical_classes.push_back(alt.device_class);
-          }
-        }
-        t.requests.push_back(std::move(alternatives));
-      }
-      m.typical.push_back(std::move(t));
-    }
-  }
-  for (uint32_t d = 0; d < m.devs.size(); ++d) {
-    for (const std::string& c : typical_classes) {
-      if (m.ClassMatches(c, d)) {
-        m.units[m.devs[d].unit].relevant = true;
-        break;
-      }
-    }
-  }
-  // Equivalence classes per node: equal verdicts and needs for every typical
-  // request, equal capacities, and not part of a counter set.
-  for (Impl::Node& node : m.nodes) {
-    std::map<std::string, uint32_t> classes;
-    for (uint32_t d = node.dev_begin; d < node.dev_end; ++d) {
-      Impl::Dev& dev = m.devs[d];
-      if (m.units[dev.unit].counter_set) {
-        dev.equiv = static_cast<uint32_t>(classes.size() + 1);
-        classes.emplace(fmt::format("#{}", d), dev.equiv);
-        continue;
-      }
-      std::string sig = dev.multi ? "m" : "x";
-      for (uint32_t k = 0; k < dev.cap_count; ++k) sig += fmt::format(",{}", m.caps[dev.cap_begin + k].total);
-      for (uint32_t t = 0; t < m.tables.size(); ++t) {
-        sig += m.Matches(t, d) ? '1' : '0';
-        for (uint32_t k = 0; k < dev.cap_count; ++k) sig += fmt::format(",{}", m.tables[t].need[dev.cap_begin + k]);
-      }
-      auto [it, inserted] = classes.emplace(std::move(sig), static_cast<uint32_t>(classes.size() + 1));
-      dev.equiv = it->second;
-    }
-  }
-  for (uint32_t u = 0; u < m.units.size(); ++u) {
-    m.units[u].free = kUnitMilli;
-    m.RefreshUnit(u, false);
-  }
-  for (Impl::Node& node : m.nodes) {
-    node.free_milli = 0;
-    for (uint32_t u = node.unit_begin; u < node.unit_end; ++u) {
-      if (m.units[u].relevant) node.free_milli += m.units[u].free;
-    }
-  }
+  m.CompileTypical(profile);
+  m.AssignEquivalence();
+  m.ResetFree();
 
   auto model = std::unique_ptr<DeviceModel>(new DeviceModel(std::move(impl)));
   // What is bound and allocated already.
@@ -760,46 +844,7 @@ std::unique_ptr<DeviceModel> DeviceModel::New(const Snapshot& snapshot, const Wo
   for (const api::ResourceClaim& c : snapshot.claims) {
     if (c.status.allocation) model->AddAllocation(*c.status.allocation);
   }
-  // rho: milli-devices per millicore of the typical device-using shapes; a
-  // request's milli-devices are measured on the first device that matches it.
-  double gpu = 0, cpu = 0;
-  for (size_t i = 0; i < m.typical.size(); ++i) {
-    const Impl::TypicalShape& t = m.typical[i];
-    if (t.cpu_only) continue;
-    double milli = 0;
-    for (const auto& alternatives : t.requests) {
-      const auto [table, count] = alternatives.front();
-      for (uint32_t d = 0; d < m.devs.size(); ++d) {
-        if (!m.Matches(table, d)) continue;
-        const Impl::Dev& dev = m.devs[d];
-        double share = kUnitMilli;
-        if (dev.multi) {
-          share = 0;
-          for (uint32_t k = 0; k < dev.cap_count; ++k) {
-            const double total = m.caps[dev.cap_begin + k].total;
-            if (total > 0) share = std::max(share, kUnitMilli * m.tables[table].need[dev.cap_begin + k] / total);
-          }
-        } else if (m.units[dev.unit].counter_set) {
-          // What taking it removes from its set's free share (RefreshUnit):
-          // the mean over the set's counters of used / total.
-          const Impl::Unit& u = m.units[dev.unit];
-          double sum = 0;
-          int n = 0;
-          for (uint32_t j = 0; j < u.ctr_count; ++j) n += m.ctr_total[u.ctr_begin + j] > 0 ? 1 : 0;
-          for (uint32_t j = 0; j < dev.use_count; ++j) {
-            const Impl::Use& use = m.uses[dev.use_begin + j];
-            if (m.ctr_total[use.counter] > 0) sum += use.amount / m.ctr_total[use.counter];
-          }
-          share = n > 0 ? kUnitMilli * sum / n : kUnitMilli;
-        }
-        milli += share * static_cast<double>(count == 0 ? 1 : count);
-        break;
-      }
-    }
-    gpu += t.weight * milli;
-    cpu += t.weight * static_cast<double>(t.milli_cpu);
-  }
-  model->rho_ = cpu > 0 ? gpu / cpu : 0;
+  model->rho_ = m.TypicalRho();
   return model;
 }
 

@@ -438,10 +438,9 @@ StatusOr<int64_t> PendingForTaints(const Snapshot& s, const std::map<std::string
 // Scheduling runs an actor may bring about at one instant.
 constexpr int kMaxRunsPerInstant = 1000;
 
-}  // namespace
-
-StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> workload, const ScheduleOptions& options,
-                                        std::span<TimelineActor* const> actors) {
+// The workload's pods as items, checked (an arrival time, a departure after
+// it, pending, a new name) and in arrival order.
+StatusOr<std::vector<Item>> WorkloadItems(const Snapshot& s, std::vector<api::Pod>& workload) {
   std::set<std::string> names;
   for (const api::Pod& p : s.pods) names.insert(PodKey(p));
   std::vector<Item> items;
@@ -488,136 +487,94 @@ StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> worklo
     item.full_run_time = run_time;
   }
   std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.arrival < b.arrival; });
+  return items;
+}
 
-  TimelineResult result;
-  Meter meter(s, [&] {
-    std::vector<api::Pod> pods;
-    for (const Item& it : items) pods.push_back(it.pod);
-    return pods;
-  }());
-  result.summary.pods = static_cast<int64_t>(items.size());
-  result.summary.devices = meter.devices();
-  result.pods.resize(items.size());
-  for (size_t i = 0; i < items.size(); ++i) {
-    result.pods[i].pod = PodKey(items[i].pod);
-    result.pods[i].arrival = items[i].arrival;
-  }
-  if (items.empty()) return result;
-
-  // Instants with events: arrivals, departures once pods start, and the
-  // actor's wake-ups.
-  std::set<int64_t> times;
-  for (const Item& it : items) times.insert(it.arrival);
-  std::map<std::string, size_t> by_key;  // workload pod -> item
-  for (size_t i = 0; i < items.size(); ++i) by_key[result.pods[i].pod] = i;
-  Control control(&s, &items, &result, &times);
-
-  size_t next_arrival = 0;
-  double tainted_seconds = 0;  // tainted devices x seconds
-  std::optional<int64_t> last_time;
-  while (!times.empty()) {
-    const int64_t t = *times.begin();
-    times.erase(times.begin());
-    // An instant left behind by a departure that moved (an eviction) has
-    // nothing to do.
-    bool event = control.TakeWake(t) || (next_arrival < items.size() && items[next_arrival].arrival == t);
-    for (size_t i = 0; i < next_arrival && !event; ++i) event = items[i].running && items[i].departure == t;
-    if (!event) continue;
-    if (last_time) tainted_seconds += static_cast<double>(meter.tainted()) * static_cast<double>(t - *last_time);
-    last_time = t;
-    // 1. Departures, and evictions whose grace is over.
-    for (size_t i = 0; i < next_arrival; ++i) {
-      Item& it = items[i];
-      if (!it.running || !it.departure || *it.departure > t) continue;
-      api::Pod& pod = s.pods[it.snapshot_idx];
-      ReleaseClaims(s, pod);
-      it.running = false;
-      it.departure.reset();
-      if (!it.evicting) {
-        pod.status.phase = api::PodPhase::kSucceeded;
-        result.pods[i].end = t;
-        continue;
-      }
-      it.evicting = false;
-      if (it.restart) {  // its controller's new pod
-        pod.spec.node_name.clear();
-        pod.status.phase = api::PodPhase::kPending;
-        pod.metadata.deletion_timestamp.clear();
-        it.pending = true;
-        it.pending_since = t;
-        it.run_time = it.full_run_time;
-      } else {
-        pod.status.phase = api::PodPhase::kFailed;
-        result.pods[i].end = t;
-        result.pods[i].gone = true;
-      }
+// 1. Departures at `t`, and evictions whose grace is over, among the pods
+// arrived (the first `arrived` items).
+void Depart(int64_t t, size_t arrived, Snapshot& s, std::vector<Item>& items, TimelineResult& result) {
+  for (size_t i = 0; i < arrived; ++i) {
+    Item& it = items[i];
+    if (!it.running || !it.departure || *it.departure > t) continue;
+    api::Pod& pod = s.pods[it.snapshot_idx];
+    ReleaseClaims(s, pod);
+    it.running = false;
+    it.departure.reset();
+    if (!it.evicting) {
+      pod.status.phase = api::PodPhase::kSucceeded;
+      result.pods[i].end = t;
+      continue;
     }
-    // 2. Arrivals.
-    for (; next_arrival < items.size() && items[next_arrival].arrival == t; ++next_arrival) {
-      Item& it = items[next_arrival];
-      it.snapshot_idx = s.pods.size();
+    it.evicting = false;
+    if (it.restart) {  // its controller's new pod
+      pod.spec.node_name.clear();
+      pod.status.phase = api::PodPhase::kPending;
+      pod.metadata.deletion_timestamp.clear();
       it.pending = true;
       it.pending_since = t;
-      s.pods.push_back(it.pod);
+      it.run_time = it.full_run_time;
+    } else {
+      pod.status.phase = api::PodPhase::kFailed;
+      result.pods[i].end = t;
+      result.pods[i].gone = true;
     }
-    // 3. A scheduling run over everything pending; again after the actor
-    // changed the nodes.
-    for (int runs = 1;; ++runs) {
-      StatusOr<ScheduleResult> run = Schedule(&s, options);
-      if (!run.ok()) return run.status();
-      for (const PodOutcome& o : run->pods) {
-        auto k = by_key.find(o.pod);
-        if (k == by_key.end()) continue;
-        Item& it = items[k->second];
-        TimelinePod& tp = result.pods[k->second];
-        if (o.kind == PodOutcome::Kind::kPlaced) {
-          it.pending = false;
-          it.running = true;
-          if (it.evicted_at) {  // running again
-            ++result.summary.restarts;
-            result.summary.seconds_lost += t - *it.evicted_at;
-            tp.seconds_lost += t - *it.evicted_at;
-            it.evicted_at.reset();
-          }
-          if (!tp.start) tp.start = t;
-          tp.node = o.node;
-          tp.last_message.clear();
-          if (it.run_time) {
-            it.departure = t + *it.run_time;
-            times.insert(*it.departure);
-          }
-        } else {
-          tp.last_message = o.message;
-        }
-      }
-      bool changed = false;
-      for (TimelineActor* actor : actors) {
-        control.Begin(t);
-        DRA_RETURN_IF_ERROR(actor->AfterRun(control));
-        changed = changed || control.changed();
-      }
-      if (!changed) break;
-      if (runs == kMaxRunsPerInstant) {
-        return InternalError(fmt::format("the nodes changed {} times at {}", runs, FormatUtcSeconds(t)));
-      }
-    }
-    if (control.TakeNodesChanged()) meter.Nodes(s);
-    TimelineSample sample{.time = t};
-    meter.Measure(s, &sample);
-    for (const Item& it : items) {
-      sample.running += it.running;
-      sample.pending += it.pending;
-    }
-    // Only a tainted device no claim holds can be what a pending pod waits for.
-    if (sample.pending > 0 && meter.free_tainted() > 0) {
-      DRA_ASSIGN_OR_RETURN(sample.pending_for_taints, PendingForTaints(s, by_key, options));
-    }
-    result.summary.peak_pending_for_taints =
-        std::max(result.summary.peak_pending_for_taints, sample.pending_for_taints);
-    result.samples.push_back(sample);
   }
+}
 
-  // Summary.
+// What a scheduling run at `t` did to the workload pod of item `it`: placed
+// (its departure then scheduled in `times`), or still pending and why.
+void RecordOutcome(const PodOutcome& o, int64_t t, Item& it, TimelinePod& tp, std::set<int64_t>& times,
+                   TimelineSummary& summary) {
+  if (o.kind == PodOutcome::Kind::kPlaced) {
+    it.pending = false;
+    it.running = true;
+    if (it.evicted_at) {  // running again
+      ++summary.restarts;
+      summary.seconds_lost += t - *it.evicted_at;
+      tp.seconds_lost += t - *it.evicted_at;
+      it.evicted_at.reset();
+    }
+    if (!tp.start) tp.start = t;
+    tp.node = o.node;
+    tp.last_message.clear();
+    if (it.run_time) {
+      it.departure = t + *it.run_time;
+      times.insert(*it.departure);
+    }
+  } else {
+    tp.last_message = o.message;
+  }
+}
+
+// 3. A scheduling run over everything pending; again after the actors
+// changed the nodes.
+Status ScheduleAt(int64_t t, Snapshot& s, std::vector<Item>& items, const std::map<std::string, size_t>& by_key,
+                  const ScheduleOptions& options, std::span<TimelineActor* const> actors, Control& control,
+                  std::set<int64_t>& times, TimelineResult& result) {
+  for (int runs = 1;; ++runs) {
+    StatusOr<ScheduleResult> run = Schedule(&s, options);
+    if (!run.ok()) return run.status();
+    for (const PodOutcome& o : run->pods) {
+      auto k = by_key.find(o.pod);
+      if (k == by_key.end()) continue;
+      RecordOutcome(o, t, items[k->second], result.pods[k->second], times, result.summary);
+    }
+    bool changed = false;
+    for (TimelineActor* actor : actors) {
+      control.Begin(t);
+      DRA_RETURN_IF_ERROR(actor->AfterRun(control));
+      changed = changed || control.changed();
+    }
+    if (!changed) break;
+    if (runs == kMaxRunsPerInstant) {
+      return InternalError(fmt::format("the nodes changed {} times at {}", runs, FormatUtcSeconds(t)));
+    }
+  }
+  return OkStatus();
+}
+
+// The summary of the replay, from the pods and the samples.
+void Summarize(const std::vector<Item>& items, double tainted_seconds, TimelineResult& result) {
   TimelineSummary& sum = result.summary;
   sum.device_hours_tainted = tainted_seconds / 3600.0;
   sum.start_time = result.samples.front().time;
@@ -666,6 +623,78 @@ StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> worklo
     sum.cpu_allocation_mean += weight * x.cpu_allocation;
     sum.stranded_devices_mean += weight * x.stranded_devices;
   }
+}
+
+}  // namespace
+
+StatusOr<TimelineResult> ReplayWorkload(Snapshot s, std::vector<api::Pod> workload, const ScheduleOptions& options,
+                                        std::span<TimelineActor* const> actors) {
+  DRA_ASSIGN_OR_RETURN(std::vector<Item> items, WorkloadItems(s, workload));
+
+  TimelineResult result;
+  Meter meter(s, [&] {
+    std::vector<api::Pod> pods;
+    pods.reserve(items.size());
+    for (const Item& it : items) pods.push_back(it.pod);
+    return pods;
+  }());
+  result.summary.pods = static_cast<int64_t>(items.size());
+  result.summary.devices = meter.devices();
+  result.pods.resize(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    result.pods[i].pod = PodKey(items[i].pod);
+    result.pods[i].arrival = items[i].arrival;
+  }
+  if (items.empty()) return result;
+
+  // Instants with events: arrivals, departures once pods start, and the
+  // actor's wake-ups.
+  std::set<int64_t> times;
+  for (const Item& it : items) times.insert(it.arrival);
+  std::map<std::string, size_t> by_key;  // workload pod -> item
+  for (size_t i = 0; i < items.size(); ++i) by_key[result.pods[i].pod] = i;
+  Control control(&s, &items, &result, &times);
+
+  size_t next_arrival = 0;
+  double tainted_seconds = 0;  // tainted devices x seconds
+  std::optional<int64_t> last_time;
+  while (!times.empty()) {
+    const int64_t t = *times.begin();
+    times.erase(times.begin());
+    // An instant left behind by a departure that moved (an eviction) has
+    // nothing to do.
+    bool event = control.TakeWake(t) || (next_arrival < items.size() && items[next_arrival].arrival == t);
+    for (size_t i = 0; i < next_arrival && !event; ++i) event = items[i].running && items[i].departure == t;
+    if (!event) continue;
+    if (last_time) tainted_seconds += static_cast<double>(meter.tainted()) * static_cast<double>(t - *last_time);
+    last_time = t;
+    Depart(t, next_arrival, s, items, result);
+    // 2. Arrivals.
+    for (; next_arrival < items.size() && items[next_arrival].arrival == t; ++next_arrival) {
+      Item& it = items[next_arrival];
+      it.snapshot_idx = s.pods.size();
+      it.pending = true;
+      it.pending_since = t;
+      s.pods.push_back(it.pod);
+    }
+    DRA_RETURN_IF_ERROR(ScheduleAt(t, s, items, by_key, options, actors, control, times, result));
+    if (control.TakeNodesChanged()) meter.Nodes(s);
+    TimelineSample sample{.time = t};
+    meter.Measure(s, &sample);
+    for (const Item& it : items) {
+      sample.running += it.running;
+      sample.pending += it.pending;
+    }
+    // Only a tainted device no claim holds can be what a pending pod waits for.
+    if (sample.pending > 0 && meter.free_tainted() > 0) {
+      DRA_ASSIGN_OR_RETURN(sample.pending_for_taints, PendingForTaints(s, by_key, options));
+    }
+    result.summary.peak_pending_for_taints =
+        std::max(result.summary.peak_pending_for_taints, sample.pending_for_taints);
+    result.samples.push_back(sample);
+  }
+
+  Summarize(items, tainted_seconds, result);
   return result;
 }
 

@@ -66,6 +66,7 @@ template <typename F>
 void Parallel(int n, int threads, F f) {
   std::atomic<int> next{0};
   std::vector<std::thread> pool;
+  pool.reserve(static_cast<size_t>(std::max(threads, 0)));
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&] {
       for (int i; (i = next.fetch_add(1)) < n;) f(i);
@@ -83,42 +84,9 @@ const dra::manifest::Node* Path(const dra::manifest::Node& root, std::initialize
   return n;
 }
 
-}  // namespace
-
-pid_t Spawn(char** argv) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    execvp(argv[0], argv);
-    std::perror("live_bench: exec");
-    _exit(127);
-  }
-  return pid;
-}
-
-int main(int argc, char** argv) {
-  if (argc < 11 || std::string(argv[9]) != "--" ||
-      (std::string(argv[8]) != "stream" && std::string(argv[8]) != "backlog")) {
-    std::fprintf(stderr,
-                 "usage: %s KUBECONFIG SCHEDULER NODES DEVICES PODS THREADS TIMEOUT_SECONDS stream|backlog -- "
-                 "COMMAND...\n",
-                 argv[0]);
-    return 2;
-  }
-  const bool backlog = std::string(argv[8]) == "backlog";
-  char** command = argv + 10;
-  const std::string scheduler_name = argv[2];
-  const int nodes = std::atoi(argv[3]);
-  const int devices = std::atoi(argv[4]);
-  const int pods = std::atoi(argv[5]);
-  const int threads = std::atoi(argv[6]);
-  const int timeout = std::atoi(argv[7]);
-  dra::StatusOr<dra::kube::RestConfig> config = dra::kube::LoadKubeconfig({argv[1]}, "");
-  if (!config.ok()) Die(config.status().message());
-  dra::StatusOr<std::unique_ptr<Client>> made = Client::New(*config, "dractl-live-bench");
-  if (!made.ok()) Die(made.status().message());
-  Client& client = **made;
-
-  // The cluster: a class, a template, nodes and their slices.
+// The cluster: a class, a template, and `nodes` nodes with a slice of
+// `devices` devices each.
+void CreateCluster(Client& client, int nodes, int devices, int threads) {
   Create(client, "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"bench"}})");
   Create(client, "/apis/resource.k8s.io/v1/deviceclasses",
          R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"bench.dractl.dev"},)"
@@ -144,52 +112,50 @@ int main(int argc, char** argv) {
                        R"("generation":1,"resourceSliceCount":1}},"devices":[{1}]}}}})",
                        node, devs));
   });
-  std::fprintf(stderr, "live_bench: %d nodes with %d devices each created\n", nodes, devices);
+}
 
-  // Watch the bench pods from now on.
+// The resourceVersion of the bench pods now, where a watch starts.
+std::string PodsResourceVersion(Client& client) {
   dra::StatusOr<dra::kube::Response> list = client.Do("GET", "/api/v1/namespaces/bench/pods?limit=1");
   if (!list.ok() || list->code != 200) Die("cannot list pods");
   std::string rv;
-  {
-    auto docs = dra::manifest::ParseJson(list->body, "list");
-    if (docs.ok() && docs->size() == 1) {
-      if (const auto* r = Path((*docs)[0].root, {"metadata", "resourceVersion"}); r != nullptr) rv = r->text;
-    }
+  auto docs = dra::manifest::ParseJson(list->body, "list");
+  if (docs.ok() && docs->size() == 1) {
+    if (const auto* r = Path((*docs)[0].root, {"metadata", "resourceVersion"}); r != nullptr) rv = r->text;
   }
-  std::mutex mu;
-  std::map<std::string, Clock::time_point> sent, bound;
-  std::atomic<int> bound_count{0};
-  std::thread watcher([&] {
-    while (!client.cancelled()) {
-      long code = 0;
-      dra::Status s = client.Stream(
-          fmt::format("/api/v1/namespaces/bench/pods?watch=1&resourceVersion={}&timeoutSeconds=3600", rv),
-          [&](std::string_view line) {
-            auto docs = dra::manifest::ParseJson(line, "event");
-            if (!docs.ok() || docs->size() != 1) return true;
-            const auto* name = Path((*docs)[0].root, {"object", "metadata", "name"});
-            const auto* node = Path((*docs)[0].root, {"object", "spec", "nodeName"});
-            if (const auto* r = Path((*docs)[0].root, {"object", "metadata", "resourceVersion"}); r != nullptr) {
-              rv = r->text;
-            }
-            if (name == nullptr || node == nullptr || node->text.empty()) return true;
-            std::lock_guard<std::mutex> lock(mu);
-            if (bound.emplace(name->text, Clock::now()).second) ++bound_count;
-            return true;
-          },
-          &code, nullptr);
-      if (!s.ok() && s.code() != dra::StatusCode::kCancelled)
-        std::fprintf(stderr, "live_bench: watch: %s\n", s.message().c_str());
-    }
-  });
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  return rv;
+}
 
-  pid_t scheduler = 0;
-  if (!backlog) {
-    scheduler = Spawn(command);
-    std::this_thread::sleep_for(std::chrono::seconds(3));  // its caches sync
+// Watches the bench pods from `rv` until the client is cancelled, noting in
+// `bound` when each is first seen bound.
+void WatchBindings(Client& client, std::string& rv, std::mutex& mu, std::map<std::string, Clock::time_point>& bound,
+                   std::atomic<int>& bound_count) {
+  while (!client.cancelled()) {
+    long code = 0;
+    dra::Status s = client.Stream(
+        fmt::format("/api/v1/namespaces/bench/pods?watch=1&resourceVersion={}&timeoutSeconds=3600", rv),
+        [&](std::string_view line) {
+          auto docs = dra::manifest::ParseJson(line, "event");
+          if (!docs.ok() || docs->size() != 1) return true;
+          const auto* name = Path((*docs)[0].root, {"object", "metadata", "name"});
+          const auto* node = Path((*docs)[0].root, {"object", "spec", "nodeName"});
+          if (const auto* r = Path((*docs)[0].root, {"object", "metadata", "resourceVersion"}); r != nullptr) {
+            rv = r->text;
+          }
+          if (name == nullptr || node == nullptr || node->text.empty()) return true;
+          std::lock_guard<std::mutex> lock(mu);
+          if (bound.emplace(name->text, Clock::now()).second) ++bound_count;
+          return true;
+        },
+        &code, nullptr);
+    if (!s.ok() && s.code() != dra::StatusCode::kCancelled)
+      std::fprintf(stderr, "live_bench: watch: %s\n", s.message().c_str());
   }
-  Clock::time_point start = Clock::now();
+}
+
+// Creates the pods, noting in `sent` when each create request goes out.
+void CreatePods(Client& client, int pods, int threads, const std::string& scheduler_name, std::mutex& mu,
+                std::map<std::string, Clock::time_point>& sent) {
   Parallel(pods, threads, [&](int i) {
     std::string name = fmt::format("pod-{:05d}", i);
     {
@@ -203,24 +169,122 @@ int main(int argc, char** argv) {
                        R"("resources":{{"claims":[{{"name":"dev"}}]}}}}]}}}})",
                        name, JsonString(scheduler_name)));
   });
+}
+
+// Waits for the claims kube-controller-manager creates for the `pods` pods.
+void WaitForClaims(Client& client, int pods) {
+  for (int waited = 0;; ++waited) {
+    dra::StatusOr<dra::kube::Response> r =
+        client.Do("GET", "/apis/resource.k8s.io/v1/namespaces/bench/resourceclaims?limit=1");
+    size_t claims = 0;
+    if (r.ok() && r->code == 200) {
+      auto docs = dra::manifest::ParseJson(r->body, "claims");
+      const auto* remaining = docs.ok() ? Path((*docs)[0].root, {"metadata", "remainingItemCount"}) : nullptr;
+      const auto* items = docs.ok() ? (*docs)[0].root.Find("items") : nullptr;
+      claims = (items ? items->items.size() : 0) + (remaining ? std::stoul(remaining->text) : 0);
+    }
+    if (claims >= static_cast<size_t>(pods)) break;
+    if (waited > 6000) Die("the claims were not all created in 10 minutes");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+struct Allocations {
+  int allocated = 0;
+  int twice = 0;  // devices in more than one claim
+};
+
+// Allocations: every device in at most one claim.
+Allocations CountAllocations(const dra::kube::RestConfig& config) {
+  dra::StatusOr<std::unique_ptr<Client>> fresh = Client::New(config, "dractl-live-bench");
+  Allocations out;
+  std::set<std::string> seen;
+  std::string next;
+  do {
+    std::string path = "/apis/resource.k8s.io/v1/namespaces/bench/resourceclaims?limit=1000";
+    if (!next.empty()) path += "&continue=" + dra::kube::QueryEscape(next);
+    dra::StatusOr<dra::kube::Response> r = (*fresh)->Do("GET", path);
+    if (!r.ok() || r->code != 200) Die("cannot list claims");
+    auto docs = dra::manifest::ParseJson(r->body, "claims");
+    if (!docs.ok()) Die("claims: bad JSON");
+    const auto* items = (*docs)[0].root.Find("items");
+    for (const auto& item : items ? items->items : std::vector<dra::manifest::Node>{}) {
+      const auto* results = Path(item, {"status", "allocation", "devices", "results"});
+      if (results == nullptr || !results->is_sequence()) continue;
+      for (const auto& res : results->items) {
+        std::string key =
+            fmt::format("{}/{}/{}", res.Find("driver")->text, res.Find("pool")->text, res.Find("device")->text);
+        ++out.allocated;
+        if (!seen.insert(key).second) ++out.twice;
+      }
+    }
+    const auto* c = Path((*docs)[0].root, {"metadata", "continue"});
+    next = c != nullptr ? c->text : "";
+  } while (!next.empty());
+  return out;
+}
+
+}  // namespace
+
+pid_t Spawn(char** argv) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    execvp(argv[0], argv);
+    std::perror("live_bench: exec");
+    _exit(127);
+  }
+  return pid;
+}
+
+// An exception (a thread that cannot start, a malformed count in a reply) ends
+// the benchmark, as any failure here does.
+int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape)
+  if (argc < 11 || std::string(argv[9]) != "--" ||
+      (std::string(argv[8]) != "stream" && std::string(argv[8]) != "backlog")) {
+    std::fprintf(stderr,
+                 "usage: %s KUBECONFIG SCHEDULER NODES DEVICES PODS THREADS TIMEOUT_SECONDS stream|backlog -- "
+                 "COMMAND...\n",
+                 argv[0]);
+    return 2;
+  }
+  const bool backlog = std::string(argv[8]) == "backlog";
+  char** command = argv + 10;
+  const std::string scheduler_name = argv[2];
+  const int nodes = std::atoi(argv[3]);
+  const int devices = std::atoi(argv[4]);
+  const int pods = std::atoi(argv[5]);
+  const int threads = std::atoi(argv[6]);
+  const int timeout = std::atoi(argv[7]);
+  dra::StatusOr<dra::kube::RestConfig> config = dra::kube::LoadKubeconfig({argv[1]}, "");
+  if (!config.ok()) Die(config.status().message());
+  dra::StatusOr<std::unique_ptr<Client>> made = Client::New(*config, "dractl-live-bench");
+  if (!made.ok()) Die(made.status().message());
+  Client& client = **made;
+
+  // The cluster: a class, a template, nodes and their slices.
+  CreateCluster(client, nodes, devices, threads);
+  std::fprintf(stderr, "live_bench: %d nodes with %d devices each created\n", nodes, devices);
+
+  // Watch the bench pods from now on.
+  std::string rv = PodsResourceVersion(client);
+  std::mutex mu;
+  std::map<std::string, Clock::time_point> sent, bound;
+  std::atomic<int> bound_count{0};
+  std::thread watcher([&] { WatchBindings(client, rv, mu, bound, bound_count); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+
+  pid_t scheduler = 0;
+  if (!backlog) {
+    scheduler = Spawn(command);
+    std::this_thread::sleep_for(std::chrono::seconds(3));  // its caches sync
+  }
+  Clock::time_point start = Clock::now();
+  CreatePods(client, pods, threads, scheduler_name, mu, sent);
   const double create_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   std::fprintf(stderr, "live_bench: %d pods created in %.1f s\n", pods, create_seconds);
   if (backlog) {
     // Wait for the claims kube-controller-manager creates, then start.
-    for (int waited = 0;; ++waited) {
-      dra::StatusOr<dra::kube::Response> r =
-          client.Do("GET", "/apis/resource.k8s.io/v1/namespaces/bench/resourceclaims?limit=1");
-      size_t claims = 0;
-      if (r.ok() && r->code == 200) {
-        auto docs = dra::manifest::ParseJson(r->body, "claims");
-        const auto* remaining = docs.ok() ? Path((*docs)[0].root, {"metadata", "remainingItemCount"}) : nullptr;
-        const auto* items = docs.ok() ? (*docs)[0].root.Find("items") : nullptr;
-        claims = (items ? items->items.size() : 0) + (remaining ? std::stoul(remaining->text) : 0);
-      }
-      if (claims >= static_cast<size_t>(pods)) break;
-      if (waited > 6000) Die("the claims were not all created in 10 minutes");
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    WaitForClaims(client, pods);
     // Pod status updates (resourceClaimStatuses) trail the claims a little.
     std::this_thread::sleep_for(std::chrono::seconds(2));
     std::fprintf(stderr, "live_bench: every claim created; starting the scheduler\n");
@@ -259,33 +323,7 @@ int main(int argc, char** argv) {
   };
   const double seconds = std::chrono::duration<double>(last - start).count();
 
-  // Allocations: every device in at most one claim.
-  dra::StatusOr<std::unique_ptr<Client>> fresh = Client::New(*config, "dractl-live-bench");
-  int allocated = 0;
-  int twice = 0;
-  std::set<std::string> seen;
-  std::string next;
-  do {
-    std::string path = "/apis/resource.k8s.io/v1/namespaces/bench/resourceclaims?limit=1000";
-    if (!next.empty()) path += "&continue=" + dra::kube::QueryEscape(next);
-    dra::StatusOr<dra::kube::Response> r = (*fresh)->Do("GET", path);
-    if (!r.ok() || r->code != 200) Die("cannot list claims");
-    auto docs = dra::manifest::ParseJson(r->body, "claims");
-    if (!docs.ok()) Die("claims: bad JSON");
-    const auto* items = (*docs)[0].root.Find("items");
-    for (const auto& item : items ? items->items : std::vector<dra::manifest::Node>{}) {
-      const auto* results = Path(item, {"status", "allocation", "devices", "results"});
-      if (results == nullptr || !results->is_sequence()) continue;
-      for (const auto& res : results->items) {
-        std::string key =
-            fmt::format("{}/{}/{}", res.Find("driver")->text, res.Find("pool")->text, res.Find("device")->text);
-        ++allocated;
-        if (!seen.insert(key).second) ++twice;
-      }
-    }
-    const auto* c = Path((*docs)[0].root, {"metadata", "continue"});
-    next = c != nullptr ? c->text : "";
-  } while (!next.empty());
+  const Allocations allocations = CountAllocations(*config);
 
   std::printf(
       "{\"scheduler\": \"%s\", \"mode\": \"%s\", \"pods\": %d, \"bound\": %zu, \"create_seconds\": %.2f, \"seconds\": "
@@ -296,6 +334,7 @@ int main(int argc, char** argv) {
       scheduler_name.c_str(), backlog ? "backlog" : "stream", pods, latencies.size(), create_seconds, seconds,
       seconds > 0 ? static_cast<double>(latencies.size()) / seconds : 0.0, pct(0.5), pct(0.9), pct(0.99),
       latencies.empty() ? 0.0 : latencies.back(), first_bound_seconds,
-      steady_seconds > 0 ? static_cast<double>(latencies.size() - 1) / steady_seconds : 0.0, allocated, twice);
-  return latencies.size() == static_cast<size_t>(pods) && twice == 0 ? 0 : 1;
+      steady_seconds > 0 ? static_cast<double>(latencies.size() - 1) / steady_seconds : 0.0, allocations.allocated,
+      allocations.twice);
+  return latencies.size() == static_cast<size_t>(pods) && allocations.twice == 0 ? 0 : 1;
 }
