@@ -264,7 +264,8 @@ int RunServe(std::span<const std::string_view> args) {
                  "gate overrides, as the API server's, e.g. DRAConsumableCapacity=true");
   app.add_flag("--manage-claims", flags.manage_claims,
                "create claims from templates and record them in the pod status (the resource-claim controller's "
-               "job), for clusters without kube-controller-manager; never together with it");
+               "job; with DRAWorkloadResourceClaims also a PodGroup's claims, recorded in the group's and its "
+               "members' status), for clusters without kube-controller-manager; never together with it");
   app.add_option("--metrics-address", flags.metrics_address,
                  "host:port for /metrics, /healthz, /livez, /readyz (port 0: any free port; empty: none)")
       ->capture_default_str();

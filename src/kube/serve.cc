@@ -11,6 +11,7 @@
 #include "base/json_escape.h"
 #include "fmt/format.h"
 #include "kube/list.h"
+#include "kube/podgroup_claims.h"
 #include "kube/request_bodies.h"
 #include "manifest/emit.h"
 #include "manifest/encode.h"
@@ -168,9 +169,12 @@ void Server::Run() {
     }
     MaintainEvents();
     if (!binding_waits_.empty()) CheckBindingWaits();
-    if (cache_.generation() == planned_generation_) continue;
+    if (cache_.generation() == planned_generation_ && !PodGroupClaimRetryDue()) continue;
     if (idle && Clock::now() - last_round < kIdleRoundInterval) continue;
     last_round = Clock::now();
+    // The resource-claim controller's part for PodGroups comes first: the
+    // round plans on what it recorded (src/kube/README.md §2.3).
+    if (options_.manage_claims) ManagePodGroupClaims();
     Round round = Plan();
     idle = round.placed == 0 && round.deferred == 0 && round.unschedulable > 0;
     // Rounds run again when anything changed after this one (an echo of our
@@ -198,7 +202,7 @@ Server::Round Server::Plan() {
     if (!p->metadata.deletion_timestamp.empty()) continue;
     // Placed already, waiting for binding conditions: its claims hold its devices.
     if (binding_waits_.count(sched::ObjectKey(p->metadata)) > 0) continue;
-    if (!options_.manage_claims && WaitingForClaims(*p)) {
+    if (options_.manage_claims ? WaitingForGroupClaims(*p) : WaitingForClaims(*p)) {
       ++gated;
       continue;
     }
@@ -636,6 +640,119 @@ void Server::UpdatePodGroupCondition(const sched::GroupOutcome& outcome) {
   Log(fmt::format("pod group {}: {} {}", outcome.group, api::kPodGroupInitiallyScheduled,
                   outcome.kind == sched::PodOutcome::Kind::kPlaced ? "True" : "False: " + outcome.message));
   if (StatusOr<api::Object> o = DecodeBody(r->body); o.ok()) cache_.Assume(std::move(*o));
+}
+
+void Server::ManagePodGroupClaims() {
+  if (!options_.gates.enabled(api::Gate::kDRAWorkloadResourceClaims)) return;
+  // Our pods (not being deleted) by their PodGroup, "ns/group" -> pod keys.
+  std::map<std::string, std::vector<std::string>> members;
+  for (const api::Object* o : cache_.Objects([&](const api::Pod& p) {
+         return p.spec.scheduler_name == options_.scheduler_name && p.metadata.deletion_timestamp.empty();
+       })) {
+    const auto* p = std::get_if<api::Pod>(o);
+    if (p == nullptr) continue;
+    if (std::optional<std::string> group = sched::PodGroupName(*p); group && !group->empty()) {
+      members[p->metadata.namespace_ + "/" + *group].push_back(sched::ObjectKey(p->metadata));
+    }
+  }
+  const Clock::time_point now = Clock::now();
+  std::set<std::string> backing_off;
+  for (const auto& [group_key, pod_keys] : members) {
+    const api::Object* o = cache_.Find(api::Kind::kPodGroup, group_key);
+    if (o == nullptr || std::get<api::PodGroup>(*o).spec.resource_claims.empty()) continue;
+    auto backoff = podgroup_claims_backoff_.find(group_key);
+    if (backoff != podgroup_claims_backoff_.end() && now < backoff->second.next) {
+      backing_off.insert(group_key);
+      continue;
+    }
+    const api::PodGroup group = std::get<api::PodGroup>(*o);  // the writes below replace the cached one
+    if (Status st = EnsurePodGroupClaims(group, pod_keys); !st.ok()) {
+      const std::chrono::seconds delay =
+          backoff == podgroup_claims_backoff_.end()
+              ? std::chrono::seconds(1)
+              : std::min<std::chrono::seconds>(backoff->second.delay * 2, std::chrono::seconds(60));
+      podgroup_claims_backoff_[group_key] = Backoff{.next = Clock::now() + delay, .delay = delay};
+      backing_off.insert(group_key);
+      Log(fmt::format("pod group {}: {}; trying again in {} s", group_key, st.message(), delay.count()));
+    }
+  }
+  // Groups that succeeded, or have no pods of ours any more, are forgotten.
+  std::erase_if(podgroup_claims_backoff_, [&](const auto& b) { return backing_off.count(b.first) == 0; });
+}
+
+Status Server::EnsurePodGroupClaims(const api::PodGroup& group, const std::vector<std::string>& member_keys) {
+  const std::string group_key = sched::ObjectKey(group.metadata);
+  PodGroupClaimsPlan plan = PlanPodGroupClaims(group, cache_, IndexClaimsByController(cache_));
+  if (!plan.error.empty()) return FailedPreconditionError(plan.error);
+  // Upstream's order: the claims, then the group's status, then the members'.
+  std::vector<api::Object> assumed;
+  Status st = OkStatus();
+  for (const api::ResourceClaim& c : plan.create) {
+    if (st = CreateClaim(c, &assumed); !st.ok()) break;
+    Log(fmt::format("pod group {}: created claim {}", group_key, sched::ObjectKey(c.metadata)));
+  }
+  if (st.ok() && !plan.record.empty()) {
+    const std::string path = fmt::format("/apis/scheduling.k8s.io/v1beta1/namespaces/{}/podgroups/{}/status",
+                                         group.metadata.namespace_, group.metadata.name);
+    Clock::time_point start = Clock::now();
+    StatusOr<Response> r =
+        client_->Do("PATCH", path, RequestJson(PodGroupClaimStatusPatch(group.metadata.uid, plan.record)),
+                    "application/strategic-merge-patch+json");
+    if (!r.ok()) {
+      st = r.status();
+    } else {
+      metrics_.ApiRequest("patch", "podgroups/status", r->code, Seconds(start));
+      if (r->code < 200 || r->code >= 300) {
+        st = ApiError(*r, "record claims in pod group status");
+      } else if (StatusOr<api::Object> o = DecodeBody(r->body); o.ok()) {
+        assumed.push_back(std::move(*o));
+      }
+    }
+    if (st.ok()) {
+      std::string recorded;
+      for (const api::PodGroupResourceClaimStatus& e : plan.record) {
+        recorded += fmt::format("{}{}={}", recorded.empty() ? "" : ", ", e.name, e.resource_claim_name.value_or(""));
+      }
+      Log(fmt::format("pod group {}: recorded claims {}", group_key, recorded));
+    }
+  }
+  for (api::Object& a : assumed) cache_.Assume(std::move(a));
+  if (!st.ok()) return st;
+  // The members: once the group's claims exist (upstream's syncPod finds
+  // them by owner and annotation, whether or not the group recorded them).
+  const api::Object* current = cache_.Find(api::Kind::kPodGroup, group_key);
+  const api::PodGroup& g = current != nullptr ? std::get<api::PodGroup>(*current) : group;
+  const ClaimsByController controlled = IndexClaimsByController(cache_);
+  for (const std::string& key : member_keys) {
+    const api::Object* o = cache_.Find(api::Kind::kPod, key);
+    if (o == nullptr) continue;
+    const api::Pod& pod = std::get<api::Pod>(*o);
+    std::optional<std::vector<api::PodResourceClaimStatus>> statuses =
+        PlanMemberClaimStatuses(pod, g, cache_, controlled);
+    if (!statuses) continue;
+    api::Pod record;
+    record.metadata = pod.metadata;
+    record.status.resource_claim_statuses = std::move(*statuses);
+    std::vector<api::Object> pod_assumed;
+    if (st = RecordPodClaims(record, &pod_assumed); !st.ok())
+      return Status(st.code(), fmt::format("pod {}: {}", key, st.message()));
+    for (api::Object& a : pod_assumed) cache_.Assume(std::move(a));
+  }
+  return OkStatus();
+}
+
+bool Server::WaitingForGroupClaims(const api::Pod& pod) const {
+  if (!options_.gates.enabled(api::Gate::kDRAWorkloadResourceClaims)) return false;
+  std::optional<std::string> name = sched::PodGroupName(pod);
+  if (!name) return false;
+  const api::Object* o = cache_.Find(api::Kind::kPodGroup, pod.metadata.namespace_ + "/" + *name);
+  return o != nullptr && WaitingForPodGroupClaims(pod, std::get<api::PodGroup>(*o));
+}
+
+bool Server::PodGroupClaimRetryDue() const {
+  const Clock::time_point now = Clock::now();
+  return std::any_of(podgroup_claims_backoff_.begin(), podgroup_claims_backoff_.end(),
+                     [&](const auto& b) { return b.second.next <= now; });
 }
 
 void Server::Unreserve(const PodWrite::Claim& claim, const std::string& uid, const api::Pod& pod,

@@ -163,6 +163,19 @@ class Server {
   StatusOr<api::ResourceClaim> WriteClaim(const PodWrite::Claim& claim, const api::Pod& pod,
                                           std::vector<api::Object>* assumed);
   void UpdatePodGroupCondition(const sched::GroupOutcome& outcome);
+  // --manage-claims with DRAWorkloadResourceClaims: before a round is
+  // planned, for each PodGroup with pods of ours, creates the claims of its
+  // template entries and records them in the group's and then the members'
+  // status.resourceClaimStatuses, as the resource-claim controller does
+  // (src/kube/README.md §2.3; podgroup_claims.h). A group whose writes fail
+  // is tried again after a backoff (1 s, doubling up to 60 s).
+  void ManagePodGroupClaims();
+  Status EnsurePodGroupClaims(const api::PodGroup& group, const std::vector<std::string>& member_keys);
+  // Whether a template claim of `pod` that is its PodGroup's is not recorded
+  // in its status yet (the pod then waits, counted as gated).
+  bool WaitingForGroupClaims(const api::Pod& pod) const;
+  // Whether a group's backoff has run out (a round is due without a change).
+  bool PodGroupClaimRetryDue() const;
   void Unreserve(const PodWrite::Claim& claim, const std::string& uid, const api::Pod& pod,
                  std::vector<api::Object>* assumed);
   Status Bind(const api::Pod& pod, const std::string& node);
@@ -218,7 +231,12 @@ class Server {
   std::map<std::string, std::chrono::steady_clock::time_point> first_seen_;
   std::map<std::string, int> attempts_;
   std::map<std::string, BindingWait> binding_waits_;  // by pod key; planning thread
-  EventSeries events_;                                // FailedScheduling and Scheduled events (any thread)
+  struct Backoff {
+    std::chrono::steady_clock::time_point next;
+    std::chrono::seconds delay;
+  };
+  std::map<std::string, Backoff> podgroup_claims_backoff_;  // by PodGroup key; planning thread
+  EventSeries events_;                                      // FailedScheduling and Scheduled events (any thread)
   std::chrono::system_clock::time_point last_events_finish_ = std::chrono::system_clock::now();
   std::chrono::system_clock::time_point last_events_refresh_ = std::chrono::system_clock::now();
 };

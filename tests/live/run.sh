@@ -9,7 +9,7 @@
 # folder (logs of every process) is kept when a check failed, or always with
 # DRA_LIVE_KEEP=1. A check named "serve §9.N" or "reflector §9.N" is acceptance
 # test 9.N of src/kube/README.md §9; tests/live/README.md §4 describes the
-# five parts below and the cluster each one runs on.
+# six parts below and the cluster each one runs on.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(cd "${1:?usage: run.sh BUILD_DIR}" && pwd)"
@@ -32,6 +32,7 @@ cleanup() {
   "$root/tests/live/cluster.sh" down "$work/cluster3" || true
   "$root/tests/live/cluster.sh" down "$work/cluster4" || true
   "$root/tests/live/cluster.sh" down "$work/cluster5" || true
+  "$root/tests/live/cluster.sh" down "$work/cluster2b" || true
   if [ "$failures" -eq 0 ] && [ -z "${DRA_LIVE_KEEP:-}" ]; then rm -rf "$work"; else echo "run.sh: kept $work for inspection" >&2; fi
 }
 failures=0
@@ -520,6 +521,102 @@ else
 fi
 
 "$root/tests/live/cluster.sh" down "$work/cluster2"
+
+# ---------------------------------------------------------------------------
+# Part 2b: PodGroup claims from templates (src/kube/README.md §2.3), on an API
+# server and kube-controller-manager with DRAWorkloadResourceClaims on.
+# serve-podgroup-claims.yaml in namespace pgc-dractl: `dractl serve
+# --manage-claims` creates the group's one claim, records it in the group's
+# and both members' status and binds both members on that claim. Then, with
+# dractl stopped, the same objects in pgc-kcm go to kube-controller-manager's
+# resource-claim controller: its claim and statuses must equal dractl's but
+# for the 5 random characters of the name (and the UIDs).
+pgc_gates=GenericWorkload=true,DRAWorkloadResourceClaims=true
+DRA_APISERVER_FEATURE_GATES=$pgc_gates "$root/tests/live/cluster.sh" up "$work/cluster2b"
+admin="$work/cluster2b/admin.kubeconfig"
+user="$work/cluster2b/dractl.kubeconfig"
+apply_deploy
+k apply -f "$root/tests/live/serve-cluster.yaml" > /dev/null
+pgc_apply() { sed "s/NAMESPACE/$1/" "$root/tests/live/serve-podgroup-claims.yaml" | k apply -f - > /dev/null; }
+pgc_apply pgc-dractl
+start_serve "$work/serve2b.log" --manage-claims --feature-gates "$pgc_gates"
+pgc_bound() { [ -n "$(k get pod -n pgc-dractl "$1" -o jsonpath='{.spec.nodeName}')" ]; }
+pgc_claim() { k get podgroup -n "$1" train -o jsonpath='{.status.resourceClaimStatuses[?(@.name=="gpu")].resourceClaimName}'; }
+if wait_for 30 pgc_bound train-0 && wait_for 30 pgc_bound train-1; then
+  c=$(pgc_claim pgc-dractl)
+  k get resourceclaim -n pgc-dractl "$c" -o json > "$work/pgc-dractl-claim.json"
+  group_uid=$(k get podgroup -n pgc-dractl train -o jsonpath='{.metadata.uid}')
+  n0=$(k get pod -n pgc-dractl train-0 -o jsonpath='{.spec.nodeName}')
+  n1=$(k get pod -n pgc-dractl train-1 -o jsonpath='{.spec.nodeName}')
+  if [ "$(k get resourceclaims -n pgc-dractl -o name | wc -l)" -eq 1 ] && [ "$n0" = "$n1" ] &&
+     jq -e --arg uid "$group_uid" --arg node "$n0" '
+       .metadata.ownerReferences == [{apiVersion: "scheduling.k8s.io/v1beta1", kind: "PodGroup", name: "train",
+                                      uid: $uid, controller: true}]
+       and .status.reservedFor == [{apiGroup: "scheduling.k8s.io", resource: "podgroups", name: "train", uid: $uid}]
+       and (.status.allocation.devices.results | length) == 1
+       and .status.allocation.devices.results[0].pool == $node' \
+       "$work/pgc-dractl-claim.json" > /dev/null &&
+     [ "$(k get pod -n pgc-dractl train-0 -o json | jq -c .status.resourceClaimStatuses)" = \
+       "[{\"name\":\"gpu\",\"resourceClaimName\":\"$c\"}]" ] &&
+     [ "$(k get pod -n pgc-dractl train-1 -o json | jq -c .status.resourceClaimStatuses)" = \
+       "[{\"name\":\"gpu\",\"resourceClaimName\":\"$c\"}]" ]; then
+    pass "serve --manage-claims, PodGroup claim: one claim ($c) owned by the group, recorded in its and both" \
+      "members' status, allocated, reserved for the group; both members bound on $n0"
+  else
+    fail "serve --manage-claims, PodGroup claim: claim '$c', members on '$n0' '$n1'"
+    k get resourceclaims -n pgc-dractl -o yaml | head -60; tail -10 "$work/serve2b.log"
+  fi
+else
+  fail "serve --manage-claims, PodGroup claim: both members bound"; tail -20 "$work/serve2b.log"
+fi
+# A restart finds the claim recorded and owned by the group: nothing new.
+stop_serve
+start_serve "$work/serve2b-again.log" --manage-claims --feature-gates "$pgc_gates"
+if wait_for 30 ready && sleep 2 && [ "$(k get resourceclaims -n pgc-dractl -o name | wc -l)" -eq 1 ] &&
+   ! grep -q 'pod group pgc-dractl/train: \(created\|recorded\)' "$work/serve2b-again.log"; then
+  pass "serve --manage-claims, PodGroup claim: after a restart the recorded claim is kept, nothing created or written"
+else
+  fail "serve --manage-claims, PodGroup claim: restart"; tail -10 "$work/serve2b-again.log"
+fi
+stop_serve
+DRA_APISERVER_FEATURE_GATES=$pgc_gates "$root/tests/live/cluster.sh" start-kcm "$work/cluster2b"
+pgc_apply pgc-kcm
+kcm_recorded() {
+  local c; c=$(pgc_claim pgc-kcm)
+  [ -n "$c" ] && [ "$(k get pod -n pgc-kcm train-0 -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}')" = "$c" ] &&
+    [ "$(k get pod -n pgc-kcm train-1 -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}')" = "$c" ]
+}
+# What each wrote, the claim's name and the UIDs written as placeholders.
+pgc_written() {  # NAMESPACE
+  local c uid
+  c=$(pgc_claim "$1"); uid=$(k get podgroup -n "$1" train -o jsonpath='{.metadata.uid}')
+  k get resourceclaim -n "$1" "$c" -o json | jq -S --arg c "$c" --arg uid "$uid" '{
+      name: (if ($c | test("^train-gpu-[bcdfghjklmnpqrstvwxz2456789]{5}$")) then "train-gpu-XXXXX" else $c end),
+      generateName: .metadata.generateName, labels: .metadata.labels, annotations: .metadata.annotations,
+      ownerReferences: (.metadata.ownerReferences | map(if .uid == $uid then .uid = "GROUP-UID" else . end)),
+      spec: .spec}'
+  for o in podgroup/train pod/train-0 pod/train-1; do
+    k get -n "$1" "$o" -o json | jq -c --arg c "$c" '{(.metadata.name): (.status.resourceClaimStatuses
+      | map(if .resourceClaimName == $c then .resourceClaimName = "CLAIM" else . end))}'
+  done
+}
+if wait_for 30 kcm_recorded; then
+  pgc_written pgc-dractl > "$work/pgc-dractl.written"
+  pgc_written pgc-kcm > "$work/pgc-kcm.written"
+  if cmp -s "$work/pgc-dractl.written" "$work/pgc-kcm.written" && grep -q '"train-gpu-XXXXX"' "$work/pgc-kcm.written" &&
+     [ "$(k get resourceclaims -n pgc-kcm -o name | wc -l)" -eq 1 ]; then
+    pass "serve --manage-claims, PodGroup claim: as kube-controller-manager's resource-claim controller: the claim" \
+      "($(pgc_claim pgc-dractl) / $(pgc_claim pgc-kcm): spec, owner, labels, annotations, generateName) and the" \
+      "group's and members' resourceClaimStatuses"
+  else
+    fail "serve --manage-claims, PodGroup claim: as kube-controller-manager (dractl < > kcm)"
+    diff "$work/pgc-dractl.written" "$work/pgc-kcm.written" | head -40
+  fi
+else
+  fail "serve --manage-claims, PodGroup claim: kube-controller-manager records its claim"
+  tail -10 "$work/cluster2b/kube-controller-manager.log"
+fi
+"$root/tests/live/cluster.sh" down "$work/cluster2b"
 
 # ---------------------------------------------------------------------------
 # Part 3: races (src/kube/README.md §9.4-9.6) and an API server restart
