@@ -206,7 +206,13 @@ void LoadInputs(const std::vector<std::string>& paths, const manifest::LoadOptio
     work();
   }
   for (manifest::LoadResult& part : parts) {
-    for (manifest::LoadedObject& o : part.objects) result->objects.push_back(std::move(o));
+    // The objects of a large part are moved whole, not into a second vector.
+    if (result->objects.empty()) {
+      result->objects = std::move(part.objects);
+    } else {
+      for (manifest::LoadedObject& o : part.objects) result->objects.push_back(std::move(o));
+    }
+    std::vector<manifest::LoadedObject>().swap(part.objects);
     for (manifest::LoadMessage& m : part.messages) result->messages.push_back(std::move(m));
     for (manifest::LoadedWorkload& w : part.workloads) result->workloads.push_back(std::move(w));
     for (manifest::LoadedNamespace& n : part.namespaces) result->namespaces.push_back(std::move(n));

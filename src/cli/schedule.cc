@@ -224,9 +224,12 @@ int Run(const ScheduleFlags& flags) {
   if (int rc = LoadCluster(flags.files, *gates, *inputs, &loaded); rc >= 0) {
     return rc;
   }
-  std::vector<const api::Object*> objects;
-  for (const manifest::LoadedObject& o : loaded.objects) objects.push_back(&o.object);
-  sched::Snapshot snapshot = sched::NewSnapshot(objects, *gates);
+  // The snapshot takes the objects (nothing below reads them): a large
+  // cluster is held once, not twice.
+  std::vector<api::Object*> objects;
+  for (manifest::LoadedObject& o : loaded.objects) objects.push_back(&o.object);
+  sched::Snapshot snapshot = sched::NewSnapshotTaking(objects, *gates);
+  std::vector<manifest::LoadedObject>().swap(loaded.objects);  // their slots, freed
   if (snapshot.nodes.empty()) {
     std::fprintf(stderr, "dractl schedule: warning: no Node objects in the input; every pod stays pending\n");
   }

@@ -16,12 +16,12 @@ class JsonParser {
  public:
   JsonParser(std::string_view text, std::string_view file) : s_(text), file_(file) {}
 
-  StatusOr<std::vector<Document>> Run() {
+  Status Run(const DocumentFn& on_document) {
     if (s_.size() > kMaxInputBytes) {
       return Error(fmt::format("input is {} bytes, over the limit of {} bytes", s_.size(), kMaxInputBytes),
                    StatusCode::kResourceExhausted);
     }
-    std::vector<Document> docs;
+    size_t documents = 0;
     // A UTF-8 byte order mark is allowed at the very start.
     if (s_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
     SkipSpace();
@@ -29,14 +29,25 @@ class JsonParser {
     while (pos_ < s_.size()) {
       Document doc;
       doc.mark = MarkHere();
+      const size_t begin = pos_;
       DRA_RETURN_IF_ERROR(ParseValue(&doc.root));
-      docs.push_back(std::move(doc));
+      ++documents;
+      if (!on_document(doc, begin)) return OkStatus();
       SkipSpace();
-      if (docs.size() >= kMaxDocuments && pos_ < s_.size()) {
+      if (documents >= kMaxDocuments && pos_ < s_.size()) {
         return Error(fmt::format("more than {} documents", kMaxDocuments), StatusCode::kResourceExhausted);
       }
     }
-    return docs;
+    return OkStatus();
+  }
+
+  // The one value at `offset`; lines count from `first_line`.
+  StatusOr<Node> RunAt(size_t offset, uint32_t first_line) {
+    pos_ = offset;
+    line_ = first_line;
+    Node root;
+    DRA_RETURN_IF_ERROR(ParseValue(&root));
+    return root;
   }
 
  private:
@@ -355,8 +366,23 @@ class JsonParser {
 }  // namespace
 
 StatusOr<std::vector<Document>> ParseJson(std::string_view text, std::string_view file) {
+  std::vector<Document> docs;
   JsonParser parser(text, file);
-  return parser.Run();
+  DRA_RETURN_IF_ERROR(parser.Run([&](Document& doc, size_t) {
+    docs.push_back(std::move(doc));
+    return true;
+  }));
+  return docs;
+}
+
+Status ParseJsonStream(std::string_view text, std::string_view file, const DocumentFn& on_document) {
+  JsonParser parser(text, file);
+  return parser.Run(on_document);
+}
+
+StatusOr<Node> ParseJsonValueAt(std::string_view text, std::string_view file, size_t offset, uint32_t first_line) {
+  JsonParser parser(text, file);
+  return parser.RunAt(offset, first_line);
 }
 
 }  // namespace dra::manifest

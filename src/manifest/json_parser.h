@@ -8,6 +8,9 @@
 // whitespace-separated values (as kubectl apply does); each is a Document.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -17,5 +20,17 @@
 namespace dra::manifest {
 
 StatusOr<std::vector<Document>> ParseJson(std::string_view text, std::string_view file);
+
+// As in yaml_parser.h: each document as soon as it is parsed, with the byte
+// offset of its first character; returns false to stop reading.
+using DocumentFn = std::function<bool(Document& doc, size_t begin)>;
+
+// ParseJson one value at a time; the first problem ends the stream with the
+// status ParseJson would return, after the values before it were handed over.
+Status ParseJsonStream(std::string_view text, std::string_view file, const DocumentFn& on_document);
+
+// The value at byte `offset` of `text`, a part of a file that starts at the
+// start of line `first_line`, with the marks of the whole file's parse.
+StatusOr<Node> ParseJsonValueAt(std::string_view text, std::string_view file, size_t offset, uint32_t first_line);
 
 }  // namespace dra::manifest

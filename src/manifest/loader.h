@@ -8,8 +8,15 @@
 // -> DecodeObject. Objects of kinds we do not model are
 // skipped and counted per kind. Nothing is dropped silently: a document that
 // cannot be decoded is an error message, and LoadResult::error_count() > 0.
+//
+// One document at a time: each is parsed, decoded and its tree dropped before
+// the next is read, so a large input costs its decoded objects, not its trees.
+// An input that does not parse adds its parse error alone (what the documents
+// before the error added is taken back, as if it had been parsed whole first).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -52,19 +59,53 @@ struct LoadOptions {
   bool drop_managed_fields = false;
 };
 
+namespace internal {
+struct DocumentSource;
+}  // namespace internal
+
+// An object's parsed tree, as LoadOptions::keep_trees keeps it: not held in
+// memory but read again from its input (the file, or the text kept where the
+// input cannot be read twice: stdin, a pipe, LoadText) the first time it is
+// used, then kept; one parse per document, shared by the items of a List.
+// The tree is the one the object was decoded from (List items with the kind
+// and apiVersion of a typed list, managedFields dropped if asked). If a file
+// changed since it was loaded, the tree is only the object's root node (its
+// mark), so FindFieldMark points at the object. Used as a pointer:
+// `if (tree) FindFieldMark(*tree, ...)`. Not for concurrent first use.
+class TreeRef {
+ public:
+  TreeRef() = default;
+  TreeRef(std::shared_ptr<const Node> tree);  // NOLINT: a tree at hand
+  TreeRef(std::shared_ptr<internal::DocumentSource> source, std::vector<uint32_t> path, Mark mark);
+
+  explicit operator bool() const { return source_ != nullptr || item_ != nullptr; }
+  const Node& operator*() const { return *Get(); }
+  const Node* operator->() const { return Get(); }
+  friend bool operator==(const TreeRef& t, std::nullptr_t) { return !t; }
+
+ private:
+  struct Item;
+  const Node* Get() const;
+
+  // A document's root object holds its document alone; a List's item also
+  // an Item (its place in the List); a tree at hand, only an Item.
+  std::shared_ptr<internal::DocumentSource> source_;
+  std::shared_ptr<Item> item_;
+};
+
 struct LoadedObject {
   api::Object object;
   std::shared_ptr<const std::string> file;
-  Mark mark;                         // where the object starts
-  std::shared_ptr<const Node> tree;  // set if LoadOptions::keep_trees
+  Mark mark;     // where the object starts
+  TreeRef tree;  // set if LoadOptions::keep_trees
 };
 
 // A workload kept with LoadOptions::keep_workloads.
 struct LoadedWorkload {
   api::Workload workload;
   std::shared_ptr<const std::string> file;
-  Mark mark;                         // where the object starts
-  std::shared_ptr<const Node> tree;  // set if LoadOptions::keep_trees
+  Mark mark;     // where the object starts
+  TreeRef tree;  // set if LoadOptions::keep_trees
 };
 
 // A Namespace kept with LoadOptions::keep_namespaces.
@@ -122,8 +163,14 @@ class Loader {
   void LoadText(std::string_view text, const std::string& file_name, LoadResult* out) const;
 
  private:
-  void LoadDocument(Node root, const std::shared_ptr<const std::string>& file, Mark mark, LoadResult* out) const;
-  void DecodeOne(Node root, const std::shared_ptr<const std::string>& file, LoadResult* out) const;
+  struct Input;  // the file being loaded (loader.cc)
+
+  void LoadInput(std::string_view text, const std::shared_ptr<const std::string>& file, Input* input,
+                 LoadResult* out) const;
+  void LoadDocument(Node root, const std::shared_ptr<const std::string>& file, Mark mark, Input* input,
+                    LoadResult* out) const;
+  void DecodeOne(Node root, const std::shared_ptr<const std::string>& file, Input* input, LoadResult* out) const;
+  static TreeRef TreeOf(const Input& input, Mark mark);
   void DecodeNamespace(const Node& root, const std::shared_ptr<const std::string>& file,
                        const std::string& display_name, LoadResult* out) const;
 

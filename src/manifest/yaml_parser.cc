@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -15,10 +16,6 @@
 
 namespace dra::manifest {
 namespace {
-
-Mark ToMark(const yaml_mark_t& m) {
-  return Mark{static_cast<uint32_t>(m.line + 1), static_cast<uint32_t>(m.column + 1)};
-}
 
 // Line and column (1-based) of byte `offset` in `text`.
 Mark MarkAtOffset(std::string_view text, size_t offset) {
@@ -167,12 +164,15 @@ struct Frame {
 
 class YamlBuilder {
  public:
-  YamlBuilder(std::string_view text, std::string_view file) : text_(text), file_(file) {}
+  // `first_line`: the line of `text`'s first byte in its file (a document
+  // parsed again from the middle of its file).
+  YamlBuilder(std::string_view text, std::string_view file, uint32_t first_line = 1)
+      : text_(text), file_(file), line_offset_(first_line - 1) {}
   ~YamlBuilder() {
     if (initialized_) yaml_parser_delete(&parser_);
   }
 
-  StatusOr<std::vector<Document>> Run() {
+  Status Run(const DocumentFn& on_document) {
     if (text_.size() > kMaxInputBytes) {
       return ErrorAt(file_, Mark{1, 1},
                      fmt::format("input is {} bytes, over the limit of {} bytes", text_.size(), kMaxInputBytes),
@@ -188,25 +188,32 @@ class YamlBuilder {
     if (!yaml_parser_initialize(&parser_)) return InternalError("cannot initialise libyaml");
     initialized_ = true;
     yaml_parser_set_input_string(&parser_, reinterpret_cast<const unsigned char*>(text_.data()), text_.size());
-    std::vector<Document> docs;
+    size_t documents = 0;
+    size_t begin = 0;
     while (true) {
       yaml_event_t event;
       if (!yaml_parser_parse(&parser_, &event)) return ParserError();
       EventGuard guard{&event};
       switch (event.type) {
-        case YAML_STREAM_END_EVENT: return docs;
+        case YAML_STREAM_END_EVENT: return OkStatus();
         case YAML_DOCUMENT_START_EVENT:
-          if (docs.size() >= kMaxDocuments) {
+          if (documents >= kMaxDocuments) {
             return ErrorAt(file_, ToMark(event.start_mark), fmt::format("more than {} documents", kMaxDocuments),
                            StatusCode::kResourceExhausted);
           }
           doc_ = Document{};
           doc_.mark = ToMark(event.start_mark);
+          begin = LineStart(doc_.mark.line);
           anchors_.clear();
           expanded_ = 0;
           have_root_ = false;
           break;
-        case YAML_DOCUMENT_END_EVENT: docs.push_back(std::move(doc_)); break;
+        case YAML_DOCUMENT_END_EVENT:
+          ++documents;
+          anchors_.clear();
+          if (!on_document(doc_, begin)) return OkStatus();
+          doc_ = Document{};
+          break;
         case YAML_SCALAR_EVENT: {
           DRA_RETURN_IF_ERROR(OnScalar(event));
           break;
@@ -236,11 +243,28 @@ class YamlBuilder {
     ~EventGuard() { yaml_event_delete(event); }
   };
 
+  Mark ToMark(const yaml_mark_t& m) const {
+    return Mark{static_cast<uint32_t>(m.line + 1 + line_offset_), static_cast<uint32_t>(m.column + 1)};
+  }
+
+  // Byte offset of the start of line `line` (1-based, counting '\n' as
+  // MarkAtOffset does; documents come in line order, so the scan goes on
+  // from where the last one stopped); npos past the last line.
+  size_t LineStart(uint32_t line) {
+    while (scan_line_ < line) {
+      const size_t nl = text_.find('\n', scan_offset_);
+      if (nl == std::string_view::npos) return std::string_view::npos;
+      scan_offset_ = nl + 1;
+      ++scan_line_;
+    }
+    return scan_offset_;
+  }
+
   Status ParserError() {
     Mark mark = ToMark(parser_.problem_mark);
     std::string what = parser_.problem ? parser_.problem : "syntax error";
     if (parser_.context) {
-      what += fmt::format(" ({} at line {})", parser_.context, parser_.context_mark.line + 1);
+      what += fmt::format(" ({} at line {})", parser_.context, parser_.context_mark.line + 1 + line_offset_);
     }
     return ErrorAt(file_, mark, "YAML: " + what);
   }
@@ -420,6 +444,9 @@ class YamlBuilder {
 
   std::string_view text_;
   std::string_view file_;
+  uint32_t line_offset_ = 0;
+  uint32_t scan_line_ = 1;  // LineStart's position: line scan_line_ starts at scan_offset_
+  size_t scan_offset_ = 0;
   yaml_parser_t parser_{};
   bool initialized_ = false;
   std::vector<Frame> stack_;
@@ -434,8 +461,29 @@ class YamlBuilder {
 Node ResolvePlainScalar(std::string text) { return ResolvePlain(std::move(text)); }
 
 StatusOr<std::vector<Document>> ParseYaml(std::string_view text, std::string_view file) {
+  std::vector<Document> docs;
   YamlBuilder builder(text, file);
-  return builder.Run();
+  DRA_RETURN_IF_ERROR(builder.Run([&](Document& doc, size_t) {
+    docs.push_back(std::move(doc));
+    return true;
+  }));
+  return docs;
+}
+
+Status ParseYamlStream(std::string_view text, std::string_view file, const DocumentFn& on_document) {
+  YamlBuilder builder(text, file);
+  return builder.Run(on_document);
+}
+
+StatusOr<Document> ParseYamlDocumentAt(std::string_view text, std::string_view file, uint32_t first_line) {
+  std::optional<Document> first;
+  YamlBuilder builder(text, file, first_line);
+  DRA_RETURN_IF_ERROR(builder.Run([&](Document& doc, size_t) {
+    first = std::move(doc);
+    return false;
+  }));
+  if (!first) return Status(StatusCode::kNotFound, fmt::format("{}:{}: no YAML document", file, first_line));
+  return *std::move(first);
 }
 
 }  // namespace dra::manifest

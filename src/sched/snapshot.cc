@@ -1,6 +1,7 @@
 #include "sched/snapshot.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 
 #include <fmt/format.h>
@@ -122,19 +123,43 @@ std::optional<size_t> Snapshot::FindPodGroup(std::string_view ns, std::string_vi
   return std::nullopt;
 }
 
-Snapshot NewSnapshot(std::span<const api::Object* const> objects, const api::FeatureGates& gates) {
+namespace {
+
+// NewSnapshot and NewSnapshotTaking: the objects copied, or moved if `take`.
+Snapshot BuildSnapshot(std::span<api::Object* const> objects, bool take, const api::FeatureGates& gates) {
   Snapshot s;
   s.gates = gates;
-  std::vector<api::ResourceSlice> raw_slices;
-  for (const api::Object* o : objects) {
-    if (const auto* n = std::get_if<api::Node>(o)) s.nodes.push_back(*n);
-    if (const auto* p = std::get_if<api::Pod>(o)) s.pods.push_back(*p);
-    if (const auto* c = std::get_if<api::ResourceClaim>(o)) s.claims.push_back(*c);
-    if (const auto* t = std::get_if<api::ResourceClaimTemplate>(o)) s.templates.push_back(*t);
-    if (const auto* c = std::get_if<api::DeviceClass>(o)) s.classes.push_back(*c);
-    if (const auto* r = std::get_if<api::ResourceSlice>(o)) raw_slices.push_back(*r);
-    if (const auto* r = std::get_if<api::DeviceTaintRule>(o)) s.rules.push_back(*r);
-    if (const auto* g = std::get_if<api::PodGroup>(o)) s.pod_groups.push_back(*g);
+  auto add = [take]<typename T>(std::vector<T>& to, T& object) {
+    if (take) {
+      to.push_back(std::move(object));
+    } else {
+      to.push_back(object);
+    }
+  };
+  // Each list sized once (a large cluster's lists are tens of megabytes: no
+  // growth by doubling, with the old and the new copy alive at once).
+  std::array<size_t, std::variant_size_v<api::Object>> count{};
+  for (const api::Object* o : objects) ++count[o->index()];
+  auto reserve = [&]<typename T>(std::vector<T>& list) {
+    list.reserve(count[api::Object(std::in_place_type<T>).index()]);
+  };
+  reserve(s.nodes);
+  reserve(s.pods);
+  reserve(s.claims);
+  reserve(s.templates);
+  reserve(s.classes);
+  reserve(s.slices);
+  reserve(s.rules);
+  reserve(s.pod_groups);
+  for (api::Object* o : objects) {
+    if (auto* n = std::get_if<api::Node>(o)) add(s.nodes, *n);
+    if (auto* p = std::get_if<api::Pod>(o)) add(s.pods, *p);
+    if (auto* c = std::get_if<api::ResourceClaim>(o)) add(s.claims, *c);
+    if (auto* t = std::get_if<api::ResourceClaimTemplate>(o)) add(s.templates, *t);
+    if (auto* c = std::get_if<api::DeviceClass>(o)) add(s.classes, *c);
+    if (auto* r = std::get_if<api::ResourceSlice>(o)) add(s.slices, *r);
+    if (auto* r = std::get_if<api::DeviceTaintRule>(o)) add(s.rules, *r);
+    if (auto* g = std::get_if<api::PodGroup>(o)) add(s.pod_groups, *g);
   }
   std::stable_sort(s.nodes.begin(), s.nodes.end(),
                    [](const api::Node& a, const api::Node& b) { return a.metadata.name < b.metadata.name; });
@@ -146,12 +171,35 @@ Snapshot NewSnapshot(std::span<const api::Object* const> objects, const api::Fea
       g.metadata.uid = StableUid("podgroup/" + g.metadata.namespace_ + "/" + g.metadata.name);
     }
   }
-  std::vector<const api::ResourceSlice*> slice_ptrs;
-  for (const api::ResourceSlice& r : raw_slices) slice_ptrs.push_back(&r);
-  std::vector<const api::DeviceTaintRule*> rule_ptrs;
-  for (const api::DeviceTaintRule& r : s.rules) rule_ptrs.push_back(&r);
-  s.slices = alloc::ApplyDeviceTaintRules(slice_ptrs, rule_ptrs, gates);
+  // The rules' taints, as alloc::ApplyDeviceTaintRules adds them (in rule
+  // order, only with both gates on), on the snapshot's own copies.
+  if (!s.rules.empty() && gates.enabled(api::Gate::kDRADeviceTaints) &&
+      gates.enabled(api::Gate::kDRADeviceTaintRules)) {
+    for (api::ResourceSlice& slice : s.slices) {
+      for (api::Device& device : slice.spec.devices) {
+        for (const api::DeviceTaintRule& rule : s.rules) {
+          if (alloc::TaintRuleMatches(rule.spec, slice.spec.driver, slice.spec.pool.name, device.name)) {
+            device.rare.mut().taints.push_back(rule.spec.taint);
+          }
+        }
+      }
+    }
+  }
   return s;
+}
+
+}  // namespace
+
+Snapshot NewSnapshot(std::span<const api::Object* const> objects, const api::FeatureGates& gates) {
+  // Read only: BuildSnapshot copies when it does not take.
+  std::vector<api::Object*> mutable_objects;
+  mutable_objects.reserve(objects.size());
+  for (const api::Object* o : objects) mutable_objects.push_back(const_cast<api::Object*>(o));
+  return BuildSnapshot(mutable_objects, /*take=*/false, gates);
+}
+
+Snapshot NewSnapshotTaking(std::span<api::Object* const> objects, const api::FeatureGates& gates) {
+  return BuildSnapshot(objects, /*take=*/true, gates);
 }
 
 }  // namespace dra::sched

@@ -83,6 +83,11 @@ class NodeIndex {
 // REQUIRES: the objects are defaulted (api/defaults.h) and valid.
 Snapshot NewSnapshot(std::span<const api::Object* const> objects, const api::FeatureGates& gates);
 
+// NewSnapshot without the copies: the objects' contents are moved into the
+// snapshot (the objects of the kinds it holds are left moved-from, to be
+// destroyed or assigned), so that a large cluster is held once, not twice.
+Snapshot NewSnapshotTaking(std::span<api::Object* const> objects, const api::FeatureGates& gates);
+
 // Nodes for an input that has ResourceSlices but no Node objects (the
 // fixtures of a driver, say), so that `schedule` can still place pods: one
 // Node per distinct ResourceSlice spec.nodeName, in name order, labelled
