@@ -3,6 +3,7 @@
 // updated objects.
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "manifest/encode.h"
 #include "manifest/json_parser.h"
 #include "sched/gang.h"
+#include "sched/pod_claims.h"
 #include "sched/scheduler.h"
 #include "sched/snapshot.h"
 #include "sched/taint_eviction.h"
@@ -165,8 +167,15 @@ void PrintObjects(sched::Snapshot& snapshot, const sched::ScheduleResult& result
 // shape tools/oracle `schedule` prints, so that tools/difftest --level
 // scheduler compares them): the node or the message; per rejected node the
 // first plugin that turned it down and its reasons; per feasible node each
-// score plugin's normalized score and the weighted total.
-std::string TraceJson(const sched::ScheduleResult& result, const std::vector<sched::PodTrace>& traces) {
+// score plugin's normalized score and the weighted total. Then per pod
+// group the queue met (`groups`, in queue order): its members in the run,
+// whether kube-scheduler's group cycle tried it (past PreEnqueue), the
+// result (placed / unschedulable / error) and message, the placement
+// (TopologyAwareWorkloadScheduling: the domain, of how many), and the
+// PodGroupInitiallyScheduled condition kube-scheduler would leave on it
+// (none when it was not tried).
+std::string TraceJson(const sched::Snapshot& snapshot, const sched::ScheduleResult& result,
+                      const std::vector<sched::PodTrace>& traces) {
   manifest::Node pods = manifest::Node::Sequence();
   for (const sched::PodOutcome& o : result.pods) {
     manifest::Node pod = manifest::Node::Mapping();
@@ -208,6 +217,55 @@ std::string TraceJson(const sched::ScheduleResult& result, const std::vector<sch
   }
   manifest::Node root = manifest::Node::Mapping();
   root.Add("pods", std::move(pods));
+  if (!result.groups.empty()) {
+    // Each pod of the run's group ("namespace/name"), or "".
+    std::map<std::string, std::string, std::less<>> group_of;
+    for (const api::Pod& pod : snapshot.pods) {
+      if (std::optional<std::string> pg = sched::PodGroupName(pod)) {
+        group_of.emplace(sched::ObjectKey(pod.metadata), pod.metadata.namespace_ + "/" + *pg);
+      }
+    }
+    manifest::Node groups = manifest::Node::Sequence();
+    for (const sched::GroupOutcome& g : result.groups) {
+      manifest::Node group = manifest::Node::Mapping();
+      group.Add("group", manifest::Node::String(g.group));
+      const size_t slash = g.group.find('/');
+      const std::string_view ns = std::string_view(g.group).substr(0, slash);
+      const std::string_view name = std::string_view(g.group).substr(slash + 1);
+      manifest::Node members = manifest::Node::Sequence();
+      for (const sched::PodOutcome& o : result.pods) {
+        if (auto it = group_of.find(o.pod); it != group_of.end() && it->second == g.group) {
+          members.Push(manifest::Node::String(o.pod));
+        }
+      }
+      group.Add("members", std::move(members));
+      group.Add("tried", manifest::Node::Bool(g.tried));
+      group.Add("result", manifest::Node::String(g.kind == sched::PodOutcome::Kind::kPlaced          ? "placed"
+                                                 : g.kind == sched::PodOutcome::Kind::kUnschedulable ? "unschedulable"
+                                                                                                     : "error"));
+      if (!g.message.empty()) group.Add("message", manifest::Node::String(g.message));
+      group.Add("minCount", manifest::Node::Int(g.min_count));
+      group.Add("placed", manifest::Node::Int(static_cast<int64_t>(g.placed)));
+      if (g.placements > 0) {
+        group.Add("placements", manifest::Node::Int(static_cast<int64_t>(g.placements)));
+        if (!g.placement.empty()) group.Add("placement", manifest::Node::String(g.placement));
+      }
+      if (std::optional<size_t> idx = snapshot.FindPodGroup(ns, name); g.tried && idx) {
+        api::PodGroup copy = snapshot.pod_groups[*idx];
+        sched::SetInitiallyScheduled(g, "1970-01-01T00:00:00Z", &copy);
+        for (const api::Condition& c : copy.status.conditions) {
+          if (c.type != api::kPodGroupInitiallyScheduled) continue;
+          manifest::Node cond = manifest::Node::Mapping();
+          cond.Add("status", manifest::Node::String(std::string(c.status.text())));
+          cond.Add("reason", manifest::Node::String(c.reason));
+          if (!c.message.empty()) cond.Add("message", manifest::Node::String(c.message));
+          group.Add("condition", std::move(cond));
+        }
+      }
+      groups.Push(std::move(group));
+    }
+    root.Add("groups", std::move(groups));
+  }
   return manifest::EmitJson(root, 0);
 }
 
@@ -269,7 +327,7 @@ int Run(const ScheduleFlags& flags) {
     return kExitInternalError;
   }
   if (!flags.trace.empty()) {
-    if (Status st = WriteTextFile(flags.trace, TraceJson(*result, traces)); !st.ok()) {
+    if (Status st = WriteTextFile(flags.trace, TraceJson(snapshot, *result, traces)); !st.ok()) {
       std::fprintf(stderr, "dractl schedule: --trace: %s\n", st.ToString().c_str());
       return kExitInputError;
     }
@@ -323,7 +381,8 @@ int RunSchedule(std::span<const std::string_view> args) {
   app.add_flag("--fail-on-pending", flags.fail_on_pending, "exit 6 when any pod stays pending (after printing)");
   app.add_option("--trace", flags.trace,
                  "also write, as JSON to FILE, per pod the first plugin that rejected each node (with its "
-                 "reasons) and each score plugin's score per feasible node (tools/difftest --level scheduler)");
+                 "reasons) and each score plugin's score per feasible node, and per pod group its members, result "
+                 "and PodGroupInitiallyScheduled condition (tools/difftest --level scheduler)");
   if (int rc = ParseArgs(app, args); rc >= 0) return rc;
   return Run(flags);
 }

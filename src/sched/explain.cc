@@ -23,6 +23,7 @@
 #include "quantity/quantity.h"
 #include "sched/extended.h"
 #include "sched/fragmentation.h"
+#include "sched/gang.h"
 #include "sched/node_filters.h"
 #include "sched/pod_claims.h"
 #include "sched/resources.h"
@@ -366,6 +367,7 @@ void Explainer::ScoreNearMisses(const api::Pod& pod, const std::vector<const api
   if (packing == Packing::kNone || ex->near_misses.empty() || profile == nullptr) return;
   std::unique_ptr<DeviceModel> model = DeviceModel::New(s_, profile, &eval_, features_);
   std::vector<const api::ResourceClaimSpec*> specs;
+  specs.reserve(to_allocate.size());
   for (const api::ResourceClaim* c : to_allocate) specs.push_back(&c->spec);
   const PodDemand demand = model->Demand(PodRequests(pod), specs);
   for (NearMiss& m : ex->near_misses) {
@@ -974,12 +976,19 @@ GroupExplanation ExplainGroup(const GroupOutcome& g, const Snapshot& original, c
     return found;
   };
   // Topology placements (gang.h): none at all, or none that held the group.
+  // (Upstream's status may wrap errPodGroupUnschedulable, and gets
+  // PodGroupPostFilter's text after it.)
+  std::string_view core = g.message;
+  if (core.starts_with(kPodGroupUnschedulable) &&
+      core.substr(std::string_view(kPodGroupUnschedulable).size()).starts_with(", ")) {
+    core.remove_prefix(std::string_view(kPodGroupUnschedulable).size() + 2);
+  }
+  const bool none_at_all = core.starts_with("no feasible placements found");
   const bool no_placement =
-      g.message == "no feasible placements found" ||
-      (g.message.starts_with("0/") && g.message.find(" placements are available") != std::string::npos);
+      none_at_all || (core.starts_with("0/") && core.find(" placements are available") != std::string_view::npos);
   const bool tried = std::any_of(g.upstream_pass.begin(), g.upstream_pass.end(),
                                  [](const GroupOutcome::MemberTry& t) { return !t.node.empty(); }) ||
-                     g.message.find("minCount (") == 0 || no_placement;
+                     core.starts_with("minCount (") || no_placement;
   std::string head = fmt::format("pod group {} (minCount {}, {} pending, {} bound before): ", g.group, g.min_count,
                                  g.members, g.scheduled_before);
   if (g.kind == PodOutcome::Kind::kPlaced) {
@@ -990,7 +999,7 @@ GroupExplanation ExplainGroup(const GroupOutcome& g, const Snapshot& original, c
   if (!tried) return x;
   std::vector<std::string> pass;
   for (const GroupOutcome::MemberTry& t : g.upstream_pass) pass.push_back(TryText(t));
-  if (g.message != "no feasible placements found") {
+  if (!none_at_all) {
     x.text.push_back(fmt::format("  one pod at a time, as kube-scheduler (then undone{}): {}",
                                  g.placements > 1 ? ", in the first topology placement" : "", fmt::join(pass, "; ")));
   }
@@ -1022,6 +1031,7 @@ GroupExplanation ExplainGroup(const GroupOutcome& g, const Snapshot& original, c
   if (run(std::move(relaxed), &together, &x.left_out)) {
     x.most_together = static_cast<int64_t>(together.size());
     std::vector<std::string> parts;
+    parts.reserve(together.size());
     for (const GroupOutcome::MemberTry& t : together) parts.push_back(TryText(t));
     x.text.push_back(
         fmt::format("  nearest miss: at most {} of the {} pending members fit together ({} more "

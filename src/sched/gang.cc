@@ -280,6 +280,49 @@ bool SetInitiallyScheduled(const GroupOutcome& outcome, const std::string& now, 
   return true;
 }
 
+GroupPostFilter RunPodGroupPostFilter(const Snapshot& snapshot, const GroupEntity& entity, bool dra_state) {
+  if (!entity.group) return {};
+  const api::PodGroup& group = snapshot.pod_groups[*entity.group];
+  // DynamicResources first: its Unschedulable reasons are kept only when
+  // DefaultPreemption's status is Unschedulable too.
+  std::string dra_reasons;
+  const bool topology = snapshot.gates.enabled(api::Gate::kTopologyAwareWorkloadScheduling) &&
+                        group.spec.scheduling_constraints.has_value();
+  if (!topology) {
+    if (!dra_state)
+      return {.error = true, .text = "error in \"DynamicResources\" PodGroupPostFilter plugins: not found"};
+    dra_reasons = ", deallocation and deletion of ResourceClaims completed";
+  }
+  // resolvePreemptionPolicy: the group's field with PodGroupPreemptionPolicy,
+  // else Never when any pending member says Never.
+  bool never = false;
+  if (snapshot.gates.enabled(api::Gate::kPodGroupPreemptionPolicy)) {
+    never = group.spec.preemption_policy.value_or("") == "Never";
+  } else {
+    for (size_t idx : entity.pods) never = never || PreemptionPolicy(snapshot.pods[idx]) == "Never";
+  }
+  if (never)
+    return {.error = false,
+            .text = dra_reasons + ", pod group preemption: not eligible due to preemptionPolicy=Never."};
+  // The candidates: every pod on a node (getCrossNodesVictims) whose
+  // priority (its group's, for a member: GetPodPriority) is lower.
+  const int32_t priority = group.spec.priority.value_or(0);
+  for (const api::Pod& pod : snapshot.pods) {
+    if (pod.spec.node_name.empty() || Finished(pod)) continue;
+    int32_t p = pod.spec.priority.value_or(0);
+    if (std::optional<std::string> name = PodGroupName(pod)) {
+      if (std::optional<size_t> g = snapshot.FindPodGroup(pod.metadata.namespace_, *name)) {
+        p = snapshot.pod_groups[*g].spec.priority.value_or(0);
+      }
+    }
+    if (p >= priority) continue;
+    for (const api::Node& n : snapshot.nodes) {
+      if (n.metadata.name == pod.spec.node_name) return {};  // upstream would look for victims: not modelled
+    }
+  }
+  return {.error = false, .text = ", pod group preemption: No preemption victims found for incoming preemptor"};
+}
+
 std::string MinCountCannotBeSatisfied(size_t min_count, size_t scheduled, size_t remaining) {
   return fmt::format("minCount ({}) cannot be satisfied: {} scheduled, {} remaining", min_count, scheduled, remaining);
 }

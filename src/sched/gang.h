@@ -100,6 +100,35 @@ struct GroupOutcome;  // scheduler.h
 // (updatePodGroupCondition). Returns whether the condition changed.
 bool SetInitiallyScheduled(const GroupOutcome& outcome, const std::string& now, api::PodGroup* group);
 
+// errPodGroupUnschedulable: the error upstream's pod-group statuses wrap
+// (their Message() then starts with it and ", ").
+inline constexpr char kPodGroupUnschedulable[] = "pod group is unschedulable";
+
+// kube-scheduler's PodGroupPostFilter plugins (DynamicResources, then
+// DefaultPreemption) on a group whose cycle ended Unschedulable.
+// `dra_state`: some member's cycle ran DynamicResources' PreFilter (a
+// member was tried on a cluster with nodes), which leaves the state that
+// DynamicResources' PodGroupPostFilter reads; without it (and without a
+// topology constraint under TopologyAwareWorkloadScheduling, which makes
+// that plugin step aside) the plugin fails and the group ends with an
+// error: `error` and `text` its message. Otherwise `text` is what upstream
+// appends (", " and the plugins' status) to the group's status before it
+// writes the PodGroup's condition and the message of the members that fit:
+// ", pod group preemption: No preemption victims found for incoming
+// preemptor", or with preemptionPolicy Never ", deallocation and deletion
+// of ResourceClaims completed, pod group preemption: not eligible due to
+// preemptionPolicy=Never." (DefaultPreemption's Unschedulable keeps the
+// reasons before it, its UnschedulableAndUnresolvable does not). dractl
+// models no preemption (nor DynamicResources' deallocation of allocated,
+// unreserved claims a member could not use): where some pod on a node has
+// a lower priority than the group's, upstream would look for victims, and
+// `text` is "".
+struct GroupPostFilter {
+  bool error = false;
+  std::string text;
+};
+GroupPostFilter RunPodGroupPostFilter(const Snapshot& snapshot, const GroupEntity& entity, bool dra_state);
+
 // PlacementFeasible's texts.
 std::string MinCountCannotBeSatisfied(size_t min_count, size_t scheduled, size_t remaining);
 std::string MinCountNotYetSatisfied(size_t min_count, size_t scheduled, size_t remaining);

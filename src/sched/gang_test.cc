@@ -2,7 +2,17 @@
 // cycle (GangScheduling's PreEnqueue and PlacementFeasible texts, members
 // one at a time, all undone when minCount is missed) and the search of
 // GangMode::kSearch. Expectations are worked out by hand from upstream's
-// schedule_one_podgroup.go and gangscheduling.go, as each test says.
+// schedule_one_podgroup.go and gangscheduling.go, as each test says; the
+// texts of failed groups and their members are kube-scheduler 1.37.2's own
+// (tools/oracle `schedule` on the same cluster as a JSON List, gate
+// GenericWorkload: scheduler.New and its pod-group cycle, DefaultPreemption
+// included). Their composition: a PlacementFeasible failure after a member
+// is the plugin's text as it is; PodGroupPostFilter (DynamicResources, then
+// DefaultPreemption) appends ", pod group preemption: No preemption victims
+// found for incoming preemptor" to the group's status; a member that fit
+// gets "pod group is unschedulable, " and that status, a member not reached
+// the status from before PodGroupPostFilter, a member that did not fit its
+// own FitError.
 #include "sched/gang.h"
 
 #include <gmock/gmock.h>
@@ -85,7 +95,8 @@ class GangTest : public SchedulerTest {
 // says 1 scheduled + 1 remaining >= 2 (wait); after b, 1 scheduled + 0
 // remaining < 2: "minCount (2) cannot be satisfied: 1 scheduled, 0
 // remaining", and a's reservation is undone. a gets the group's text, b its
-// own FitError.
+// own FitError, and the group's condition the PodGroupPostFilter text after
+// its status (oracle, as the file header says).
 TEST_F(GangTest, UpstreamPlacesNeitherWhereOnePodAtATimeTakesTheWrongGpu) {
   TwoModels();
   AddGroup("train", 2);
@@ -95,12 +106,17 @@ TEST_F(GangTest, UpstreamPlacesNeitherWhereOnePodAtATimeTakesTheWrongGpu) {
   std::map<std::string, PodOutcome> by = ByPod(r);
   ASSERT_EQ(by.size(), 2u);
   EXPECT_EQ(by["default/a"].kind, PodOutcome::Kind::kUnschedulable);
-  EXPECT_EQ(by["default/a"].message, "minCount (2) cannot be satisfied: 1 scheduled, 0 remaining");
+  EXPECT_EQ(by["default/a"].message,
+            "pod group is unschedulable, minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, pod group "
+            "preemption: No preemption victims found for incoming preemptor");
   EXPECT_EQ(by["default/b"].kind, PodOutcome::Kind::kUnschedulable);
   EXPECT_EQ(by["default/b"].message, "0/1 nodes are available: 1 cannot allocate all claims.");
   ASSERT_EQ(r.groups.size(), 1u);
   EXPECT_EQ(r.groups[0].group, "default/train");
   EXPECT_EQ(r.groups[0].kind, PodOutcome::Kind::kUnschedulable);
+  EXPECT_EQ(r.groups[0].message,
+            "minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, pod group preemption: No preemption victims "
+            "found for incoming preemptor");
   EXPECT_EQ(r.groups[0].placed, 0u);
   EXPECT_FALSE(r.groups[0].searched);
   // Nothing of a's placement is left: no node, no allocation, no reservation.
@@ -158,7 +174,17 @@ TEST_F(GangTest, SearchPlacesFourWhereTheFirstTwoTakeTheOthersModel) {
   AddMember("m3", "quad", "model-x");
   const Snapshot before = snap_;
   ScheduleResult upstream = RunGang(GangMode::kUpstream);
-  EXPECT_EQ(upstream.groups[0].message, "minCount (4) cannot be satisfied: 2 scheduled, 1 remaining");
+  EXPECT_EQ(upstream.groups[0].message,
+            "minCount (4) cannot be satisfied: 2 scheduled, 1 remaining, pod group preemption: No preemption victims "
+            "found for incoming preemptor");
+  // Members: m0 and m1 fit (the group's status after "pod group is
+  // unschedulable, "), m2 did not (its FitError), m3 was not reached (the
+  // status from before PodGroupPostFilter). Oracle, as the file header says.
+  std::map<std::string, PodOutcome> up = ByPod(upstream);
+  EXPECT_EQ(up["default/m0"].message, "pod group is unschedulable, " + upstream.groups[0].message);
+  EXPECT_EQ(up["default/m1"].message, "pod group is unschedulable, " + upstream.groups[0].message);
+  EXPECT_EQ(up["default/m2"].message, "0/1 nodes are available: 1 cannot allocate all claims.");
+  EXPECT_EQ(up["default/m3"].message, "minCount (4) cannot be satisfied: 2 scheduled, 1 remaining");
   snap_ = before;
   ScheduleResult search = RunGang(GangMode::kSearch);
   ASSERT_EQ(search.groups[0].kind, PodOutcome::Kind::kPlaced) << search.groups[0].message;
@@ -260,7 +286,9 @@ TEST_F(GangTest, BasicGroupNeedsOneMember) {
   ScheduleResult r = RunGang(GangMode::kUpstream);
   ASSERT_EQ(r.groups.size(), 1u);
   EXPECT_EQ(r.groups[0].min_count, 1);
-  EXPECT_EQ(r.groups[0].message, "minCount (1) cannot be satisfied: 0 scheduled, 0 remaining");
+  EXPECT_EQ(r.groups[0].message,
+            "minCount (1) cannot be satisfied: 0 scheduled, 0 remaining, pod group preemption: No preemption victims "
+            "found for incoming preemptor");
   for (const PodOutcome& o : r.pods) {
     EXPECT_EQ(o.message, "0/1 nodes are available: 1 cannot allocate all claims.") << o.pod;
   }
@@ -310,7 +338,8 @@ TEST_F(GangTest, SearchBudgetExhaustedIsReported) {
   EXPECT_EQ(r.groups[0].kind, PodOutcome::Kind::kUnschedulable);
   EXPECT_TRUE(r.groups[0].searched);
   EXPECT_THAT(r.groups[0].message,
-              ::testing::StartsWith("minCount (2) cannot be satisfied: 1 scheduled, 0 remaining; gang search: no "
+              ::testing::StartsWith("minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, pod group "
+                                    "preemption: No preemption victims found for incoming preemptor; gang search: no "
                                     "placement of minCount members found before its budget of 1 steps ran out"));
   for (const api::Pod& p : snap_.pods) EXPECT_TRUE(p.spec.node_name.empty());
 }
@@ -365,7 +394,9 @@ TEST_F(GangTest, SearchSolvesPartitionsThatOnePodAtATimeWastes) {
   Snapshot before = snap_;
   ScheduleResult upstream = RunGang(GangMode::kUpstream);
   EXPECT_EQ(upstream.groups[0].kind, PodOutcome::Kind::kUnschedulable);
-  EXPECT_EQ(upstream.groups[0].message, "minCount (2) cannot be satisfied: 1 scheduled, 0 remaining");
+  EXPECT_EQ(upstream.groups[0].message,
+            "minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, pod group preemption: No preemption victims "
+            "found for incoming preemptor");
 
   snap_ = before;
   ScheduleResult search = RunGang(GangMode::kSearch);
@@ -374,6 +405,65 @@ TEST_F(GangTest, SearchSolvesPartitionsThatOnePodAtATimeWastes) {
   EXPECT_EQ(Device(by["default/a"]), "half-0");
   EXPECT_EQ(Device(by["default/b"]), "half-1");
   EXPECT_EQ(by["default/a"].claims[0].results[0].request, "gpu/half");
+}
+
+// PodGroupPostFilter's text (gang.h RunPodGroupPostFilter), each case's
+// texts from the oracle on the same cluster (the file header). Members with
+// preemptionPolicy Never: DefaultPreemption's status is Unschedulable, so
+// DynamicResources' reason before it stays.
+TEST_F(GangTest, PreemptionPolicyNeverKeepsTheDynamicResourcesReason) {
+  TwoModels();
+  AddGroup("train", 2);
+  AddMember("a", "train", "any").spec.extra.insert_or_assign("preemptionPolicy", R"("Never")");
+  AddMember("b", "train", "model-x").spec.extra.insert_or_assign("preemptionPolicy", R"("Never")");
+  ScheduleResult r = RunGang(GangMode::kUpstream);
+  const std::string group_message =
+      "minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, deallocation and deletion of ResourceClaims "
+      "completed, pod group preemption: not eligible due to preemptionPolicy=Never.";
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].message, group_message);
+  std::map<std::string, PodOutcome> by = ByPod(r);
+  EXPECT_EQ(by["default/a"].message, "pod group is unschedulable, " + group_message);
+  EXPECT_EQ(by["default/b"].message, "0/1 nodes are available: 1 cannot allocate all claims.");
+}
+
+// A pod of lower priority than the group's on a node: upstream looks for
+// victims and runs the group's cycle again without them (the oracle here:
+// "..., deallocation and deletion of ResourceClaims completed, pod group
+// preemption: minCount (2) cannot be satisfied: 1 scheduled, 0 remaining").
+// dractl models no preemption and appends nothing (gang.h).
+TEST_F(GangTest, PreemptionIsNotModelledWhereThereAreVictims) {
+  TwoModels();
+  AddGroup("train", 2);
+  AddMember("a", "train", "any");
+  AddMember("b", "train", "model-x");
+  api::Pod& low = AddPod("low");
+  low.spec.node_name = "n1";
+  low.spec.priority = -5;
+  ScheduleResult r = RunGang(GangMode::kUpstream);
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].message, "minCount (2) cannot be satisfied: 1 scheduled, 0 remaining");
+}
+
+// minCount met by a member bound before and the pending one fits nowhere:
+// the pass succeeds with no member placed now, which
+// runRootSchedulingAlgorithm turns into errPodGroupUnschedulable alone.
+TEST_F(GangTest, NoMemberPlacedNowIsUnschedulable) {
+  AddNode("n1");
+  AddTemplate("any");
+  AddGroup("solo", 1);
+  api::Pod& bound = AddPod("a");
+  bound.spec.extra.insert_or_assign("schedulingGroup", R"({"podGroupName":"solo"})");
+  bound.spec.node_name = "n1";
+  AddMember("b", "solo");
+  for (api::Pod& p : snap_.pods) p.spec.scheduler_name = "default-scheduler";
+  ScheduleResult r = RunGang(GangMode::kUpstream);
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].kind, PodOutcome::Kind::kUnschedulable);
+  EXPECT_EQ(r.groups[0].message,
+            "pod group is unschedulable, pod group preemption: No preemption victims found for incoming preemptor");
+  ASSERT_EQ(r.pods.size(), 1u);
+  EXPECT_EQ(r.pods[0].message, "0/1 nodes are available: 1 cannot allocate all claims.");
 }
 
 // A PodGroup claim (DRAWorkloadResourceClaims): the controller makes one
@@ -475,7 +565,12 @@ class GangTopologyTest : public GangTest {
 // third fits neither node of the placement ("0/2 nodes"), so minCount (3)
 // cannot be satisfied: 2 scheduled, 0 remaining; the same in b. No
 // placement: upstream's "0/2 placements are available, first placement
-// status: ...". Without the topology constraint they spread over both racks.
+// status: ...", wrapped in errPodGroupUnschedulable (so "pod group is
+// unschedulable, " first, and twice for m0 and m1, which fit in the first
+// placement); texts from the oracle (gates GenericWorkload and
+// TopologyAwareWorkloadScheduling; both racks fail alike, so upstream's
+// random first placement does not matter). Without the topology constraint
+// they spread over both racks.
 TEST_F(GangTopologyTest, NoRackHoldsTheGroup) {
   AddRackNode("n1", "a", 1);
   AddRackNode("n2", "a", 1);
@@ -489,14 +584,15 @@ TEST_F(GangTopologyTest, NoRackHoldsTheGroup) {
   ScheduleResult r = RunGang(GangMode::kUpstream);
   std::map<std::string, PodOutcome> by = ByPod(r);
   const std::string group_message =
-      "0/2 placements are available, first placement status: minCount (3) cannot be satisfied: 2 scheduled, 0 "
-      "remaining";
+      "pod group is unschedulable, 0/2 placements are available, first placement status: minCount (3) cannot be "
+      "satisfied: 2 scheduled, 0 remaining, pod group preemption: No preemption victims found for incoming "
+      "preemptor";
   ASSERT_EQ(r.groups.size(), 1u);
   EXPECT_EQ(r.groups[0].kind, PodOutcome::Kind::kUnschedulable);
   EXPECT_EQ(r.groups[0].message, group_message);
   EXPECT_EQ(r.groups[0].placements, 2u);
-  EXPECT_EQ(by["default/m0"].message, group_message);
-  EXPECT_EQ(by["default/m1"].message, group_message);
+  EXPECT_EQ(by["default/m0"].message, "pod group is unschedulable, " + group_message);
+  EXPECT_EQ(by["default/m1"].message, "pod group is unschedulable, " + group_message);
   EXPECT_EQ(by["default/m2"].message, "0/2 nodes are available: 2 cannot allocate all claims.");
   for (const api::Pod& p : snap_.pods) EXPECT_TRUE(p.spec.node_name.empty()) << p.metadata.name;
   // The same group without the constraint: one placement of all four nodes.
@@ -567,7 +663,11 @@ TEST_F(GangTopologyTest, SearchKeepsTheMembersInOneDeviceClique) {
   ScheduleResult upstream = RunGang(GangMode::kUpstream);
   ASSERT_EQ(upstream.groups.size(), 1u);
   EXPECT_EQ(upstream.groups[0].kind, PodOutcome::Kind::kUnschedulable);
-  EXPECT_EQ(upstream.groups[0].message, "no feasible placements found");
+  // The oracle: the group's condition gets DefaultPreemption's text (the
+  // DynamicResources PodGroupPostFilter steps aside for a topology
+  // constraint), the members keep the status from before it.
+  EXPECT_EQ(upstream.groups[0].message,
+            "no feasible placements found, pod group preemption: No preemption victims found for incoming preemptor");
   EXPECT_EQ(ByPod(upstream)["default/m0"].message, "no feasible placements found");
 
   ScheduleResult search = RunGang(GangMode::kSearch);

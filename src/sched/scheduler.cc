@@ -51,6 +51,7 @@ std::string FitErrorMessage(size_t num_nodes, const std::vector<NodeRejection>& 
     for (const std::string& reason : r.reasons) ++histogram[reason];
   }
   std::vector<std::string> parts;
+  parts.reserve(histogram.size());
   for (const auto& [reason, count] : histogram) parts.push_back(fmt::format("{} {}", count, reason));
   std::sort(parts.begin(), parts.end());
   std::string msg = fmt::format("0/{} nodes are available:", num_nodes);
@@ -318,9 +319,15 @@ class Scheduler {
   // How a pass over a group's members ended.
   struct GroupPass {
     PodOutcome::Kind kind = PodOutcome::Kind::kUnschedulable;
+    // Upstream's status as its Message() prints it (with "pod group is
+    // unschedulable, " first where the status wraps errPodGroupUnschedulable)
+    // and as AsError() does (that error alone then), which
+    // podGroupSchedulingPlacementAlgorithm quotes for the first placement.
     std::string message;
+    std::string error_text;
     size_t tried = 0;  // members tried, in order
   };
+
   // kube-scheduler's podGroupSchedulingDefaultAlgorithm: the members in
   // order, each placed (undoably) before the next is tried; they stay.
   GroupPass DefaultAlgorithm(const GroupEntity& entity, size_t min_count, size_t scheduled_before,
@@ -1696,28 +1703,32 @@ Scheduler::GroupPass Scheduler::DefaultAlgorithm(const GroupEntity& entity, size
   const size_t n = entity.pods.size();
   GroupPass pass;
   size_t remaining = n, scheduled = scheduled_before;
-  for (size_t i = 0; i < n; ++i) {
+  // PlacementFeasible before any member: its Unschedulable is wrapped.
+  if (remaining + scheduled < min_count) {
+    pass.message = kPodGroupUnschedulable + (", " + MinCountCannotBeSatisfied(min_count, scheduled, remaining));
+    pass.error_text = kPodGroupUnschedulable;
+  }
+  for (size_t i = 0; i < n && pass.message.empty(); ++i) {
     outs[i] = RunCycle(entity.pods[i], nullptr);
     pass.tried = i + 1;
     if (outs[i].kind == PodOutcome::Kind::kError) {
       pass.kind = PodOutcome::Kind::kError;
       pass.message = "failed to schedule other pod from a pod group: " + outs[i].message;
+      pass.error_text = pass.message;
       break;
     }
     --remaining;
     if (outs[i].kind == PodOutcome::Kind::kPlaced) ++scheduled;
     if (remaining + scheduled < min_count) {
+      // PlacementFeasible's status as it is: no "pod group is unschedulable".
       pass.kind = PodOutcome::Kind::kUnschedulable;
       pass.message = MinCountCannotBeSatisfied(min_count, scheduled, remaining);
+      pass.error_text = pass.message;
       break;
     }
-    if (scheduled < min_count) {
-      pass.kind = PodOutcome::Kind::kUnschedulable;  // "Wait" ends as Unschedulable
-      pass.message = MinCountNotYetSatisfied(min_count, scheduled, remaining);
-    } else {
-      pass.kind = PodOutcome::Kind::kPlaced;
-      pass.message.clear();
-    }
+    // "Wait" (not yet satisfied) cannot outlast the last member: then
+    // scheduled >= minCount.
+    pass.kind = scheduled < min_count ? PodOutcome::Kind::kUnschedulable : PodOutcome::Kind::kPlaced;
   }
   // Members the cycle did not reach get the group's status.
   for (size_t i = pass.tried; i < n; ++i) {
@@ -1825,8 +1836,9 @@ Scheduler::GroupPass Scheduler::PlacementAlgorithm(const GroupEntity& entity, co
   if (feasible.empty()) {
     // The first placement's members, with upstream's summary.
     GroupPass out = *first;
-    out.message = fmt::format("0/{} placements are available, first placement status: {}", placements.placements.size(),
-                              first->message);
+    out.message = fmt::format("{}, 0/{} placements are available, first placement status: {}", kPodGroupUnschedulable,
+                              placements.placements.size(), first->error_text);
+    out.error_text = kPodGroupUnschedulable;
     outs = std::move(first_outs);
     for (PodOutcome& o : outs) {
       if (o.kind != PodOutcome::Kind::kPlaced && o.message == first->message) o.message = out.message;
@@ -1917,9 +1929,6 @@ std::vector<PodOutcome> Scheduler::RunGroup(const GroupEntity& entity, GroupOutc
   const size_t scheduled_before = CountGroupPods(s_, entity.group_namespace, entity.group_name).scheduled;
   group->min_count = MinCount(pg);
   group->scheduled_before = scheduled_before;
-  if (n + scheduled_before < min_count) {
-    return all(PodOutcome::Kind::kUnschedulable, MinCountCannotBeSatisfied(min_count, scheduled_before, n));
-  }
 
   // TopologyAwareWorkloadScheduling: the group is tried in each placement.
   std::optional<GroupPlacements> placements;
@@ -1928,20 +1937,49 @@ std::vector<PodOutcome> Scheduler::RunGroup(const GroupEntity& entity, GroupOutc
     group->placements = placements->placements.size();
     if (placements->placements.empty()) {
       for (const PodOutcome& out : outs) group->upstream_pass.push_back({.pod = out.pod, .node = {}, .devices = {}});
-      return all(placements->error ? PodOutcome::Kind::kError : PodOutcome::Kind::kUnschedulable, placements->message);
+      (void)all(placements->error ? PodOutcome::Kind::kError : PodOutcome::Kind::kUnschedulable, placements->message);
+      if (placements->error) return outs;
+      // An Unschedulable status goes to PodGroupPostFilter (no member was
+      // tried); the members keep the status from before it, or take its
+      // error.
+      const GroupPostFilter post = RunPodGroupPostFilter(s_, entity, /*dra_state=*/false);
+      if (post.error) return all(PodOutcome::Kind::kError, post.text);
+      group->message += post.text;
+      return outs;
     }
   }
 
   logging_ = true;
   in_group_ = true;
   const size_t mark = Mark();
-  const GroupPass pass = placements ? PlacementAlgorithm(entity, *placements, min_count, scheduled_before, outs, group)
-                                    : DefaultAlgorithm(entity, min_count, scheduled_before, outs);
+  GroupPass pass = placements ? PlacementAlgorithm(entity, *placements, min_count, scheduled_before, outs, group)
+                              : DefaultAlgorithm(entity, min_count, scheduled_before, outs);
+  // A pass that fits with no member placed now (minCount met by members
+  // bound before): runRootSchedulingAlgorithm makes it Unschedulable.
+  const bool none_placed_now = pass.kind == PodOutcome::Kind::kPlaced && CountPlaced(outs) == 0;
+  if (none_placed_now) {
+    pass.kind = PodOutcome::Kind::kUnschedulable;
+    pass.message = pass.error_text = kPodGroupUnschedulable;
+  }
+  // Upstream's PodGroupInitiallyScheduled message: the status, and for an
+  // Unschedulable one what PodGroupPostFilter appended; or its error, which
+  // every member takes but those with an error of their own.
+  std::string group_message = pass.message;
+  if (pass.kind == PodOutcome::Kind::kUnschedulable) {
+    const GroupPostFilter post = RunPodGroupPostFilter(s_, entity, pass.tried > 0 && !s_.nodes.empty());
+    if (post.error) {
+      pass.kind = PodOutcome::Kind::kError;
+      pass.message = group_message = post.text;
+      pass.tried = n;
+    } else {
+      group_message += post.text;
+    }
+  }
   const PodOutcome::Kind kind = pass.kind;
   const std::string& message = pass.message;
   const size_t tried = pass.tried;
   group->kind = kind;
-  group->message = message;
+  group->message = group_message;
   for (const PodOutcome& out : outs) {
     GroupOutcome::MemberTry& t = group->upstream_pass.emplace_back();
     t.pod = out.pod;
@@ -1955,20 +1993,31 @@ std::vector<PodOutcome> Scheduler::RunGroup(const GroupEntity& entity, GroupOutc
   }
   if (kind != PodOutcome::Kind::kPlaced) {
     // Members that fit take the group's status; members that did not keep
-    // their own (upstream's submitPodGroupAlgorithmResult).
+    // their own (upstream's submitPodGroupAlgorithmResult): an error as it
+    // is; for Unschedulable, NewStatus(Unschedulable, the group's message)
+    // wrapping errPodGroupUnschedulable. Members not reached (i >= tried)
+    // hold the status from before PodGroupPostFilter (DefaultAlgorithm).
     for (size_t i = 0; i < tried; ++i) {
       PodOutcome& out = outs[i];
       const bool own = out.kind != PodOutcome::Kind::kPlaced &&
                        (kind != PodOutcome::Kind::kError || out.kind == PodOutcome::Kind::kError);
       if (own) continue;
-      out = PodOutcome{.pod = out.pod, .kind = kind, .message = message};
+      out = PodOutcome{.pod = out.pod,
+                       .kind = kind,
+                       .message = kind == PodOutcome::Kind::kError
+                                      ? message
+                                      : fmt::format("{}, {}", kPodGroupUnschedulable, group->message)};
     }
     if (options_.after_pod && options_.gang.mode == GangMode::kUpstream) {
       *reported = true;
       for (size_t i = 0; i < n && !*stop; ++i) *stop = !options_.after_pod(entity.pods[i], outs[i]);
     }
     UndoTo(mark);
-    if (kind == PodOutcome::Kind::kUnschedulable && options_.gang.mode == GangMode::kSearch) {
+    // (No search where minCount is out of reach of the pending members, or
+    // met by members bound before while none of the pending ones fits.)
+    if (kind == PodOutcome::Kind::kUnschedulable && options_.gang.mode == GangMode::kSearch &&
+        n + scheduled_before >= min_count && !none_placed_now) {
+      const std::string upstream_message = group->message;
       std::vector<PodOutcome> searched = outs;
       if (placements ? SearchPlacements(entity, *placements, min_count, scheduled_before, &searched, group)
                      : RunSearch(entity, min_count, scheduled_before, &searched, group)) {
@@ -1977,7 +2026,11 @@ std::vector<PodOutcome> Scheduler::RunGroup(const GroupEntity& entity, GroupOutc
         group->message.clear();
       } else {
         for (PodOutcome& out : outs) {
-          if (out.message == message) out.message = group->message;
+          // Members that took the group's status take its search summary.
+          if (out.message == message ||
+              out.message == fmt::format("{}, {}", kPodGroupUnschedulable, upstream_message)) {
+            out.message = group->message;
+          }
         }
       }
     }

@@ -1026,9 +1026,11 @@ wait "$pack_kube_pid" "$pack_dra_pid" 2>/dev/null || true
 group_condition() {  # GROUP: status reason message of PodGroupInitiallyScheduled
   k get podgroup "$1" -o jsonpath='{.status.conditions[?(@.type=="PodGroupInitiallyScheduled")].status} {.status.conditions[?(@.type=="PodGroupInitiallyScheduled")].reason} {.status.conditions[?(@.type=="PodGroupInitiallyScheduled")].message}'
 }
+# quad-up's condition is kube-scheduler 1.37.2's text (tools/oracle `schedule` on
+# the same group, node and templates: the status, then PodGroupPostFilter's).
 gang_decided() {
   [ "$(bound_count quad-search-)" -eq 4 ] && [ "$(unschedulable_count quad-up-)" -eq 4 ] &&
-    group_condition quad-up | grep -q '^False Unschedulable minCount (4) cannot be satisfied: 2 scheduled, 1 remaining$' &&
+    group_condition quad-up | grep -q '^False Unschedulable minCount (4) cannot be satisfied: 2 scheduled, 1 remaining, pod group preemption: No preemption victims found for incoming preemptor$' &&
     group_condition quad-search | grep -q '^True Scheduled'
 }
 if wait_for 60 gang_decided && sleep 2 && [ "$(bound_count quad-up-)" -eq 0 ] &&

@@ -1,7 +1,11 @@
 // `dractl schedule` and `dractl explain` on pod groups: the gang issue's
 // target case (examples/gang/two-models.yaml) and a gang that cannot fit
 // (tests/sched/gang/trio.yaml). Expectations worked out by hand in each file's header and
-// below, from kube-scheduler 1.37.2's GangScheduling texts.
+// below, from kube-scheduler 1.37.2's GangScheduling texts; the texts of a failed group and
+// its members are kube-scheduler's own: tools/oracle `schedule` (scheduler.New, its pod-group
+// cycle and DefaultPreemption) on the same files as JSON Lists, gate GenericWorkload (and
+// TopologyAwareWorkloadScheduling for clique.yaml), with the API server's request defaults
+// (allocationMode ExactCount, count 1) written out.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -24,19 +28,26 @@ bool Contains(const std::string& haystack, const std::string& needle) {
 TEST(GangCliTest, UpstreamPlacesNeitherMember) {
   CommandResult r = RunCommand(kBin + " schedule" + kGate + " --gang upstream -f " + ShellQuote(kTwoModels));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output, "default/a  <pending>  minCount (2) cannot be satisfied: 1 scheduled, 0 remaining\n"))
+  EXPECT_TRUE(Contains(r.output,
+                       "default/a  <pending>  pod group is unschedulable, minCount (2) cannot be satisfied: 1 "
+                       "scheduled, 0 remaining, pod group preemption: No preemption victims found for incoming "
+                       "preemptor\n"))
       << r.output;
   EXPECT_TRUE(Contains(r.output, "default/b  <pending>  0/1 nodes are available: 1 cannot allocate all claims.\n"))
       << r.output;
   EXPECT_TRUE(Contains(r.output, "0 placed, 2 pending\n")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "pod group default/pair: not placed: minCount (2) cannot be satisfied")) << r.output;
+  EXPECT_TRUE(Contains(r.output,
+                       "pod group default/pair: not placed: minCount (2) cannot be satisfied: 1 scheduled, 0 "
+                       "remaining, pod group preemption: No preemption victims found for incoming preemptor\n"))
+      << r.output;
   // -o yaml: the PodGroup with kube-scheduler's condition; nothing bound.
   CommandResult y = RunCommand(kBin + " schedule" + kGate + " -o yaml -f " + ShellQuote(kTwoModels));
   ASSERT_EQ(y.exit_code, 0) << y.output;
   EXPECT_TRUE(Contains(y.output,
                        "    - type: PodGroupInitiallyScheduled\n      status: \"False\"\n"
                        "      lastTransitionTime: \"1970-01-01T00:00:00Z\"\n      reason: Unschedulable\n"
-                       "      message: 'minCount (2) cannot be satisfied: 1 scheduled, 0 remaining'\n"))
+                       "      message: 'minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, pod group\n"
+                       "        preemption: No preemption victims found for incoming preemptor'\n"))
       << y.output;
   EXPECT_FALSE(Contains(y.output, "nodeName:")) << y.output;
   // --policy kube's default is upstream.
@@ -80,7 +91,8 @@ TEST(GangCliTest, ExplainTellsTheGroupsPassAndTheSearchsPlacement) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Contains(r.output,
                        "pod group default/pair (minCount 2, 2 pending, 0 bound before): not placed: minCount "
-                       "(2) cannot be satisfied: 1 scheduled, 0 remaining\n"))
+                       "(2) cannot be satisfied: 1 scheduled, 0 remaining, pod group preemption: No preemption "
+                       "victims found for incoming preemptor\n"))
       << r.output;
   EXPECT_TRUE(Contains(r.output,
                        "  one pod at a time, as kube-scheduler (then undone): default/a on n1 "
@@ -98,11 +110,14 @@ TEST(GangCliTest, ExplainTellsTheGroupsPassAndTheSearchsPlacement) {
 TEST(GangCliTest, ExplainGivesTheGroupsNearestMiss) {
   CommandResult r = RunCommand(kBin + " explain" + kGate + " -f " + ShellQuote(kData + "/trio.yaml") + " default/t-2");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output, "not placed: minCount (3) cannot be satisfied: 2 scheduled, 0 remaining\n"))
+  EXPECT_TRUE(Contains(r.output,
+                       "not placed: minCount (3) cannot be satisfied: 2 scheduled, 0 remaining, pod group "
+                       "preemption: No preemption victims found for incoming preemptor\n"))
       << r.output;
   EXPECT_TRUE(Contains(r.output,
                        "  with --gang search it is not placed either: minCount (3) cannot be satisfied: 2 "
-                       "scheduled, 0 remaining; gang search: no placement of minCount members exists"))
+                       "scheduled, 0 remaining, pod group preemption: No preemption victims found for incoming "
+                       "preemptor; gang search: no placement of minCount members exists"))
       << r.output;
   EXPECT_TRUE(Contains(r.output,
                        "  nearest miss: at most 2 of the 3 pending members fit together (1 more needed): "
@@ -130,7 +145,10 @@ TEST(GangCliTest, TopologyByDeviceAttribute) {
   CommandResult up = RunCommand(kBin + " schedule" + gates + " --gang upstream" + file);
   ASSERT_EQ(up.exit_code, 0) << up.output;
   EXPECT_TRUE(Contains(up.output, "default/w-0  <pending>  no feasible placements found\n")) << up.output;
-  EXPECT_TRUE(Contains(up.output, "pod group default/pair: not placed: no feasible placements found\n")) << up.output;
+  EXPECT_TRUE(Contains(up.output,
+                       "pod group default/pair: not placed: no feasible placements found, pod group preemption: No "
+                       "preemption victims found for incoming preemptor\n"))
+      << up.output;
   CommandResult search = RunCommand(kBin + " schedule" + gates + " --gang search" + file);
   ASSERT_EQ(search.exit_code, 0) << search.output;
   EXPECT_TRUE(Contains(search.output, "default/w-0  n1    gpu: gpu.example.com/n1/gpu-1\n")) << search.output;

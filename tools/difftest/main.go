@@ -45,6 +45,7 @@ type options struct {
 	dump      string
 	skipKnown string
 	level     string
+	gangs     float64 // --level scheduler: share of clusters with PodGroups
 }
 
 func main() {
@@ -66,6 +67,7 @@ func main() {
 	flag.StringVar(&o.dump, "dump", "", "directory to save every generated scenario (generator debugging)")
 	flag.StringVar(&o.skipKnown, "skip-known", "", "skip scenarios that can hit known mismatch classes (comma-separated: all-shares, fractional, lazy-cel) to look for others")
 	flag.StringVar(&o.level, "level", "allocator", "allocator, validation (objects against a real kube-apiserver's dry run) or scheduler (clusters against kube-scheduler's plugins; README.md)")
+	flag.Float64Var(&o.gangs, "gangs", schedGangFraction, "--level scheduler: share of the clusters with PodGroups (0 to 1; sched_gen.go)")
 	flag.Parse()
 	if o.level == "validation" {
 		os.Exit(runValidation(o))

@@ -16,11 +16,13 @@ import (
 type SchedScenario struct {
 	Index int
 	Gates string
+	Gang  bool // with PodGroups (compared by sched_gang.go)
 	List  obj
 }
 
 type schedGen struct {
 	g      *gen
+	gang   bool // a cluster with PodGroups (sched_gang.go): no pod priorities
 	nodes  []obj
 	taints []obj // every taint some node has, for tolerations
 	gpus   map[string][]string
@@ -31,10 +33,24 @@ type schedGen struct {
 
 const schedDriver = "gpu.example.com"
 
-// GenerateSched draws scenario `index` of `seed`.
+// schedGangFraction is the share of clusters with PodGroups by default
+// (--gangs).
+const schedGangFraction = 0.25
+
+// GenerateSched draws scenario `index` of `seed` (with PodGroups in
+// schedGangFraction of them).
 func GenerateSched(seed uint64, index int) SchedScenario {
+	return GenerateSchedWith(seed, index, schedGangFraction)
+}
+
+// GenerateSchedWith draws scenario `index` of `seed`; a share `gangs` of
+// the clusters have PodGroups. Whether one does comes from a generator of
+// its own, so a cluster without them is the same whatever `gangs` is (and
+// as before PodGroups were drawn).
+func GenerateSchedWith(seed uint64, index int, gangs float64) SchedScenario {
 	g := &gen{r: rand.New(rand.NewPCG(seed, uint64(index)+0x5c4ed))}
 	s := &schedGen{g: g, gpus: map[string][]string{}}
+	s.gang = rand.New(rand.NewPCG(seed, uint64(index)+0x9a4c)).Float64() < gangs
 	var gates []string // DRAPrioritizedList and DRAExtendedResource are locked on in 1.37
 	s.genClasses()
 	n := g.n(2, 6)
@@ -42,12 +58,118 @@ func GenerateSched(seed uint64, index int) SchedScenario {
 		s.genNode(fmt.Sprintf("node-%d", i))
 	}
 	s.genAllocated()
-	pending := g.n(1, 6)
-	for i := 0; i < pending; i++ {
-		s.genPod(fmt.Sprintf("pod-%d", i))
+	if s.gang {
+		gates = s.genGangs()
+	} else {
+		pending := g.n(1, 6)
+		for i := 0; i < pending; i++ {
+			s.genPod(fmt.Sprintf("pod-%d", i))
+		}
 	}
-	return SchedScenario{Index: index, Gates: strings.Join(gates, ","),
+	return SchedScenario{Index: index, Gates: strings.Join(gates, ","), Gang: s.gang,
 		List: obj{"apiVersion": "v1", "kind": "List", "items": s.items}}
+}
+
+// genGangs: 1-2 PodGroups of 2-6 pending members and 0-3 pods of no group,
+// created in a random order (a single pod sometimes among a group's
+// members). Returns the gates: GenericWorkload, and DRAWorkloadResourceClaims
+// where a PodGroup has claims.
+func (s *schedGen) genGangs() []string {
+	g := s.g
+	var entities []string
+	for k := g.n(1, 2); k > 0; k-- {
+		entities = append(entities, fmt.Sprintf("gang-%d", k-1))
+	}
+	for k := g.n(0, 3); k > 0; k-- {
+		entities = append(entities, "")
+	}
+	g.r.Shuffle(len(entities), func(i, j int) { entities[i], entities[j] = entities[j], entities[i] })
+	singles, claims := 0, false
+	single := func() {
+		s.genPod(fmt.Sprintf("pod-%d", singles))
+		singles++
+	}
+	for _, e := range entities {
+		if e == "" {
+			single()
+			continue
+		}
+		claims = s.genGroup(e, single) || claims
+	}
+	gates := []string{"GenericWorkload=true"}
+	if claims {
+		gates = append(gates, "DRAWorkloadResourceClaims=true")
+	}
+	return gates
+}
+
+// genGroup: PodGroup `name` (gang minCount 1..size, or 15% basic), 2-6
+// pending members drawn as other pods are (claims from their own
+// templates, the shared and held claims, extended resources, node
+// constraints) and sometimes one that fits no node (64 cpus); 40% a
+// PodGroup claim from a template that most members name (the group's one
+// claim); 15% a member already bound. `single` makes a pod of no group
+// (called between members 15% of the time). Returns whether the group has
+// claims.
+func (s *schedGen) genGroup(name string, single func()) bool {
+	g := s.g
+	size := g.n(2, 6)
+	policy := obj{"basic": obj{}}
+	if g.p(0.85) {
+		policy = obj{"gang": obj{"minCount": g.n(1, size)}}
+	}
+	spec := obj{"schedulingPolicy": policy}
+	shared := ""
+	if g.p(0.4) {
+		shared = name + "-shared"
+		s.add(obj{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+			"metadata": obj{"name": shared, "namespace": "default"},
+			"spec": obj{"spec": obj{"devices": obj{"requests": []any{obj{"name": "r", "exactly": obj{
+				"deviceClassName": pick(g, []string{"gpu", "gpu", "gpu-big"}), "allocationMode": "ExactCount", "count": 1}}}}}}})
+		spec["resourceClaims"] = []any{obj{"name": "grp", "resourceClaimTemplateName": shared}}
+	}
+	s.add(obj{"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+		"metadata": obj{"name": name, "namespace": "default", "uid": "uid-pg-" + name},
+		"spec":     spec})
+	member := func(p obj) {
+		p["spec"].(obj)["schedulingGroup"] = obj{"podGroupName": name}
+	}
+	if g.p(0.15) {
+		p := s.podShell(name + "-bound")
+		p["spec"].(obj)["nodeName"] = pick(g, s.nodes)["metadata"].(obj)["name"]
+		p["spec"].(obj)["schedulerName"] = "default-scheduler" // as genPod's
+		member(p)
+		s.add(p)
+	}
+	for i := 0; i < size; i++ {
+		if i > 0 && g.p(0.15) {
+			single()
+		}
+		p := s.genPod(fmt.Sprintf("%s-%d", name, i))
+		member(p)
+		spec := p["spec"].(obj)
+		container := spec["containers"].([]any)[0].(obj)
+		res, _ := container["resources"].(obj)
+		if res == nil {
+			res = obj{}
+			container["resources"] = res
+		}
+		if shared != "" && g.p(0.85) {
+			claims, _ := spec["resourceClaims"].([]any)
+			spec["resourceClaims"] = append(claims, obj{"name": "grp", "resourceClaimTemplateName": shared})
+			cc, _ := res["claims"].([]any)
+			res["claims"] = append(cc, obj{"name": "grp"})
+		}
+		if g.p(0.1) {
+			req, _ := res["requests"].(obj)
+			if req == nil {
+				req = obj{}
+				res["requests"] = req
+			}
+			req["cpu"] = "64" // no node has as many
+		}
+	}
+	return shared != ""
 }
 
 func (s *schedGen) add(o obj) { s.items = append(s.items, o) }
@@ -177,11 +299,13 @@ func (s *schedGen) genAllocated() {
 		"spec":     obj{"devices": obj{"requests": []any{obj{"name": "r", "exactly": obj{"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}}}}}})
 }
 
-func (s *schedGen) genPod(name string) {
+func (s *schedGen) genPod(name string) obj {
 	g := s.g
 	p := s.podShell(name)
 	spec := p["spec"].(obj)
-	if g.p(0.4) {
+	// No priorities with PodGroups: kube-scheduler's DefaultPreemption
+	// (which the gang oracle runs) would evict lower-priority pods.
+	if !s.gang && g.p(0.4) {
 		spec["priority"] = pick(g, []int{0, 10, 100})
 	}
 	if len(s.taints) > 0 && g.p(0.4) {
@@ -251,7 +375,11 @@ func (s *schedGen) genPod(name string) {
 		podClaims = append(podClaims, obj{"name": "sh", "resourceClaimName": "shared"})
 		containerClaims = append(containerClaims, obj{"name": "sh"})
 	}
-	if len(s.held) > 0 && g.p(0.1) {
+	// Not with PodGroups: kube-scheduler's DynamicResources PostFilter (and
+	// PodGroupPostFilter), which the gang oracle runs, deallocates an
+	// allocated claim that nothing reserves when its pod cannot use it, and
+	// dractl models no PostFilter.
+	if !s.gang && len(s.held) > 0 && g.p(0.1) {
 		// An allocated claim: only its node is available.
 		podClaims = append(podClaims, obj{"name": "held", "resourceClaimName": pick(g, s.held)})
 		containerClaims = append(containerClaims, obj{"name": "held"})
@@ -279,5 +407,12 @@ func (s *schedGen) genPod(name string) {
 		req["example.com/gpu"] = "1"
 		res["limits"] = obj{"example.com/gpu": "1"}
 	}
+	if s.gang {
+		// The API server's default, written out: dractl compares it between
+		// a group's pods (validatePodGroup) as given, and the oracle's fake
+		// API does not default pods created bound.
+		spec["schedulerName"] = "default-scheduler"
+	}
 	s.add(p)
+	return p
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -94,5 +95,148 @@ func TestDiffSchedPods(t *testing.T) {
 	d.Scores["n1"]["Extra"] = 1
 	if class, _ := diffSchedPods(d, u); class != "" || !reflect.DeepEqual(d.Filter, u.Filter) {
 		t.Errorf("unscored: class %q, want none", class)
+	}
+}
+
+// PodGroups in a share of the clusters (sched_gen.go genGangs): the other
+// clusters are the same whatever the share is; a cluster with PodGroups
+// has GenericWorkload on (and DRAWorkloadResourceClaims exactly where a
+// PodGroup has claims), 1-2 groups of 2-6 pending members with minCount
+// 1..size, no pod priorities, schedulerName written out, no held claims.
+func TestGenerateSchedGangs(t *testing.T) {
+	gangs := 0
+	for i := 0; i < 400; i++ {
+		with := GenerateSchedWith(3, i, 0.25)
+		without := GenerateSchedWith(3, i, 0)
+		if without.Gang {
+			t.Fatalf("scenario %d: PodGroups with --gangs 0", i)
+		}
+		if !with.Gang {
+			a, _ := json.Marshal(with.List)
+			b, _ := json.Marshal(without.List)
+			if string(a) != string(b) || with.Gates != without.Gates {
+				t.Fatalf("scenario %d: a cluster without PodGroups changed with --gangs", i)
+			}
+			continue
+		}
+		gangs++
+		groups := map[string]obj{}
+		pending := map[string]int{}
+		bound := map[string]int{}
+		groupClaims := false
+		for _, it := range with.List["items"].([]any) {
+			o := it.(obj)
+			switch o["kind"] {
+			case "PodGroup":
+				name := o["metadata"].(obj)["name"].(string)
+				groups[name] = o
+				if _, ok := o["spec"].(obj)["resourceClaims"]; ok {
+					groupClaims = true
+				}
+			case "Pod":
+				spec := o["spec"].(obj)
+				if _, ok := spec["priority"]; ok {
+					t.Fatalf("scenario %d: pod %v has a priority", i, o["metadata"])
+				}
+				for _, c := range asList(spec["resourceClaims"]) {
+					if name, _ := c.(obj)["resourceClaimName"].(string); strings.HasPrefix(name, "held-") {
+						t.Fatalf("scenario %d: pod %v names held claim %s", i, o["metadata"], name)
+					}
+				}
+				if _, running := spec["nodeName"]; running && spec["schedulingGroup"] == nil {
+					continue
+				}
+				if spec["schedulerName"] != "default-scheduler" {
+					t.Fatalf("scenario %d: pod %v: schedulerName %v", i, o["metadata"], spec["schedulerName"])
+				}
+				if sg, ok := spec["schedulingGroup"].(obj); ok {
+					if _, ok := spec["nodeName"]; ok {
+						bound[sg["podGroupName"].(string)]++
+					} else {
+						pending[sg["podGroupName"].(string)]++
+					}
+				}
+			}
+		}
+		if len(groups) < 1 || len(groups) > 2 {
+			t.Fatalf("scenario %d: %d PodGroups", i, len(groups))
+		}
+		for name, g := range groups {
+			n := pending[name]
+			if n < 2 || n > 6 || bound[name] > 1 {
+				t.Fatalf("scenario %d: group %s: %d pending, %d bound members", i, name, n, bound[name])
+			}
+			if gang, ok := g["spec"].(obj)["schedulingPolicy"].(obj)["gang"].(obj); ok {
+				if mc := gang["minCount"].(int); mc < 1 || mc > n {
+					t.Fatalf("scenario %d: group %s: minCount %d of %d", i, name, mc, n)
+				}
+			}
+		}
+		if !strings.Contains(with.Gates, "GenericWorkload=true") ||
+			strings.Contains(with.Gates, "DRAWorkloadResourceClaims=true") != groupClaims {
+			t.Fatalf("scenario %d: gates %q (group claims: %v)", i, with.Gates, groupClaims)
+		}
+	}
+	if gangs < 60 || gangs > 140 {
+		t.Fatalf("%d of 400 clusters with PodGroups, want about 100", gangs)
+	}
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+// The gang comparison (sched_gang.go): a tie in dractl's choice ends it;
+// a member's message must match exactly, a single pod's may lack upstream's
+// preemption text.
+func TestDiffGangScenario(t *testing.T) {
+	d := schedOutcome{
+		Pods: []schedPod{
+			{Pod: "default/s", Message: "0/2 nodes are available: 2 Insufficient cpu."},
+			{Pod: "default/g-0", Node: "n1", Scores: map[string]map[string]int64{"n1": {"total": 300}, "n2": {"total": 200}}},
+			{Pod: "default/g-1", Message: "0/2 nodes are available: 2 cannot allocate all claims."},
+		},
+		Groups: []schedGroup{{Group: "default/g", Members: []string{"default/g-0", "default/g-1"}, Tried: true,
+			Result: "placed", Condition: &schedCondition{Status: "True", Reason: "Scheduled"}}},
+	}
+	u := schedOutcome{
+		Pods: []schedPod{
+			{Pod: "default/s", Message: "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."},
+			{Pod: "default/g-0", Node: "n1"},
+			{Pod: "default/g-1", Message: "0/2 nodes are available: 2 cannot allocate all claims."},
+		},
+		Groups: []schedGroup{{Group: "default/g", Status: "True", Reason: "Scheduled"}},
+	}
+	var st gangStats
+	if class, what := diffGangScenario(d, u, &st); class != "" {
+		t.Fatalf("equal: %s %s", class, what)
+	}
+	u.Pods[1].Node = "n2"
+	if class, _ := diffGangScenario(d, u, &st); class != "node" {
+		t.Fatalf("other node: class %q", class)
+	}
+	// A tie: not compared.
+	d.Pods[1].Scores["n2"]["total"] = 300
+	if class, _ := diffGangScenario(d, u, &st); class != "" || st.afterTie == 0 {
+		t.Fatalf("tie: class %q, %d after a tie", class, st.afterTie)
+	}
+	d.Pods[1].Scores["n2"]["total"] = 200
+	u.Pods[1].Node = "n1"
+	u.Groups[0] = schedGroup{Group: "default/g", Status: "False", Reason: "Unschedulable", Message: "m"}
+	if class, _ := diffGangScenario(d, u, &st); class != "group condition" {
+		t.Fatalf("condition: class %q", class)
+	}
+	u.Groups[0] = schedGroup{Group: "default/g", Status: "True", Reason: "Scheduled"}
+	u.Pods[2].Message += " preemption: x"
+	if class, _ := diffGangScenario(d, u, &st); class != "member message" {
+		t.Fatalf("member message: class %q", class)
+	}
+	// After a pod that failed at PreBind on both sides: its own class.
+	prebind := "running PreBind plugin \"DynamicResources\": nil or empty request mappings"
+	d.Pods[0] = schedPod{Pod: "default/s", Error: true, Message: prebind}
+	u.Pods[0] = schedPod{Pod: "default/s", Error: true, Message: prebind}
+	if class, _ := diffGangScenario(d, u, &st); class != "prebind retry" {
+		t.Fatalf("after PreBind: class %q", class)
 	}
 }

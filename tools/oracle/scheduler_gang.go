@@ -19,8 +19,10 @@ package main
 // fake clock advances a second between them, so the queue's timestamps
 // (upstream's tie-break after priority, for pods and pod-group entities
 // alike) follow that order. ScheduleOne runs while the active queue holds
-// something; the clock never advances afterwards, so a pod that failed is
-// not retried (dractl schedule tries each pod once).
+// something and some pod has no outcome yet; the clock never advances
+// afterwards, so backoff never ends, but some entities come back at once (a
+// group whose member was bound, a member whose binding failed): only each
+// pod's and group's first outcome is kept (dractl schedule tries each once).
 //
 // Randomness kept: the best-scored node among equals (selectHost), the
 // placement evaluated first (a Go map) and the best placement among equals.
@@ -35,7 +37,9 @@ package main
 //
 // Output per pending pod: its node (bound through the fake API) or its
 // PodScheduled condition's message, `error` for reason SchedulerError;
-// per PodGroup its PodGroupInitiallyScheduled condition (none: never tried).
+// per PodGroup its PodGroupInitiallyScheduled condition (none: never tried);
+// each as kube-scheduler's first attempt left it (runGangSchedule). A pod
+// that a later attempt places is reported as an error (not compared).
 
 import (
 	"context"
@@ -134,6 +138,18 @@ func runPodGroupClaimController(c *schedCluster) {
 func runGangSchedule(c *schedCluster) (res schedScenarioOutcome) {
 	// The scheduler logs failures through klog's global logger (stderr).
 	klog.SetLogger(logr.Discard())
+	// The API server gives every object a UID; kube-scheduler's
+	// PodGroupState counts members by it.
+	for _, p := range c.pods {
+		if p.UID == "" {
+			p.UID = types.UID("uid-" + p.Namespace + "-" + p.Name)
+		}
+	}
+	for _, pg := range c.podGroups {
+		if pg.UID == "" {
+			pg.UID = types.UID("uid-podgroup-" + pg.Namespace + "-" + pg.Name)
+		}
+	}
 	runPodGroupClaimController(c)
 	queue := schedQueue(c.pods)
 	for _, pod := range queue {
@@ -210,9 +226,22 @@ func runGangSchedule(c *schedCluster) (res schedScenarioOutcome) {
 		return schedScenarioOutcome{Error: "scheduler.New: " + err.Error()}
 	}
 	factory.Start(ctx.Done())
-	factory.WaitForCacheSync(ctx.Done())
-	if err := sched.WaitForHandlersSync(ctx); err != nil {
-		return schedScenarioOutcome{Error: "handlers: " + err.Error()}
+	// client-go's and the scheduler's waits poll every 100 ms, most of a
+	// small cluster's run: check every millisecond instead (each wait with
+	// a stop already closed makes one check).
+	if !pollUntil(10*time.Second, func() bool {
+		closed := make(chan struct{})
+		close(closed)
+		for _, synced := range factory.WaitForCacheSync(closed) {
+			if !synced {
+				return false
+			}
+		}
+		cancelled, cancel := context.WithCancel(ctx)
+		cancel()
+		return sched.WaitForHandlersSync(cancelled) == nil
+	}) {
+		return schedScenarioOutcome{Error: "informers or handlers did not sync"}
 	}
 	sched.SchedulingQueue.Run(klog.Background())
 	if sched.APIDispatcher != nil {
@@ -237,27 +266,84 @@ func runGangSchedule(c *schedCluster) (res schedScenarioOutcome) {
 			return schedScenarioOutcome{Error: fmt.Sprintf("pod %s never reached the queue (%s)", pod.Name, summary)}
 		}
 	}
-	for len(sched.SchedulingQueue.PodsInActiveQ()) > 0 {
+	// Each cycle's outcome is read once it has settled (status patches may
+	// go through the API dispatcher) and the first outcome of each pod and
+	// group is kept: a group that placed some members is tried again at
+	// once (the members that did not fit come back to the queue when one is
+	// bound), and that cycle, which places nothing (the state is the one
+	// the first left), writes "pod group is unschedulable" over the first
+	// cycle's condition where the informer has not yet seen it. dractl
+	// models kube-scheduler's first attempt of each pod and group.
+	var out schedScenarioOutcome
+	settle := func() bool {
+		var cur schedScenarioOutcome
+		stable := 0
+		var last string
+		pollUntil(5*time.Second, func() bool {
+			cur = readGangOutcome(ctx, client, queue, c.podGroups)
+			s := fmt.Sprint(cur)
+			if s == last {
+				stable++
+			} else {
+				stable, last = 0, s
+			}
+			return stable >= 3
+		})
+		if cur.Error != "" {
+			out = cur
+			return false
+		}
+		if out.Pods == nil {
+			out = cur
+			return true
+		}
+		for i, p := range cur.Pods {
+			if old := out.Pods[i]; old.Node == "" && old.Message == "" {
+				out.Pods[i] = p
+			} else if old.Node == "" && p.Node != "" {
+				// Placed by a later cycle: not dractl's single attempt.
+				out = schedScenarioOutcome{Error: fmt.Sprintf("pod %s placed by a second scheduling attempt", p.Pod)}
+				return false
+			}
+		}
+		for i, g := range cur.Groups {
+			if out.Groups[i].Status == "" {
+				out.Groups[i] = g
+			}
+		}
+		return true
+	}
+	// Until every pod has its first outcome, and at most two cycles per pod:
+	// an entity that keeps coming back to the active queue (a member whose
+	// binding cycle fails, PreBind's error, is retried with its group at
+	// once, ahead of later pods) would not end the loop; pods it keeps from
+	// their turn are left without an outcome.
+	done := func() bool {
+		for _, p := range out.Pods {
+			if p.Node == "" && p.Message == "" {
+				return false
+			}
+		}
+		return out.Pods != nil
+	}
+	for cycles := 0; len(sched.SchedulingQueue.PodsInActiveQ()) > 0 && cycles < 2*len(queue)+3 && !done(); cycles++ {
 		sched.ScheduleOne(ctx)
 		// The binding cycles (Permit, PreBind, Bind) run on their own
 		// goroutines: let them finish before the next entity, as they
 		// would long before the next pod's cycle in a real cluster.
 		pollUntil(10*time.Second, func() bool { return len(sched.SchedulingQueue.InFlightPods()) == 0 })
-	}
-	// Status patches (the API dispatcher, when on) may still be in flight.
-	var out schedScenarioOutcome
-	stable := 0
-	var last string
-	pollUntil(5*time.Second, func() bool {
-		out = readGangOutcome(ctx, client, queue, c.podGroups)
-		s := fmt.Sprint(out)
-		if s == last {
-			stable++
-		} else {
-			stable, last = 0, s
+		// And until the informer has seen the bindings (an assumed pod is
+		// confirmed, or forgotten when its binding cycle fails): the queue
+		// moves entities on those events, and the loop must not end on an
+		// active queue that is empty only for the moment.
+		pollUntil(10*time.Second, func() bool { return sched.Cache.Dump().AssumedPods.Len() == 0 })
+		if !settle() {
+			return out
 		}
-		return stable >= 3
-	})
+	}
+	if out.Pods == nil {
+		settle()
+	}
 	return out
 }
 
