@@ -51,7 +51,7 @@ class GangTest : public SchedulerTest {
     return p;
   }
   // A template of one device of class gpu with `selector` (none if empty).
-  void AddSelectingTemplate(std::string name, std::string selector) {
+  void AddSelectingTemplate(const std::string& name, std::string selector) {
     AddTemplate(name);
     if (!selector.empty()) {
       snap_.templates.back().spec.spec.devices.requests[0].exactly->selectors.push_back(
@@ -362,9 +362,9 @@ TEST_F(GangTest, SearchSolvesPartitionsThatOnePodAtATimeWastes) {
   counters.spec.shared_counters[0].counters.insert_or_assign("mem", api::Counter{api::Quantity::FromInt(2)});
   api::SetDefaults(counters, "1970-01-01T00:00:00Z");
   snap_.slices.push_back(counters);
-  auto part = [](std::string name, std::string size, int64_t mem) {
+  auto part = [](std::string name, const std::string& size, int64_t mem) {
     api::Device d{.name = std::move(name)};
-    d.attributes.insert_or_assign("size", api::DeviceAttribute::String(std::move(size)));
+    d.attributes.insert_or_assign("size", api::DeviceAttribute::String(size));
     api::DeviceCounterConsumption use{.counter_set = "gpu-0", .counters = {}, .compatibility_groups = {}};
     use.counters.insert_or_assign("mem", api::Counter{api::Quantity::FromInt(mem)});
     d.rare.mut().consumes_counters.push_back(std::move(use));
