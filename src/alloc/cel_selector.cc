@@ -21,59 +21,84 @@ StatusOr<api::DeviceAttribute> SelectorEvaluator::EvaluateAttribute(std::string_
 
 namespace {
 
-// A derived attribute's CEL value as a DeviceAttribute (upstream
-// valToDeviceAttribute): bool, int, string, semver, or a list whose elements
-// all have the first element's type (an empty list is an empty string list).
+// A derived attribute's CEL value as a DeviceAttribute, as upstream's
+// valToDeviceAttribute converts it: by the Go value behind the CEL value
+// (ref.Val's Value()), which looks through optionals (optional.of(1) is 1,
+// optional.none() nothing) and makes a type value its name (type(1) is the
+// string "int"). A bool, int, string or semver is that attribute; a list (an
+// optional list is not one) whose first element is one of those is a list of
+// that type, every element checked; an empty list is an empty string list.
+// The errors name the Go type upstream's %T prints (cel::GoValueTypeName).
+enum class NativeKind : uint8_t { kOther, kBool, kInt, kString, kSemver };
+
+// The Value that ref.Val.Value() reads: `v` without its optional wrappers,
+// or nullptr for optional.none().
+const cel::Value* Native(const cel::Value& v) {
+  const cel::Value* n = &v;
+  while (n->is_optional()) {
+    if (!n->has_optional_value()) return nullptr;
+    n = &n->optional_value();
+  }
+  return n;
+}
+
+NativeKind KindOf(const cel::Value* n) {
+  if (n == nullptr) return NativeKind::kOther;
+  if (n->is_bool()) return NativeKind::kBool;
+  if (n->is_int()) return NativeKind::kInt;
+  if (n->is_string() || n->is_type()) return NativeKind::kString;
+  if (n->is_opaque() && n->opaque().type_name() == cel::kSemverTypeName) return NativeKind::kSemver;
+  return NativeKind::kOther;
+}
+
+// REQUIRES: KindOf(n) is kString / kSemver.
+std::string_view StringOf(const cel::Value& n) { return n.is_type() ? n.type_name_value() : n.string_value(); }
+std::string SemverOf(const cel::Value& n) { return static_cast<const cel::SemverValue&>(n.opaque()).semver().String(); }
+
 StatusOr<api::DeviceAttribute> ToDeviceAttribute(const cel::Value& v) {
-  auto semver_text = [](const cel::Value& e) -> std::optional<std::string> {
-    if (!e.is_opaque() || e.opaque().type_name() != cel::kSemverTypeName) return std::nullopt;
-    return static_cast<const cel::SemverValue&>(e.opaque()).semver().String();
-  };
-  if (v.is_bool()) return api::DeviceAttribute::Bool(v.bool_value());
-  if (v.is_int()) return api::DeviceAttribute::Int(v.int_value());
-  if (v.is_string()) return api::DeviceAttribute::String(v.string_value());
-  if (std::optional<std::string> text = semver_text(v)) return api::DeviceAttribute::VersionOf(*text);
-  if (!v.is_list()) return FailedPreconditionError(fmt::format("unsupported CEL return type: {}", v.TypeName()));
+  const cel::Value* n = Native(v);
+  switch (KindOf(n)) {
+    case NativeKind::kBool: return api::DeviceAttribute::Bool(n->bool_value());
+    case NativeKind::kInt: return api::DeviceAttribute::Int(n->int_value());
+    case NativeKind::kString: return api::DeviceAttribute::String(StringOf(*n));
+    case NativeKind::kSemver: return api::DeviceAttribute::VersionOf(SemverOf(*n));
+    case NativeKind::kOther: break;
+  }
+  if (!v.is_list()) {
+    return FailedPreconditionError(fmt::format("unsupported CEL return type: {}", cel::GoValueTypeName(v)));
+  }
   const cel::ListObject& list = v.list();
   if (list.size() == 0) return api::DeviceAttribute::Strings({});
   const cel::Value first = list.Get(0);
-  auto wrong = [&](size_t i, std::string_view want, const cel::Value& e) {
-    return FailedPreconditionError(
-        fmt::format("expected list element at index {} to be {}, got {}", i, want, e.TypeName()));
-  };
-  if (first.is_bool() || first.is_int()) {
-    const bool ints = first.is_int();
-    std::vector<int64_t> int_values;
-    std::vector<bool> bool_values;
-    for (size_t i = 0; i < list.size(); ++i) {
-      const cel::Value e = list.Get(i);
-      if (ints ? !e.is_int() : !e.is_bool()) return wrong(i, ints ? "int" : "bool", e);
-      if (ints) {
-        int_values.push_back(e.int_value());
-      } else {
-        bool_values.push_back(e.bool_value());
-      }
-    }
-    return ints ? api::DeviceAttribute::Ints(std::move(int_values))
-                : api::DeviceAttribute::Bools(std::move(bool_values));
+  const NativeKind kind = KindOf(Native(first));
+  static constexpr std::array<std::string_view, 5> kWant = {"", "bool", "int", "string", "semver"};
+  if (kind == NativeKind::kOther) {
+    return FailedPreconditionError(fmt::format("unsupported list element type: {}", cel::GoValueTypeName(first)));
   }
-  const bool strings = first.is_string();
-  if (!strings && !semver_text(first)) {
-    return FailedPreconditionError(fmt::format("unsupported list element type: {}", first.TypeName()));
-  }
+  std::vector<int64_t> int_values;
+  std::vector<bool> bool_values;
   std::vector<api::InternedString> texts;
   for (size_t i = 0; i < list.size(); ++i) {
     const cel::Value e = list.Get(i);
-    if (strings) {
-      if (!e.is_string()) return wrong(i, "string", e);
-      texts.emplace_back(e.string_value());
-    } else {
-      std::optional<std::string> text = semver_text(e);
-      if (!text) return wrong(i, "semver", e);
-      texts.emplace_back(*text);
+    const cel::Value* en = Native(e);
+    if (KindOf(en) != kind) {
+      return FailedPreconditionError(fmt::format("expected list element at index {} to be {}, got {}", i,
+                                                 kWant[static_cast<size_t>(kind)], cel::GoValueTypeName(e)));
+    }
+    switch (kind) {
+      case NativeKind::kBool: bool_values.push_back(en->bool_value()); break;
+      case NativeKind::kInt: int_values.push_back(en->int_value()); break;
+      case NativeKind::kString: texts.emplace_back(StringOf(*en)); break;
+      case NativeKind::kSemver: texts.emplace_back(SemverOf(*en)); break;
+      case NativeKind::kOther: break;
     }
   }
-  return strings ? api::DeviceAttribute::Strings(std::move(texts)) : api::DeviceAttribute::Versions(std::move(texts));
+  switch (kind) {
+    case NativeKind::kBool: return api::DeviceAttribute::Bools(std::move(bool_values));
+    case NativeKind::kInt: return api::DeviceAttribute::Ints(std::move(int_values));
+    case NativeKind::kString: return api::DeviceAttribute::Strings(std::move(texts));
+    default: return api::DeviceAttribute::Versions(std::move(texts));
+  }
 }
 
 // Evaluators are told apart in the per-thread cache below by a number that is
@@ -99,13 +124,18 @@ class CelSelectorEvaluator final : public SelectorEvaluator {
     return env_->MatchColumn(Lookup(expression), devices, driver, out, scratch);
   }
 
-  // Compiled as any expression of the scheduler's environment (upstream
-  // GetOrCompileDerivedAttribute: StoredExpressions, the selector cost limit
-  // per evaluation); the result type is checked on the value.
+  // Compiled as upstream's GetOrCompileDerivedAttribute: the scheduler's
+  // environment (StoredExpressions), the selector cost limit per evaluation,
+  // and a result type that can be a derived attribute (bool, int, string,
+  // semver, any, dyn or a list of those; e.g. 1.5 does not compile, while
+  // dyn(1.5) does and fails when converted).
   StatusOr<api::DeviceAttribute> EvaluateAttribute(std::string_view expression, const api::Device& device,
                                                    std::string_view driver) override {
     std::shared_ptr<const cel::CompiledSelector> compiled = env_->CompileExpression(expression);
     if (!compiled->ok()) return InvalidArgumentError(compiled->error());
+    if (!compiled->derived_attribute_error().empty()) {
+      return InvalidArgumentError(compiled->derived_attribute_error());
+    }
     thread_local cel::EvalScratch scratch;
     DRA_ASSIGN_OR_RETURN(cel::Value value, env_->Evaluate(*compiled, &device, driver, scratch));
     if (value.is_error()) return FailedPreconditionError(std::string(value.error_message()));

@@ -37,33 +37,6 @@ std::string DomainHint(std::string_view expression) {
          name + " (e.g. device." + map + "[\"gpu.nvidia.com\"]." + name + ")";
 }
 
-// upstream isAllowedDerivedAttributeElementType.
-bool DerivedAttributeElementType(const Type& t) {
-  switch (t.kind()) {
-    case TypeKind::kBool:
-    case TypeKind::kInt:
-    case TypeKind::kString:
-    case TypeKind::kAny:
-    case TypeKind::kDyn: return true;
-    case TypeKind::kOpaque: return t.name() == kSemverTypeName && t.params().empty();
-    default: return false;
-  }
-}
-
-// upstream validateOutputType for derived attributes (NewExpressions: lists
-// only with DRAListTypeAttributes).
-std::optional<std::string> DerivedAttributeResultTypeError(const Type& t, bool allow_lists) {
-  if (DerivedAttributeElementType(t)) return std::nullopt;
-  if (allow_lists && t.kind() == TypeKind::kList && t.params().size() == 1 &&
-      DerivedAttributeElementType(t.params()[0])) {
-    return std::nullopt;
-  }
-  return std::string(allow_lists ? "must evaluate to a primitive scalar (string, integer, boolean, semver) or a "
-                                   "list of these scalars, not "
-                                 : "must evaluate to a primitive scalar (string, integer, boolean, semver), not ") +
-         t.DeclaredString();
-}
-
 class ApiServerChecker final : public api::CelExpressionChecker {
  public:
   explicit ApiServerChecker(const api::FeatureGates& gates) {
@@ -102,9 +75,8 @@ class ApiServerChecker final : public api::CelExpressionChecker {
                     "compilation failed: " + FormatIssues(expression, checked.issues) + DomainHint(expression));
     }
     const std::optional<std::string> type_error =
-        kind == CelExpressionKind::kSelector
-            ? SelectorResultTypeError(checked.result_type(), options_)
-            : DerivedAttributeResultTypeError(checked.result_type(), options_.list_type_attributes);
+        kind == CelExpressionKind::kSelector ? SelectorResultTypeError(checked.result_type(), options_)
+                                             : DerivedAttributeResultTypeError(checked.result_type(), options_);
     if (type_error) return Failed(FieldErrorType::kInvalid, *type_error);
     CelExpressionCheck check;
     check.compiled = true;

@@ -487,4 +487,34 @@ std::optional<std::string> SelectorResultTypeError(const Type& result, const Kub
   return "must evaluate to bool or the unknown type, not " + result.DeclaredString();
 }
 
+namespace {
+
+// upstream isAllowedDerivedAttributeElementType.
+bool DerivedAttributeElementType(const Type& t) {
+  switch (t.kind()) {
+    case TypeKind::kBool:
+    case TypeKind::kInt:
+    case TypeKind::kString:
+    case TypeKind::kAny:
+    case TypeKind::kDyn: return true;
+    case TypeKind::kOpaque: return t.name() == "kubernetes.Semver" && t.params().empty();
+    default: return false;
+  }
+}
+
+}  // namespace
+
+std::optional<std::string> DerivedAttributeResultTypeError(const Type& t, const KubernetesEnvOptions& o) {
+  const bool allow_lists = o.list_type_attributes || o.env == ExpressionEnv::kStoredExpressions;
+  if (DerivedAttributeElementType(t)) return std::nullopt;
+  if (allow_lists && t.kind() == TypeKind::kList && t.params().size() == 1 &&
+      DerivedAttributeElementType(t.params()[0])) {
+    return std::nullopt;
+  }
+  return std::string(allow_lists ? "must evaluate to a primitive scalar (string, integer, boolean, semver) or a "
+                                   "list of these scalars, not "
+                                 : "must evaluate to a primitive scalar (string, integer, boolean, semver), not ") +
+         t.DeclaredString();
+}
+
 }  // namespace dra::cel

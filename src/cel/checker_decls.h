@@ -101,4 +101,13 @@ CheckerEnv KubernetesCheckerEnv(const KubernetesEnvOptions& options = {});
 // evaluate to bool or the unknown type, not int"), or std::nullopt.
 std::optional<std::string> SelectorResultTypeError(const Type& result, const KubernetesEnvOptions& options);
 
+// Kubernetes' rule for the type of a derived attribute's expression
+// (validateOutputType with DerivedAttribute): bool, int, string, semver, any
+// or dyn, or a list of one of those where lists are allowed (always in
+// StoredExpressions, in NewExpressions with DRAListTypeAttributes). Returns
+// the message of a violation ("must evaluate to a primitive scalar (string,
+// integer, boolean, semver) or a list of these scalars, not double"), or
+// std::nullopt.
+std::optional<std::string> DerivedAttributeResultTypeError(const Type& result, const KubernetesEnvOptions& options);
+
 }  // namespace dra::cel

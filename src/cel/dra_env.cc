@@ -145,6 +145,7 @@ class AttributeList final : public ListObject {
   explicit AttributeList(DraScratch* s) : s_(s) {}
   ~AttributeList() override = default;
   void Init(const api::DeviceAttribute* attr) { attr_ = attr; }
+  const api::DeviceAttribute& attribute() const { return *attr_; }
   size_t size() const override;
   Value Get(size_t index) const override;
 
@@ -517,6 +518,56 @@ std::string DeviceObject::DebugString() const { return "device of driver \"" + s
 
 }  // namespace internal
 
+std::string_view GoValueTypeName(const Value& v) {
+  switch (v.kind()) {
+    case ValueKind::kNull: return "structpb.NullValue";
+    case ValueKind::kBool: return "bool";
+    case ValueKind::kInt: return "int64";
+    case ValueKind::kUint: return "uint64";
+    case ValueKind::kDouble: return "float64";
+    case ValueKind::kString:
+    case ValueKind::kType: return "string";
+    case ValueKind::kBytes: return "[]uint8";
+    case ValueKind::kOptional: return v.has_optional_value() ? GoValueTypeName(v.optional_value()) : "<nil>";
+    case ValueKind::kError: return "*types.Err";
+    case ValueKind::kList: {
+      // A list attribute is its api slice ([]cel.Semver: upstream wraps each
+      // version); every other list here is built by the evaluator.
+      const auto* attr = dynamic_cast<const internal::AttributeList*>(&v.list());
+      if (attr == nullptr) return "[]ref.Val";
+      switch (attr->attribute().type()) {
+        case api::DeviceAttribute::Type::kInts: return "[]int64";
+        case api::DeviceAttribute::Type::kBools: return "[]bool";
+        case api::DeviceAttribute::Type::kStrings: return "[]string";
+        case api::DeviceAttribute::Type::kVersions: return "[]cel.Semver";
+        default: return "[]ref.Val";
+      }
+    }
+    case ValueKind::kMap: {
+      // device.attributes, device.capacity and their domains are Go maps of
+      // interface values, but for a capacity domain that the device has
+      // (an unknown domain reads as the shared empty map[string]any).
+      if (const auto* domain = dynamic_cast<const internal::DomainMap*>(&v.map())) {
+        return domain->capacity() && domain->size() > 0 ? "map[string]cel.Quantity" : "map[string]interface {}";
+      }
+      if (dynamic_cast<const internal::DomainsMap*>(&v.map()) != nullptr) return "map[string]interface {}";
+      return "map[ref.Val]ref.Val";
+    }
+    case ValueKind::kOpaque: {
+      const std::string_view name = v.opaque().type_name();
+      if (name == kQuantityTypeName) return "*resource.Quantity";
+      if (name == kSemverTypeName) return "semver.Version";
+      if (name == kIPTypeName) return "netip.Addr";
+      if (name == kCIDRTypeName) return "netip.Prefix";
+      if (name == kURLTypeName) return "*url.URL";
+      if (name == kNamedFormatTypeName) return "cel.Format";
+      if (name == internal::kDeviceTypeName) return "map[string]interface {}";  // `device` is a Go map upstream
+      return name;
+    }
+  }
+  return "unknown";
+}
+
 // --- EvalScratch ---------------------------------------------------------------------
 
 EvalScratch::EvalScratch() : impl_(std::make_unique<internal::DraScratch>()) {}
@@ -594,10 +645,14 @@ std::shared_ptr<const CompiledSelector> DraEnvironment::CompileUncached(std::str
     CheckResult checked = Check(*parsed->expr, checker_env_);
     if (!checked.ok()) {
       issues = std::move(checked.issues);
-    } else if (std::optional<std::string> e = SelectorResultTypeError(checked.result_type(), checker_options_);
-               selector && e) {
-      out->error_ = *std::move(e);
-      return out;
+    } else if (selector) {
+      if (std::optional<std::string> e = SelectorResultTypeError(checked.result_type(), checker_options_)) {
+        out->error_ = *std::move(e);
+        return out;
+      }
+    } else if (std::optional<std::string> e =
+                   DerivedAttributeResultTypeError(checked.result_type(), checker_options_)) {
+      out->derived_attribute_error_ = *std::move(e);
     }
   }
   if (issues.empty()) {

@@ -128,6 +128,10 @@ class CompiledSelector {
   // The columnar form (cel/columnar.h), or nullptr when the selector is not
   // one of its shapes.
   const ColumnarSelector* columnar() const { return columnar_.get(); }
+  // For CompileExpression when ok(): why the expression cannot be a derived
+  // attribute (DerivedAttributeResultTypeError: "must evaluate to a primitive
+  // scalar (...) or a list of these scalars, not double"), or empty.
+  const std::string& derived_attribute_error() const { return derived_attribute_error_; }
 
  private:
   friend class DraEnvironment;
@@ -136,6 +140,7 @@ class CompiledSelector {
   std::shared_ptr<const ColumnarSelector> columnar_;
   std::optional<size_t> device_slot_;
   std::string error_;
+  std::string derived_attribute_error_;
   std::vector<Issue> issues_;
 };
 
@@ -169,6 +174,19 @@ enum class DeviceCheck : uint8_t {
   kCheck,  // check, as upstream does before every evaluation
   kDone,   // CheckDevice already returned OK for this device, driver and environment
 };
+
+// Upstream converts a derived attribute's value by switching on the Go
+// value behind it (ref.Val's Value()) and names that value's Go type with
+// %T in its errors. For `v`, a value of this environment: that name as %T
+// prints it, e.g. "int64", "float64", "[]uint8", "structpb.NullValue",
+// "*resource.Quantity", "map[ref.Val]ref.Val" (a map literal),
+// "map[string]interface {}" (device.attributes[d]), "[]ref.Val" (a list
+// literal or comprehension; upstream's concatenations, "[]interface {}", and
+// split results, "[]string", are not told apart), "[]int64" (a list
+// attribute). Optionals are looked through as Value() does
+// (optional.none(): "<nil>"); a type value is its name, a "string". `v` must
+// still be valid (it may borrow from the scratch of its evaluation).
+std::string_view GoValueTypeName(const Value& v);
 
 class DraEnvironment {
  public:
