@@ -85,6 +85,22 @@ bool WaitingForClaims(const api::Pod& pod) {
   return false;
 }
 
+// Claims the round created, by pod: from templates (--manage-claims), and
+// the special claims of extended resources backed by DRA (created only for
+// placed pods, at bind time, as upstream's PreBind does).
+std::map<std::string, std::vector<size_t>> CreatedClaimsByPod(const sched::Snapshot& snapshot,
+                                                              const std::vector<size_t>& created_claims) {
+  std::map<std::string, std::vector<size_t>> created;
+  for (size_t c : created_claims) {
+    const api::ResourceClaim& claim = snapshot.claims[c];
+    for (const api::OwnerReference& o : claim.metadata.owner_references) {
+      if (o.controller.value_or(false) && o.kind == "Pod")
+        created[claim.metadata.namespace_ + "/" + o.name].push_back(c);
+    }
+  }
+  return created;
+}
+
 // The PodScheduled condition's status and message, from status.conditions.
 std::pair<std::string, std::string> PodScheduledCondition(const api::Pod& pod) {
   const api::RawJson* raw = pod.status.extra.find("conditions");
@@ -187,9 +203,7 @@ void Server::Run() {
   threads_.clear();
 }
 
-Server::Round Server::Plan() {
-  Clock::time_point start = Clock::now();
-  int64_t gated = 0;
+std::vector<const api::Object*> Server::RoundObjects(int64_t* gated) const {
   std::vector<const api::Object*> all = cache_.Objects([](const api::Pod&) { return true; });
   std::vector<const api::Object*> objects;
   for (const api::Object* o : all) {
@@ -203,149 +217,107 @@ Server::Round Server::Plan() {
     // Placed already, waiting for binding conditions: its claims hold its devices.
     if (binding_waits_.count(sched::ObjectKey(p->metadata)) > 0) continue;
     if (options_.manage_claims ? WaitingForGroupClaims(*p) : WaitingForClaims(*p)) {
-      ++gated;
+      ++*gated;
       continue;
     }
     objects.push_back(o);
   }
-  sched::Snapshot snapshot = sched::NewSnapshot(objects, options_.gates);
-  // A pod the API server kept spec.schedulingGroup on comes from a server
-  // with GenericWorkload on, whatever --feature-gates says here: its group
-  // is honoured, never bound member by member.
-  (void)snapshot.gates.Set(api::Gate::kGenericWorkload, true);
-  sched::ScheduleOptions so{.policy = options_.policy,
-                            .seed = options_.seed,
-                            .scheduler_name = options_.scheduler_name,
-                            .create_template_claims = options_.manage_claims,
-                            .device_choice = options_.device_choice,
-                            .gang = options_.gang};
-  sched::WorkloadProfile profile;
-  if (options_.policy->packing() != sched::Packing::kNone) {
-    if (!profile_window_) {
-      profile_start_ = Clock::now();
-      profile_window_.emplace(options_.profile_window_seconds, options_.profile_half_life_seconds,
-                              options_.workload_profile, 0);
-    }
-    const double now = Seconds(profile_start_);
-    const std::vector<size_t> pending = sched::PendingQueue(snapshot);
-    const std::vector<sched::WorkloadShape> shapes = sched::ShapesOfPods(snapshot, pending);
-    for (size_t i = 0; i < pending.size(); ++i) {
-      profile_window_->Observe(snapshot.pods[pending[i]].metadata.uid, shapes[i], now);
-    }
-    profile = profile_window_->Profile(now);
-    so.workload_profile = &profile;
-  }
-  StatusOr<sched::ScheduleResult> result = sched::Schedule(&snapshot, so);
-  metrics_.Algorithm(Seconds(start));
-  metrics_.SetPending("gated", gated);
-  if (!result.ok()) {
-    Log(fmt::format("internal error: scheduling round: {}", result.status().ToString()));
-    return {};
-  }
-  // Claims the round created, by pod: from templates (--manage-claims), and
-  // the special claims of extended resources backed by DRA (created only for
-  // placed pods, at bind time, as upstream's PreBind does).
-  std::map<std::string, std::vector<size_t>> created;
-  for (size_t c : result->created_claims) {
-    const api::ResourceClaim& claim = snapshot.claims[c];
-    for (const api::OwnerReference& o : claim.metadata.owner_references) {
-      if (o.controller.value_or(false) && o.kind == "Pod")
-        created[claim.metadata.namespace_ + "/" + o.name].push_back(c);
-    }
-  }
-  std::map<std::string, size_t> pod_index;
-  for (size_t i = 0; i < snapshot.pods.size(); ++i) pod_index[sched::ObjectKey(snapshot.pods[i].metadata)] = i;
+  return objects;
+}
 
-  // The placed pods' writes. A pod that reserves a claim another pod of this
-  // round allocates waits for the next round (its writes depend on theirs).
-  std::vector<PodWrite> writes;
-  std::set<std::string> allocated_now;
-  int64_t unschedulable = 0;
-  int64_t deferred = 0;
-  for (const sched::PodOutcome& o : result->pods) {
-    auto pi = pod_index.find(o.pod);
-    if (pi == pod_index.end()) continue;
-    const api::Pod& pod = snapshot.pods[pi->second];
-    first_seen_.emplace(o.pod, start);
-    if (o.kind == sched::PodOutcome::Kind::kPlaced) {
-      bool depends = false;
-      for (const sched::ClaimPlacement& cp : o.claims) depends |= !cp.allocated_now && allocated_now.count(cp.claim);
-      if (depends) {
-        ++deferred;
-        continue;
-      }
-      PodWrite w;
-      w.pod_key = o.pod;
-      w.node = o.node;
-      w.pod = pod;
-      if (const api::Object* cached = cache_.Find(api::Kind::kPod, o.pod); cached != nullptr) {
-        w.cached_pod = std::get<api::Pod>(*cached);
-      }
-      for (size_t c : created[o.pod]) w.create.push_back(snapshot.claims[c]);
-      for (const sched::ClaimPlacement& cp : o.claims) {
-        size_t slash = cp.claim.find('/');
-        std::optional<size_t> idx = snapshot.FindClaim(cp.claim.substr(0, slash), cp.claim.substr(slash + 1));
-        if (!idx) continue;
-        PodWrite::Claim c{
-            .key = cp.claim, .planned = snapshot.claims[*idx], .cached = std::nullopt, .allocate = cp.allocated_now};
-        if (const api::Object* cached = cache_.Find(api::Kind::kResourceClaim, cp.claim); cached != nullptr) {
-          c.cached = std::get<api::ResourceClaim>(*cached);
-        }
-        if (cp.allocated_now) allocated_now.insert(cp.claim);
-        for (const api::DeviceRequestAllocationResult& r : cp.results) {
-          w.devices += fmt::format("{}{}/{}/{}", w.devices.empty() ? "" : ",", r.driver, r.pool, r.device);
-        }
-        w.claims.push_back(std::move(c));
-      }
-      writes.push_back(std::move(w));
-      continue;
-    }
-    ++unschedulable;
-    std::vector<api::Object> assumed;
-    // The resource-claim controller's part happens whether or not the pod fits.
-    if (auto c = created.find(o.pod); c != created.end() && !c->second.empty()) {
-      Status st = OkStatus();
-      for (size_t i : c->second) {
-        if (st.ok()) st = CreateClaim(snapshot.claims[i], &assumed);
-      }
-      if (st.ok()) st = RecordPodClaims(pod, &assumed);
-      if (!st.ok()) Log(fmt::format("pod {}: {}", o.pod, st.message()));
-    }
-    std::string message = o.message;
-    // The allocator's reason for the first node DRA rejected: dractl's detail
-    // after the kube-scheduler text (`dractl explain` has the full story).
-    for (const sched::NodeRejection& r : o.rejections) {
-      if (std::string detail = r.Detail(); !detail.empty()) {
-        message += fmt::format(" dractl: node {}: {}", r.node, detail);
-        break;
-      }
-    }
-    if (reported_[o.pod] != message) {
-      Clock::time_point attempt_start = Clock::now();
-      ++attempts_[o.pod];
-      ReportUnschedulable(pod, message, o.kind == sched::PodOutcome::Kind::kError, &assumed);
-      metrics_.Attempt(o.kind == sched::PodOutcome::Kind::kError ? "error" : "unschedulable", Seconds(attempt_start));
-      reported_[o.pod] = message;
-    }
-    for (api::Object& a : assumed) cache_.Assume(std::move(a));
+const sched::WorkloadProfile* Server::ObservePending(const sched::Snapshot& snapshot, sched::WorkloadProfile* profile) {
+  if (options_.policy->packing() == sched::Packing::kNone) return nullptr;
+  if (!profile_window_) {
+    profile_start_ = Clock::now();
+    profile_window_.emplace(options_.profile_window_seconds, options_.profile_half_life_seconds,
+                            options_.workload_profile, 0);
   }
+  const double now = Seconds(profile_start_);
+  const std::vector<size_t> pending = sched::PendingQueue(snapshot);
+  const std::vector<sched::WorkloadShape> shapes = sched::ShapesOfPods(snapshot, pending);
+  for (size_t i = 0; i < pending.size(); ++i) {
+    profile_window_->Observe(snapshot.pods[pending[i]].metadata.uid, shapes[i], now);
+  }
+  *profile = profile_window_->Profile(now);
+  return profile;
+}
 
-  // The writes of different pods touch different claims: they run in
-  // parallel, and their answers go into the cache here, on this thread.
+Server::PodWrite Server::PrepareWrite(const sched::PodOutcome& outcome, const api::Pod& pod,
+                                      const sched::Snapshot& snapshot, const std::vector<size_t>& created,
+                                      std::set<std::string>* allocated_now) const {
+  PodWrite w;
+  w.pod_key = outcome.pod;
+  w.node = outcome.node;
+  w.pod = pod;
+  if (const api::Object* cached = cache_.Find(api::Kind::kPod, outcome.pod); cached != nullptr) {
+    w.cached_pod = std::get<api::Pod>(*cached);
+  }
+  for (size_t c : created) w.create.push_back(snapshot.claims[c]);
+  for (const sched::ClaimPlacement& cp : outcome.claims) {
+    size_t slash = cp.claim.find('/');
+    std::optional<size_t> idx = snapshot.FindClaim(cp.claim.substr(0, slash), cp.claim.substr(slash + 1));
+    if (!idx) continue;
+    PodWrite::Claim c{
+        .key = cp.claim, .planned = snapshot.claims[*idx], .cached = std::nullopt, .allocate = cp.allocated_now};
+    if (const api::Object* cached = cache_.Find(api::Kind::kResourceClaim, cp.claim); cached != nullptr) {
+      c.cached = std::get<api::ResourceClaim>(*cached);
+    }
+    if (cp.allocated_now) allocated_now->insert(cp.claim);
+    for (const api::DeviceRequestAllocationResult& r : cp.results) {
+      w.devices += fmt::format("{}{}/{}/{}", w.devices.empty() ? "" : ",", r.driver, r.pool, r.device);
+    }
+    w.claims.push_back(std::move(c));
+  }
+  return w;
+}
+
+void Server::ReportUnplaced(const sched::PodOutcome& outcome, const api::Pod& pod, const sched::Snapshot& snapshot,
+                            const std::vector<size_t>& created) {
+  std::vector<api::Object> assumed;
+  // The resource-claim controller's part happens whether or not the pod fits.
+  if (!created.empty()) {
+    Status st = OkStatus();
+    for (size_t i : created) {
+      if (st.ok()) st = CreateClaim(snapshot.claims[i], &assumed);
+    }
+    if (st.ok()) st = RecordPodClaims(pod, &assumed);
+    if (!st.ok()) Log(fmt::format("pod {}: {}", outcome.pod, st.message()));
+  }
+  std::string message = outcome.message;
+  // The allocator's reason for the first node DRA rejected: dractl's detail
+  // after the kube-scheduler text (`dractl explain` has the full story).
+  for (const sched::NodeRejection& r : outcome.rejections) {
+    if (std::string detail = r.Detail(); !detail.empty()) {
+      message += fmt::format(" dractl: node {}: {}", r.node, detail);
+      break;
+    }
+  }
+  if (reported_[outcome.pod] != message) {
+    Clock::time_point attempt_start = Clock::now();
+    ++attempts_[outcome.pod];
+    const bool error = outcome.kind == sched::PodOutcome::Kind::kError;
+    ReportUnschedulable(pod, message, error, &assumed);
+    metrics_.Attempt(error ? "error" : "unschedulable", Seconds(attempt_start));
+    reported_[outcome.pod] = message;
+  }
+  for (api::Object& a : assumed) cache_.Assume(std::move(a));
+}
+
+void Server::ExecuteWrites(std::vector<PodWrite>* writes) {
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < writes.size();) Execute(&writes[i]);
+    for (size_t i; (i = next.fetch_add(1)) < writes->size();) Execute(&(*writes)[i]);
   };
-  const size_t workers = std::min(writes.size(), kMaxParallelWrites);
+  const size_t workers = std::min(writes->size(), kMaxParallelWrites);
   std::vector<std::thread> pool;
   for (size_t t = 1; t < workers; ++t) pool.emplace_back(work);
   work();
   for (std::thread& t : pool) t.join();
-  for (const sched::GroupOutcome& g : result->groups) {
-    if (g.tried) UpdatePodGroupCondition(g);
-  }
-  Round round{.placed = 0, .unschedulable = unschedulable, .deferred = deferred};
-  for (PodWrite& w : writes) {
+}
+
+int64_t Server::FinishWrites(std::vector<PodWrite>* writes, Clock::time_point start) {
+  int64_t placed = 0;
+  for (PodWrite& w : *writes) {
     for (api::Object& a : w.assumed) cache_.Assume(std::move(a));
     if (w.wait_binding) {
       BindingWait wait{.pod = w.pod,
@@ -364,15 +336,16 @@ Server::Round Server::Plan() {
     }
     ++attempts_[w.pod_key];
     if (!w.ok) continue;
-    ++round.placed;
+    ++placed;
     metrics_.PodScheduled(attempts_[w.pod_key], Seconds(first_seen_[w.pod_key]));
     attempts_.erase(w.pod_key);
     first_seen_.erase(w.pod_key);
     reported_.erase(w.pod_key);
   }
-  metrics_.SetPending("unschedulable", unschedulable);
-  // Forget pods that are gone (deleted, or bound by someone else); pods
-  // waiting for binding conditions are not in this round but still ours.
+  return placed;
+}
+
+void Server::ForgetGone(const std::map<std::string, size_t>& pod_index) {
   auto forget_gone = [&](auto& by_pod) {
     for (auto it = by_pod.begin(); it != by_pod.end();) {
       const bool keep = pod_index.count(it->first) > 0 || binding_waits_.count(it->first) > 0;
@@ -382,6 +355,74 @@ Server::Round Server::Plan() {
   forget_gone(reported_);
   forget_gone(first_seen_);
   forget_gone(attempts_);
+}
+
+Server::Round Server::Plan() {
+  Clock::time_point start = Clock::now();
+  int64_t gated = 0;
+  sched::Snapshot snapshot = sched::NewSnapshot(RoundObjects(&gated), options_.gates);
+  // A pod the API server kept spec.schedulingGroup on comes from a server
+  // with GenericWorkload on, whatever --feature-gates says here: its group
+  // is honoured, never bound member by member.
+  (void)snapshot.gates.Set(api::Gate::kGenericWorkload, true);
+  sched::ScheduleOptions so{.policy = options_.policy,
+                            .seed = options_.seed,
+                            .scheduler_name = options_.scheduler_name,
+                            .create_template_claims = options_.manage_claims,
+                            .device_choice = options_.device_choice,
+                            .gang = options_.gang};
+  sched::WorkloadProfile profile;
+  if (const sched::WorkloadProfile* p = ObservePending(snapshot, &profile); p != nullptr) so.workload_profile = p;
+  StatusOr<sched::ScheduleResult> result = sched::Schedule(&snapshot, so);
+  metrics_.Algorithm(Seconds(start));
+  metrics_.SetPending("gated", gated);
+  if (!result.ok()) {
+    Log(fmt::format("internal error: scheduling round: {}", result.status().ToString()));
+    return {};
+  }
+  const std::map<std::string, std::vector<size_t>> created = CreatedClaimsByPod(snapshot, result->created_claims);
+  std::map<std::string, size_t> pod_index;
+  for (size_t i = 0; i < snapshot.pods.size(); ++i) pod_index[sched::ObjectKey(snapshot.pods[i].metadata)] = i;
+
+  // The placed pods' writes. A pod that reserves a claim another pod of this
+  // round allocates waits for the next round (its writes depend on theirs).
+  std::vector<PodWrite> writes;
+  std::set<std::string> allocated_now;
+  int64_t unschedulable = 0;
+  int64_t deferred = 0;
+  const std::vector<size_t> none;
+  for (const sched::PodOutcome& o : result->pods) {
+    auto pi = pod_index.find(o.pod);
+    if (pi == pod_index.end()) continue;
+    const api::Pod& pod = snapshot.pods[pi->second];
+    first_seen_.emplace(o.pod, start);
+    auto c = created.find(o.pod);
+    const std::vector<size_t>& pod_created = c != created.end() ? c->second : none;
+    if (o.kind != sched::PodOutcome::Kind::kPlaced) {
+      ++unschedulable;
+      ReportUnplaced(o, pod, snapshot, pod_created);
+      continue;
+    }
+    bool depends = false;
+    for (const sched::ClaimPlacement& cp : o.claims) depends |= !cp.allocated_now && allocated_now.count(cp.claim);
+    if (depends) {
+      ++deferred;
+      continue;
+    }
+    writes.push_back(PrepareWrite(o, pod, snapshot, pod_created, &allocated_now));
+  }
+
+  // The writes of different pods touch different claims: they run in
+  // parallel, and their answers go into the cache here, on this thread.
+  ExecuteWrites(&writes);
+  for (const sched::GroupOutcome& g : result->groups) {
+    if (g.tried) UpdatePodGroupCondition(g);
+  }
+  Round round{.placed = FinishWrites(&writes, start), .unschedulable = unschedulable, .deferred = deferred};
+  metrics_.SetPending("unschedulable", unschedulable);
+  // Forget pods that are gone (deleted, or bound by someone else); pods
+  // waiting for binding conditions are not in this round but still ours.
+  ForgetGone(pod_index);
   return round;
 }
 

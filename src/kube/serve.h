@@ -35,6 +35,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -154,7 +155,33 @@ class Server {
   };
 
   void Enqueue(ReflectorBatch batch);
+  // One planning round: the phases below, in order.
   Round Plan();
+  // The round's objects: everything but pending pods of other schedulers,
+  // pods being deleted or waiting for binding conditions, and pods whose
+  // template claims are not recorded yet (counted in `gated`).
+  std::vector<const api::Object*> RoundObjects(int64_t* gated) const;
+  // fgd, dra-pack: observes the pending pods in the profile window and
+  // returns its profile, written to `profile`; nullptr for other policies.
+  const sched::WorkloadProfile* ObservePending(const sched::Snapshot& snapshot, sched::WorkloadProfile* profile);
+  // A placed pod's writes: the claims the round created for it (`created`,
+  // indexes into snapshot.claims) and its claims' allocations or
+  // reservations; adds the claims it allocates to `allocated_now`.
+  PodWrite PrepareWrite(const sched::PodOutcome& outcome, const api::Pod& pod, const sched::Snapshot& snapshot,
+                        const std::vector<size_t>& created, std::set<std::string>* allocated_now) const;
+  // A pod that does not fit: creates and records its template claims
+  // (`created`), and reports it unschedulable when its message changed.
+  void ReportUnplaced(const sched::PodOutcome& outcome, const api::Pod& pod, const sched::Snapshot& snapshot,
+                      const std::vector<size_t>& created);
+  // Runs Execute on every write, up to kMaxParallelWrites at once.
+  void ExecuteWrites(std::vector<PodWrite>* writes);
+  // Assumes the writes' answers into the cache, turns the pods waiting for
+  // binding conditions into binding_waits_, and counts the rest; returns the
+  // pods placed.
+  int64_t FinishWrites(std::vector<PodWrite>* writes, std::chrono::steady_clock::time_point start);
+  // Forgets the per-pod records of pods neither in the round (`pod_index`)
+  // nor waiting for binding.
+  void ForgetGone(const std::map<std::string, size_t>& pod_index);
   // fgd, dra-pack: the pods seen pending lately (ServeOptions), made on the
   // first round.
   std::optional<sched::ProfileWindow> profile_window_;

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/testing/cases.h"
+
 namespace dra::quantity {
 
 // Lets gtest print a Quantity in failure messages.
@@ -60,8 +62,8 @@ struct ParseCase {
   Format format = kDecimalSI;
 };
 
-const std::vector<ParseCase>& ParseCases() {
-  static const std::vector<ParseCase> cases = {
+std::vector<ParseCase> ZeroAndIntegerCases() {
+  return {
       // Zero, whatever it is written as, prints "0"; the suffix decides the format.
       {.name = "zero", .in = "0", .want = "0"},
       {.name = "zero_nano", .in = "0n", .want = "0"},
@@ -102,6 +104,11 @@ const std::vector<ParseCase>& ParseCases() {
       {.name = "beyond_int64_exact", .in = "18446744073709551616", .want = "18446744073709551616"},
       {.name = "ten_exa", .in = "10000000000000000000", .want = "10E"},
       {.name = "ten_exa_with_fraction_zero", .in = "10000000000000000000.0", .want = "10E"},
+  };
+}
+
+std::vector<ParseCase> DecimalSiCases() {
+  return {
       // DecimalSI suffixes.
       {.name = "suffix_n", .in = "5n", .want = "5n"},
       {.name = "suffix_u", .in = "4u", .want = "4u"},
@@ -154,6 +161,11 @@ const std::vector<ParseCase>& ParseCases() {
       {.name = "big_with_tenth", .in = "999999999999999999.1", .want = "999999999999999999100m"},
       {.name = "negative_exa_with_tiny_fraction", .in = "-1.0000000000000000001E", .want = "-1000000000000000000100m"},
       {.name = "exa_plus_one", .in = "1.000000000000000001E", .want = "1000000000000000001"},
+  };
+}
+
+std::vector<ParseCase> BinarySiCases() {
+  return {
       // BinarySI: the largest power of 1024 that divides the value picks the suffix.
       {.name = "binary_Ki", .in = "1Ki", .want = "1Ki", .format = kBinarySI},
       {.name = "binary_8Ki", .in = "8Ki", .want = "8Ki", .format = kBinarySI},
@@ -202,6 +214,11 @@ const std::vector<ParseCase>& ParseCases() {
        .in = "123456789012345678901234567890123456789012345Ki",
        .want = "9223372036854775807",
        .format = kBinarySI},
+  };
+}
+
+std::vector<ParseCase> DecimalExponentCases() {
+  return {
       // DecimalExponent.
       {.name = "exp_1e3", .in = "1e3", .want = "1e3", .format = kDecimalExponent},
       {.name = "exp_capital_E", .in = "1E3", .want = "1e3", .format = kDecimalExponent},
@@ -243,6 +260,11 @@ const std::vector<ParseCase>& ParseCases() {
       {.name = "exp_below_nano_rounds_up", .in = "1.1E-9", .want = "2e-9", .format = kDecimalExponent},
       {.name = "exp_half_nano_rounds_up", .in = "0.5e-9", .want = "1e-9", .format = kDecimalExponent},
       {.name = "exp_small_negative", .in = "-.484785E-1", .want = "-48478500e-9", .format = kDecimalExponent},
+  };
+}
+
+std::vector<ParseCase> RoundingAndLargeCases() {
+  return {
       // Rounding: away from zero, to nano.
       {.name = "round_nano_fraction", .in = "3.001n", .want = "4n"},
       {.name = "round_negative_nano_fraction", .in = "-3.001n", .want = "-4n"},
@@ -274,6 +296,11 @@ const std::vector<ParseCase>& ParseCases() {
       {.name = "big_1e40_decimal_si", .in = "10000000000000000000000000000000000000000", .want = "10e39"},
       {.name = "big_leading_zeros_ignored", .in = "000000000000000000000000000000000000000000000001", .want = "1"},
   };
+}
+
+const std::vector<ParseCase>& ParseCases() {
+  static const std::vector<ParseCase> cases = JoinTestCases<ParseCase>(
+      {ZeroAndIntegerCases, DecimalSiCases, BinarySiCases, DecimalExponentCases, RoundingAndLargeCases});
   return cases;
 }
 

@@ -341,6 +341,31 @@ class Explainer {
   void FindUnmatched(const api::Pod& pod, const std::vector<PodClaimRef>& refs, const std::string& claim_key,
                      const std::string& request, PodExplanation* ex);
 
+  // What Analyze works out once per pod, for each node that rejected it.
+  struct PodWork {
+    const api::Pod& pod;
+    const Resources& requests;                                  // the pod's
+    const std::vector<const api::ResourceClaim*>& to_allocate;  // its unallocated claims
+    const std::set<std::string, std::less<>>& own;              // keys of all its claims
+    const alloc::AllocatedState& state;                         // devices of the allocated claims
+    ClaimsPerNode& claims_per_node;
+    // Made on first use: an Allocator, asked only for a rejection that does
+    // not carry the scheduler's Reason, and the bound pods' requests by node.
+    std::unique_ptr<alloc::Allocator> allocator = nullptr;
+    bool allocator_built = false;
+    std::optional<std::map<std::string, Resources, std::less<>>> usage = std::nullopt;
+    std::set<std::pair<std::string, std::string>> failing = {};  // (claim, request) the allocator reported
+  };
+  // Fills holders_ and users_ from the allocated claims and returns them.
+  std::vector<const api::ResourceClaim*> IndexAllocated();
+  // One node's rejection: the cause, explained by kind; near misses go to `ex`.
+  NodeCause ExplainRejection(const NodeRejection& rej, PodWork* work, PodExplanation* ex);
+  // A node filter's rejection; NodeResourcesFit's with its shortages.
+  void ExplainNodeFilter(const NodeRejection& rej, PodWork* work, NodeCause* c);
+  // DRA found no combination of devices: the allocator's reason, the devices
+  // behind it and a near miss.
+  void ExplainNoCombination(const NodeRejection& rej, PodWork* work, NodeCause* c, PodExplanation* ex);
+
   Snapshot& s_;
   const ExplainOptions& options_;
   alloc::SelectorEvaluator& eval_;
@@ -749,19 +774,7 @@ void Explainer::FindUnmatched(const api::Pod& pod, const std::vector<PodClaimRef
   check(*spec->selectors, kind, object, prefix + spec->Path());
 }
 
-PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
-  const api::Pod& pod = s_.pods[pod_idx];
-  PodExplanation ex{.pod = outcome.pod,
-                    .kind = outcome.kind,
-                    .message = outcome.message,
-                    .num_nodes = static_cast<int64_t>(s_.nodes.size())};
-  for (const api::OwnerReference& ref : pod.metadata.owner_references) {
-    if (ref.controller.value_or(false)) ex.owner = fmt::format("{} {}/{}", ref.kind, pod.metadata.namespace_, ref.name);
-  }
-  if (outcome.rejections.empty()) {
-    if (!outcome.message.empty()) ex.summary.push_back({ex.num_nodes, outcome.message});
-    return ex;
-  }
+std::vector<const api::ResourceClaim*> Explainer::IndexAllocated() {
   holders_.clear();
   users_.clear();
   std::vector<const api::ResourceClaim*> allocated;
@@ -776,8 +789,139 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
       if (users.empty() || users.back() != &c) users.push_back(&c);
     }
   }
+  return allocated;
+}
+
+void Explainer::ExplainNodeFilter(const NodeRejection& rej, PodWork* work, NodeCause* c) {
+  c->kind = CauseKind::kNodeFilter;
+  if (rej.plugin != "NodeResourcesFit") return;
+  if (!work->usage) {
+    // What the pods bound now request, per node (once per pod explained).
+    work->usage.emplace();
+    for (const api::Pod& p : s_.pods) {
+      if (p.spec.node_name.empty() || p.status.phase == api::PodPhase::kSucceeded ||
+          p.status.phase == api::PodPhase::kFailed) {
+        continue;
+      }
+      (*work->usage)[p.spec.node_name].Add(PodRequests(p));
+    }
+  }
+  if (std::optional<size_t> node_idx = node_index_.Find(rej.node)) {
+    c->shortages =
+        Shortages(rej.reasons, work->requests, (*work->usage)[rej.node], NodeAllocatable(s_.nodes[*node_idx]));
+  }
+}
+
+void Explainer::ExplainNoCombination(const NodeRejection& rej, PodWork* work, NodeCause* c, PodExplanation* ex) {
+  c->kind = CauseKind::kNoCombination;
+  std::optional<size_t> node_idx = node_index_.Find(rej.node);
+  const api::Node* node = node_idx ? &s_.nodes[*node_idx] : nullptr;
+  const std::vector<const api::ResourceClaim*>& node_claims = node != nullptr && work->claims_per_node.extended()
+                                                                  ? work->claims_per_node.For(NodeAllocatable(*node))
+                                                                  : work->to_allocate;
+  std::optional<alloc::Reason> reason = rej.dra_reason;
+  if (!reason && node != nullptr) {
+    if (!work->allocator_built) {
+      work->allocator = NewAllocator(nullptr);
+      work->allocator_built = true;
+    }
+    StatusOr<alloc::NodeFit> fit =
+        work->allocator ? work->allocator->Allocate(*node, node_claims) : StatusOr<alloc::NodeFit>(alloc::NodeFit{});
+    if (fit.ok() && !fit->fits) reason = std::move(fit->reason);
+  }
+  if (reason && node != nullptr) {
+    const api::ResourceClaim* claim = nullptr;
+    for (const api::ResourceClaim* t : node_claims) {
+      if (HasObjectKey(t->metadata, reason->claim)) claim = t;
+    }
+    if (claim != nullptr) {
+      ExplainDevices(*node, *reason, *claim, work->state, c);
+      work->failing.emplace(c->claim, c->request);
+    }
+  }
+  // Freeing devices can only help where some are in use.
+  if (node != nullptr && (c->in_use > 0 || c->kind == CauseKind::kConstraint || c->kind == CauseKind::kNoCombination)) {
+    if (std::optional<NearMiss> m = FindNearMiss(*node, node_claims, work->own)) ex->near_misses.push_back(*m);
+  }
+}
+
+NodeCause Explainer::ExplainRejection(const NodeRejection& rej, PodWork* work, PodExplanation* ex) {
+  NodeCause c{.node = rej.node, .plugin = rej.plugin, .reasons = rej.reasons};
+  if (rej.plugin == "TaintToleration") {
+    // kube-scheduler does not say which taint; explain does.
+    if (std::optional<size_t> node_idx = node_index_.Find(rej.node)) {
+      if (const api::Taint* taint = FirstUntoleratedTaint(work->pod, s_.nodes[*node_idx])) {
+        c.reasons = {fmt::format("node(s) had untolerated taint {{{}: {}}}", taint->key, taint->value)};
+      }
+    }
+  }
+  const bool dra = rej.plugin == kDynamicResourcesPlugin;
+  const std::string first = rej.reasons.empty() ? "" : rej.reasons[0];
+  if (!dra) {
+    ExplainNodeFilter(rej, work, &c);
+  } else if (first == "resourceclaim not available on the node") {
+    c.kind = CauseKind::kClaimNotAvailable;
+  } else if (first != "cannot allocate all claims") {
+    c.kind = CauseKind::kInvalidPools;
+  } else {
+    ExplainNoCombination(rej, work, &c, ex);
+  }
+  c.text = RenderNodeCause(c);
+  return c;
+}
+
+// Summary: nodes per cause text, most nodes first. Like nodes usually
+// come in runs; each run's texts are rendered and counted once.
+void Summarize(PodExplanation* ex) {
+  std::map<std::string, int64_t> counts;
+  for (size_t i = 0; i < ex->nodes.size();) {
+    const SummaryKey key = SummaryKey::Of(ex->nodes[i]);
+    size_t j = i + 1;
+    while (j < ex->nodes.size() && SummaryKey::Of(ex->nodes[j]) == key) ++j;
+    for (const std::string& t : SummaryTexts(key)) counts[t] += static_cast<int64_t>(j - i);
+    i = j;
+  }
+  for (const auto& [text, n] : counts) ex->summary.push_back({n, text});
+  std::stable_sort(ex->summary.begin(), ex->summary.end(),
+                   [](const CauseSummary& a, const CauseSummary& b) { return a.nodes > b.nodes; });
+}
+
+// A request no node could ever serve: the same request failed on every
+// node (`num_nodes` of them), and it wants more devices than the best node
+// has, free or not. Empty if not so.
+std::string NeverFits(const PodExplanation& ex, size_t num_nodes) {
+  if (ex.nodes.empty() || ex.nodes.size() != num_nodes || ex.nodes[0].all_mode) return "";
+  const NodeCause& first = ex.nodes[0];
+  const NodeCause* largest = nullptr;
+  bool filtered = false;
+  for (const NodeCause& c : ex.nodes) {
+    if (c.claim.empty() || c.claim != first.claim || c.request != first.request || c.all_mode) return "";
+    if (largest == nullptr || c.matching > largest->matching) largest = &c;
+    filtered = filtered || c.class_matching != c.matching;
+  }
+  if (largest == nullptr || largest->matching >= first.wanted) return "";
+  return fmt::format(
+      "no node has more than {} device{} matching class {}{} (largest: {}, {}); the "
+      "request asks for {}",
+      largest->matching, largest->matching == 1 ? "" : "s", first.device_class,
+      filtered ? " and the request's selectors" : "", largest->node, largest->matching, first.wanted);
+}
+
+PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
+  const api::Pod& pod = s_.pods[pod_idx];
+  PodExplanation ex{.pod = outcome.pod,
+                    .kind = outcome.kind,
+                    .message = outcome.message,
+                    .num_nodes = static_cast<int64_t>(s_.nodes.size())};
+  for (const api::OwnerReference& ref : pod.metadata.owner_references) {
+    if (ref.controller.value_or(false)) ex.owner = fmt::format("{} {}/{}", ref.kind, pod.metadata.namespace_, ref.name);
+  }
+  if (outcome.rejections.empty()) {
+    if (!outcome.message.empty()) ex.summary.push_back({ex.num_nodes, outcome.message});
+    return ex;
+  }
   alloc::AllocatedState state;
-  (void)state.AddClaims(allocated, features_);  // Schedule succeeded with the same claims
+  (void)state.AddClaims(IndexAllocated(), features_);  // Schedule succeeded with the same claims
   std::vector<PodClaimRef> refs;
   if (StatusOr<std::vector<PodClaimRef>> r = ResolvePodClaims(s_, pod); r.ok()) refs = std::move(*r);
   std::vector<const api::ResourceClaim*> to_allocate;
@@ -791,120 +935,17 @@ PodExplanation Explainer::Analyze(size_t pod_idx, const PodOutcome& outcome) {
   const ExtendedResourceClasses extended_classes(s_.classes, s_.gates.enabled(api::Gate::kDRAExtendedResource));
   const Resources requests = PodRequests(pod);
   ClaimsPerNode claims_per_node(pod, requests, extended_classes, to_allocate);
-  // Asked only for a rejection that does not carry the scheduler's Reason.
-  std::unique_ptr<alloc::Allocator> allocator;
-  bool allocator_built = false;
-
-  std::set<std::pair<std::string, std::string>> failing;               // (claim, request)
-  std::optional<std::map<std::string, Resources, std::less<>>> usage;  // node name -> bound pods' requests
+  PodWork work{.pod = pod,
+               .requests = requests,
+               .to_allocate = to_allocate,
+               .own = own,
+               .state = state,
+               .claims_per_node = claims_per_node};
   ex.nodes.reserve(outcome.rejections.size());
-  for (const NodeRejection& rej : outcome.rejections) {
-    NodeCause c{.node = rej.node, .plugin = rej.plugin, .reasons = rej.reasons};
-    if (rej.plugin == "TaintToleration") {
-      // kube-scheduler does not say which taint; explain does.
-      if (std::optional<size_t> node_idx = node_index_.Find(rej.node)) {
-        if (const api::Taint* taint = FirstUntoleratedTaint(pod, s_.nodes[*node_idx])) {
-          c.reasons = {fmt::format("node(s) had untolerated taint {{{}: {}}}", taint->key, taint->value)};
-        }
-      }
-    }
-    const bool dra = rej.plugin == kDynamicResourcesPlugin;
-    const std::string first = rej.reasons.empty() ? "" : rej.reasons[0];
-    if (!dra) {
-      c.kind = CauseKind::kNodeFilter;
-      if (rej.plugin == "NodeResourcesFit") {
-        if (!usage) {
-          // What the pods bound now request, per node (once per pod explained).
-          usage.emplace();
-          for (const api::Pod& p : s_.pods) {
-            if (p.spec.node_name.empty() || p.status.phase == api::PodPhase::kSucceeded ||
-                p.status.phase == api::PodPhase::kFailed) {
-              continue;
-            }
-            (*usage)[p.spec.node_name].Add(PodRequests(p));
-          }
-        }
-        if (std::optional<size_t> node_idx = node_index_.Find(rej.node)) {
-          c.shortages = Shortages(rej.reasons, requests, (*usage)[rej.node], NodeAllocatable(s_.nodes[*node_idx]));
-        }
-      }
-    } else if (first == "resourceclaim not available on the node") {
-      c.kind = CauseKind::kClaimNotAvailable;
-    } else if (first != "cannot allocate all claims") {
-      c.kind = CauseKind::kInvalidPools;
-    } else {
-      c.kind = CauseKind::kNoCombination;
-      std::optional<size_t> node_idx = node_index_.Find(rej.node);
-      const api::Node* node = node_idx ? &s_.nodes[*node_idx] : nullptr;
-      const std::vector<const api::ResourceClaim*>& node_claims =
-          node != nullptr && claims_per_node.extended() ? claims_per_node.For(NodeAllocatable(*node)) : to_allocate;
-      std::optional<alloc::Reason> reason = rej.dra_reason;
-      if (!reason && node != nullptr) {
-        if (!allocator_built) {
-          allocator = NewAllocator(nullptr);
-          allocator_built = true;
-        }
-        StatusOr<alloc::NodeFit> fit =
-            allocator ? allocator->Allocate(*node, node_claims) : StatusOr<alloc::NodeFit>(alloc::NodeFit{});
-        if (fit.ok() && !fit->fits) reason = std::move(fit->reason);
-      }
-      if (reason && node != nullptr) {
-        const api::ResourceClaim* claim = nullptr;
-        for (const api::ResourceClaim* t : node_claims) {
-          if (HasObjectKey(t->metadata, reason->claim)) claim = t;
-        }
-        if (claim != nullptr) {
-          ExplainDevices(*node, *reason, *claim, state, &c);
-          failing.emplace(c.claim, c.request);
-        }
-      }
-      // Freeing devices can only help where some are in use.
-      if (node != nullptr &&
-          (c.in_use > 0 || c.kind == CauseKind::kConstraint || c.kind == CauseKind::kNoCombination)) {
-        if (std::optional<NearMiss> m = FindNearMiss(*node, node_claims, own)) ex.near_misses.push_back(*m);
-      }
-    }
-    c.text = RenderNodeCause(c);
-    ex.nodes.push_back(std::move(c));
-  }
-
-  // Summary: nodes per cause text, most nodes first. Like nodes usually
-  // come in runs; each run's texts are rendered and counted once.
-  std::map<std::string, int64_t> counts;
-  for (size_t i = 0; i < ex.nodes.size();) {
-    const SummaryKey key = SummaryKey::Of(ex.nodes[i]);
-    size_t j = i + 1;
-    while (j < ex.nodes.size() && SummaryKey::Of(ex.nodes[j]) == key) ++j;
-    for (const std::string& t : SummaryTexts(key)) counts[t] += static_cast<int64_t>(j - i);
-    i = j;
-  }
-  for (const auto& [text, n] : counts) ex.summary.push_back({n, text});
-  std::stable_sort(ex.summary.begin(), ex.summary.end(),
-                   [](const CauseSummary& a, const CauseSummary& b) { return a.nodes > b.nodes; });
-
-  // A request no node could ever serve: the same request failed on every
-  // node, and it wants more devices than the best node has, free or not.
-  if (!ex.nodes.empty() && ex.nodes.size() == s_.nodes.size() && !ex.nodes[0].all_mode) {
-    const NodeCause& first = ex.nodes[0];
-    const NodeCause* largest = nullptr;
-    bool same = true, filtered = false;
-    for (const NodeCause& c : ex.nodes) {
-      if (c.claim.empty() || c.claim != first.claim || c.request != first.request || c.all_mode) {
-        same = false;
-        break;
-      }
-      if (largest == nullptr || c.matching > largest->matching) largest = &c;
-      filtered = filtered || c.class_matching != c.matching;
-    }
-    if (same && largest != nullptr && largest->matching < first.wanted) {
-      ex.never_fits = fmt::format(
-          "no node has more than {} device{} matching class {}{} (largest: {}, {}); the "
-          "request asks for {}",
-          largest->matching, largest->matching == 1 ? "" : "s", first.device_class,
-          filtered ? " and the request's selectors" : "", largest->node, largest->matching, first.wanted);
-    }
-  }
-  for (const auto& [claim, request] : failing) FindUnmatched(pod, refs, claim, request, &ex);
+  for (const NodeRejection& rej : outcome.rejections) ex.nodes.push_back(ExplainRejection(rej, &work, &ex));
+  Summarize(&ex);
+  ex.never_fits = NeverFits(ex, s_.nodes.size());
+  for (const auto& [claim, request] : work.failing) FindUnmatched(pod, refs, claim, request, &ex);
   ScoreNearMisses(pod, to_allocate, &ex);
   return ex;
 }

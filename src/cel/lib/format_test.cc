@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/testing/cases.h"
+
 namespace dra::cel::lib {
 namespace {
 
@@ -39,8 +41,8 @@ struct FormatCase {
 
 void PrintTo(const FormatCase& c, std::ostream* os) { *os << c.name; }
 
-const std::vector<FormatCase>& FormatCases() {
-  static const std::vector<FormatCase> cases = {
+std::vector<FormatCase> CelGoCases() {
+  return {
       // cel-go ext/strings_test.go TestStringFormat (legacy formatter, en_US).
       {.name = "no_op", .format = "no substitution", .args = {}, .want = "no substitution"},
       {.name = "mid_string",
@@ -152,6 +154,11 @@ const std::vector<FormatCase>& FormatCases() {
        .format = "dyntype duration: %s",
        .args = {A::Duration("8747s")},
        .want = "dyntype duration: 8747s"},
+  };
+}
+
+std::vector<FormatCase> CelGoErrorCases() {
+  return {
       // Errors from the same table.
       {.name = "unrecognized_clause",
        .format = "%a",
@@ -229,6 +236,11 @@ const std::vector<FormatCase>& FormatCases() {
        .args = {A::Null()},
        .want_error = "error during formatting: octal clause can only be used on integers, was "
                      "given null_type"},
+  };
+}
+
+std::vector<FormatCase> NumberRenderingCases() {
+  return {
       // The legacy formatter where cel-spec's strings v4 differs (string_ext
       // vectors marked k8s: false): %f/%e take only doubles, x/text renders.
       {.name = "fixed_rejects_int",
@@ -311,6 +323,11 @@ const std::vector<FormatCase>& FormatCases() {
       {.name = "scientific_nan_padded_to_default_width", .format = "%e", .args = {A::Double(kNaN)}, .want = "   NaN"},
       {.name = "scientific_infinity_padded", .format = "%e", .args = {A::String("-Infinity")}, .want = "    -\u221e"},
       {.name = "scientific_width_too_long", .format = "%.123456789e", .args = {A::Double(1.5)}, .want = "%!(NOVERB)"},
+  };
+}
+
+std::vector<FormatCase> ValueCases() {
+  return {
       // %s of doubles is CEL's string(double), Go's shortest 'g' form.
       {.name = "string_of_large_double", .format = "%s", .args = {A::Double(1e21)}, .want = "1e+21"},
       {.name = "string_of_double_exponent", .format = "%s", .args = {A::Double(123456789.0)}, .want = "1.23456789e+08"},
@@ -366,6 +383,11 @@ const std::vector<FormatCase>& FormatCases() {
        .args = {A::List({A::Bytes("\xff")})},
        .want_error = "error during formatting: could not convert argument \"invalid UTF-8 in "
                      "bytes, cannot convert to string\" to string"},
+  };
+}
+
+std::vector<FormatCase> ClauseErrorCases() {
+  return {
       // Clause syntax errors.
       {.name = "lone_percent", .format = "%", .args = {A::Int(1)}, .want_error = "unexpected end of string"},
       {.name = "lone_percent_without_args", .format = "%", .args = {}, .want_error = "index 0 out of range"},
@@ -401,6 +423,11 @@ const std::vector<FormatCase>& FormatCases() {
        .want_error = "could not parse formatting clause: unrecognized formatting clause "
                      "\"\u00c3\""},
   };
+}
+
+const std::vector<FormatCase>& FormatCases() {
+  static const std::vector<FormatCase> cases =
+      JoinTestCases<FormatCase>({CelGoCases, CelGoErrorCases, NumberRenderingCases, ValueCases, ClauseErrorCases});
   return cases;
 }
 

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/testing/cases.h"
+
 namespace dra::cel::lib {
 namespace {
 
@@ -28,8 +30,8 @@ struct UrlCase {
 
 void PrintTo(const UrlCase& c, std::ostream* os) { *os << c.name; }
 
-const std::vector<UrlCase>& UrlCases() {
-  static const std::vector<UrlCase> cases = {
+std::vector<UrlCase> KubernetesCases() {
+  return {
       // The Kubernetes library's documented examples and CRD validation tests.
       {.name = "absolute_path", .in = "/path", .escaped_path = "/path", .string = "/path"},
       {.name = "scheme_and_host",
@@ -129,6 +131,11 @@ const std::vector<UrlCase>& UrlCases() {
        .string = "https:://kubernetes.io/"},
       {.name = "mailto", .in = "mailto:user@example.com", .scheme = "mailto", .string = "mailto:user@example.com"},
       {.name = "scheme_only", .in = "https:", .scheme = "https", .string = "https:"},
+  };
+}
+
+std::vector<UrlCase> GoParserCases() {
+  return {
       // Go's parser details.
       {.name = "scheme_lowercased_host_kept",
        .in = "HTTPS://Example.com",
@@ -236,6 +243,11 @@ const std::vector<UrlCase>& UrlCases() {
                    "cher.example",
        .escaped_path = "/",
        .string = "https://b%C3%BCcher.example/"},
+  };
+}
+
+std::vector<UrlCase> PortAndQueryCases() {
+  return {
       // Go 1.25 takes the last ':' as the port separator (see GoUrlRules).
       {.name = "colons_in_host",
        .in = "http://a:b:80/",
@@ -303,6 +315,10 @@ const std::vector<UrlCase>& UrlCases() {
        .query = {{"a", {"1", "2", ""}}},
        .string = "http://x/?a=1&a=2&a="},
   };
+}
+
+const std::vector<UrlCase>& UrlCases() {
+  static const std::vector<UrlCase> cases = JoinTestCases<UrlCase>({KubernetesCases, GoParserCases, PortAndQueryCases});
   return cases;
 }
 

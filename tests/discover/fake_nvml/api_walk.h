@@ -2,7 +2,7 @@
 // recording (2 GPUs; GPU 1 has MIG on with two MIG devices; a subset of the
 // GI profile table; three events) and WalkApi, which makes every nvml::Api
 // call discover makes (and a few it should never need) and returns one line
-// per call and answer. Two backends answer alike iff their walks are equal.
+// per call and answer (ApiWalk: the phases, in order). Two backends answer alike iff their walks are equal.
 #pragma once
 
 #include <fmt/format.h>
@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "discover/nvml/api.h"
@@ -177,12 +178,31 @@ struct WalkOptions {
 
 inline std::string HandleText(const void* handle) { return fmt::format("{:#x}", reinterpret_cast<uintptr_t>(handle)); }
 
-// Makes the calls and records the answers. Handles are printed as numbers:
-// backends that share a handle scheme must agree on them too.
-inline std::vector<std::string> WalkApi(Api& api, const WalkOptions& options = {}) {
-  std::vector<std::string> out;
-  auto say = [&](std::string line) { out.push_back(std::move(line)); };
+// One walk: WalkApi's phases, in order, each appending its lines to `out`.
+struct ApiWalk {
+  Api& api;
+  const WalkOptions& options;
+  std::vector<std::string> out = {};
+  std::vector<Device> devices = {};
+  std::vector<unsigned long long> supported = {};  // event types, by entry of `devices`
 
+  void say(std::string line) { out.push_back(std::move(line)); }
+  // Init, error strings, driver versions; returns the device count.
+  unsigned int System();
+  // Device `i` (past the count too): its handle and every per-device call.
+  void DeviceAt(unsigned int i);
+  // Identity, memory, PCI, addressing, MIG and virtualization modes.
+  void Basics(Device dev, const std::string& d);
+  // GPU instance profile `p` and its placements (full, counted, short).
+  void GpuInstanceProfile(Device dev, const std::string& d, unsigned int p);
+  // MIG device `k`: its ids, its GPU instance, compute instance profiles
+  // and compute instance.
+  void MigDevice(Device dev, const std::string& d, unsigned int k);
+  // An event set over the devices' supported events, waits, and shutdown.
+  void Events();
+};
+
+inline unsigned int ApiWalk::System() {
   say(fmt::format("InitWithFlags(1) = {}", api.InitWithFlags(kInitFlagNoGpus)));
   say(fmt::format("ErrorString(3) = {}", api.ErrorString(kErrorNotSupported)));
   {
@@ -197,139 +217,146 @@ inline std::vector<std::string> WalkApi(Api& api, const WalkOptions& options = {
   }
   unsigned int count = 0;
   say(fmt::format("DeviceGetCount = {} {}", api.DeviceGetCount(&count), count));
+  return count;
+}
 
-  std::vector<Device> devices;
-  std::vector<unsigned long long> supported;
-  for (unsigned int i = 0; i < count + options.extra_devices; ++i) {
-    Device dev = nullptr;
-    Return ret = api.DeviceGetHandleByIndex(i, &dev);
-    say(fmt::format("DeviceGetHandleByIndex({}) = {} {}", i, ret, HandleText(dev)));
-    if (ret != kSuccess) continue;
-    devices.push_back(dev);
-    std::string d = fmt::format("dev{}", i);
+inline void ApiWalk::DeviceAt(unsigned int i) {
+  Device dev = nullptr;
+  Return ret = api.DeviceGetHandleByIndex(i, &dev);
+  say(fmt::format("DeviceGetHandleByIndex({}) = {} {}", i, ret, HandleText(dev)));
+  if (ret != kSuccess) return;
+  devices.push_back(dev);
+  std::string d = fmt::format("dev{}", i);
 
-    char name[kDeviceNameBufferSize] = {};
-    ret = api.DeviceGetName(dev, name, sizeof name);
-    say(fmt::format("{} Name = {} '{}'", d, ret, ret == kSuccess ? name : ""));
-    char short_name[5] = {};
-    say(fmt::format("{} Name(len 5) = {}", d, api.DeviceGetName(dev, short_name, 5)));
-    char uuid[kDeviceUuidBufferSize] = {};
-    ret = api.DeviceGetUUID(dev, uuid, sizeof uuid);
-    say(fmt::format("{} UUID = {} '{}'", d, ret, ret == kSuccess ? uuid : ""));
-    unsigned int minor = 0;
-    ret = api.DeviceGetMinorNumber(dev, &minor);
-    say(fmt::format("{} MinorNumber = {} {}", d, ret, minor));
-    int brand = -1;
-    ret = api.DeviceGetBrand(dev, &brand);
-    say(fmt::format("{} Brand = {} {}", d, ret, brand));
-    unsigned int arch = 0;
-    ret = api.DeviceGetArchitecture(dev, &arch);
-    say(fmt::format("{} Architecture = {} {}", d, ret, arch));
-    int major = -1, minor_cc = -1;
-    ret = api.DeviceGetCudaComputeCapability(dev, &major, &minor_cc);
-    say(fmt::format("{} CudaComputeCapability = {} {}.{}", d, ret, major, minor_cc));
-    Memory memory{};
-    ret = api.DeviceGetMemoryInfo(dev, &memory);
-    say(fmt::format("{} MemoryInfo = {} {} {} {}", d, ret, memory.total, memory.free, memory.used));
-    PciInfo pci{};
-    ret = api.DeviceGetPciInfo(dev, &pci);
-    say(fmt::format("{} PciInfo = {} '{}' '{}' {} {} {} {} {}", d, ret, pci.busId, pci.busIdLegacy, pci.domain, pci.bus,
-                    pci.device, pci.pciDeviceId, pci.pciSubSystemId));
-    DeviceAddressingMode mode{};
-    mode.version = kDeviceAddressingModeV1;
-    ret = api.DeviceGetAddressingMode(dev, &mode);
-    say(fmt::format("{} AddressingMode = {} {}", d, ret, mode.value));
-    unsigned int current = 9, pending = 9;
-    ret = api.DeviceGetMigMode(dev, &current, &pending);
-    say(fmt::format("{} MigMode = {} {} {}", d, ret, current, pending));
-    int virt = -1;
-    ret = api.DeviceGetVirtualizationMode(dev, &virt);
-    say(fmt::format("{} VirtualizationMode = {} {}", d, ret, virt));
+  Basics(dev, d);
+  for (unsigned int p = 0; p < kGpuInstanceProfileCount; ++p) GpuInstanceProfile(dev, d, p);
 
-    for (unsigned int p = 0; p < kGpuInstanceProfileCount; ++p) {
-      GpuInstanceProfileInfo info{};
-      ret = api.DeviceGetGpuInstanceProfileInfo(dev, p, &info);
-      say(
-          fmt::format("{} GpuInstanceProfileInfo({}) = {} id={} p2p={} slices={} instances={} "
-                      "sm={} ce={} dec={} enc={} jpeg={} ofa={} mem={}",
-                      d, p, ret, info.id, info.isP2pSupported, info.sliceCount, info.instanceCount,
-                      info.multiprocessorCount, info.copyEngineCount, info.decoderCount, info.encoderCount,
-                      info.jpegCount, info.ofaCount, info.memorySizeMB));
-      if (ret != kSuccess) continue;
-      unsigned int n = 0;
-      ret = api.DeviceGetGpuInstancePossiblePlacements(dev, info.id, nullptr, &n);
-      say(fmt::format("{} Placements({}, null) = {} {}", d, info.id, ret, n));
-      if (ret != kSuccess) continue;
-      std::vector<GpuInstancePlacement> placements(n + 1);
-      unsigned int have = n + 1;
-      ret = api.DeviceGetGpuInstancePossiblePlacements(dev, info.id, placements.data(), &have);
-      std::string list;
-      for (unsigned int k = 0; k < have && k < placements.size(); ++k) {
-        list += fmt::format(" {}:{}", placements[k].start, placements[k].size);
-      }
-      say(fmt::format("{} Placements({}) = {} {}{}", d, info.id, ret, have, list));
-      if (n > 0) {
-        unsigned int short_count = n - 1;
-        ret = api.DeviceGetGpuInstancePossiblePlacements(dev, info.id, placements.data(), &short_count);
-        say(fmt::format("{} Placements({}, short) = {} {}", d, info.id, ret, short_count));
-      }
-    }
+  unsigned int max_mig = 0;
+  ret = api.DeviceGetMaxMigDeviceCount(dev, &max_mig);
+  say(fmt::format("{} MaxMigDeviceCount = {} {}", d, ret, max_mig));
+  for (unsigned int k = 0; ret == kSuccess && k < max_mig; ++k) MigDevice(dev, d, k);
 
-    unsigned int max_mig = 0;
-    ret = api.DeviceGetMaxMigDeviceCount(dev, &max_mig);
-    say(fmt::format("{} MaxMigDeviceCount = {} {}", d, ret, max_mig));
-    for (unsigned int k = 0; ret == kSuccess && k < max_mig; ++k) {
-      Device mig = nullptr;
-      Return mret = api.DeviceGetMigDeviceHandleByIndex(dev, k, &mig);
-      say(fmt::format("{} MigDeviceHandleByIndex({}) = {} {}", d, k, mret, HandleText(mig)));
-      if (mret != kSuccess) continue;
-      char mig_uuid[kDeviceUuidBufferSize] = {};
-      mret = api.DeviceGetUUID(mig, mig_uuid, sizeof mig_uuid);
-      say(fmt::format("{} mig{} UUID = {} '{}'", d, k, mret, mret == kSuccess ? mig_uuid : ""));
-      unsigned int gi_id = 0, ci_id = 0;
-      mret = api.DeviceGetGpuInstanceId(mig, &gi_id);
-      say(fmt::format("{} mig{} GpuInstanceId = {} {}", d, k, mret, gi_id));
-      mret = api.DeviceGetComputeInstanceId(mig, &ci_id);
-      say(fmt::format("{} mig{} ComputeInstanceId = {} {}", d, k, mret, ci_id));
-      // Asked on a MIG handle: not recorded, and never needed by discover.
-      char mig_name[kDeviceNameBufferSize] = {};
-      say(fmt::format("{} mig{} Name = {}", d, k, api.DeviceGetName(mig, mig_name, sizeof mig_name)));
+  unsigned long long types = 0;
+  ret = api.DeviceGetSupportedEventTypes(dev, &types);
+  say(fmt::format("{} SupportedEventTypes = {} {:#x}", d, ret, types));
+  supported.push_back(ret == kSuccess ? types : 0);
+}
 
-      GpuInstance gi = nullptr;
-      mret = api.DeviceGetGpuInstanceById(dev, gi_id, &gi);
-      say(fmt::format("{} GpuInstanceById({}) = {} {}", d, gi_id, mret, HandleText(gi)));
-      if (mret != kSuccess) continue;
-      GpuInstanceInfo gi_info{};
-      mret = api.GpuInstanceGetInfo(gi, &gi_info);
-      say(fmt::format("{} gi{} Info = {} dev={} id={} profile={} placement={}:{}", d, gi_id, mret,
-                      HandleText(gi_info.device), gi_info.id, gi_info.profileId, gi_info.placement.start,
-                      gi_info.placement.size));
-      for (unsigned int j = 0; j < kComputeInstanceProfileCount; ++j) {
-        ComputeInstanceProfileInfo cp{};
-        Return cret = api.GpuInstanceGetComputeInstanceProfileInfo(gi, j, kComputeInstanceEngineProfileShared, &cp);
-        say(fmt::format(
-            "{} gi{} ComputeInstanceProfileInfo({}/0) = {} id={} slices={} "
-            "instances={} sm={} ce={} dec={} enc={} jpeg={} ofa={}",
-            d, gi_id, j, cret, cp.id, cp.sliceCount, cp.instanceCount, cp.multiprocessorCount, cp.sharedCopyEngineCount,
-            cp.sharedDecoderCount, cp.sharedEncoderCount, cp.sharedJpegCount, cp.sharedOfaCount));
-      }
-      ComputeInstance ci = nullptr;
-      mret = api.GpuInstanceGetComputeInstanceById(gi, ci_id, &ci);
-      say(fmt::format("{} gi{} ComputeInstanceById({}) = {} {}", d, gi_id, ci_id, mret, HandleText(ci)));
-      if (mret != kSuccess) continue;
-      ComputeInstanceInfo ci_info{};
-      mret = api.ComputeInstanceGetInfo(ci, &ci_info);
-      say(fmt::format("{} gi{} ci{} Info = {} dev={} gi={} id={} profile={} placement={}:{}", d, gi_id, ci_id, mret,
-                      HandleText(ci_info.device), HandleText(ci_info.gpuInstance), ci_info.id, ci_info.profileId,
-                      ci_info.placement.start, ci_info.placement.size));
-    }
+inline void ApiWalk::Basics(Device dev, const std::string& d) {
+  char name[kDeviceNameBufferSize] = {};
+  Return ret = api.DeviceGetName(dev, name, sizeof name);
+  say(fmt::format("{} Name = {} '{}'", d, ret, ret == kSuccess ? name : ""));
+  char short_name[5] = {};
+  say(fmt::format("{} Name(len 5) = {}", d, api.DeviceGetName(dev, short_name, 5)));
+  char uuid[kDeviceUuidBufferSize] = {};
+  ret = api.DeviceGetUUID(dev, uuid, sizeof uuid);
+  say(fmt::format("{} UUID = {} '{}'", d, ret, ret == kSuccess ? uuid : ""));
+  unsigned int minor = 0;
+  ret = api.DeviceGetMinorNumber(dev, &minor);
+  say(fmt::format("{} MinorNumber = {} {}", d, ret, minor));
+  int brand = -1;
+  ret = api.DeviceGetBrand(dev, &brand);
+  say(fmt::format("{} Brand = {} {}", d, ret, brand));
+  unsigned int arch = 0;
+  ret = api.DeviceGetArchitecture(dev, &arch);
+  say(fmt::format("{} Architecture = {} {}", d, ret, arch));
+  int major = -1, minor_cc = -1;
+  ret = api.DeviceGetCudaComputeCapability(dev, &major, &minor_cc);
+  say(fmt::format("{} CudaComputeCapability = {} {}.{}", d, ret, major, minor_cc));
+  Memory memory{};
+  ret = api.DeviceGetMemoryInfo(dev, &memory);
+  say(fmt::format("{} MemoryInfo = {} {} {} {}", d, ret, memory.total, memory.free, memory.used));
+  PciInfo pci{};
+  ret = api.DeviceGetPciInfo(dev, &pci);
+  say(fmt::format("{} PciInfo = {} '{}' '{}' {} {} {} {} {}", d, ret, pci.busId, pci.busIdLegacy, pci.domain, pci.bus,
+                  pci.device, pci.pciDeviceId, pci.pciSubSystemId));
+  DeviceAddressingMode mode{};
+  mode.version = kDeviceAddressingModeV1;
+  ret = api.DeviceGetAddressingMode(dev, &mode);
+  say(fmt::format("{} AddressingMode = {} {}", d, ret, mode.value));
+  unsigned int current = 9, pending = 9;
+  ret = api.DeviceGetMigMode(dev, &current, &pending);
+  say(fmt::format("{} MigMode = {} {} {}", d, ret, current, pending));
+  int virt = -1;
+  ret = api.DeviceGetVirtualizationMode(dev, &virt);
+  say(fmt::format("{} VirtualizationMode = {} {}", d, ret, virt));
+}
 
-    unsigned long long types = 0;
-    ret = api.DeviceGetSupportedEventTypes(dev, &types);
-    say(fmt::format("{} SupportedEventTypes = {} {:#x}", d, ret, types));
-    supported.push_back(ret == kSuccess ? types : 0);
+inline void ApiWalk::GpuInstanceProfile(Device dev, const std::string& d, unsigned int p) {
+  GpuInstanceProfileInfo info{};
+  Return ret = api.DeviceGetGpuInstanceProfileInfo(dev, p, &info);
+  say(fmt::format(
+      "{} GpuInstanceProfileInfo({}) = {} id={} p2p={} slices={} instances={} "
+      "sm={} ce={} dec={} enc={} jpeg={} ofa={} mem={}",
+      d, p, ret, info.id, info.isP2pSupported, info.sliceCount, info.instanceCount, info.multiprocessorCount,
+      info.copyEngineCount, info.decoderCount, info.encoderCount, info.jpegCount, info.ofaCount, info.memorySizeMB));
+  if (ret != kSuccess) return;
+  unsigned int n = 0;
+  ret = api.DeviceGetGpuInstancePossiblePlacements(dev, info.id, nullptr, &n);
+  say(fmt::format("{} Placements({}, null) = {} {}", d, info.id, ret, n));
+  if (ret != kSuccess) return;
+  std::vector<GpuInstancePlacement> placements(n + 1);
+  unsigned int have = n + 1;
+  ret = api.DeviceGetGpuInstancePossiblePlacements(dev, info.id, placements.data(), &have);
+  std::string list;
+  for (unsigned int k = 0; k < have && k < placements.size(); ++k) {
+    list += fmt::format(" {}:{}", placements[k].start, placements[k].size);
   }
+  say(fmt::format("{} Placements({}) = {} {}{}", d, info.id, ret, have, list));
+  if (n > 0) {
+    unsigned int short_count = n - 1;
+    ret = api.DeviceGetGpuInstancePossiblePlacements(dev, info.id, placements.data(), &short_count);
+    say(fmt::format("{} Placements({}, short) = {} {}", d, info.id, ret, short_count));
+  }
+}
 
+inline void ApiWalk::MigDevice(Device dev, const std::string& d, unsigned int k) {
+  Device mig = nullptr;
+  Return mret = api.DeviceGetMigDeviceHandleByIndex(dev, k, &mig);
+  say(fmt::format("{} MigDeviceHandleByIndex({}) = {} {}", d, k, mret, HandleText(mig)));
+  if (mret != kSuccess) return;
+  char mig_uuid[kDeviceUuidBufferSize] = {};
+  mret = api.DeviceGetUUID(mig, mig_uuid, sizeof mig_uuid);
+  say(fmt::format("{} mig{} UUID = {} '{}'", d, k, mret, mret == kSuccess ? mig_uuid : ""));
+  unsigned int gi_id = 0, ci_id = 0;
+  mret = api.DeviceGetGpuInstanceId(mig, &gi_id);
+  say(fmt::format("{} mig{} GpuInstanceId = {} {}", d, k, mret, gi_id));
+  mret = api.DeviceGetComputeInstanceId(mig, &ci_id);
+  say(fmt::format("{} mig{} ComputeInstanceId = {} {}", d, k, mret, ci_id));
+  // Asked on a MIG handle: not recorded, and never needed by discover.
+  char mig_name[kDeviceNameBufferSize] = {};
+  say(fmt::format("{} mig{} Name = {}", d, k, api.DeviceGetName(mig, mig_name, sizeof mig_name)));
+
+  GpuInstance gi = nullptr;
+  mret = api.DeviceGetGpuInstanceById(dev, gi_id, &gi);
+  say(fmt::format("{} GpuInstanceById({}) = {} {}", d, gi_id, mret, HandleText(gi)));
+  if (mret != kSuccess) return;
+  GpuInstanceInfo gi_info{};
+  mret = api.GpuInstanceGetInfo(gi, &gi_info);
+  say(fmt::format("{} gi{} Info = {} dev={} id={} profile={} placement={}:{}", d, gi_id, mret,
+                  HandleText(gi_info.device), gi_info.id, gi_info.profileId, gi_info.placement.start,
+                  gi_info.placement.size));
+  for (unsigned int j = 0; j < kComputeInstanceProfileCount; ++j) {
+    ComputeInstanceProfileInfo cp{};
+    Return cret = api.GpuInstanceGetComputeInstanceProfileInfo(gi, j, kComputeInstanceEngineProfileShared, &cp);
+    say(fmt::format(
+        "{} gi{} ComputeInstanceProfileInfo({}/0) = {} id={} slices={} "
+        "instances={} sm={} ce={} dec={} enc={} jpeg={} ofa={}",
+        d, gi_id, j, cret, cp.id, cp.sliceCount, cp.instanceCount, cp.multiprocessorCount, cp.sharedCopyEngineCount,
+        cp.sharedDecoderCount, cp.sharedEncoderCount, cp.sharedJpegCount, cp.sharedOfaCount));
+  }
+  ComputeInstance ci = nullptr;
+  mret = api.GpuInstanceGetComputeInstanceById(gi, ci_id, &ci);
+  say(fmt::format("{} gi{} ComputeInstanceById({}) = {} {}", d, gi_id, ci_id, mret, HandleText(ci)));
+  if (mret != kSuccess) return;
+  ComputeInstanceInfo ci_info{};
+  mret = api.ComputeInstanceGetInfo(ci, &ci_info);
+  say(fmt::format("{} gi{} ci{} Info = {} dev={} gi={} id={} profile={} placement={}:{}", d, gi_id, ci_id, mret,
+                  HandleText(ci_info.device), HandleText(ci_info.gpuInstance), ci_info.id, ci_info.profileId,
+                  ci_info.placement.start, ci_info.placement.size));
+}
+
+inline void ApiWalk::Events() {
   EventSet set = nullptr;
   Return ret = api.EventSetCreate(&set);
   say(fmt::format("EventSetCreate = {} {}", ret, HandleText(set)));
@@ -353,7 +380,16 @@ inline std::vector<std::string> WalkApi(Api& api, const WalkOptions& options = {
     say(fmt::format("EventSetFree = {}", api.EventSetFree(set)));
   }
   say(fmt::format("Shutdown = {}", api.Shutdown()));
-  return out;
+}
+
+// Makes the calls and records the answers. Handles are printed as numbers:
+// backends that share a handle scheme must agree on them too.
+inline std::vector<std::string> WalkApi(Api& api, const WalkOptions& options = {}) {
+  ApiWalk walk{.api = api, .options = options};
+  const unsigned int count = walk.System();
+  for (unsigned int i = 0; i < count + options.extra_devices; ++i) walk.DeviceAt(i);
+  walk.Events();
+  return std::move(walk.out);
 }
 
 }  // namespace dra::discover::nvml::testing
