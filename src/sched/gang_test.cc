@@ -510,6 +510,160 @@ TEST_F(GangTest, APodGroupClaimIsSharedByTheGroupAndReservedForIt) {
   EXPECT_TRUE(by["default/b"].claims[0].allocated_now == false);
 }
 
+// A member's PreBind runs in its binding cycle, after the group is decided
+// (submitPodGroupAlgorithmResult, then runBindingCycle). Member a asks for
+// the DRA-backed extended resource example.com/gpu, which node "plugin"'s
+// device plugin serves, and has a claim of its own: its PreBind fails
+// (ExtendedResourceFromTheDevicePluginWithAUserClaimFailsAtPreBind in
+// scheduler_test.cc). In the group's cycle it was assumed and reserved, so
+// it counts towards minCount: the group is placed, b is bound, a keeps
+// PreBind's error, and pod c (after the group; the node's 2 CPUs hold only
+// b and c) fits because the failed binding cycle forgot a. Pods and the
+// condition: oracle on this cluster (requests and limits of 1
+// example.com/gpu for a). The claims, by hand from DynamicResources'
+// PreBind and Unreserve: bindClaim wrote a's allocation and reservation,
+// Unreserve took a out of reservedFor; the allocation stays.
+TEST_F(GangTest, AMembersPreBindFailsInItsBindingCycleAfterTheGroupIsPlaced) {
+  snap_.classes[0].spec.extended_resource_name = "example.com/gpu";
+  AddNode("plugin", "2").status.allocatable.insert_or_assign("example.com/gpu", Q("1"));
+  AddGpus("plugin", 2);
+  AddTemplate("any");
+  AddGroup("train", 2);
+  api::Pod& a = AddMember("a", "train");
+  a.spec.containers[0].resources.requests.insert_or_assign("example.com/gpu", Q("1"));
+  a.spec.containers[0].resources.limits.insert_or_assign("example.com/gpu", Q("1"));
+  AddMember("b", "train");
+  AddPod("c");
+  for (GangMode mode : {GangMode::kUpstream, GangMode::kSearch}) {
+    SCOPED_TRACE(mode == GangMode::kUpstream ? "upstream" : "search");
+    Snapshot before = snap_;
+    ScheduleResult r = RunGang(mode);
+    std::map<std::string, PodOutcome> by = ByPod(r);
+    EXPECT_EQ(by["default/a"].kind, PodOutcome::Kind::kError);
+    EXPECT_EQ(by["default/a"].message,
+              "running PreBind plugin \"DynamicResources\": nil or empty request mappings, no update of pod "
+              "default/a ExtendedResourceClaimStatus");
+    EXPECT_EQ(by["default/b"].node, "plugin") << by["default/b"].message;
+    EXPECT_EQ(by["default/c"].node, "plugin") << by["default/c"].message;
+    ASSERT_EQ(r.groups.size(), 1u);
+    EXPECT_EQ(r.groups[0].kind, PodOutcome::Kind::kPlaced);
+    EXPECT_EQ(r.groups[0].message, "");
+    EXPECT_EQ(r.groups[0].placed, 1u);
+    EXPECT_FALSE(r.groups[0].searched);
+    // The pass as upstream's group cycle went: a fit too.
+    ASSERT_EQ(r.groups[0].upstream_pass.size(), 2u);
+    EXPECT_EQ(r.groups[0].upstream_pass[0].node, "plugin");
+    EXPECT_TRUE(snap_.pods[0].spec.node_name.empty());
+    ASSERT_EQ(snap_.claims.size(), 2u);
+    for (const api::ResourceClaim& claim : snap_.claims) {
+      ASSERT_TRUE(claim.status.allocation.has_value()) << claim.metadata.name;
+      EXPECT_THAT(claim.metadata.finalizers, ::testing::ElementsAre("resource.kubernetes.io/delete-protection"));
+      const bool of_a = claim.metadata.name.rfind("a-gpu-", 0) == 0;
+      EXPECT_EQ(claim.status.reserved_for.size(), of_a ? 0u : 1u) << claim.metadata.name;
+    }
+    snap_ = std::move(before);
+  }
+}
+
+// The same member in a group that misses minCount: nothing reaches a
+// binding cycle, so a takes the group's status like b (oracle).
+TEST_F(GangTest, AMembersPreBindDoesNotRunWhenItsGroupFails) {
+  snap_.classes[0].spec.extended_resource_name = "example.com/gpu";
+  AddNode("plugin").status.allocatable.insert_or_assign("example.com/gpu", Q("1"));
+  AddGpus("plugin", 2);
+  AddTemplate("any");
+  AddGroup("train", 3);
+  api::Pod& a = AddMember("a", "train");
+  a.spec.containers[0].resources.requests.insert_or_assign("example.com/gpu", Q("1"));
+  a.spec.containers[0].resources.limits.insert_or_assign("example.com/gpu", Q("1"));
+  AddMember("b", "train");
+  AddMember("c", "train");
+  ScheduleResult r = RunGang(GangMode::kUpstream);
+  std::map<std::string, PodOutcome> by = ByPod(r);
+  const std::string status =
+      "minCount (3) cannot be satisfied: 2 scheduled, 0 remaining, pod group preemption: No preemption victims found "
+      "for incoming preemptor";
+  EXPECT_EQ(by["default/a"].kind, PodOutcome::Kind::kUnschedulable);
+  EXPECT_EQ(by["default/a"].message, "pod group is unschedulable, " + status);
+  EXPECT_EQ(by["default/b"].message, "pod group is unschedulable, " + status);
+  EXPECT_EQ(by["default/c"].message, "0/1 nodes are available: 1 cannot allocate all claims.");
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].kind, PodOutcome::Kind::kUnschedulable);
+  EXPECT_EQ(r.groups[0].message, status);
+  for (const api::ResourceClaim& claim : snap_.claims) EXPECT_FALSE(claim.status.allocation.has_value());
+}
+
+// With a PodGroup claim (DRAWorkloadResourceClaims) shared by a and b:
+// pods and condition as above (oracle). The claim, by hand: whichever
+// member's bindClaim comes first writes the allocation and the PodGroup's
+// reservation; Unreserve leaves reservations for the PodGroup alone
+// (IsReservedForPod without acceptPodGroupReservation), so it stays.
+TEST_F(GangTest, AFailedMembersPodGroupClaimStaysReservedForTheGroup) {
+  ASSERT_TRUE(snap_.gates.Set(api::Gate::kDRAWorkloadResourceClaims, true).ok());
+  snap_.classes[0].spec.extended_resource_name = "example.com/gpu";
+  AddNode("plugin", "2").status.allocatable.insert_or_assign("example.com/gpu", Q("1"));
+  AddGpus("plugin", 1);
+  AddTemplate("any");
+  api::PodGroup& g = AddGroup("train", 2);
+  g.metadata.uid = "uid-train";
+  g.spec.resource_claims.push_back({.name = "shared", .resource_claim_template_name = "any"});
+  for (const char* name : {"a", "b"}) AddMember(name, "train").spec.resource_claims[0].name = "shared";
+  snap_.pods[0].spec.containers[0].resources.requests.insert_or_assign("example.com/gpu", Q("1"));
+  snap_.pods[0].spec.containers[0].resources.limits.insert_or_assign("example.com/gpu", Q("1"));
+  ScheduleResult r = RunGang(GangMode::kUpstream);
+  std::map<std::string, PodOutcome> by = ByPod(r);
+  EXPECT_EQ(by["default/a"].kind, PodOutcome::Kind::kError) << by["default/a"].message;
+  EXPECT_EQ(by["default/b"].node, "plugin") << by["default/b"].message;
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].kind, PodOutcome::Kind::kPlaced);
+  ASSERT_EQ(snap_.claims.size(), 1u);
+  ASSERT_TRUE(snap_.claims[0].status.allocation.has_value());
+  ASSERT_EQ(snap_.claims[0].status.reserved_for.size(), 1u);
+  EXPECT_EQ(snap_.claims[0].status.reserved_for[0].uid, "uid-train");
+}
+
+// The controller's handlePodGroupClaim uses a claim recorded in the
+// PodGroup's status only if the group controls it (IsForPodGroup); one it
+// does not control (here: made by someone else under that name) is left
+// alone and a new one is made from the template and recorded. By hand from
+// upstream's resourceclaim controller.
+TEST_F(GangTest, ARecordedPodGroupClaimTheGroupDoesNotControlIsReplaced) {
+  ASSERT_TRUE(snap_.gates.Set(api::Gate::kDRAWorkloadResourceClaims, true).ok());
+  AddNode("n1");
+  AddGpus("n1", 2);
+  AddTemplate("any");
+  api::PodGroup& g = AddGroup("train", 1);
+  g.metadata.uid = "uid-train";
+  g.spec.resource_claims.push_back({.name = "shared", .resource_claim_template_name = "any"});
+  g.status.resource_claim_statuses.push_back({.name = "shared", .resource_claim_name = "train-shared-other"});
+  api::ResourceClaim& foreign = AddClaim("train-shared-other");
+  foreign.metadata.annotations.insert_or_assign("resource.kubernetes.io/pod-claim-name", "shared");
+  foreign.metadata.owner_references.push_back(
+      {.api_version = "scheduling.k8s.io/v1beta1", .kind = "PodGroup", .name = "train", .uid = "uid-old-train"});
+  foreign.metadata.owner_references.back().controller = true;
+  AddMember("a", "train").spec.resource_claims[0].name = "shared";
+  ScheduleResult r = RunGang(GangMode::kUpstream);
+  ASSERT_EQ(r.pods.size(), 1u);
+  ASSERT_EQ(r.pods[0].kind, PodOutcome::Kind::kPlaced) << r.pods[0].message;
+  ASSERT_EQ(snap_.claims.size(), 2u);
+  const std::string made = snap_.claims[1].metadata.name;
+  EXPECT_NE(made, "train-shared-other");
+  EXPECT_EQ(made.rfind("train-shared-", 0), 0u) << made;
+  ASSERT_EQ(snap_.claims[1].metadata.owner_references.size(), 1u);
+  EXPECT_EQ(snap_.claims[1].metadata.owner_references[0].uid, "uid-train");
+  EXPECT_EQ(snap_.pod_groups[0].status.resource_claim_statuses[0].resource_claim_name, made);
+  EXPECT_EQ(r.pods[0].claims[0].claim, "default/" + made);
+  EXPECT_FALSE(snap_.claims[0].status.allocation.has_value());  // the foreign claim is left alone
+  // A recorded claim the group controls is used as it is.
+  snap_.pods[0].spec.node_name.clear();
+  snap_.pods[0].status.resource_claim_statuses.clear();
+  snap_.claims[1].status = {};
+  r = RunGang(GangMode::kUpstream);
+  ASSERT_EQ(r.pods.size(), 1u);
+  EXPECT_EQ(snap_.claims.size(), 2u);
+  EXPECT_EQ(r.pods[0].claims[0].claim, "default/" + made);
+}
+
 // Queue: a group's members are tried together, at the place of the first.
 TEST(GroupQueueTest, MembersAreCollectedAtTheFirstMembersPlace) {
   Snapshot s;

@@ -131,10 +131,19 @@ std::optional<std::string> EnsurePodGroupClaim(Snapshot* snapshot, size_t group_
                                                std::vector<size_t>* created) {
   api::PodGroup& group = snapshot->pod_groups[group_idx];
   const std::string& ns = group.metadata.namespace_;
+  // NameFromPodGroup: the first status entry of that name. Its claim is
+  // used if it exists and the group controls it (IsForPodGroup: namespace
+  // and the controller's UID); else (deleted by accident, or someone
+  // else's) a new one is made, as upstream's controller does.
   for (const api::PodGroupResourceClaimStatus& s : group.status.resource_claim_statuses) {
-    if (s.name == entry.name && s.resource_claim_name && snapshot->FindClaim(ns, *s.resource_claim_name)) {
-      return s.resource_claim_name;
+    if (s.name != entry.name) continue;
+    if (!s.resource_claim_name) break;
+    if (std::optional<size_t> claim_idx = snapshot->FindClaim(ns, *s.resource_claim_name)) {
+      for (const api::OwnerReference& ref : snapshot->claims[*claim_idx].metadata.owner_references) {
+        if (ref.controller.value_or(false) && ref.uid == group.metadata.uid) return s.resource_claim_name;
+      }
     }
+    break;
   }
   std::optional<std::string> name;
   // One made earlier: controlled by the group, annotated with the claim name.

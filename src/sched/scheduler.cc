@@ -2,9 +2,11 @@
 // (schedule_one.go: findNodesThatFitPod, prioritizeNodes, selectHost) with
 // the DynamicResources plugin (README.md §4; upstream's dynamicresources.go;
 // the bare § numbers below point into the same README). Nodes are filtered
-// one by one in name order, starting where the previous pod stopped, until
+// one by one in name order (zones round-robin when nodes have zones:
+// NodeTreeOrder), starting where the previous pod stopped, until
 // NumFeasibleNodesToFind nodes fit (upstream filters in parallel, so which
-// nodes it finds first can vary; here the order is fixed).
+// nodes it finds first can vary; here the order is kube-scheduler's with
+// parallelism 1).
 #include "sched/scheduler.h"
 
 #include <algorithm>
@@ -229,6 +231,7 @@ class Scheduler {
     handles_.resize(s_.nodes.size());
     allocatable_.reserve(s_.nodes.size());
     for (const api::Node& n : s_.nodes) allocatable_.push_back(NodeAllocatable(n));
+    order_ = NodeTreeOrder(s_.nodes);
     extended_classes_ = ExtendedResourceClasses(s_.classes, s_.gates.enabled(api::Gate::kDRAExtendedResource));
     for (const api::Pod& p : s_.pods) {
       if (!IsActiveOnNode(p)) continue;
@@ -295,6 +298,10 @@ class Scheduler {
     std::optional<api::PodExtendedResourceClaimStatus> extended_before;
     bool created_claim = false;                                       // Bind appended the extended-resource claim
     size_t changed_pods = 0, changed_claims = 0, created_claims = 0;  // result_ sizes before
+    // A group member whose PreBind will fail once its group is placed
+    // (Reserve; BindingCycles), with its non-zero requests to forget.
+    bool prebind_fails = false;
+    Resources non_zero_requests{};
   };
   std::vector<PlacementUndo> undo_;
   bool logging_ = false;    // record PlacementUndo entries
@@ -302,6 +309,11 @@ class Scheduler {
   bool all_nodes_ = false;  // Filter every node from the first; next_start_node_ stays
   size_t Mark() const { return undo_.size(); }
   void UndoTo(size_t mark);
+  // The binding cycles of a placed group's members whose PreBind fails
+  // (PlacementUndo::prebind_fails, from `mark` on): each is unreserved and
+  // forgotten, and its outcome in `outs` (per entity.pods) becomes
+  // PreBind's error. Then counts group->placed.
+  void BindingCycles(size_t mark, const GroupEntity& entity, std::vector<PodOutcome>& outs, GroupOutcome* group);
   // The group cycle's parts (gang.h has the texts).
   struct GangSearch;
   // The member's placements in the current state: on the nodes from
@@ -557,6 +569,9 @@ class Scheduler {
   const NodeIndex& node_index_;
   ExtendedResourceClasses extended_classes_;  // extended resources backed by DRA (§6)
   size_t next_start_node_ = 0;                // kube-scheduler's nextStartNodeIndex
+  // Filter's walk over all nodes (NodeTreeOrder: zones round-robin); empty:
+  // name order (indices into s_.nodes).
+  std::vector<size_t> order_;
 };
 
 const api::ResourceClaimTemplate* Scheduler::Canonical(const api::ResourceClaimTemplate* t) {
@@ -787,15 +802,22 @@ std::optional<PodOutcome> Scheduler::Filter(Cycle& c) {
   // ~20 instructions even when it returns at once, on every node.
   const bool has_node_name = !pod.spec.node_name.empty();
   const bool has_node_affinity = HasNodeAffinity(pod);
-  // A placement's nodes (a local: the loop's calls could change a member).
-  const size_t* const view = view_.empty() ? nullptr : view_.data();
+  // A placement's nodes (a local: the loop's calls could change a member),
+  // else the zones' order if the nodes have zones.
+  const size_t* const view = !view_.empty() ? view_.data() : !order_.empty() ? order_.data() : nullptr;
+  // Upstream (with parallelism 1) stops at the feasible node after the
+  // want_feasible-th: that one is dropped and not counted as processed, the
+  // nodes rejected before it are. Every node is processed when no such node
+  // comes.
   size_t processed = 0;
-  for (; processed < num_nodes && feasible.size() < want_feasible; ++processed) {
+  for (; processed < num_nodes; ++processed) {
     const size_t k = (start_node + processed) % num_nodes;
     const size_t node_idx = view == nullptr ? k : view[k];
     if (known_rejected != nullptr) {
-      // Nodes that turned this pod's class down: passed over, as processed.
-      const size_t skip = std::min(OnesFrom(*known_rejected, node_idx), num_nodes - processed);
+      // Nodes that turned this pod's class down: passed over, as processed
+      // (a run of them in name order; one at a time in the zones' order).
+      const size_t skip = view == nullptr ? std::min(OnesFrom(*known_rejected, node_idx), num_nodes - processed)
+                                          : ((*known_rejected)[node_idx / 64] >> (node_idx % 64)) & 1;
       if (skip > 0) {
         processed += skip - 1;
         continue;
@@ -849,6 +871,7 @@ std::optional<PodOutcome> Scheduler::Filter(Cycle& c) {
     }
     const std::vector<const api::ResourceClaim*>& node_to_allocate = claims_per_node.For(allocatable_[node_idx]);
     if (all_claims.empty() && node_to_allocate.empty()) {
+      if (feasible.size() == want_feasible) break;
       feasible.push_back(Candidate{.node = node_idx});
       continue;
     }
@@ -889,6 +912,7 @@ std::optional<PodOutcome> Scheduler::Filter(Cycle& c) {
       reject(kDynamicResourcesPlugin, Rejected::kNotAvailable);
       continue;
     }
+    if (feasible.size() == want_feasible) break;
     feasible.push_back(cand);
   }
   if (num_nodes > 0 && !all_nodes_) next_start_node_ = (next_start_node_ + processed) % num_nodes;
@@ -1181,13 +1205,21 @@ std::optional<PodOutcome> Scheduler::Reserve(Cycle& c) {
   // DRA-backed extended resources the chosen node's device plugin serves:
   // filterExtendedResources still builds the special claim, without
   // requests, and PreBind refuses its empty request mappings.
+  // A group member's PreBind runs in its binding cycle, once the group is
+  // placed: in the group's cycle it is assumed and reserved like any other
+  // (RunGroup's BindingCycles end it afterwards).
   if (c.extended && !c.allocate_extended && !c.refs.empty()) {
     std::optional<size_t> old = FindExtendedResourceClaim(s_, *c.pod);
     if (!old || !s_.claims[*old].status.allocation) {
-      if (model_) {
-        for (const api::AllocationResult& a : c.allocations) model_->AddAllocation(a);
+      if (in_group_ && undo != nullptr) {
+        undo->prebind_fails = true;
+        undo->non_zero_requests = c.non_zero_requests;
+      } else {
+        if (model_) {
+          for (const api::AllocationResult& a : c.allocations) model_->AddAllocation(a);
+        }
+        return PreBindWithoutMappings(c, undo);
       }
-      return PreBindWithoutMappings(c, undo);
     }
   }
   NodeUsage& usage = usage_[chosen.node];
@@ -1203,6 +1235,18 @@ std::optional<PodOutcome> Scheduler::Reserve(Cycle& c) {
   }
   return std::nullopt;
 }
+
+namespace {
+
+// PreBind's error for the special claim without requests.
+std::string PreBindWithoutMappingsMessage(const api::Pod& pod) {
+  return fmt::format(
+      "running PreBind plugin \"{}\": nil or empty request mappings, no update of pod {}/{} "
+      "ExtendedResourceClaimStatus",
+      kDynamicResourcesPlugin, pod.metadata.namespace_, pod.metadata.name);
+}
+
+}  // namespace
 
 // PreBind's failure for the special claim without requests (Reserve), as
 // upstream ends it: bindClaim has already written each user claim's
@@ -1235,10 +1279,7 @@ PodOutcome Scheduler::PreBindWithoutMappings(Cycle& c, PlacementUndo* undo) {
     std::erase_if(reserved, [&](const auto& r) { return r.uid == pod.metadata.uid; });
     if (changed || reserved.size() != before) result_.changed_claims.push_back(c.refs[i].claim);
   }
-  return Fail(std::move(c.out), PodOutcome::Kind::kError,
-              fmt::format("running PreBind plugin \"{}\": nil or empty request mappings, no update of pod {}/{} "
-                          "ExtendedResourceClaimStatus",
-                          kDynamicResourcesPlugin, pod.metadata.namespace_, pod.metadata.name));
+  return Fail(std::move(c.out), PodOutcome::Kind::kError, PreBindWithoutMappingsMessage(pod));
 }
 
 // Bind.
@@ -1368,6 +1409,73 @@ void Scheduler::UndoTo(size_t mark) {
     result_.changed_claims.resize(u.changed_claims);
     result_.created_claims.resize(u.created_claims);
   }
+  // The pod classes' caches assume nodes only fill up.
+  for (PodClass& pc : classes_) {
+    pc.failed = false;
+    std::fill(pc.rejected.begin(), pc.rejected.end(), 0);
+  }
+}
+
+namespace {
+
+// `v` without the entry `value` at or after `from` (the one a placement
+// pushed), when there is one.
+void EraseOneFrom(std::vector<size_t>& v, size_t from, size_t value) {
+  for (size_t i = v.size(); i > from; --i) {
+    if (v[i - 1] == value) {
+      v.erase(v.begin() + static_cast<std::ptrdiff_t>(i - 1));
+      return;
+    }
+  }
+}
+
+void Subtract(Resources& from, const Resources& r) {
+  from.milli_cpu -= r.milli_cpu;
+  from.memory -= r.memory;
+  from.pods -= r.pods;
+  for (const auto& [name, value] : r.scalar) from.scalar[name] -= value;
+}
+
+}  // namespace
+
+// kube-scheduler 1.37.2 sends a placed group's members to their binding
+// cycles (submitPodGroupAlgorithmResult, with the group's condition already
+// True); a member whose PreBind fails (PreBindWithoutMappings' case) is
+// handled by handleBindingCycleError: DynamicResources' Unreserve takes the
+// pod out of its claims' reservedFor (a reservation for its PodGroup stays,
+// the allocations PreBind wrote stay), the cache forgets the pod (its node
+// has its requests back), and the pod keeps PreBind's error. The other
+// members stay bound.
+void Scheduler::BindingCycles(size_t mark, const GroupEntity& entity, std::vector<PodOutcome>& outs,
+                              GroupOutcome* group) {
+  bool forgot = false;
+  for (size_t k = mark; k < undo_.size() && group->kind == PodOutcome::Kind::kPlaced; ++k) {
+    const PlacementUndo& u = undo_[k];
+    if (!u.prebind_fails || !u.bound) continue;
+    api::Pod& pod = s_.pods[u.pod_idx];
+    for (const ClaimBefore& before : u.claims) {
+      api::ResourceClaim& claim = s_.claims[before.claim];
+      std::erase_if(claim.status.reserved_for, [&](const auto& r) { return r.uid == pod.metadata.uid; });
+      if (claim.status.allocation == before.allocation && claim.status.reserved_for == before.reserved_for &&
+          claim.metadata.finalizers == before.finalizers) {
+        EraseOneFrom(result_.changed_claims, u.changed_claims, before.claim);
+      }
+    }
+    pod.spec.node_name.clear();
+    EraseOneFrom(result_.changed_pods, u.changed_pods, u.pod_idx);
+    NodeUsage& usage = usage_[u.node];
+    Subtract(usage.requested, u.requests);
+    Subtract(usage.non_zero_requested, u.non_zero_requests);
+    if (model_) model_->RemovePod(u.node, u.requests);
+    forgot = true;
+    for (size_t i = 0; i < entity.pods.size(); ++i) {
+      if (entity.pods[i] != u.pod_idx) continue;
+      outs[i] = PodOutcome{
+          .pod = outs[i].pod, .kind = PodOutcome::Kind::kError, .message = PreBindWithoutMappingsMessage(pod)};
+    }
+  }
+  for (const PodOutcome& out : outs) group->placed += out.kind == PodOutcome::Kind::kPlaced ? 1 : 0;
+  if (!forgot) return;
   // The pod classes' caches assume nodes only fill up.
   for (PodClass& pc : classes_) {
     pc.failed = false;
@@ -2035,7 +2143,7 @@ std::vector<PodOutcome> Scheduler::RunGroup(const GroupEntity& entity, GroupOutc
       }
     }
   }
-  for (const PodOutcome& out : outs) group->placed += out.kind == PodOutcome::Kind::kPlaced ? 1 : 0;
+  BindingCycles(mark, entity, outs, group);
   undo_.clear();
   logging_ = false;
   in_group_ = false;
@@ -2060,6 +2168,50 @@ size_t NumFeasibleNodesToFind(int32_t percentage_of_nodes_to_score, size_t num_n
   if (percentage >= 100) return num_nodes;
   const size_t n = num_nodes * static_cast<size_t>(percentage) / 100;
   return std::max(n, kMinFeasibleNodesToFind);
+}
+
+std::vector<size_t> NodeTreeOrder(std::span<const api::Node> nodes) {
+  // GetZoneKey (component-helpers node/topology): a beta label wins even
+  // when empty; "" when neither region nor zone is set.
+  auto label = [](const api::Node& n, std::string_view beta, std::string_view ga) -> std::string_view {
+    if (const std::string* v = n.metadata.labels.find(beta)) return *v;
+    if (const std::string* v = n.metadata.labels.find(ga)) return *v;
+    return {};
+  };
+  std::vector<std::string> keys;
+  keys.reserve(nodes.size());
+  bool any = false;
+  for (const api::Node& n : nodes) {
+    const std::string_view zone = label(n, "failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone");
+    const std::string_view region =
+        label(n, "failure-domain.beta.kubernetes.io/region", "topology.kubernetes.io/region");
+    if (zone.empty() && region.empty()) {
+      keys.emplace_back();
+      continue;
+    }
+    any = true;
+    std::string key(region);
+    key.append(":\0:", 3).append(zone);
+    keys.push_back(std::move(key));
+  }
+  if (!any) return {};
+  // addNode in list order: zones in order of first appearance.
+  std::vector<std::vector<size_t>> zones;
+  std::unordered_map<std::string, size_t> zone_of;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    auto [it, inserted] = zone_of.emplace(keys[i], zones.size());
+    if (inserted) zones.emplace_back();
+    zones[it->second].push_back(i);
+  }
+  // list(): the i-th node of every zone that has one, for i = 0, 1, ...
+  std::vector<size_t> order;
+  order.reserve(nodes.size());
+  for (size_t i = 0; order.size() < nodes.size(); ++i) {
+    for (const std::vector<size_t>& zone : zones) {
+      if (i < zone.size()) order.push_back(zone[i]);
+    }
+  }
+  return order;
 }
 
 std::vector<size_t> PendingQueue(const Snapshot& snapshot) {

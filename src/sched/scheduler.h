@@ -141,6 +141,15 @@ struct ScheduleOptions {
 // (kube-scheduler's numFeasibleNodesToFind).
 size_t NumFeasibleNodesToFind(int32_t percentage_of_nodes_to_score, size_t num_nodes);
 
+// The order in which Filter walks `nodes` (sorted by name, as an API
+// server lists them and kube-scheduler's informer adds them): upstream's
+// nodeTree (backend/cache/node_tree.go), which groups the nodes by zone key
+// (region and zone labels, the failure-domain.beta.kubernetes.io ones
+// first), zones in order of first appearance, and lists them round-robin
+// across zones. Empty when no node has a zone or region label: then the
+// order is the name order.
+std::vector<size_t> NodeTreeOrder(std::span<const api::Node> nodes);
+
 // One claim of a placed pod.
 struct ClaimPlacement {
   std::string pod_claim{};     // pod.spec.resourceClaims[].name

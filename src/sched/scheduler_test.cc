@@ -417,6 +417,95 @@ TEST_F(SchedulerTest, FilterStopsAfterEnoughFeasibleNodesAndTheNextPodGoesOn) {
   EXPECT_GE(r.pods[1].node, "n100");
 }
 
+// kube-scheduler with parallelism 1 (schedule_one.go findNodesThatPassFilters:
+// one worker walks the nodes in order; the feasible node after the 100th
+// cancels the search and is dropped; nextStartNodeIndex advances by the
+// feasible nodes kept plus the rejected ones). n000-n099 small and free,
+// n100-n109 large but tainted, n110-n149 small. p1 (no toleration) keeps
+// n000-n099, is turned down by n100-n109 and stops at n110: 110 processed.
+// p2 tolerates the taint and starts at n110: n110-n149 and n000-n059 are
+// its 100 (n060 stops it), so it never sees the large nodes. (Stopping at
+// the 100th would have started p2 at n100, on the large nodes, which every
+// score prefers.)
+TEST_F(SchedulerTest, NodesRejectedAfterTheLastFeasibleNodeCountAsProcessed) {
+  auto name = [](int i) {
+    std::string digits = std::to_string(i);
+    return "n" + std::string(3 - digits.size(), '0') + digits;
+  };
+  for (int i = 0; i < 150; ++i) {
+    api::Node& n = AddNode(name(i), i >= 100 && i < 110 ? "64" : "8");
+    if (i >= 100 && i < 110) {
+      n.spec.taints.push_back({.key = "dedicated", .value = "ml", .effect = api::TaintEffect::kNoSchedule});
+    }
+  }
+  AddPod("p1").metadata.creation_timestamp = "2025-01-01T00:00:01Z";
+  api::Pod& p2 = AddPod("p2");
+  p2.metadata.creation_timestamp = "2025-01-01T00:00:02Z";
+  p2.spec.tolerations.push_back({.key = "dedicated", .value = "ml"});
+  ScheduleResult r = Run();
+  ASSERT_EQ(r.pods.size(), 2u);
+  ASSERT_EQ(r.pods[0].kind, PodOutcome::Kind::kPlaced);
+  EXPECT_LT(r.pods[0].node, "n100");
+  ASSERT_EQ(r.pods[1].kind, PodOutcome::Kind::kPlaced);
+  EXPECT_TRUE(r.pods[1].node < "n060" || r.pods[1].node >= "n110") << r.pods[1].node;
+}
+
+// node_tree.go by hand. In name order, with zone keys (GetZoneKey: the
+// failure-domain.beta labels win over topology.kubernetes.io ones, even
+// when empty; region + ":\0:" + zone): a1 z1, a2 z2, b1 z1, b2 "" (no
+// labels), c1 r1/z1, c2 z2 (beta; its topology zone z9 is ignored), d1 z2,
+// e1 "" (beta zone empty; its topology zone z1 is ignored). Zones by first
+// appearance: z1 {a1, b1}, z2 {a2, c2, d1}, "" {b2, e1}, r1/z1 {c1}; list()
+// takes the first of each, then the second of each, ...
+TEST(NodeTreeOrderTest, ZonesRoundRobinInOrderOfFirstAppearance) {
+  std::vector<api::Node> nodes(8);
+  const char* names[] = {"a1", "a2", "b1", "b2", "c1", "c2", "d1", "e1"};
+  for (size_t i = 0; i < nodes.size(); ++i) nodes[i].metadata.name = names[i];
+  auto set = [&](size_t i, std::string key, std::string value) {
+    nodes[i].metadata.labels.insert_or_assign(std::move(key), std::move(value));
+  };
+  const std::string zone = "topology.kubernetes.io/zone", beta = "failure-domain.beta.kubernetes.io/zone";
+  set(0, zone, "z1");
+  set(1, zone, "z2");
+  set(2, zone, "z1");
+  set(4, zone, "z1");
+  set(4, "topology.kubernetes.io/region", "r1");
+  set(5, beta, "z2");
+  set(5, zone, "z9");
+  set(6, zone, "z2");
+  set(7, beta, "");
+  set(7, zone, "z1");
+  EXPECT_EQ(NodeTreeOrder(nodes), (std::vector<size_t>{0, 1, 3, 4, 2, 5, 7, 6}));
+  // No zone or region label on any node: name order (empty).
+  for (api::Node& n : nodes) n.metadata.labels = {};
+  set(3, "zone", "z1");
+  EXPECT_TRUE(NodeTreeOrder(nodes).empty());
+}
+
+// 110 small nodes in zone a (n000-n109), 10 large ones in zone b
+// (n110-n119). In name order the first 100 are all small; the nodeTree
+// interleaves the zones (n000, n110, n001, n111, ...), so the first 100
+// hold every large node, which the scores prefer.
+TEST_F(SchedulerTest, FilterWalksTheZonesRoundRobin) {
+  auto name = [](int i) {
+    std::string digits = std::to_string(i);
+    return "n" + std::string(3 - digits.size(), '0') + digits;
+  };
+  for (int i = 0; i < 120; ++i) AddNode(name(i), i < 110 ? "8" : "64");
+  AddPod("p");
+  Snapshot fresh = snap_;
+  ScheduleResult r = Run();
+  ASSERT_EQ(r.pods.size(), 1u);
+  EXPECT_LT(r.pods[0].node, "n100");
+  snap_ = fresh;
+  for (size_t i = 0; i < snap_.nodes.size(); ++i) {
+    snap_.nodes[i].metadata.labels.insert_or_assign("topology.kubernetes.io/zone", i < 110 ? "a" : "b");
+  }
+  r = Run();
+  ASSERT_EQ(r.pods.size(), 1u);
+  EXPECT_GE(r.pods[0].node, "n110");
+}
+
 // --- Extended resources backed by DRA (extended.h) ---
 
 TEST_F(SchedulerTest, ExtendedResourceGetsASpecialClaimOnNodesWithoutTheDevicePlugin) {

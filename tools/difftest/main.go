@@ -46,6 +46,7 @@ type options struct {
 	skipKnown string
 	level     string
 	gangs     float64 // --level scheduler: share of clusters with PodGroups
+	large     float64 // --level scheduler: share of clusters of 101-260 nodes
 }
 
 func main() {
@@ -68,6 +69,7 @@ func main() {
 	flag.StringVar(&o.skipKnown, "skip-known", "", "skip scenarios that can hit known mismatch classes (comma-separated: all-shares, fractional, lazy-cel) to look for others")
 	flag.StringVar(&o.level, "level", "allocator", "allocator, validation (objects against a real kube-apiserver's dry run) or scheduler (clusters against kube-scheduler's plugins; README.md)")
 	flag.Float64Var(&o.gangs, "gangs", schedGangFraction, "--level scheduler: share of the clusters with PodGroups (0 to 1; sched_gen.go)")
+	flag.Float64Var(&o.large, "large", schedLargeFraction, "--level scheduler: share of the clusters of 101-260 nodes, where kube-scheduler samples nodes (0 to 1; sched_gen.go)")
 	flag.Parse()
 	if o.level == "validation" {
 		os.Exit(runValidation(o))

@@ -79,9 +79,10 @@ func diffGangScenario(d, u schedOutcome, st *gangStats) (string, string) {
 	class, what, prebind := diffGangPods(d, u, st)
 	if class != "" && class != "member prebind" && prebind {
 		// After a pod whose binding failed at PreBind (both sides agree):
-		// upstream retries it at once, and that attempt's PostFilter
-		// deallocates its claims (allocated, no longer reserved); dractl
-		// tries each pod once and keeps them allocated.
+		// upstream retries it at once (a single pod: its attempt's
+		// PostFilter deallocates its claims, allocated and no longer
+		// reserved; a member: with its group, ahead of later pods, where it
+		// fails again; README.md); dractl tries each pod once.
 		return "prebind retry", fmt.Sprintf("after a PreBind error (%s) %s", class, what)
 	}
 	return class, what
@@ -173,6 +174,9 @@ func diffGangPods(d, u schedOutcome, st *gangStats) (class, what string, prebind
 			if class, what := diffGangPod(dpods[m], upods[m], true, st); class != "" {
 				return class, fmt.Sprintf("pod %s (group %s): %s", m, g.Group, what), prebind
 			}
+			// A member whose binding cycle failed at PreBind on both sides.
+			dp, up := dpods[m], upods[m]
+			prebind = prebind || (dp.Error && up.Error && strings.Contains(dp.Message, "running PreBind plugin"))
 		}
 	}
 	return "", "", prebind

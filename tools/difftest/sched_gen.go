@@ -17,12 +17,15 @@ type SchedScenario struct {
 	Index int
 	Gates string
 	Gang  bool // with PodGroups (compared by sched_gang.go)
+	Large bool // 101-260 nodes (compared as clusters with PodGroups are)
 	List  obj
 }
 
 type schedGen struct {
 	g      *gen
 	gang   bool // a cluster with PodGroups (sched_gang.go): no pod priorities
+	large  bool // 101-260 nodes: node sampling (genLarge)
+	zones  []string
 	nodes  []obj
 	taints []obj // every taint some node has, for tolerations
 	gpus   map[string][]string
@@ -37,22 +40,34 @@ const schedDriver = "gpu.example.com"
 // (--gangs).
 const schedGangFraction = 0.25
 
+// schedLargeFraction is the share of large clusters by default (--large).
+const schedLargeFraction = 0.03
+
 // GenerateSched draws scenario `index` of `seed` (with PodGroups in
-// schedGangFraction of them).
+// schedGangFraction of them, large in schedLargeFraction).
 func GenerateSched(seed uint64, index int) SchedScenario {
-	return GenerateSchedWith(seed, index, schedGangFraction)
+	return GenerateSchedWith(seed, index, schedGangFraction, schedLargeFraction)
 }
 
 // GenerateSchedWith draws scenario `index` of `seed`; a share `gangs` of
-// the clusters have PodGroups. Whether one does comes from a generator of
-// its own, so a cluster without them is the same whatever `gangs` is (and
-// as before PodGroups were drawn).
-func GenerateSchedWith(seed uint64, index int, gangs float64) SchedScenario {
+// the clusters have PodGroups, a share `large` 101-260 nodes (and no
+// PodGroups). Whether one does comes from a generator of its own, so the
+// other clusters are the same whatever `gangs` and `large` are (and as
+// before PodGroups and large clusters were drawn).
+func GenerateSchedWith(seed uint64, index int, gangs, large float64) SchedScenario {
 	g := &gen{r: rand.New(rand.NewPCG(seed, uint64(index)+0x5c4ed))}
 	s := &schedGen{g: g, gpus: map[string][]string{}}
 	s.gang = rand.New(rand.NewPCG(seed, uint64(index)+0x9a4c)).Float64() < gangs
+	if rand.New(rand.NewPCG(seed, uint64(index)+0x1a26e)).Float64() < large {
+		s.gang, s.large = false, true
+	}
 	var gates []string // DRAPrioritizedList and DRAExtendedResource are locked on in 1.37
 	s.genClasses()
+	if s.large {
+		s.genLarge()
+		return SchedScenario{Index: index, Large: true,
+			List: obj{"apiVersion": "v1", "kind": "List", "items": s.items}}
+	}
 	n := g.n(2, 6)
 	for i := 1; i <= n; i++ {
 		s.genNode(fmt.Sprintf("node-%d", i))
@@ -172,6 +187,86 @@ func (s *schedGen) genGroup(name string, single func()) bool {
 	return shared != ""
 }
 
+// genLarge: 101-260 nodes, so kube-scheduler samples them (it stops at
+// numFeasibleNodesToFind, 100 or more, feasible nodes and the next pod
+// starts where the last one stopped): few taints and cordoned nodes, so
+// more than 100 are often feasible; node sizes drawn from a wide range, so
+// the scores more often have one best node; 60% with zone labels (2-3
+// zones, the nodes drawn at random among them, sometimes with a region or
+// the failure-domain.beta labels), which set the order kube-scheduler
+// walks the nodes in (its nodeTree). 2-8 pending pods as genPod draws them
+// (no priorities and no held claims: the whole kube-scheduler, which the
+// oracle runs for these, would preempt or deallocate).
+func (s *schedGen) genLarge() {
+	g := s.g
+	if g.p(0.6) {
+		for k := g.n(2, 3); k > 0; k-- {
+			zone := []string{"z-a", "z-b", "z-c"}[k-1]
+			if g.p(0.3) {
+				zone = pick(g, []string{"r1", "r2"}) + "/" + zone
+			}
+			s.zones = append(s.zones, zone)
+		}
+	}
+	n := g.n(101, 260)
+	for i := 1; i <= n; i++ {
+		s.genNode(fmt.Sprintf("node-%d", i))
+	}
+	s.genAllocated()
+	pending := g.n(2, 8)
+	for i := 0; i < pending; i++ {
+		p := s.genPod(fmt.Sprintf("pod-%d", i))
+		if g.p(0.8) {
+			s.preferHosts(p)
+		}
+	}
+}
+
+// preferHosts: preferred node affinity for 3-6 nodes by name, each with
+// its own weight. Among many like nodes the scores tie (only a unique best
+// node is compared, the rest of the cluster after a tie is not); these
+// nodes, where Filter's sample holds them, stand out, so which ones the
+// sample holds decides the node.
+func (s *schedGen) preferHosts(p obj) {
+	g := s.g
+	spec := p["spec"].(obj)
+	affinity, _ := spec["affinity"].(obj)
+	if affinity == nil {
+		affinity = obj{"nodeAffinity": obj{}}
+		spec["affinity"] = affinity
+	}
+	na := affinity["nodeAffinity"].(obj)
+	terms, _ := na["preferredDuringSchedulingIgnoredDuringExecution"].([]any)
+	weights := []int{100, 90, 70, 50, 30, 10}
+	for k := g.n(3, 6); k > 0; k-- {
+		host := pick(g, s.nodes)["metadata"].(obj)["name"]
+		terms = append(terms, obj{"weight": weights[k-1], "preference": obj{
+			"matchExpressions": []any{obj{"key": "kubernetes.io/hostname", "operator": "In", "values": []any{host}}}}})
+	}
+	na["preferredDuringSchedulingIgnoredDuringExecution"] = terms
+}
+
+// zoneLabels: a large cluster's node's zone (and region) labels.
+func (s *schedGen) zoneLabels(labels obj) {
+	g := s.g
+	if len(s.zones) == 0 || g.p(0.05) { // sometimes a node without
+		return
+	}
+	zone := pick(g, s.zones)
+	region, z, ok := strings.Cut(zone, "/")
+	if !ok {
+		region, z = "", zone
+	}
+	zoneKey, regionKey := "topology.kubernetes.io/zone", "topology.kubernetes.io/region"
+	if g.p(0.1) {
+		zoneKey, regionKey = "failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region"
+	}
+	labels[zoneKey] = z
+	if region != "" {
+		labels[regionKey] = region
+	}
+}
+
 func (s *schedGen) add(o obj) { s.items = append(s.items, o) }
 
 func (s *schedGen) genClasses() {
@@ -202,14 +297,21 @@ func (s *schedGen) genNode(name string) {
 		"memory": pick(g, []string{"4Gi", "8Gi", "16Gi", "32Gi", "6000Mi"}),
 		"pods":   pick(g, []string{"2", "4", "110"}),
 	}
+	unschedulable, tainted := 0.12, 0.35
+	if s.large {
+		s.zoneLabels(labels)
+		alloc["cpu"] = fmt.Sprintf("%dm", g.n(2000, 64000))
+		alloc["memory"] = fmt.Sprintf("%dMi", g.n(4096, 131072))
+		unschedulable, tainted = 0.03, 0.06
+	}
 	if g.p(0.15) {
 		alloc["example.com/gpu"] = pick(g, []string{"1", "2", "0"})
 	}
 	spec := obj{}
-	if g.p(0.12) {
+	if g.p(unschedulable) {
 		spec["unschedulable"] = true
 	}
-	if g.p(0.35) {
+	if g.p(tainted) {
 		var taints []any
 		seen := map[string]bool{} // unique by key and effect (API validation)
 		for k := g.n(1, 2); k > 0; k-- {
@@ -305,7 +407,7 @@ func (s *schedGen) genPod(name string) obj {
 	spec := p["spec"].(obj)
 	// No priorities with PodGroups: kube-scheduler's DefaultPreemption
 	// (which the gang oracle runs) would evict lower-priority pods.
-	if !s.gang && g.p(0.4) {
+	if !s.gang && !s.large && g.p(0.4) {
 		spec["priority"] = pick(g, []int{0, 10, 100})
 	}
 	if len(s.taints) > 0 && g.p(0.4) {
@@ -379,7 +481,7 @@ func (s *schedGen) genPod(name string) obj {
 	// PodGroupPostFilter), which the gang oracle runs, deallocates an
 	// allocated claim that nothing reserves when its pod cannot use it, and
 	// dractl models no PostFilter.
-	if !s.gang && len(s.held) > 0 && g.p(0.1) {
+	if !s.gang && !s.large && len(s.held) > 0 && g.p(0.1) {
 		// An allocated claim: only its node is available.
 		podClaims = append(podClaims, obj{"name": "held", "resourceClaimName": pick(g, s.held)})
 		containerClaims = append(containerClaims, obj{"name": "held"})

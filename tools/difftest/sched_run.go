@@ -50,28 +50,25 @@ type schedPod struct {
 // plugin serves it) was decided from upstream's code and fixed in dractl,
 // and in the harness's state after the failure (README.md).
 //
-// "member prebind" (clusters with PodGroups, sched_gang.go): dractl runs a
-// group member's whole cycle, PreBind's extended-resource failure
-// (PreBindWithoutMappings) included, inside the group's cycle, so the
-// member's error ends the group ("failed to schedule other pod from a pod
-// group: running PreBind plugin ..."). Upstream's group cycle only assumes
-// and reserves its members; PreBind runs in each member's binding cycle
-// after the group was decided (the member counts as placed, and fails only
-// if the group is placed). Fixing it means moving that check out of
-// RunCycle for members (src/sched/scheduler.cc), beyond this comparison's
-// change.
-//
 // "prebind retry" (clusters with PodGroups): any mismatch after a pod whose
 // binding failed at PreBind on both sides. The whole kube-scheduler retries
-// that pod at once (its error puts it back in the active queue), and that
-// attempt changes the state later pods see (seen: they find devices free
-// that dractl holds; DynamicResources' PostFilter deallocates a claim that
-// is allocated but no longer reserved, as the user claims are after the
-// failed PreBind's Unreserve); dractl tries each pod once and leaves them
-// allocated. Not confirmed step by step.
+// that pod at once, and that attempt changes what later pods see. A single
+// pod's error puts it back in the active queue (seen: later pods find
+// devices free that dractl holds; DynamicResources' PostFilter deallocates
+// a claim that is allocated but no longer reserved, as the user claims are
+// after the failed PreBind's Unreserve). A group member's failed binding
+// cycle puts it back into its group, which comes back to the active queue
+// at once, with its timestamp kept where some member did not fit
+// (AddAttemptedPodGroupIfNeeded), so ahead of later pods; there the member
+// fits again (its claim is allocated on the same node) and fails PreBind
+// again (inferred: the oracle's later pods get no outcome at all). dractl
+// tries each pod once.
+//
+// "member prebind" (dractl failed a member's PreBind inside its group's
+// cycle) is fixed: the member is assumed in the group's cycle and fails in
+// its binding cycle once the group is placed (README.md).
 var schedKnown = map[string]string{
-	"prebind retry":  "upstream retries a pod whose binding failed at PreBind at once, which changes the state later pods see (its claims freed); dractl tries each pod once",
-	"member prebind": "dractl fails a group member's PreBind (extended resource with user claims on a device-plugin node) inside the group cycle; upstream runs PreBind after the group is decided",
+	"prebind retry": "upstream retries a pod whose binding failed at PreBind at once (a single pod: its claims freed; a member: with its group, ahead of later pods), which changes what later pods see; dractl tries each pod once",
 }
 
 // diffSchedPods compares one pod's outcomes; it returns the mismatch class
@@ -165,9 +162,9 @@ func runScheduler(o options) int {
 	mix := map[string]int{}        // upstream's outcomes per pod
 	rejections := map[string]int{} // upstream's node rejections per plugin
 	var gang gangStats
-	gangScenarios := 0
+	gangScenarios, largeScenarios := 0, 0
 	for i := o.start; i < o.start+o.count; i++ {
-		sc := GenerateSchedWith(o.seed, i, o.gangs)
+		sc := GenerateSchedWith(o.seed, i, o.gangs, o.large)
 		path := filepath.Join(dir, fmt.Sprintf("s%d.json", i))
 		data, _ := json.MarshalIndent(sc.List, "", " ")
 		if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -237,7 +234,11 @@ func runScheduler(o options) int {
 				rejections[v.Plugin]++
 			}
 		}
-		if sc.Gang {
+		if sc.Large {
+			largeScenarios++
+		}
+		if sc.Gang || sc.Large {
+			// Both run the whole kube-scheduler in the oracle.
 			gangScenarios++
 			if class, what := diffGangScenario(d, u, &gang); class != "" {
 				report(class, what)
@@ -262,9 +263,9 @@ func runScheduler(o options) int {
 		"node rejections: %s\n", mix["placed"], mix["scored"], mix["tie"], mix["unschedulable"], mix["error"],
 		sortedCounts(rejections))
 	if gangScenarios > 0 {
-		fmt.Fprintf(os.Stderr, "with pod groups: %d scenarios; %d groups compared (dractl: %d placed, %d unschedulable, "+
+		fmt.Fprintf(os.Stderr, "with pod groups or large (%d large): %d scenarios; %d groups compared (dractl: %d placed, %d unschedulable, "+
 			"%d errors, %d not tried), %d member and single-pod nodes compared, %d pods not compared after a tie\n",
-			gangScenarios, gang.groups, gang.groupsPlaced, gang.groupsUnschedulable, gang.groupsError, gang.groupsUntried,
+			largeScenarios, gangScenarios, gang.groups, gang.groupsPlaced, gang.groupsUnschedulable, gang.groupsError, gang.groupsUntried,
 			gang.nodesCompared, gang.afterTie)
 	}
 	var names []string

@@ -106,8 +106,8 @@ func TestDiffSchedPods(t *testing.T) {
 func TestGenerateSchedGangs(t *testing.T) {
 	gangs := 0
 	for i := 0; i < 400; i++ {
-		with := GenerateSchedWith(3, i, 0.25)
-		without := GenerateSchedWith(3, i, 0)
+		with := GenerateSchedWith(3, i, 0.25, 0)
+		without := GenerateSchedWith(3, i, 0, 0)
 		if without.Gang {
 			t.Fatalf("scenario %d: PodGroups with --gangs 0", i)
 		}
@@ -238,5 +238,74 @@ func TestDiffGangScenario(t *testing.T) {
 	u.Pods[0] = schedPod{Pod: "default/s", Error: true, Message: prebind}
 	if class, _ := diffGangScenario(d, u, &st); class != "prebind retry" {
 		t.Fatalf("after PreBind: class %q", class)
+	}
+}
+
+// Large clusters in a share of the scenarios (sched_gen.go genLarge): the
+// other clusters are the same whatever the share is; a large one has
+// 101-260 nodes, no PodGroups, no gates, no pod priorities, 2-8 pending
+// pods, and its nodes' zone labels (where it has them) in 2-3 zones.
+func TestGenerateSchedLarge(t *testing.T) {
+	large, zoned := 0, 0
+	for i := 0; i < 300; i++ {
+		with := GenerateSchedWith(3, i, 0.25, 0.2)
+		without := GenerateSchedWith(3, i, 0.25, 0)
+		if without.Large {
+			t.Fatalf("scenario %d: large with --large 0", i)
+		}
+		if !with.Large {
+			a, _ := json.Marshal(with.List)
+			b, _ := json.Marshal(without.List)
+			if string(a) != string(b) || with.Gates != without.Gates || with.Gang != without.Gang {
+				t.Fatalf("scenario %d: a small cluster changed with --large", i)
+			}
+			continue
+		}
+		large++
+		if with.Gang || with.Gates != "" {
+			t.Fatalf("scenario %d: large with PodGroups or gates %q", i, with.Gates)
+		}
+		nodes, pending := 0, 0
+		zones := map[string]bool{}
+		for _, it := range with.List["items"].([]any) {
+			o := it.(obj)
+			switch o["kind"] {
+			case "PodGroup":
+				t.Fatalf("scenario %d: PodGroup in a large cluster", i)
+			case "Node":
+				nodes++
+				labels := o["metadata"].(obj)["labels"].(obj)
+				z, _ := labels["topology.kubernetes.io/zone"].(string)
+				if b, ok := labels["failure-domain.beta.kubernetes.io/zone"].(string); ok {
+					z = b
+				}
+				if z != "" {
+					zones[z] = true
+				}
+			case "Pod":
+				spec := o["spec"].(obj)
+				if _, ok := spec["priority"]; ok {
+					t.Fatalf("scenario %d: a pod with a priority in a large cluster", i)
+				}
+				if _, bound := spec["nodeName"]; !bound {
+					pending++
+				}
+			}
+		}
+		if nodes < 101 || nodes > 260 {
+			t.Fatalf("scenario %d: %d nodes", i, nodes)
+		}
+		if pending < 2 || pending > 8 {
+			t.Fatalf("scenario %d: %d pending pods", i, pending)
+		}
+		if len(zones) > 3 || len(zones) == 1 {
+			t.Fatalf("scenario %d: zones %v", i, zones)
+		}
+		if len(zones) > 0 {
+			zoned++
+		}
+	}
+	if large < 30 || zoned == 0 || zoned == large {
+		t.Fatalf("%d large clusters of 300 at 0.2, %d with zones", large, zoned)
 	}
 }

@@ -212,6 +212,10 @@ func schedDefaultsFor(gates string) string {
 	return strings.Join(parts, ",")
 }
 
+// wholeSchedulerNodes: clusters of this many nodes or more run through
+// the whole kube-scheduler (runGangSchedule), where nodes are sampled.
+const wholeSchedulerNodes = 100
+
 func scheduleFile(path, gates string, seed uint64) (res schedScenarioOutcome) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -226,7 +230,11 @@ func scheduleFile(path, gates string, seed uint64) (res schedScenarioOutcome) {
 	if err != nil {
 		return schedScenarioOutcome{Error: err.Error()}
 	}
-	if len(c.podGroups) > 0 {
+	// The plugin-by-plugin harness filters every node; from
+	// minFeasibleNodesToFind (100) nodes on kube-scheduler samples them
+	// (findNodesThatPassFilters, nextStartNodeIndex, its nodeTree's order):
+	// those clusters go to the whole scheduler too.
+	if len(c.podGroups) > 0 || len(c.nodes) >= wholeSchedulerNodes {
 		return runGangSchedule(c)
 	}
 	pods, err := runSchedule(c, fts, seed)
