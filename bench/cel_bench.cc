@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "api/resource.h"
-#include "cel/dra_env.h"
+#include "cel/dra/dra_env.h"
 #include "quantity/quantity.h"
 
 #include "base/testing/count_allocations.h"
@@ -174,7 +174,7 @@ void BM_Matches(benchmark::State& state) {
 }
 void BM_Conjunction(benchmark::State& state) { RunSelector(state, kConjunctionExpr); }
 
-// The same selectors over columns (cel/columnar.h): DraEnvironment::MatchColumn
+// The same selectors over columns (cel/dra/columnar.h): DraEnvironment::MatchColumn
 // on the 100,000 devices cut into slices of state.range(1) devices (8: a DGX
 // node's slice; 128: the API's maximum). /0/n checks each device's
 // attributes as Matches does; /1/n has them checked beforehand. ns_per_device

@@ -33,17 +33,17 @@
 #include <vector>
 
 #include "api/resource.h"
-#include "cel/checker.h"
-#include "cel/checker_decls.h"
-#include "cel/cost.h"
-#include "cel/dra_env.h"
-#include "cel/issue.h"
-#include "cel/k8s_lib.h"
-#include "cel/library.h"
-#include "cel/parser.h"
-#include "cel/program.h"
-#include "cel/types.h"
-#include "cel/value.h"
+#include "cel/checker/checker.h"
+#include "cel/checker/checker_decls.h"
+#include "cel/checker/types.h"
+#include "cel/cost/cost.h"
+#include "cel/dra/dra_env.h"
+#include "cel/libraries/k8s_lib.h"
+#include "cel/libraries/library.h"
+#include "cel/parser/issue.h"
+#include "cel/parser/parser.h"
+#include "cel/runtime/program.h"
+#include "cel/runtime/value.h"
 #include "quantity/quantity.h"
 
 namespace dra::cel {

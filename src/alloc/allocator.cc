@@ -158,7 +158,7 @@ struct NodeState {
 
 // The verdicts of one CEL expression on every device of the SliceIndex,
 // indexed by Candidate::device_id. Entries go from kUnknown (through kTried:
-// the slice's columns did not decide it, cel/columnar.h) to kFalse or kTrue
+// the slice's columns did not decide it, cel/dra/columnar.h) to kFalse or kTrue
 // once and never back; racing threads store the same value.
 struct VerdictTable {
   static constexpr uint8_t kUnknown = 0, kFalse = 1, kTrue = 2, kTried = 3;

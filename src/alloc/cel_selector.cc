@@ -8,8 +8,8 @@
 #include <string>
 
 #include "base/release.h"
-#include "cel/dra_env.h"
-#include "cel/k8s_lib.h"
+#include "cel/dra/dra_env.h"
+#include "cel/libraries/k8s_lib.h"
 #include "fmt/format.h"
 
 namespace dra::alloc {

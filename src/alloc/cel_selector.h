@@ -1,5 +1,5 @@
 // The production SelectorEvaluator: CEL device selectors through the DRA CEL
-// environment (cel/dra_env.h) as kube-scheduler compiles them
+// environment (cel/dra/dra_env.h) as kube-scheduler compiles them
 // (StoredExpressions of the newest release, src/alloc/README.md §6.1), with
 // compiled expressions cached by the environment and, in front of that, by a
 // small per-thread cache (a few entries per thread stay alive until replaced).

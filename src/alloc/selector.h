@@ -1,6 +1,6 @@
 // The allocator's view of CEL: one call that evaluates a device selector
 // expression on one device (src/alloc/README.md §6). The production
-// implementation (alloc/cel_selector.h) sits on cel/dra_env.h; tests use small
+// implementation (alloc/cel_selector.h) sits on cel/dra/dra_env.h; tests use small
 // doubles.
 //
 // Error channels, which the allocator turns into the §6.5 messages:
@@ -28,7 +28,7 @@ class SelectorEvaluator {
   virtual StatusOr<bool> Evaluate(std::string_view expression, const api::Device& device, std::string_view driver) = 0;
 
   // Evaluate for every device of one slice of `driver` at once, where the
-  // implementation has a faster way (cel/columnar.h): out[i] becomes 2 (true)
+  // implementation has a faster way (cel/dra/columnar.h): out[i] becomes 2 (true)
   // or 1 (false) where Evaluate(expression, devices[i], driver) would return
   // that bool, else 0 (call Evaluate for that device). Returns false, leaving
   // `out` alone, when it has no such way for `expression`.

@@ -38,7 +38,7 @@
 // CEL expressions (device selectors, derived attributes) are compiled as the
 // API server compiles new expressions -- parse, type check, result type,
 // estimated cost -- by a CelExpressionChecker passed in; src/cel implements
-// it (cel/api_checker.h), which this layer cannot include. Without one only
+// it (cel/dra/api_checker.h), which this layer cannot include. Without one only
 // their length and emptiness are checked.
 //
 // Not validated here: update-only rules (immutability, "stored" expressions),

@@ -21,7 +21,7 @@
 #include "api/features.h"
 #include "api/validation.h"
 #include "base/release.h"
-#include "cel/dra_env.h"
+#include "cel/dra/dra_env.h"
 #include "sched/resources.h"
 
 namespace dra::audit {

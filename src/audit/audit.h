@@ -4,7 +4,7 @@
 //
 // Checks (the IDs are stable: scripts match on them):
 //   DeviceClasses over every device of every ResourceSlice, evaluated as
-//   kube-scheduler evaluates them (cel/dra_env.h, StoredExpressions; the
+//   kube-scheduler evaluates them (cel/dra/dra_env.h, StoredExpressions; the
 //   selectors in order, the first false or error deciding):
 //     class-matches-nothing   a class no device passes
 //     device-in-no-class      devices no class passes, per driver

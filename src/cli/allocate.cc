@@ -15,7 +15,7 @@
 #include "api/features.h"
 #include "api/validation.h"
 #include "base/release.h"
-#include "cel/api_checker.h"
+#include "cel/dra/api_checker.h"
 #include "cli/cluster_inputs.h"
 #include "cli/commands.h"
 #include "cli/common.h"

@@ -15,7 +15,7 @@
 // its checker).
 //
 // Kubernetes profile (k8s-* and dra-* files): the expression is compiled in
-// the DRA selector environment of Kubernetes 1.37 (cel/dra_env.h):
+// the DRA selector environment of Kubernetes 1.37 (cel/dra/dra_env.h):
 // StoredExpressions, or NewExpressions when `env` says so, with the feature
 // gates of `features` (DRAConsumableCapacity, DRAListTypeAttributes).
 // A vector with `device` is evaluated as kube-scheduler evaluates a selector
@@ -41,11 +41,11 @@
 #include "api/resource.h"
 #include "base/base64.h"
 #include "base/json_escape.h"
-#include "cel/dra_env.h"
-#include "cel/k8s_lib.h"
-#include "cel/library.h"
-#include "cel/parser.h"
-#include "cel/program.h"
+#include "cel/dra/dra_env.h"
+#include "cel/libraries/k8s_lib.h"
+#include "cel/libraries/library.h"
+#include "cel/parser/parser.h"
+#include "cel/runtime/program.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "manifest/json_parser.h"

@@ -13,7 +13,7 @@
 #include "api/defaults.h"
 #include "api/validation.h"
 #include "base/version.h"
-#include "cel/api_checker.h"
+#include "cel/dra/api_checker.h"
 #include "cli/common.h"
 #include "fmt/format.h"
 #include "kube/client.h"

@@ -13,7 +13,7 @@
 
 #include "api/defaults.h"
 #include "api/validation.h"
-#include "cel/api_checker.h"
+#include "cel/dra/api_checker.h"
 #include "fmt/format.h"
 #include "manifest/emit.h"
 #include "sched/workloads.h"

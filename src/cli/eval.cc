@@ -1,6 +1,6 @@
 // dractl eval: which devices a CEL selector (or a DeviceClass's selectors)
 // matches, evaluated as kube-scheduler evaluates them (Kubernetes 1.37,
-// StoredExpressions; cel/dra_env.h).
+// StoredExpressions; cel/dra/dra_env.h).
 //
 //   dractl eval 'EXPR' -f slices/            devices for which EXPR is true
 //   dractl eval --class NAME -f cluster/     devices the class NAME selects
@@ -35,7 +35,7 @@
 #include "alloc/features.h"
 #include "api/object.h"
 #include "base/release.h"
-#include "cel/dra_env.h"
+#include "cel/dra/dra_env.h"
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "fmt/format.h"

@@ -12,7 +12,7 @@
 
 #include "api/defaults.h"
 #include "api/validation.h"
-#include "cel/api_checker.h"
+#include "cel/dra/api_checker.h"
 #include "cli/cluster_inputs.h"
 #include "cli/commands.h"
 #include "cli/common.h"

@@ -3,7 +3,7 @@
 // `file:line:col: Kind ns/name: field.path: message`.
 //
 // CEL selectors and derived attributes are compiled as the API server
-// compiles new expressions (cel/api_checker.h), in the NewExpressions
+// compiles new expressions (cel/dra/api_checker.h), in the NewExpressions
 // environment of the --kubernetes-version release and its feature gates:
 //
 //   spec.selectors[0].cel.expression: Invalid value: "...": compilation failed: ERROR: <input>:1:5: ...
@@ -25,7 +25,7 @@
 #include "api/features.h"
 #include "api/validation.h"
 #include "base/release.h"
-#include "cel/api_checker.h"
+#include "cel/dra/api_checker.h"
 #include "cli/cluster_inputs.h"
 #include "cli/commands.h"
 #include "cli/common.h"
