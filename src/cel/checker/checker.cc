@@ -347,7 +347,7 @@ std::string FormatSignature(std::span<const Type> args, bool member) {
 }
 
 // The type denoted by a type identifier (`int`, `list`, ...), as the planner
-// knows them (program.cc TypeDenotation).
+// knows them (cel/runtime/planner.cc TypeDenotation).
 std::optional<Type> TypeIdentifier(std::string_view name) {
   if (name == "bool") return Type::TypeOf(Type::Bool());
   if (name == "int") return Type::TypeOf(Type::Int());

@@ -22,7 +22,7 @@
 //
 // Generic overloads (`_==_(A, A)`, `size(list(A))`) are instantiated with
 // fresh type variables per call and unified as cel-go does; after checking,
-// variables still unbound become dyn. Macros arrive expanded (macros.h): the
+// variables still unbound become dyn. Macros arrive expanded (cel/parser/macros.h): the
 // checker types a comprehension's accumulator and iteration variables in
 // nested scopes, so `[1, 2].map(x, x + 1)` is list(int).
 //

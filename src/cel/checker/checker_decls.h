@@ -6,8 +6,8 @@
 // ext/lists.go, ext/sets.go, ext/comprehensions.go, the optional library in
 // cel/library.go) and k8s.io/apiserver pkg/cel/library (quantity, semver,
 // regex, lists, urls, ip, cidr, format) with their overload ids, which the
-// cost estimator (cost.h) keys on. The implementations live elsewhere (the
-// FunctionRegistry of library.h and the Kubernetes libraries); this file only
+// cost estimator (cel/cost/cost.h) keys on. The implementations live elsewhere (the
+// FunctionRegistry of cel/libraries/library.h and the Kubernetes libraries); this file only
 // tells the checker what type-checks.
 //
 // Environments (src/cel/README.md §1-§4):

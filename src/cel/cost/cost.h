@@ -4,7 +4,7 @@
 // k8s.io/dynamic-resource-allocation cel/compile.go).
 //
 // The estimate is a range [min, max] of cost units, in the units of the
-// runtime cost (program.h): identifiers and selections 1, constants 0, list
+// runtime cost (cel/runtime/program.h): identifiers and selections 1, constants 0, list
 // and map literals 10 and 30, most calls 1, string operations by length,
 // comprehensions by range size times the cost of one iteration. Sizes of
 // strings, lists and maps that the expression itself does not fix come from

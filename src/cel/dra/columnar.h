@@ -27,7 +27,7 @@
 //      `&&` absorbs errors: `error && false` is false), true when all parts
 //      are true, else unknown.
 //   3. Cost: every node of these shapes costs at most 1, except a string
-//      equality (at most ceil(0.1 x the constant's length), program.cc
+//      equality (at most ceil(0.1 x the constant's length), cel/runtime/evaluator.cc
 //      EqualityCost takes the smaller size) and `in` (one equality per
 //      element); so the runtime cost of an evaluation is below 20 x the length
 //      of the expression. New() declines an expression for which that bound

@@ -1,5 +1,5 @@
 // The CEL environment of DRA device selectors: the `device` variable on top of
-// the Kubernetes libraries (k8s_lib.h), as kube-scheduler and kube-apiserver
+// the Kubernetes libraries (cel/libraries/k8s_lib.h), as kube-scheduler and kube-apiserver
 // of Kubernetes 1.34-1.37 compile and evaluate
 // `DeviceClass.spec.selectors[].cel.expression` and the request selectors.
 // src/cel/README.md §1-§7 describe that environment; upstream it is

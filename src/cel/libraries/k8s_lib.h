@@ -1,6 +1,6 @@
 // The Kubernetes CEL libraries (k8s.io/apiserver pkg/cel/library) as the DRA
 // selector environment of Kubernetes 1.34-1.37 has them (src/cel/README.md
-// §3, §5, §6). Plain CEL: nothing here knows about devices; dra_env.h adds
+// §3, §5, §6). Plain CEL: nothing here knows about devices; cel/dra/dra_env.h adds
 // the `device` variable on top.
 //
 //   library              functions                                        CEL types
@@ -88,7 +88,7 @@ inline constexpr std::string_view kNamedFormatTypeName = "kubernetes.NamedFormat
 // --- Value types --------------------------------------------------------------
 
 // kubernetes.Quantity: owns its quantity, or views one that outlives every
-// use of the object (an api::DeviceCapacity value; see dra_env.cc).
+// use of the object (an api::DeviceCapacity value; see cel/dra/dra_env.cc).
 class QuantityValue final : public OpaqueObject {
  public:
   explicit QuantityValue(const quantity::Quantity& q) : own_(q), q_(&own_) {}
@@ -189,7 +189,7 @@ struct KubernetesLibraryOptions {
   bool new_expressions = false;
   // Register `<dyn>.includes(<dyn>)`: Kubernetes lists v1 (1.37
   // StoredExpressions) or the DRA function (gate DRAListTypeAttributes; see
-  // dra_env.h, which decides).
+  // cel/dra/dra_env.h, which decides).
   bool includes = false;
   // For includes(): an error past this many list elements (the DRA
   // function's 48); 0 = no limit (lists v1).

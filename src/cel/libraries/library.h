@@ -2,7 +2,7 @@
 // extensions Kubernetes enables (src/cel/README.md §2-§3).
 //
 // Each Register* adds its overloads to a FunctionRegistry (see
-// function_registry.h for the conventions). NewRegistry builds the registry
+// cel/runtime/function_registry.h for the conventions). NewRegistry builds the registry
 // of a whole environment; build it once and share it.
 #pragma once
 

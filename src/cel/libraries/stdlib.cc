@@ -3,7 +3,7 @@
 // runtime costs (interpreter/runtimecost.go).
 //
 // Equality, `in`, logical operators, indexing and field selection are
-// planned as dedicated nodes (program.cc), not registered here.
+// planned as dedicated nodes (cel/runtime/planner.cc), not registered here.
 #include <re2/re2.h>
 
 #include <charconv>
