@@ -319,7 +319,7 @@ class Evaluator {
   // ==/!= with a string constant on one side.
   Value EvalEqualityConst(const PlanNode& n) {
     // One side is a string constant whose size in code points is known.
-    const uint32_t side = static_cast<uint32_t>(n.const_side);
+    const uint32_t side = static_cast<uint32_t>(static_cast<uint8_t>(n.const_side));
     const Value& c = p_.nodes_[Child(n, side)].value;
     Value v = EvalOperand(Child(n, 1 - side));
     if (v.is_string()) {
