@@ -1,8 +1,9 @@
 // The allocator on the shapes of upstream's scheduler_perf DRA tests
 // (issue #4, "Speed"): one pod's claim tried against every node of a
 // 500-node cluster, as the scheduler's Filter does (one Allocator per
-// snapshot, one Allocate(node, claims) call per node). The benchmark time is
-// the time per pod, all 500 nodes together.
+// snapshot, one Allocate call per node, the pod's claims prepared once:
+// alloc::PreparedClaims). The benchmark time is the time per pod, all 500
+// nodes together.
 //
 //   build/bench/bench/alloc_bench
 //   build/bench/bench/alloc_bench --benchmark_filter=Cel
@@ -25,6 +26,10 @@
 //   BM_BasicCold, BM_CelCold
 //                           as Fresh, without a SnapshotState: nothing is
 //                           cached from one pod to the next
+//   BM_BasicPerNode, BM_CelPerNode
+//                           as BM_Basic, BM_Cel with the claims prepared on
+//                           every call (Allocate(node, claims), no
+//                           PreparedClaims), as upstream's Allocate does
 //   BM_BasicFilter, BM_CelFilter
 //                           as Fresh, the way sched/scheduler.cc calls the
 //                           allocator: every node through a NodeHandle with
@@ -172,39 +177,52 @@ struct PodOutcome {
   uint64_t steps = 0;
 };
 
-// The scheduler's Filter for one pod: the claim against every node.
+// The scheduler's Filter for one pod: the claim against every node, prepared
+// once for the pod (alloc::PreparedClaims, as sched/scheduler.cc's Filter
+// does), a full AllocationResult on every node that fits.
 // On `allocator`, or on the Cluster's (warm from earlier pods) if null.
-PodOutcome SchedulePod(const Cluster& c, const alloc::Allocator* allocator_or_null = nullptr) {
+// `per_node`: without PreparedClaims.
+PodOutcome SchedulePod(const Cluster& c, const alloc::Allocator* allocator_or_null = nullptr, bool per_node = false) {
   const api::ResourceClaim* claims[] = {&c.claim};
+  const alloc::PreparedClaims prepared(claims);
   PodOutcome out;
   const alloc::Allocator& allocator = allocator_or_null != nullptr ? *allocator_or_null : *c.allocator;
+  alloc::NodeFit fit;
   for (const api::Node& node : c.nodes) {
-    StatusOr<alloc::NodeFit> fit = allocator.Allocate(node, claims);
-    if (!fit.ok()) Fail("Allocate on " + node.metadata.name + ": " + fit.status().ToString());
-    out.nodes_fit += fit->fits ? 1 : 0;
-    out.steps += fit->steps;
+    Status st;
+    if (per_node) {
+      StatusOr<alloc::NodeFit> one = allocator.Allocate(node, claims);
+      st = one.status();
+      if (one.ok()) fit = *std::move(one);
+    } else {
+      st = allocator.AllocateInto(allocator.Handle(node), prepared, alloc::Allocator::ResultDetail::kFull, fit);
+    }
+    if (!st.ok()) Fail("Allocate on " + node.metadata.name + ": " + st.ToString());
+    out.nodes_fit += fit.fits ? 1 : 0;
+    out.steps += fit.steps;
   }
   return out;
 }
 
 // The scheduler's pattern (sched/scheduler.cc Filter, then Reserve): every
-// node decided with kSummary through a handle, results in full only on the
+// node decided with kSummary through a handle into one NodeFit, results in full only on the
 // node chosen (here the first that fits).
 PodOutcome FilterPod(const Cluster& c, const alloc::Allocator& allocator) {
   const api::ResourceClaim* claims[] = {&c.claim};
+  const alloc::PreparedClaims prepared(claims);
   PodOutcome out;
   const api::Node* chosen = nullptr;
+  alloc::NodeFit fit;
   for (const api::Node& node : c.nodes) {
-    StatusOr<alloc::NodeFit> fit =
-        allocator.Allocate(allocator.Handle(node), claims, alloc::Allocator::ResultDetail::kSummary);
-    if (!fit.ok()) Fail("Allocate on " + node.metadata.name + ": " + fit.status().ToString());
-    out.nodes_fit += fit->fits ? 1 : 0;
-    out.steps += fit->steps;
-    if (fit->fits && chosen == nullptr) chosen = &node;
+    Status st = allocator.AllocateInto(allocator.Handle(node), prepared, alloc::Allocator::ResultDetail::kSummary, fit);
+    if (!st.ok()) Fail("Allocate on " + node.metadata.name + ": " + st.ToString());
+    out.nodes_fit += fit.fits ? 1 : 0;
+    out.steps += fit.steps;
+    if (fit.fits && chosen == nullptr) chosen = &node;
   }
   if (chosen != nullptr) {
-    StatusOr<alloc::NodeFit> fit = allocator.Allocate(*chosen, claims);
-    if (!fit.ok() || !fit->fits || fit->results.size() != 1 || !fit->results[0].node_selector) {
+    StatusOr<alloc::NodeFit> full = allocator.Allocate(*chosen, claims);
+    if (!full.ok() || !full->fits || full->results.size() != 1 || !full->results[0].node_selector) {
       Fail("full allocation on the chosen node " + chosen->metadata.name + " failed");
     }
   }
@@ -212,17 +230,18 @@ PodOutcome FilterPod(const Cluster& c, const alloc::Allocator& allocator) {
 }
 
 // How the pods of a shape get their Allocator.
-enum class Mode { kWarm, kFresh, kCold, kFilter };
+enum class Mode { kWarm, kFresh, kCold, kFilter, kPerNode };
 
 void Run(benchmark::State& state, std::string_view shape, const Cluster& c, int want_fit, uint64_t min_steps = 0,
          Mode mode = Mode::kWarm) {
   const std::string name = std::string(shape) + "/" + std::to_string(state.range(0));
-  const bool fresh = mode != Mode::kWarm;
+  const bool fresh = mode != Mode::kWarm && mode != Mode::kPerNode;
+  const bool per_node = mode == Mode::kPerNode;
   const bool shared = mode == Mode::kFresh || mode == Mode::kFilter;
   auto pod = [&](const alloc::Allocator* allocator) {
     return mode == Mode::kFilter ? FilterPod(c, *allocator) : SchedulePod(c, allocator);
   };
-  PodOutcome first = pod(fresh ? c.NewAllocator(shared).get() : nullptr);
+  PodOutcome first = fresh ? pod(c.NewAllocator(shared).get()) : SchedulePod(c, nullptr, per_node);
   if (first.nodes_fit != want_fit) {
     Fail(name + ": " + std::to_string(first.nodes_fit) + " nodes fit, want " + std::to_string(want_fit));
   }
@@ -232,7 +251,7 @@ void Run(benchmark::State& state, std::string_view shape, const Cluster& c, int 
   PodOutcome o;
   for (auto _ : state) {
     if (!fresh) {
-      o = SchedulePod(c);
+      o = SchedulePod(c, nullptr, per_node);
       benchmark::DoNotOptimize(o);
       continue;
     }
@@ -276,10 +295,11 @@ void BasicShape(benchmark::State& state, std::string_view request_selector, Mode
   c.claim.spec.devices.requests.push_back(Request("req-0", 1, request_selector));
   c.Build();
   const std::string shape =
-      std::string(request_selector.empty() ? "BM_Basic" : "BM_Cel") + (mode == Mode::kFresh    ? "Fresh"
-                                                                       : mode == Mode::kCold   ? "Cold"
-                                                                       : mode == Mode::kFilter ? "Filter"
-                                                                                               : "");
+      std::string(request_selector.empty() ? "BM_Basic" : "BM_Cel") + (mode == Mode::kFresh     ? "Fresh"
+                                                                       : mode == Mode::kCold    ? "Cold"
+                                                                       : mode == Mode::kFilter  ? "Filter"
+                                                                       : mode == Mode::kPerNode ? "PerNode"
+                                                                                                : "");
   Run(state, shape, c, fill == 2 ? 0 : kNodes, 0, mode);
 }
 
@@ -290,6 +310,8 @@ void BM_CelFresh(benchmark::State& state) { BasicShape(state, kCelSelector, Mode
 void BM_BasicCold(benchmark::State& state) { BasicShape(state, "", Mode::kCold); }
 void BM_CelCold(benchmark::State& state) { BasicShape(state, kCelSelector, Mode::kCold); }
 void BM_BasicFilter(benchmark::State& state) { BasicShape(state, "", Mode::kFilter); }
+void BM_BasicPerNode(benchmark::State& state) { BasicShape(state, "", Mode::kPerNode); }
+void BM_CelPerNode(benchmark::State& state) { BasicShape(state, kCelSelector, Mode::kPerNode); }
 void BM_CelFilter(benchmark::State& state) { BasicShape(state, kCelSelector, Mode::kFilter); }
 
 // 64 devices per node; device i has the int list attribute numaNodes =
@@ -375,6 +397,8 @@ BENCHMARK(BM_BasicCold)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_CelCold)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_BasicFilter)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_CelFilter)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_BasicPerNode)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_CelPerNode)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ManyRequests)->DenseRange(0, 1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Partitionable)->DenseRange(0, 1)->Unit(benchmark::kMicrosecond);
 

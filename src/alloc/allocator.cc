@@ -845,6 +845,52 @@ std::string ClaimName(const PreparedClaim& claim) {
 }
 
 enum class Outcome { kSuccess, kFail, kMaxSize, kError };
+
+// Reason{}, keeping the strings' buffers (Search reuses its Reasons).
+void ClearReason(Reason& r) {
+  static_assert(sizeof(Reason) == 3 * sizeof(std::string) + 13 * sizeof(int64_t),
+                "a new field of Reason: clear it here");
+  r.claim.clear();
+  r.request.clear();
+  r.invalid_pools = false;
+  r.message.clear();
+  r.class_selector = r.request_selector = r.node_selection = r.binding_conditions = r.in_use = r.taint = r.counters =
+      r.incompatible = r.capacity = r.constraint = r.needed = r.usable = 0;
+}
+
+// `result` as `count` default results (and no config, node selector or
+// timestamp), keeping the buffers of what it held.
+void ResetResult(api::AllocationResult& result, size_t count) {
+  static_assert(sizeof(api::DeviceRequestAllocationResult) ==
+                    4 * sizeof(std::string) + 8 + 3 * sizeof(std::vector<std::string>) +
+                        sizeof(std::optional<std::string>) + sizeof(api::FlatMap<Quantity>) +
+                        sizeof(std::vector<api::EnumString<api::NodeOperation>>),
+                "a new field of DeviceRequestAllocationResult: reset it here");
+  static_assert(sizeof(api::AllocationResult) == sizeof(api::DeviceAllocationResult) +
+                                                     sizeof(std::optional<api::NodeSelector>) + sizeof(std::string),
+                "a new field of AllocationResult: reset it here");
+  result.devices.config.clear();
+  result.node_selector.reset();
+  result.allocation_timestamp.clear();
+  auto& results = result.devices.results;
+  results.resize(count);
+  for (api::DeviceRequestAllocationResult& r : results) {
+    r.request.clear();
+    r.driver.clear();
+    r.pool.clear();
+    r.device.clear();
+    r.admin_access.reset();
+    r.tolerations.clear();
+    r.binding_conditions.clear();
+    r.binding_failure_conditions.clear();
+    r.share_id.reset();
+    if (!r.consumed_capacity.empty()) r.consumed_capacity = {};
+    r.skip_node_operations.clear();
+  }
+}
+
+// PreparedClaims identities (0 is none).
+std::atomic<uint64_t> next_prepared_id{1};
 enum class Verdict : uint8_t { kYes, kClass, kRequest, kNode, kBinding };
 enum class TakeResult { kTaken, kInUse, kCounters, kIncompatible, kTaint, kConstraint, kCapacity, kError };
 
@@ -852,9 +898,10 @@ enum class TakeResult { kTaken, kInUse, kCounters, kIncompatible, kTaint, kConst
 // one per thread), so Reset clears without giving memory back.
 class Search {
  public:
-  StatusOr<NodeFit> Run(const Allocator& allocator, internal::AllocatorCache& cache, const NodeState& state,
-                        const api::Node& node, std::span<const api::ResourceClaim* const> claims,
-                        Allocator::ResultDetail detail, const DevicePreference* preference);
+  // The outcome into `fit`, reusing its buffers (unspecified on error).
+  Status Run(const Allocator& allocator, internal::AllocatorCache& cache, const NodeState& state, const api::Node& node,
+             std::span<const api::ResourceClaim* const> claims, uint64_t prepared_id, Allocator::ResultDetail detail,
+             const DevicePreference* preference, NodeFit& fit);
   bool busy() const { return busy_; }
 
  private:
@@ -863,7 +910,14 @@ class Search {
   const std::vector<Pool>& pools() const { return state_->pools; }
   const std::vector<Candidate>& candidates() const { return state_->candidates; }
 
+  // Prepare, or when `prepared_id` (a PreparedClaims) is the one the last
+  // successful Prepare of this Search was made for, on the same Allocator
+  // and cache, Renew: the same outcome, without the lookups.
+  Status PrepareFor(std::span<const api::ResourceClaim* const> claims, uint64_t prepared_id);
   Status Prepare(std::span<const api::ResourceClaim* const> claims);
+  // Back to the state Prepare left: what the last call changed in claims_
+  // (records, constraints, the subrequest chosen, preference flags) reset.
+  void Renew();
   Status PrepareEntry(PreparedClaim& claim, int request_idx, int entry_idx, Entry& entry,
                       const std::string& device_class_name, const std::vector<api::DeviceSelector>& selectors,
                       const std::optional<bool>& admin_access, const api::EnumString<api::AllocationMode>& mode,
@@ -934,9 +988,10 @@ class Search {
   // The counter sets of a pool as published (no consumption subtracted).
   const CounterSets& Totals(int pool_idx);
 
-  StatusOr<api::AllocationResult> BuildResult(const PreparedClaim& claim);
+  // Into `result`, whatever it held before (its buffers reused).
+  Status BuildResult(const PreparedClaim& claim, api::AllocationResult& result);
   // Allocator::ResultDetail::kSummary's result.
-  StatusOr<api::AllocationResult> BuildSummary(const PreparedClaim& claim);
+  Status BuildSummary(const PreparedClaim& claim, api::AllocationResult& result);
 
   // "driver/pool/device" of a candidate, for messages.
   std::string Id(int candidate) const {
@@ -956,6 +1011,13 @@ class Search {
   std::vector<PreparedClaim> claims_;
   size_t num_claims_ = 0;
   std::vector<const VerdictTable*> tables_;  // see Entry::class_tables
+  // What claims_ and tables_ were prepared for (PrepareFor): a PreparedClaims
+  // (0: none, prepare again), on this Allocator and cache, for these claims.
+  uint64_t prepared_id_ = 0;
+  const Allocator* prepared_allocator_ = nullptr;
+  const internal::AllocatorCache* prepared_cache_ = nullptr;
+  std::vector<const api::ResourceClaim*> prepared_claims_;
+  bool has_all_ = false;  // some entry of claims_ is in All mode (set by Prepare)
 
   std::vector<uint32_t> taker_count_;                                // per candidate
   std::vector<std::pair<int, int>> takers_;                          // (candidate, claim), in take order
@@ -1011,6 +1073,13 @@ class Search {
   uint64_t steps_ = 0;
   Status error_;
   Reason reason_;
+  // ShortfallWithoutSearch's scratch: the entries counted over every device,
+  // and the last one's reasons.
+  struct Counted {
+    size_t claim, request, entry;
+  };
+  std::vector<Counted> counted_all_;
+  Reason shortfall_reason_;
   std::pair<int, int> deepest_failure_{-1, -1};
   // The claim and request named in the reason; the strings are built once,
   // when the call ends without a fit (reason_request_ views this call's
@@ -1026,8 +1095,6 @@ void Search::Reset(const Allocator& allocator, internal::AllocatorCache& cache, 
   cache_ = &cache;
   state_ = &state;
   node_ = &node;
-  num_claims_ = 0;
-  tables_.clear();
   const size_t n = state.candidates.size();
   taker_count_.assign(n, 0);
   takers_.clear();
@@ -1055,7 +1122,7 @@ void Search::Reset(const Allocator& allocator, internal::AllocatorCache& cache, 
   set_members_.clear();
   steps_ = 0;
   error_ = OkStatus();
-  reason_ = Reason{};
+  ClearReason(reason_);
   deepest_failure_ = {-1, -1};
   reason_claim_ = -1;
   reason_request_ = {};
@@ -1109,6 +1176,7 @@ Status Search::PrepareEntry(PreparedClaim& claim, int request_idx, int entry_idx
     return InvalidArgumentError(fmt::format("{}: unsupported count mode {}", where(), mode.text()));
   }
   entry.all = true;
+  has_all_ = true;
   int claim_idx = static_cast<int>(&claim - claims_.data());
   for (size_t pool_idx = 0; pool_idx < pools().size(); ++pool_idx) {
     const Pool& pool = pools()[pool_idx];
@@ -1145,10 +1213,47 @@ Status Search::PrepareEntry(PreparedClaim& claim, int request_idx, int entry_idx
   return OkStatus();
 }
 
+Status Search::PrepareFor(std::span<const api::ResourceClaim* const> claims, uint64_t prepared_id) {
+  if (prepared_id != 0 && prepared_id == prepared_id_ && prepared_allocator_ == a_ && prepared_cache_ == cache_ &&
+      std::equal(claims.begin(), claims.end(), prepared_claims_.begin(), prepared_claims_.end())) {
+    Renew();
+    return OkStatus();
+  }
+  prepared_id_ = 0;
+  DRA_RETURN_IF_ERROR(Prepare(claims));
+  // All mode lists the node's devices: such claims are prepared per call.
+  if (prepared_id != 0 && !has_all_) {
+    prepared_id_ = prepared_id;
+    prepared_allocator_ = a_;
+    prepared_cache_ = cache_;
+    prepared_claims_.assign(claims.begin(), claims.end());
+  }
+  return OkStatus();
+}
+
+void Search::Renew() {
+  for (size_t claim_idx = 0; claim_idx < num_claims_; ++claim_idx) {
+    PreparedClaim& prepared = claims_[claim_idx];
+    prepared.records.clear();
+    // Constraints remember the devices added: new ones, as Prepare made them
+    // (it checked that each spec makes one).
+    prepared.constraints.clear();
+    for (const api::DeviceConstraint& spec : prepared.claim->spec.devices.constraints) {
+      prepared.constraints.push_back(NewConstraint(spec, f_->list_type_attributes));
+    }
+    for (PreparedRequest& request : prepared.requests) {
+      request.selected = 0;
+      for (Entry& entry : request.entries) entry.preferred = false;
+    }
+  }
+}
+
 Status Search::Prepare(std::span<const api::ResourceClaim* const> claims) {
   // Reuse the PreparedClaims (and their vectors) of earlier calls.
   if (claims_.size() < claims.size()) claims_.resize(claims.size());
   num_claims_ = claims.size();
+  tables_.clear();
+  has_all_ = false;
   for (size_t claim_idx = 0; claim_idx < claims.size(); ++claim_idx) {
     const api::ResourceClaim& claim = *claims[claim_idx];
     PreparedClaim& prepared = claims_[claim_idx];
@@ -1901,11 +2006,9 @@ bool Search::ShortfallWithoutSearch() {
   // every subrequest of a firstAvailable request must fall short. A count
   // that stays below its limit went over every device without an error, and
   // is what a count without a limit gives: the checks below reuse it.
-  struct Counted {
-    size_t claim, request, entry;
-  };
-  std::vector<Counted> counted_all;
-  Reason last_reason;
+  std::vector<Counted>& counted_all = counted_all_;
+  counted_all.clear();
+  Reason& last_reason = shortfall_reason_;
   int64_t last_usable = 0;
   int short_claim = -1, short_request = -1;
   for (size_t ci = 0; ci < num_claims_ && short_claim < 0; ++ci) {
@@ -1919,7 +2022,7 @@ bool Search::ShortfallWithoutSearch() {
           if (!e.all_devices.empty()) all_short = false;
           continue;
         }
-        last_reason = Reason{};
+        ClearReason(last_reason);
         StatusOr<int64_t> usable =
             CountUsable(static_cast<int>(ci), static_cast<int>(ri), static_cast<int>(ei), e.num_devices, &last_reason);
         if (!usable.ok()) return false;  // the search reports it, or not, as upstream does
@@ -1969,11 +2072,11 @@ bool Search::ShortfallWithoutSearch() {
   const PreparedClaim& claim = claims_[static_cast<size_t>(short_claim)];
   const PreparedRequest& request = claim.requests[static_cast<size_t>(short_request)];
   const Entry& last = request.entries.back();
-  reason_ = Reason{};
+  ClearReason(reason_);
   reason_claim_ = short_claim;
   reason_request_ = request.has_subrequests ? last.request : std::string_view(last.name);
   if (!last.all) {
-    reason_ = std::move(last_reason);
+    std::swap(reason_, last_reason);
     reason_.needed = last.num_devices;
     reason_.usable = last_usable;
   }
@@ -2095,35 +2198,35 @@ Outcome Search::Step(int claim_idx, int request_idx, int entry_idx, int64_t devi
   return Outcome::kFail;
 }
 
-StatusOr<api::AllocationResult> Search::BuildSummary(const PreparedClaim& claim) {
-  api::AllocationResult result;
+Status Search::BuildSummary(const PreparedClaim& claim, api::AllocationResult& result) {
   taken_.clear();
-  result.devices.results.reserve(claim.records.size());
-  for (const Record& record : claim.records) {
+  ResetResult(result, claim.records.size());
+  for (size_t i = 0; i < claim.records.size(); ++i) {
+    const Record& record = claim.records[i];
     const Entry& entry = claim.requests[static_cast<size_t>(record.request)].entries[static_cast<size_t>(record.entry)];
     const Candidate& c = candidates()[static_cast<size_t>(record.candidate)];
-    api::DeviceRequestAllocationResult& r = result.devices.results.emplace_back();
-    r.request = entry.name;
+    api::DeviceRequestAllocationResult& r = result.devices.results[i];
+    r.request.assign(entry.name);
     if (entry.admin_access) r.admin_access = true;
     if (record.multi) r.share_id = record.share_id;
     taken_.push_back({.slice = c.slice, .device = c.device});
   }
-  DRA_RETURN_IF_ERROR(CheckNodeSelector(taken_, claim.claim->metadata.name));
-  return result;
+  return CheckNodeSelector(taken_, claim.claim->metadata.name);
 }
 
-StatusOr<api::AllocationResult> Search::BuildResult(const PreparedClaim& claim) {
-  api::AllocationResult result;
+Status Search::BuildResult(const PreparedClaim& claim, api::AllocationResult& result) {
   taken_.clear();
-  for (const Record& record : claim.records) {
+  ResetResult(result, claim.records.size());
+  for (size_t i = 0; i < claim.records.size(); ++i) {
+    const Record& record = claim.records[i];
     const Entry& entry = claim.requests[static_cast<size_t>(record.request)].entries[static_cast<size_t>(record.entry)];
     const Candidate& c = candidates()[static_cast<size_t>(record.candidate)];
     const Pool& pool = pools()[static_cast<size_t>(c.pool)];
-    api::DeviceRequestAllocationResult& r = result.devices.results.emplace_back();
-    r.request = entry.name;
-    r.driver = pool.driver;
-    r.pool = pool.name;
-    r.device = c.device->name;
+    api::DeviceRequestAllocationResult& r = result.devices.results[i];
+    r.request.assign(entry.name);
+    r.driver.assign(pool.driver);
+    r.pool.assign(pool.name);
+    r.device.assign(c.device->name);
     if (entry.admin_access) r.admin_access = true;
     r.tolerations = *entry.tolerations;
     if (f_->device_binding_and_status) {
@@ -2144,12 +2247,12 @@ StatusOr<api::AllocationResult> Search::BuildResult(const PreparedClaim& claim) 
   result.devices.config = BuildConfig(*claim.claim, allocated_requests_);
   DRA_ASSIGN_OR_RETURN(result.node_selector,
                        BuildNodeSelector(taken_, node_->metadata.name, claim.claim->metadata.name));
-  return result;
+  return OkStatus();
 }
 
-StatusOr<NodeFit> Search::Run(const Allocator& allocator, internal::AllocatorCache& cache, const NodeState& state,
-                              const api::Node& node, std::span<const api::ResourceClaim* const> claims,
-                              Allocator::ResultDetail detail, const DevicePreference* preference) {
+Status Search::Run(const Allocator& allocator, internal::AllocatorCache& cache, const NodeState& state,
+                   const api::Node& node, std::span<const api::ResourceClaim* const> claims, uint64_t prepared_id,
+                   Allocator::ResultDetail detail, const DevicePreference* preference, NodeFit& fit) {
   busy_ = true;
   struct Done {
     bool& busy;
@@ -2161,7 +2264,7 @@ StatusOr<NodeFit> Search::Run(const Allocator& allocator, internal::AllocatorCac
   if (preference != nullptr && !preference->empty() && detail == Allocator::ResultDetail::kFull) {
     preference_ = preference;
   }
-  DRA_RETURN_IF_ERROR(Prepare(claims));
+  DRA_RETURN_IF_ERROR(PrepareFor(claims, prepared_id));
   Outcome o = ShortfallWithoutSearch() ? Outcome::kFail : Step(0, 0, 0, 0, false);
   uint64_t earlier_steps = 0;
   if (o == Outcome::kError && (best_fit_ || preference_ != nullptr)) {
@@ -2172,33 +2275,36 @@ StatusOr<NodeFit> Search::Run(const Allocator& allocator, internal::AllocatorCac
     earlier_steps = steps_;
     Reset(allocator, cache, state, node);
     dense_ = true;  // first fit now
-    DRA_RETURN_IF_ERROR(Prepare(claims));
+    DRA_RETURN_IF_ERROR(PrepareFor(claims, prepared_id));
     o = ShortfallWithoutSearch() ? Outcome::kFail : Step(0, 0, 0, 0, false);
   }
-  NodeFit fit;
-  fit.steps = earlier_steps + steps_;
   if (o == Outcome::kError) return error_;
-  if (o == Outcome::kSuccess) {
-    fit.fits = true;
-    fit.results.reserve(num_claims_);
+  fit.steps = earlier_steps + steps_;
+  fit.fits = o == Outcome::kSuccess;
+  if (fit.fits) {
+    ClearReason(fit.reason);
+    // The results (and their buffers) of an earlier call are reused.
+    fit.results.resize(num_claims_);
     for (size_t claim_idx = 0; claim_idx < num_claims_; ++claim_idx) {
-      DRA_ASSIGN_OR_RETURN(api::AllocationResult r, detail == Allocator::ResultDetail::kFull
-                                                        ? BuildResult(claims_[claim_idx])
-                                                        : BuildSummary(claims_[claim_idx]));
-      fit.results.push_back(std::move(r));
+      DRA_RETURN_IF_ERROR(detail == Allocator::ResultDetail::kFull
+                              ? BuildResult(claims_[claim_idx], fit.results[claim_idx])
+                              : BuildSummary(claims_[claim_idx], fit.results[claim_idx]));
     }
-    return fit;
+    return OkStatus();
   }
-  fit.reason = std::move(reason_);
+  fit.results.clear();
+  // Swapped, not moved: the next call's reason_ reuses fit's old buffers.
+  std::swap(fit.reason, reason_);
   if (reason_claim_ >= 0) {
-    fit.reason.claim = ClaimName(claims_[static_cast<size_t>(reason_claim_)]);
-    fit.reason.request = std::string(reason_request_);
+    const api::ObjectMeta& meta = claims_[static_cast<size_t>(reason_claim_)].claim->metadata;
+    fit.reason.claim.assign(meta.namespace_).append("/").append(meta.name);
+    fit.reason.request.assign(reason_request_);
   }
   if (!state.invalid_message.empty()) {
     fit.reason.invalid_pools = true;
     fit.reason.message = state.invalid_message;
   }
-  return fit;
+  return OkStatus();
 }
 
 }  // namespace
@@ -2208,8 +2314,20 @@ StatusOr<NodeFit> Allocator::Allocate(const api::Node& node, std::span<const api
   return Allocate(Handle(node), claims, detail);
 }
 
+PreparedClaims::PreparedClaims(std::span<const api::ResourceClaim* const> claims)
+    : claims_(claims.begin(), claims.end()), id_(next_prepared_id.fetch_add(1, std::memory_order_relaxed)) {}
+
 StatusOr<NodeFit> Allocator::Allocate(NodeHandle handle, std::span<const api::ResourceClaim* const> claims,
-                                      ResultDetail detail, const DevicePreference* preference) const {
+                                      uint64_t prepared_id, ResultDetail detail,
+                                      const DevicePreference* preference) const {
+  NodeFit fit;
+  DRA_RETURN_IF_ERROR(AllocateInto(handle, claims, prepared_id, detail, preference, fit));
+  return fit;
+}
+
+Status Allocator::AllocateInto(NodeHandle handle, std::span<const api::ResourceClaim* const> claims,
+                               uint64_t prepared_id, ResultDetail detail, const DevicePreference* preference,
+                               NodeFit& fit) const {
   const NodeState& state = StateOf(handle);
   const api::Node& node = *handle.node_;
   if (!state.error.ok()) return state.error;
@@ -2218,9 +2336,9 @@ StatusOr<NodeFit> Allocator::Allocate(NodeHandle handle, std::span<const api::Re
   thread_local Search reusable;
   if (reusable.busy()) {
     Search search;
-    return search.Run(*this, *cache_, state, node, claims, detail, preference);
+    return search.Run(*this, *cache_, state, node, claims, 0, detail, preference, fit);
   }
-  return reusable.Run(*this, *cache_, state, node, claims, detail, preference);
+  return reusable.Run(*this, *cache_, state, node, claims, prepared_id, detail, preference, fit);
 }
 
 }  // namespace dra::alloc

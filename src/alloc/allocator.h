@@ -141,6 +141,27 @@ struct NodeFit {
   uint64_t steps = 0;                          // search steps used
 };
 
+// A pod's claims, prepared once for Allocate calls on many nodes (Filter
+// over every node). What does not depend on the node — classes looked up,
+// selector tables found, modes and counts checked, subrequest names built —
+// is worked out on the first call and kept (per thread) for the calls that
+// follow with the same PreparedClaims on the same Allocator; every call
+// decides and answers exactly as Allocate(node, claims()) would. Claims with
+// an All-mode request are prepared again on every call (their devices are
+// the node's). The claims must not change while a PreparedClaims of them is
+// used; copies share its identity.
+class PreparedClaims {
+ public:
+  PreparedClaims() = default;
+  explicit PreparedClaims(std::span<const api::ResourceClaim* const> claims);
+  std::span<const api::ResourceClaim* const> claims() const { return claims_; }
+
+ private:
+  friend class Allocator;
+  std::vector<const api::ResourceClaim*> claims_;
+  uint64_t id_ = 0;  // unique per constructed object; 0 for the default one
+};
+
 // State that outlives one Allocator: the caches of "Caches" above (node
 // states, verdict tables) for one snapshot — one SliceIndex, one feature set,
 // one AllocatedState — shared by every Allocator built on it, as
@@ -233,7 +254,25 @@ class Allocator {
   }
   // With `preference` (kFull only; ignored for kSummary): its devices first.
   StatusOr<NodeFit> Allocate(NodeHandle node, std::span<const api::ResourceClaim* const> claims, ResultDetail detail,
-                             const DevicePreference* preference) const;
+                             const DevicePreference* preference) const {
+    return Allocate(node, claims, 0, detail, preference);
+  }
+  // The same for claims prepared once for many nodes (PreparedClaims above).
+  StatusOr<NodeFit> Allocate(NodeHandle node, const PreparedClaims& claims, ResultDetail detail,
+                             const DevicePreference* preference = nullptr) const {
+    return Allocate(node, claims.claims_, claims.id_, detail, preference);
+  }
+  // The same into `fit`, which is overwritten (unspecified when not OK);
+  // its buffers are reused, so a caller deciding node after node with one
+  // NodeFit allocates next to nothing once they have grown.
+  Status AllocateInto(NodeHandle node, const PreparedClaims& claims, ResultDetail detail, NodeFit& fit,
+                      const DevicePreference* preference = nullptr) const {
+    return AllocateInto(node, claims.claims_, claims.id_, detail, preference, fit);
+  }
+  Status AllocateInto(NodeHandle node, std::span<const api::ResourceClaim* const> claims, ResultDetail detail,
+                      NodeFit& fit, const DevicePreference* preference = nullptr) const {
+    return AllocateInto(node, claims, 0, detail, preference, fit);
+  }
 
   // Records the devices of an allocation made since the Allocator was built
   // (a claim the scheduler just allocated), as if they had been in the
@@ -288,6 +327,11 @@ class Allocator {
   // a SnapshotState: copies its allocated state and its node states (the
   // handles out are resolved again), so that the change stays private.
   void Detach();
+  // `prepared_id`: the PreparedClaims the claims are from (0: none).
+  StatusOr<NodeFit> Allocate(NodeHandle node, std::span<const api::ResourceClaim* const> claims, uint64_t prepared_id,
+                             ResultDetail detail, const DevicePreference* preference) const;
+  Status AllocateInto(NodeHandle node, std::span<const api::ResourceClaim* const> claims, uint64_t prepared_id,
+                      ResultDetail detail, const DevicePreference* preference, NodeFit& fit) const;
   // The state behind a handle, resolved again if it is from before Detach.
   const internal::NodeState& StateOf(NodeHandle node) const;
 

@@ -639,6 +639,145 @@ TEST(SnapshotStateTest, AllocatorsOnOneSnapshotAnswerAsOwnOnesAndShareTheWork) {
   EXPECT_EQ(cluster.selectors.evaluations.load() - evaluations_after_first_round, 6);
 }
 
+// The claim sets above and more whose preparation has parts a reused one
+// must redo or reset: All mode (the node's devices), firstAvailable (the
+// subrequest chosen), a class that does not exist (an error every time).
+std::vector<std::vector<api::ResourceClaim>> PreparedTestClaims() {
+  std::vector<std::vector<api::ResourceClaim>> sets = CacheTestClaims();
+  api::DeviceRequest all = Request("all");
+  all.exactly->allocation_mode = api::AllocationMode::kAll;
+  all.exactly->count = 0;
+  sets.push_back({Claim("all", {all})});
+  api::DeviceRequest first{.name = "r"};
+  for (const char* model : {"x", "z"}) {
+    api::DeviceSubRequest sub{
+        .name = model, .device_class_name = "gpu", .allocation_mode = api::AllocationMode::kExactCount, .count = 1};
+    sub.selectors.push_back({.cel = api::CelDeviceSelector{std::string("model == \"") + model + "\""}});
+    first.first_available.push_back(std::move(sub));
+  }
+  api::ResourceClaim both = Claim("first", {first});
+  both.spec.devices.constraints.push_back({.match_attribute = "drv/model"});
+  sets.push_back({both, Claim("one", {Request("r")})});
+  api::ResourceClaim missing = Claim("missing", {Request("r")});
+  missing.spec.devices.requests[0].exactly->device_class_name = "no-such-class";
+  sets.push_back({missing});
+  return sets;
+}
+
+// A pod's claims prepared once (PreparedClaims) and tried on every node, as
+// the scheduler's Filter does, then the same with the claim sets
+// interleaved (each call on another PreparedClaims than the last): every
+// answer is that of an Allocator of its own given the claims as they are.
+TEST(PreparedClaimsTest, AnswersAsUnpreparedClaimsOnEveryNode) {
+  Cluster cluster(6);
+  const auto claim_sets = PreparedTestClaims();
+  const std::vector<std::string> want = AnswersOfOwnAllocators(cluster, claim_sets);
+  const size_t sets = claim_sets.size();
+  auto pointers = [](const std::vector<api::ResourceClaim>& claims) {
+    std::vector<const api::ResourceClaim*> ptrs;
+    for (const auto& c : claims) ptrs.push_back(&c);
+    return ptrs;
+  };
+  std::vector<PreparedClaims> prepared;
+  for (const auto& claims : claim_sets) prepared.emplace_back(pointers(claims));
+  auto allocator = cluster.NewAllocator();
+  for (int round = 0; round < 2; ++round) {
+    for (size_t set = 0; set < sets; ++set) {
+      for (size_t node = 0; node < cluster.nodes.size(); ++node) {
+        const StatusOr<NodeFit> fit =
+            allocator->Allocate(allocator->Handle(cluster.nodes[node]), prepared[set], Allocator::ResultDetail::kFull);
+        EXPECT_EQ(Describe(fit), want[node * sets + set]) << "round " << round << " node " << node << " set " << set;
+      }
+    }
+  }
+  for (size_t node = 0; node < cluster.nodes.size(); ++node) {
+    for (size_t set = 0; set < sets; ++set) {
+      const StatusOr<NodeFit> fit =
+          allocator->Allocate(allocator->Handle(cluster.nodes[node]), prepared[set], Allocator::ResultDetail::kFull);
+      EXPECT_EQ(Describe(fit), want[node * sets + set]) << "interleaved, node " << node << " set " << set;
+    }
+  }
+  // Spot checks that the sets reach what they should (worked out from the
+  // cluster: node-0 has a, b, c (x, y, y) free, s0, s1 (z), q0, q1 (z)).
+  const std::string& all_on_node0 = want[0 * sets + 6];
+  EXPECT_EQ(all_on_node0.substr(0, 4), "fits");
+  for (const char* device :
+       {"node-0/a", "node-0/b", "node-0/c", "everywhere/s0", "everywhere/s1", "zoned/q0", "zoned/q1"}) {
+    EXPECT_NE(all_on_node0.find(std::string("all:") + device), std::string::npos) << device;
+  }
+  EXPECT_EQ(want[1 * sets + 6].substr(0, 6), "no fit");  // node-1: a is allocated, All takes every device
+  EXPECT_NE(want[0 * sets + 7].find("r/x:node-0/a"), std::string::npos) << want[0 * sets + 7];
+  EXPECT_NE(want[3 * sets + 7].find("r/z:everywhere/s0"), std::string::npos) << want[3 * sets + 7];
+  EXPECT_NE(want[0 * sets + 8].find("error: "), std::string::npos);
+}
+
+// Everything two outcomes hold, compared field by field (results whole).
+void ExpectSameFit(const StatusOr<NodeFit>& want, const Status& got_status, const NodeFit& got,
+                   const std::string& where) {
+  ASSERT_EQ(want.ok(), got_status.ok()) << where << ": " << got_status.ToString();
+  if (!want.ok()) {
+    EXPECT_EQ(want.status().ToString(), got_status.ToString()) << where;
+    return;
+  }
+  EXPECT_EQ(want->fits, got.fits) << where;
+  EXPECT_EQ(want->steps, got.steps) << where;
+  EXPECT_TRUE(want->results == got.results) << where;
+  const Reason& a = want->reason;
+  const Reason& b = got.reason;
+  EXPECT_EQ(std::tie(a.claim, a.request, a.invalid_pools, a.message, a.needed, a.usable),
+            std::tie(b.claim, b.request, b.invalid_pools, b.message, b.needed, b.usable))
+      << where;
+  EXPECT_EQ(a.ToString(), b.ToString()) << where;
+}
+
+// One NodeFit for every call (AllocateInto): whatever an earlier call left
+// in it (full results, a summary, a reason), each outcome equals a fresh
+// Allocate's. Nodes and claim sets in turn, summary and full alternating.
+TEST(PreparedClaimsTest, AReusedNodeFitHoldsWhatAFreshOneWould) {
+  Cluster cluster(6);
+  const auto claim_sets = PreparedTestClaims();
+  auto allocator = cluster.NewAllocator();
+  std::vector<std::vector<const api::ResourceClaim*>> pointers;
+  for (const auto& claims : claim_sets) {
+    auto& ptrs = pointers.emplace_back();
+    for (const auto& c : claims) ptrs.push_back(&c);
+  }
+  std::vector<PreparedClaims> prepared;
+  for (const auto& ptrs : pointers) prepared.emplace_back(ptrs);
+  NodeFit reused;
+  int call = 0;
+  for (int round = 0; round < 2; ++round) {
+    for (size_t node = 0; node < cluster.nodes.size(); ++node) {
+      for (size_t set = 0; set < claim_sets.size(); ++set, ++call) {
+        const auto detail = call % 3 == 1 ? Allocator::ResultDetail::kSummary : Allocator::ResultDetail::kFull;
+        const Allocator::NodeHandle handle = allocator->Handle(cluster.nodes[node]);
+        const StatusOr<NodeFit> want = cluster.NewAllocator()->Allocate(cluster.nodes[node], pointers[set], detail);
+        const Status got = allocator->AllocateInto(handle, prepared[set], detail, reused);
+        ExpectSameFit(want, got, reused,
+                      "round " + std::to_string(round) + " node " + std::to_string(node) + " set " +
+                          std::to_string(set) + (detail == Allocator::ResultDetail::kSummary ? " summary" : " full"));
+      }
+    }
+  }
+}
+
+// On another Allocator (other classes), a PreparedClaims used before is
+// prepared again: the classes are that Allocator's.
+TEST(PreparedClaimsTest, AnotherAllocatorPreparesAgain) {
+  Cluster cluster(1);
+  const std::vector<api::ResourceClaim> claims = {Claim("one", {Request("r")})};
+  const PreparedClaims prepared(std::vector<const api::ResourceClaim*>{&claims[0]});
+  auto first = cluster.NewAllocator();
+  const api::Node& node = cluster.nodes[0];
+  ASSERT_TRUE(first->Allocate(first->Handle(node), prepared, Allocator::ResultDetail::kFull)->fits);
+  cluster.classes[0].spec.selectors[0].cel->expression = "false";
+  auto second = cluster.NewAllocator();
+  const StatusOr<NodeFit> fit = second->Allocate(second->Handle(node), prepared, Allocator::ResultDetail::kFull);
+  ASSERT_TRUE(fit.ok());
+  EXPECT_FALSE(fit->fits);
+  EXPECT_EQ(fit->reason.class_selector, 7);  // a, b, c, s0, s1, q0, q1
+}
+
 // AddAllocation, RemoveAllocation and SetExcluded on an Allocator built on a
 // SnapshotState change only that Allocator: the snapshot and the other
 // Allocators on it answer as before. Handles taken before stay usable.

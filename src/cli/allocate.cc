@@ -24,7 +24,7 @@
 
 namespace dra::cli {
 
-ScenarioOutcome RunScenario(const manifest::Scenario& scenario, alloc::AllocatorOptions options) {
+ScenarioOutcome RunScenario(const manifest::Scenario& scenario, alloc::AllocatorOptions options, int prepared_calls) {
   ScenarioOutcome out;
   StatusOr<api::FeatureGates> gates = api::FeatureGates::FromList(std::span<const std::string>(scenario.features));
   if (!gates.ok()) {
@@ -37,11 +37,11 @@ ScenarioOutcome RunScenario(const manifest::Scenario& scenario, alloc::Allocator
     out.error = cel.status().message();
     return out;
   }
-  return RunScenario(scenario, **cel, std::move(options));
+  return RunScenario(scenario, **cel, std::move(options), prepared_calls);
 }
 
 ScenarioOutcome RunScenario(const manifest::Scenario& scenario, alloc::SelectorEvaluator& selectors,
-                            alloc::AllocatorOptions options) {
+                            alloc::AllocatorOptions options, int prepared_calls) {
   ScenarioOutcome out;
   StatusOr<api::FeatureGates> gates = api::FeatureGates::FromList(std::span<const std::string>(scenario.features));
   if (!gates.ok()) {
@@ -94,6 +94,19 @@ ScenarioOutcome RunScenario(const manifest::Scenario& scenario, alloc::SelectorE
   alloc::SliceIndex index(slices);
   alloc::Allocator allocator(features, std::move(state), classes, &index, &selectors, std::move(options));
   StatusOr<alloc::NodeFit> fit = allocator.Allocate(scenario.node, to_allocate);
+  if (prepared_calls > 0) {
+    // One NodeFit for every call, as a caller deciding many nodes keeps one
+    // (Allocator::AllocateInto): the first call a summary, then full results
+    // over what the call before left in it.
+    const alloc::PreparedClaims prepared(to_allocate);
+    alloc::NodeFit reused;
+    for (int i = 0; i < prepared_calls; ++i) {
+      const auto detail = i == 0 && prepared_calls > 1 ? alloc::Allocator::ResultDetail::kSummary
+                                                       : alloc::Allocator::ResultDetail::kFull;
+      Status call = allocator.AllocateInto(allocator.Handle(scenario.node), prepared, detail, reused);
+      fit = call.ok() ? StatusOr<alloc::NodeFit>(reused) : StatusOr<alloc::NodeFit>(call);
+    }
+  }
   if (!fit.ok()) {
     out.error = std::string(fit.status().message());
     return out;

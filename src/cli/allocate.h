@@ -28,10 +28,16 @@ struct ScenarioOutcome {
 // allocatedShares; claims defaulted) and allocates the `allocate` claims on
 // the scenario's node. The invalid-pool outcome (reason.invalid_pools) is
 // reported as an error, as upstream's sentinel error and the vectors have it.
+// `prepared_calls` > 0: the claims go through one alloc::PreparedClaims,
+// allocated that many times on the node into one NodeFit (AllocateInto; the
+// first of several calls a kSummary one); the outcome is the last call's
+// (tests: a call reusing the preparation and the NodeFit must answer as a
+// fresh one).
 ScenarioOutcome RunScenario(const manifest::Scenario& scenario, alloc::SelectorEvaluator& selectors,
-                            alloc::AllocatorOptions options = {});
+                            alloc::AllocatorOptions options = {}, int prepared_calls = 0);
 // The same with the production CEL evaluator for the scenario's features.
-ScenarioOutcome RunScenario(const manifest::Scenario& scenario, alloc::AllocatorOptions options = {});
+ScenarioOutcome RunScenario(const manifest::Scenario& scenario, alloc::AllocatorOptions options = {},
+                            int prepared_calls = 0);
 
 // The outcome as YAML of the shape of a scenario's `expect:` block.
 std::string OutcomeYaml(const ScenarioOutcome& outcome);

@@ -510,9 +510,15 @@ class Scheduler {
   std::optional<PodOutcome> PreFilter(Cycle& c);
   std::optional<PodOutcome> Classify(Cycle& c);
   std::optional<PodOutcome> Filter(Cycle& c);
+  // The packing policies compare every node unless told otherwise.
+  int32_t PercentageToScore() const {
+    return options_.percentage_of_nodes_to_score == 0 && options_.policy->packing() != Packing::kNone
+               ? 100
+               : options_.percentage_of_nodes_to_score;
+  }
   Status FilterDra(size_t node_idx, const std::vector<const api::ResourceClaim*>& node_to_allocate,
-                   uint32_t node_signature, std::span<const api::ResourceClaim* const> to_allocate,
-                   DraVerdict& verdict);
+                   const alloc::PreparedClaims& prepared, uint32_t node_signature,
+                   std::span<const api::ResourceClaim* const> to_allocate, DraVerdict& verdict);
   PodOutcome Unschedulable(Cycle& c);
   NodeRejection RejectionOf(Cycle& c, const Rejected& r, std::vector<std::string>& claim_keys);
   void ScoreAndSelect(Cycle& c);
@@ -538,6 +544,7 @@ class Scheduler {
   std::vector<NodeUsage> usage_;                   // per node of s_.nodes
   std::vector<std::vector<DraVerdict>> verdicts_;  // kVerdictSlots, each empty or per node of s_.nodes: VerdictSlot
   std::vector<DraWhyNot> why_not_;                 // per node of s_.nodes
+  alloc::NodeFit filter_fit_;                      // FilterDra's, reused
   std::vector<std::string> changed_nodes_;         // AddAllocation's, reused
   mutable std::vector<alloc::Allocator::NodeHandle> handles_;  // per node of s_.nodes, resolved on first use
   alloc::Allocator::NodeHandle HandleOf(size_t node_idx) const {
@@ -791,13 +798,10 @@ std::optional<PodOutcome> Scheduler::Filter(Cycle& c) {
   const bool record_rejected = options_.unschedulable_texts;
   rejected_.clear();
   std::vector<Candidate> feasible;
-  // The packing policies compare every node unless told otherwise.
-  const int32_t percentage = options_.percentage_of_nodes_to_score == 0 && options_.policy->packing() != Packing::kNone
-                                 ? 100
-                                 : options_.percentage_of_nodes_to_score;
-  const size_t want_feasible = all_nodes_ ? num_nodes : NumFeasibleNodesToFind(percentage, num_nodes);
+  const size_t want_feasible = all_nodes_ ? num_nodes : NumFeasibleNodesToFind(PercentageToScore(), num_nodes);
   const size_t start_node = all_nodes_ ? 0 : next_start_node_;
   feasible.reserve(want_feasible);
+  const alloc::PreparedClaims prepared(to_allocate);  // once for every node (FilterDra)
   // A filter that passes every node for this pod is not called: a call costs
   // ~20 instructions even when it returns at once, on every node.
   const bool has_node_name = !pod.spec.node_name.empty();
@@ -894,7 +898,8 @@ std::optional<PodOutcome> Scheduler::Filter(Cycle& c) {
       DraVerdict scratch;
       DraVerdict& verdict = node_signature == 0 ? scratch : VerdictSlot(node_idx, node_signature);
       if (node_signature == 0 || verdict.signature != node_signature) {
-        if (Status st = FilterDra(node_idx, node_to_allocate, node_signature, to_allocate, verdict); !st.ok()) {
+        if (Status st = FilterDra(node_idx, node_to_allocate, prepared, node_signature, to_allocate, verdict);
+            !st.ok()) {
           return Fail(std::move(c.out), PodOutcome::Kind::kError,
                       fmt::format("running \"{}\" filter plugin: {}", kDynamicResourcesPlugin, st.message()));
         }
@@ -927,22 +932,27 @@ std::optional<PodOutcome> Scheduler::Filter(Cycle& c) {
 
 // DynamicResources' Filter on a node whose verdict for these claims is not
 // remembered (or not kept: node_signature 0): the allocator decides, into
-// `verdict`. Returns the allocator's error, with `verdict` cleared.
+// `verdict`. `prepared`: the pod's claims, node_to_allocate when
+// node_signature is not 0.
+// Returns the allocator's error, with `verdict` cleared.
 Status Scheduler::FilterDra(size_t node_idx, const std::vector<const api::ResourceClaim*>& node_to_allocate,
-                            uint32_t node_signature, std::span<const api::ResourceClaim* const> to_allocate,
-                            DraVerdict& verdict) {
+                            const alloc::PreparedClaims& prepared, uint32_t node_signature,
+                            std::span<const api::ResourceClaim* const> to_allocate, DraVerdict& verdict) {
   const alloc::Allocator& allocator = *allocator_;
   const alloc::Allocator::NodeHandle handle = HandleOf(node_idx);
-  StatusOr<alloc::NodeFit> fit = allocator.Allocate(handle, node_to_allocate, alloc::Allocator::ResultDetail::kSummary);
-  if (!fit.ok()) {
+  constexpr auto kSummary = alloc::Allocator::ResultDetail::kSummary;
+  alloc::NodeFit& fit = filter_fit_;  // its buffers serve every node
+  const Status st = node_signature != 0 ? allocator.AllocateInto(handle, prepared, kSummary, fit)
+                                        : allocator.AllocateInto(handle, node_to_allocate, kSummary, fit);
+  if (!st.ok()) {
     verdict = DraVerdict{};
-    return fit.status();
+    return st;
   }
-  verdict = DraVerdict{.signature = node_signature, .fits = fit->fits};
-  verdict.invalid_pools = !fit->fits && fit->reason.invalid_pools;
-  if (fit->fits) {
+  verdict = DraVerdict{.signature = node_signature, .fits = fit.fits};
+  verdict.invalid_pools = !fit.fits && fit.reason.invalid_pools;
+  if (fit.fits) {
     for (size_t i = 0; i < node_to_allocate.size(); ++i) {
-      const api::AllocationResult& a = fit->results[i];
+      const api::AllocationResult& a = fit.results[i];
       if (features_.prioritized_list) verdict.raw_score += PrioritizedListScore(*node_to_allocate[i], a);
       for (const auto& r : a.devices.results) {
         if (!r.admin_access.value_or(false) && !r.share_id) ++verdict.devices_taken;
@@ -952,7 +962,7 @@ Status Scheduler::FilterDra(size_t node_idx, const std::vector<const api::Resour
     verdict.devices = count.devices;
     verdict.devices_in_use = count.in_use;
   } else {
-    WhyNot(node_idx, node_signature, to_allocate, std::move(fit->reason));
+    WhyNot(node_idx, node_signature, to_allocate, std::move(fit.reason));
   }
   return OkStatus();
 }

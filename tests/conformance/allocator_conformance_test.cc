@@ -144,7 +144,9 @@ std::vector<fs::path> ScenarioFiles(int& corrections) {
   return files;
 }
 
-TEST(AllocatorConformanceTest, EveryScenario) {
+// Every scenario; with `prepared_calls` > 0 through alloc::PreparedClaims,
+// the outcome of the last of that many calls (cli::RunScenario).
+void RunEveryScenario(int prepared_calls) {
   std::map<std::string, std::string> known = ReadKnownFailures();
   int corrections = 0;
   std::vector<fs::path> files = ScenarioFiles(corrections);
@@ -160,7 +162,7 @@ TEST(AllocatorConformanceTest, EveryScenario) {
       std::snprintf(buf, sizeof buf, "00000000-0000-4000-8000-%012d", next_share++);
       return std::string(buf);
     };
-    ScenarioOutcome outcome = cli::RunScenario(*scenario, options);
+    ScenarioOutcome outcome = cli::RunScenario(*scenario, options, prepared_calls);
     std::string diff = Compare(*scenario, outcome);
     if (diff.empty() && scenario->max_steps && outcome.steps > *scenario->max_steps) {
       diff = "took " + std::to_string(outcome.steps) + " search steps, more than maxSteps " +
@@ -176,9 +178,16 @@ TEST(AllocatorConformanceTest, EveryScenario) {
       ADD_FAILURE() << scenario->name << " (" << file.filename().string() << "): " << diff;
     }
   }
-  std::printf("allocator conformance: %d passed, %d known failures, %d corrections used\n", passed, known_failed,
-              corrections);
+  std::printf("allocator conformance%s: %d passed, %d known failures, %d corrections used\n",
+              prepared_calls > 0 ? " (prepared claims)" : "", passed, known_failed, corrections);
 }
+
+TEST(AllocatorConformanceTest, EveryScenario) { RunEveryScenario(0); }
+
+// The same claims prepared once and allocated three times: the second and
+// third calls reuse the preparation (alloc::PreparedClaims) and must answer
+// as a fresh call does.
+TEST(AllocatorConformanceTest, EveryScenarioPreparedClaims) { RunEveryScenario(3); }
 
 }  // namespace
 }  // namespace dra
