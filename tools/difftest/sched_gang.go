@@ -39,7 +39,17 @@ type schedCondition struct {
 // (or on the only feasible node, which is not scored). Upstream breaks
 // ties at random, and the oracle cannot steer the real scheduler's choice.
 func uniqueChoice(p schedPod) bool {
-	if p.Node == "" || len(p.Scores) == 0 {
+	if p.Node == "" {
+		return true
+	}
+	return uniqueTop(p)
+}
+
+// uniqueTop: one node has the top total, or nothing was scored. Also for a
+// member of a group that was not placed: it was scored and placed for the
+// rest of the group's cycle (its node is not in the output, its scores are).
+func uniqueTop(p schedPod) bool {
+	if len(p.Scores) == 0 {
 		return true
 	}
 	best, count := int64(-1), 0
@@ -136,9 +146,11 @@ func diffGangPods(d, u schedOutcome, st *gangStats) (class, what string, prebind
 		}
 		done[gi] = true
 		g := d.Groups[gi]
-		// A tie in the group's pass: its outcome may differ upstream.
+		// A tie in the group's pass: its outcome may differ upstream. Members
+		// of a group that failed count too: where the cycle put them decides
+		// what the members after them see.
 		for _, m := range g.Members {
-			if !uniqueChoice(dpods[m]) {
+			if !uniqueTop(dpods[m]) {
 				st.afterTie += len(d.Pods) - k
 				return "", "", prebind
 			}

@@ -232,6 +232,24 @@ func TestDiffGangScenario(t *testing.T) {
 	if class, _ := diffGangScenario(d, u, &st); class != "member message" {
 		t.Fatalf("member message: class %q", class)
 	}
+	// A tie for a member of a group that was not placed (its node is not
+	// printed, its scores are): the members after it may see another
+	// cluster upstream (seed 2 scenario 712: a member placed on the other
+	// of two nodes tied at 470 left room for a later member upstream).
+	failed := d
+	failed.Pods = append([]schedPod(nil), d.Pods...)
+	failed.Pods[1] = schedPod{Pod: "default/g-0", Scores: map[string]map[string]int64{"n1": {"total": 470}, "n2": {"total": 470}}}
+	failed.Groups = []schedGroup{{Group: "default/g", Members: []string{"default/g-0", "default/g-1"}, Tried: true,
+		Result: "unschedulable", Condition: &schedCondition{Status: "False", Reason: "Unschedulable", Message: "m"}}}
+	failedUp := u
+	failedUp.Pods = append([]schedPod(nil), u.Pods...)
+	failedUp.Pods[1] = schedPod{Pod: "default/g-0", Message: "m"}
+	failedUp.Pods[2].Message = "0/2 nodes are available: 1 Too many pods, 1 cannot allocate all claims."
+	failedUp.Groups = []schedGroup{{Group: "default/g", Status: "False", Reason: "Unschedulable", Message: "m"}}
+	before := st.afterTie
+	if class, what := diffGangScenario(failed, failedUp, &st); class != "" || st.afterTie == before {
+		t.Fatalf("tie in a failed group: class %q %s, %d after a tie", class, what, st.afterTie-before)
+	}
 	// After a pod that failed at PreBind on both sides: its own class.
 	prebind := "running PreBind plugin \"DynamicResources\": nil or empty request mappings"
 	d.Pods[0] = schedPod{Pod: "default/s", Error: true, Message: prebind}
