@@ -684,6 +684,7 @@ Allocator::Allocator(Features features, AllocatedState allocated, std::vector<co
       cache_(std::make_shared<internal::AllocatorCache>(slices_, &features_, &allocated_, nullptr)) {
   for (const api::DeviceClass* c : classes) classes_.emplace(c->metadata.name, c);
   if (!options_.new_share_id) options_.new_share_id = NewRandomShareId;
+  id_ = internal::next_cache_id.fetch_add(1, std::memory_order_relaxed);
 }
 
 Allocator::Allocator(std::shared_ptr<const SnapshotState> snapshot, std::vector<const api::DeviceClass*> classes,
@@ -697,6 +698,7 @@ Allocator::Allocator(std::shared_ptr<const SnapshotState> snapshot, std::vector<
       cache_(snapshot->cache_) {
   for (const api::DeviceClass* c : classes) classes_.emplace(c->metadata.name, c);
   if (!options_.new_share_id) options_.new_share_id = NewRandomShareId;
+  id_ = internal::next_cache_id.fetch_add(1, std::memory_order_relaxed);
 }
 
 Allocator::~Allocator() = default;
@@ -1014,8 +1016,9 @@ class Search {
   // What claims_ and tables_ were prepared for (PrepareFor): a PreparedClaims
   // (0: none, prepare again), on this Allocator and cache, for these claims.
   uint64_t prepared_id_ = 0;
-  const Allocator* prepared_allocator_ = nullptr;
-  const internal::AllocatorCache* prepared_cache_ = nullptr;
+  // Ids, not addresses: a new Allocator or cache may take a freed one's.
+  uint64_t prepared_allocator_ = 0;
+  uint64_t prepared_cache_ = 0;
   std::vector<const api::ResourceClaim*> prepared_claims_;
   bool has_all_ = false;  // some entry of claims_ is in All mode (set by Prepare)
 
@@ -1214,7 +1217,8 @@ Status Search::PrepareEntry(PreparedClaim& claim, int request_idx, int entry_idx
 }
 
 Status Search::PrepareFor(std::span<const api::ResourceClaim* const> claims, uint64_t prepared_id) {
-  if (prepared_id != 0 && prepared_id == prepared_id_ && prepared_allocator_ == a_ && prepared_cache_ == cache_ &&
+  if (prepared_id != 0 && prepared_id == prepared_id_ && prepared_allocator_ == a_->id() &&
+      prepared_cache_ == cache_->id &&
       std::equal(claims.begin(), claims.end(), prepared_claims_.begin(), prepared_claims_.end())) {
     Renew();
     return OkStatus();
@@ -1224,8 +1228,8 @@ Status Search::PrepareFor(std::span<const api::ResourceClaim* const> claims, uin
   // All mode lists the node's devices: such claims are prepared per call.
   if (prepared_id != 0 && !has_all_) {
     prepared_id_ = prepared_id;
-    prepared_allocator_ = a_;
-    prepared_cache_ = cache_;
+    prepared_allocator_ = a_->id();
+    prepared_cache_ = cache_->id;
     prepared_claims_.assign(claims.begin(), claims.end());
   }
   return OkStatus();

@@ -316,6 +316,8 @@ class Allocator {
   uint64_t NodeGeneration(NodeHandle node) const;
 
   const Features& features() const { return features_; }
+  // Unique among the Allocators of the process (never reused).
+  uint64_t id() const { return id_; }
   const AllocatedState& allocated() const { return *allocated_view_; }
   const AllocatorOptions& options() const { return options_; }
   const api::DeviceClass* FindClass(std::string_view name) const;
@@ -344,6 +346,7 @@ class Allocator {
   SelectorEvaluator* selectors_;
   AllocatorOptions options_;
   std::shared_ptr<internal::AllocatorCache> cache_;  // see "Caches" above; the snapshot's while attached
+  uint64_t id_ = 0;  // unique among the Allocators of the process (a kept preparation names it)
 };
 
 // A random lower-case RFC 4122 version-4 UUID.

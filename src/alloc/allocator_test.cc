@@ -762,7 +762,8 @@ TEST(PreparedClaimsTest, AReusedNodeFitHoldsWhatAFreshOneWould) {
 }
 
 // On another Allocator (other classes), a PreparedClaims used before is
-// prepared again: the classes are that Allocator's.
+// prepared again: the classes are that Allocator's, also when the new
+// Allocator (and its cache) take the memory of the first one.
 TEST(PreparedClaimsTest, AnotherAllocatorPreparesAgain) {
   Cluster cluster(1);
   const std::vector<api::ResourceClaim> claims = {Claim("one", {Request("r")})};
@@ -770,6 +771,7 @@ TEST(PreparedClaimsTest, AnotherAllocatorPreparesAgain) {
   auto first = cluster.NewAllocator();
   const api::Node& node = cluster.nodes[0];
   ASSERT_TRUE(first->Allocate(first->Handle(node), prepared, Allocator::ResultDetail::kFull)->fits);
+  first.reset();
   cluster.classes[0].spec.selectors[0].cel->expression = "false";
   auto second = cluster.NewAllocator();
   const StatusOr<NodeFit> fit = second->Allocate(second->Handle(node), prepared, Allocator::ResultDetail::kFull);
