@@ -7,6 +7,7 @@
 #include "manifest/emit.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -15,6 +16,8 @@
 #include <optional>
 #include <string_view>
 #include <system_error>
+
+#include "base/json_escape.h"
 
 namespace dra::manifest {
 namespace {
@@ -437,10 +440,10 @@ bool GoYamlResolvesNonString(std::string_view s) {
     hint = '.';
   }
   if (hint == 0) return false;  // "<<" included: '<' has no hint
-  if (OneOf(s, {"y",    "Y",    "yes",   "Yes",   "YES",   "true",  "True",  "TRUE",  "on",    "On",
-                "ON",   "n",    "N",     "no",    "No",    "NO",    "false", "False", "FALSE", "off",
-                "Off",  "OFF",  "~",     "null",  "Null",  "NULL",  ".nan",  ".NaN",  ".NAN",  ".inf",
-                ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"})) {
+  if (s.size() <= 5 && OneOf(s, {"y",    "Y",    "yes",   "Yes",   "YES",   "true",  "True",  "TRUE",  "on",    "On",
+                                 "ON",   "n",    "N",     "no",    "No",    "NO",    "false", "False", "FALSE", "off",
+                                 "Off",  "OFF",  "~",     "null",  "Null",  "NULL",  ".nan",  ".NaN",  ".NAN",  ".inf",
+                                 ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"})) {
     return true;
   }
   if (hint == 'M') return false;
@@ -589,6 +592,34 @@ bool IsYaml12Int(std::string_view s) {
   return RestIn(s, i, "0123456789");
 }
 
+// A string starting with a digit that holds a character none of the
+// resolvers below has in a number, timestamp or base-60 form (their
+// alphabet: digits, +-._:, space, tab and the letters a-f, o, x, t, z in
+// either case), a second '.' (each form has at most one) or a fourth '-'
+// (a timestamp has three at most), reads as a string in every reader:
+// quantities ("80Gi", "128000m"), versions ("1.2.3") and uids skip the
+// parsing.
+bool DigitWordReadsAsString(std::string_view s) {
+  if (s.empty() || !IsDigit(s[0])) return false;
+  int dots = 0;
+  int dashes = 0;
+  for (char c : s) {
+    if (c == '.') {
+      if (++dots == 2) return true;
+      continue;
+    }
+    if (c == '-') {
+      if (++dashes == 4) return true;
+      continue;
+    }
+    if (IsDigit(c) || c == '+' || c == '-' || c == '_' || c == ':' || c == ',' || c == ' ' || c == '\t') continue;
+    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    const char l = Lower(c);
+    if (!letter || !((l >= 'a' && l <= 'f') || l == 'o' || l == 'x' || l == 't' || l == 'z')) return true;
+  }
+  return false;
+}
+
 // How go-yaml's stringv asks for a string to be written; the emitter may
 // still fall back to quotes (SelectStyle).
 enum class Style { kPlain, kSingleQuoted, kDoubleQuoted, kLiteral };
@@ -602,7 +633,9 @@ Style RequestedStyle(std::string_view s) {
 // The YAML emitter: go.yaml.in/yaml/v2 v2.4.4's emitterc.go (libyaml's
 // emitter), for the events sigs.k8s.io/yaml produces (block collections,
 // empty ones as {} and [], implicit scalars; no anchors, tags or flow
-// content), unicode output, indent 2, width 80.
+// content), unicode output, indent 2, width 80. Node::style adds two
+// layouts of dractl's own, outside go-yaml's logic: JSON-quoted strings and
+// flow collections, each on one line (WriteQuotedJson, WriteFlow).
 
 constexpr int kBestIndent = 2;
 constexpr int kBestWidth = 80;
@@ -924,6 +957,84 @@ std::string YamlNumberText(const Node& n) {
   return n.text;
 }
 
+// NodeStyle::kDoubleQuoted: `s` as a JSON string literal (JsonString, DEL
+// escaped) appended to `out`, made YAML-safe: invalid UTF-8 as U+FFFD, and
+// the characters a YAML reader rejects (C1 controls, U+FEFF, U+FFFE, U+FFFF)
+// or reads as line breaks (U+0085, U+2028, U+2029) as \uXXXX, which YAML's
+// double-quoted scalars read as JSON does.
+void AppendQuotedJson(std::string_view s, std::string& out) {
+  std::string storage;
+  std::string_view v = ValidUtf8(s, storage);
+  const size_t begin = out.size();
+  AppendJsonString(v, out, {.escape_del = true});
+  if (std::all_of(v.begin(), v.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) return;
+  // JsonString copies non-ASCII bytes as they are; escape the ones above.
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string fixed;
+  std::string_view t = std::string_view(out).substr(begin);
+  for (size_t i = 0; i < t.size();) {
+    const unsigned char c = At(t, i);
+    const unsigned char c1 = At(t, i + 1);
+    const unsigned char c2 = At(t, i + 2);
+    char32_t r = 0;
+    size_t w = 0;
+    if (c == 0xC2 && c1 >= 0x80 && c1 <= 0x9F) {
+      r = c1;
+      w = 2;
+    } else if ((c == 0xE2 && c1 == 0x80 && (c2 == 0xA8 || c2 == 0xA9)) || (c == 0xEF && c1 == 0xBB && c2 == 0xBF) ||
+               (c == 0xEF && c1 == 0xBF && (c2 == 0xBE || c2 == 0xBF))) {
+      r = ((c & 0x0Fu) << 12) | ((c1 & 0x3Fu) << 6) | (c2 & 0x3Fu);
+      w = 3;
+    }
+    if (w == 0) {
+      fixed.push_back(t[i]);
+      ++i;
+      continue;
+    }
+    fixed += "\\u";
+    for (int k = 12; k >= 0; k -= 4) fixed.push_back(kHex[(r >> k) & 0x0F]);
+    i += w;
+  }
+  out.resize(begin);
+  out += fixed;
+}
+
+// The common scalar, recognised without the whole analysis: ASCII letters,
+// digits and ._/:- , starting with a letter or digit and not ending in ':'.
+// It holds no indicator, space, break or special character, so Analyze
+// allows it plain on one line (SelectStyle keeps kPlain): printed plain as
+// it is, unless it reads as another type (RequestedStyle).
+bool IsSimpleWord(std::string_view v) {
+  // 1: a letter or digit; 2: one of ._/:-
+  static constexpr auto kClass = [] {
+    std::array<uint8_t, 256> t{};
+    for (int c = '0'; c <= '9'; ++c) t[static_cast<size_t>(c)] = 1;
+    for (int c = 'a'; c <= 'z'; ++c) {
+      const int upper = c - 'a' + 'A';
+      t[static_cast<size_t>(c)] = t[static_cast<size_t>(upper)] = 1;
+    }
+    for (char c : std::string_view("._/:-")) t[static_cast<unsigned char>(c)] = 2;
+    return t;
+  }();
+  if (v.empty() || kClass[static_cast<unsigned char>(v[0])] != 1 || v.back() == ':') return false;
+  return std::all_of(v.begin(), v.end(), [](char c) { return kClass[static_cast<unsigned char>(c)] != 0; });
+}
+
+// A simple word printed plain: IsSimpleWord(v) && !ReadsAsNonString(v).
+// One starting with a letter reads as another type only as one of go-yaml's
+// bool and null spellings, 5 characters at most.
+bool IsPlainWord(std::string_view v) {
+  if (!IsSimpleWord(v)) return false;
+  return (!IsDigit(v[0]) && v.size() > 5) || !ReadsAsNonString(v);
+}
+
+// A string written plain inside a flow collection reads back as itself: it
+// is plain-safe in block context and holds no flow indicator (go-yaml's
+// analysis sets flow_indicators for ,?[]{}: anywhere).
+bool IsFlowPlainSafe(std::string_view s) {
+  return s.find_first_of(",?[]{}:") == std::string_view::npos && IsPlainSafe(s);
+}
+
 class YamlEmitter {
  public:
   YamlEmitter(std::string& out, const EmitOptions& options) : out_(out), options_(options) {}
@@ -966,7 +1077,10 @@ class YamlEmitter {
   void WriteIndent() {
     const int indent = std::max(indent_, 0);
     if (!indention_ || column_ > indent || (column_ == indent && !whitespace_)) PutBreak();
-    while (column_ < indent) Put(' ');
+    if (column_ < indent) {
+      out_.append(static_cast<size_t>(indent - column_), ' ');
+      column_ = indent;
+    }
     whitespace_ = true;
     indention_ = true;
   }
@@ -990,6 +1104,17 @@ class YamlEmitter {
   }
 
   void EmitNode(const Node& n, Context ctx) {
+    if (n.style == NodeStyle::kDoubleQuoted && n.kind == NodeKind::kString) {
+      WriteQuotedJson(n.text);
+      return;
+    }
+    if (n.style == NodeStyle::kFlow && !n.is_scalar() && !n.items.empty()) {
+      if (!whitespace_) Put(' ');
+      WriteFlow(n);
+      whitespace_ = false;
+      indention_ = false;
+      return;
+    }
     switch (n.kind) {
       case NodeKind::kNull: EmitScalar("null", Style::kPlain, ctx); return;
       case NodeKind::kBool: EmitScalar(n.bool_value ? "true" : "false", Style::kPlain, ctx); return;
@@ -1001,6 +1126,8 @@ class YamlEmitter {
           } else {
             EmitString(YamlNumberText(n), ctx);
           }
+        } else if (IsSimpleWord(n.text) && IsDigit(n.text[0])) {
+          WriteWord(n.text);  // YamlNumberText changes only NaN and infinities
         } else {
           EmitScalar(YamlNumberText(n), Style::kPlain, ctx);
         }
@@ -1031,27 +1158,129 @@ class YamlEmitter {
     }
   }
 
+  // NodeStyle::kDoubleQuoted; one line, so the column only grows.
+  void WriteQuotedJson(std::string_view s) {
+    if (!whitespace_) Put(' ');
+    const size_t begin = out_.size();
+    AppendQuotedJson(s, out_);
+    column_ += static_cast<int>(out_.size() - begin);
+    whitespace_ = false;
+    indention_ = false;
+  }
+
+  void Append(std::string_view s) {
+    out_ += s;
+    column_ += static_cast<int>(s.size());
+  }
+
+  // NodeStyle::kFlow: `n` (a non-empty collection) and all it holds on one
+  // line, never folded.
+  void WriteFlow(const Node& n) {
+    if (n.is_sequence()) {
+      Put('[');
+      for (size_t i = 0; i < n.items.size(); ++i) {
+        if (i > 0) Append(", ");
+        WriteFlowItem(n.items[i]);
+      }
+      Put(']');
+      return;
+    }
+    Put('{');
+    bool first = true;
+    for (size_t i : KeyOrder(n, /*yaml=*/true, options_.sort_keys)) {
+      if (!first) Append(", ");
+      first = false;
+      WriteFlowString(n.keys[i].first, false);
+      Append(": ");
+      WriteFlowItem(n.items[i]);
+    }
+    Put('}');
+  }
+
+  void WriteFlowString(std::string_view s, bool quoted) {
+    if (!quoted && IsFlowPlainSafe(s)) {
+      Append(s);
+    } else {
+      const size_t begin = out_.size();
+      AppendQuotedJson(s, out_);
+      column_ += static_cast<int>(out_.size() - begin);
+    }
+  }
+
+  void WriteFlowItem(const Node& n) {
+    switch (n.kind) {
+      case NodeKind::kNull: Append("null"); return;
+      case NodeKind::kBool: Append(n.bool_value ? "true" : "false"); return;
+      case NodeKind::kInt:
+      case NodeKind::kFloat:
+        if (!options_.sort_keys) {
+          Append(YamlNumberText(n));
+        } else if (std::optional<std::string> text = GoNumber(n, /*yaml=*/true)) {
+          Append(*text);
+        } else {
+          WriteFlowString(YamlNumberText(n), true);
+        }
+        return;
+      case NodeKind::kString: WriteFlowString(n.text, n.style == NodeStyle::kDoubleQuoted); return;
+      case NodeKind::kSequence:
+      case NodeKind::kMapping:
+        if (n.items.empty()) {
+          Append(n.is_mapping() ? "{}" : "[]");
+        } else {
+          WriteFlow(n);
+        }
+        return;
+    }
+  }
+
+  // A simple word (IsSimpleWord) as WritePlain writes it: no spaces, so no
+  // folding, and no breaks.
+  void WriteWord(std::string_view v) {
+    if (!whitespace_) Put(' ');
+    out_ += v;
+    column_ += static_cast<int>(v.size());
+    whitespace_ = false;
+    indention_ = false;
+  }
+
   void EmitMapping(const Node& n) {
     IncreaseIndent(false, false);
-    for (size_t i : KeyOrder(n, /*yaml=*/true, options_.sort_keys)) {
-      WriteIndent();
-      std::string storage;
-      std::string_view key = ValidUtf8(n.keys[i].first, storage);
-      if (!Analyze(key).multiline && key.size() <= 128) {
-        EmitScalar(key, RequestedStyle(key), {.mapping = true, .simple_key = true});
-        WriteIndicator(":", false, false, false);
-      } else {
-        WriteIndicator("?", true, false, true);
-        EmitScalar(key, RequestedStyle(key), {.mapping = true});
-        WriteIndent();
-        WriteIndicator(":", true, false, true);
-      }
-      EmitNode(n.items[i], {.mapping = true});
+    if (options_.sort_keys) {
+      for (size_t i : KeyOrder(n, /*yaml=*/true, true)) EmitMappingEntry(n, i);
+    } else {
+      for (size_t i = 0; i < n.keys.size(); ++i) EmitMappingEntry(n, i);
     }
     PopIndent();
   }
 
+  void EmitMappingEntry(const Node& n, size_t i) {
+    WriteIndent();
+    const std::string& raw_key = n.keys[i].first;
+    if (raw_key.size() <= 128 && IsPlainWord(raw_key)) {
+      WriteWord(raw_key);
+      WriteIndicator(":", false, false, false);
+      EmitNode(n.items[i], {.mapping = true});
+      return;
+    }
+    std::string storage;
+    std::string_view key = ValidUtf8(raw_key, storage);
+    if (!Analyze(key).multiline && key.size() <= 128) {
+      EmitScalar(key, RequestedStyle(key), {.mapping = true, .simple_key = true});
+      WriteIndicator(":", false, false, false);
+    } else {
+      WriteIndicator("?", true, false, true);
+      EmitScalar(key, RequestedStyle(key), {.mapping = true});
+      WriteIndent();
+      WriteIndicator(":", true, false, true);
+    }
+    EmitNode(n.items[i], {.mapping = true});
+  }
+
   void EmitString(std::string_view s, Context ctx) {
+    if (IsPlainWord(s)) {
+      WriteWord(s);
+      return;
+    }
     std::string storage;
     std::string_view v = ValidUtf8(s, storage);
     EmitScalar(v, RequestedStyle(v), ctx);
@@ -1367,6 +1596,7 @@ void EmitJsonNode(const Node& n, int indent, int level, const EmitOptions& opt, 
 }  // namespace
 
 bool ReadsAsNonString(std::string_view s) {
+  if (DigitWordReadsAsString(s)) return false;
   if (GoYamlResolvesNonString(s) || IsBase60Float(s)) return true;  // go-yaml: kubectl quotes these
   // YAML 1.1 (PyYAML) and 1.2: `=` (the value key; PyYAML has no
   // constructor for it), `<<` (merge key; go-yaml reads it as one too), and
@@ -1389,6 +1619,10 @@ std::string EmitYaml(const Node& root, const EmitOptions& options) {
   std::string out;
   YamlEmitter(out, options).Document(root);
   return out;
+}
+
+void AppendYaml(const Node& root, std::string& out, const EmitOptions& options) {
+  YamlEmitter(out, options).Document(root);
 }
 
 std::string EmitYamlDocuments(const std::vector<Node>& roots, const EmitOptions& options) {

@@ -38,7 +38,13 @@ struct EmitOptions {
   bool spaced_separators = false;
 };
 
+// YAML honours Node::style (NodeStyle: double-quoted strings and flow
+// collections on one line, for writers with a layout of their own); the
+// parsers and encode.h leave it kAuto, which prints as kubectl does. JSON
+// ignores it.
 std::string EmitYaml(const Node& root, const EmitOptions& options = {});
+// EmitYaml appended to `out` (a stream written one document at a time).
+void AppendYaml(const Node& root, std::string& out, const EmitOptions& options = {});
 // Several documents separated by "---" (as kubectl's YAML printer separates
 // the objects it prints).
 std::string EmitYamlDocuments(const std::vector<Node>& roots, const EmitOptions& options = {});

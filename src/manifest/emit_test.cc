@@ -252,5 +252,153 @@ TEST(EmitTest, NumbersAsGoPrintsThem) {
   EXPECT_EQ(EmitYaml(m), "a: 1.0\nb: 1e3\nc: 1234567.5\nd: 0.00000001\n");
 }
 
+// NodeStyle::kDoubleQuoted: a JSON string literal on one line, whatever
+// kubectl's printing would choose; other kinds ignore it.
+TEST(EmitTest, DoubleQuotedStringsAsJsonLiterals) {
+  auto quoted = [](std::string s) {
+    Node m = Node::Mapping();
+    m.Add("k", Node::QuotedString(std::move(s)));
+    return EmitYaml(m);
+  };
+  EXPECT_EQ(quoted("plain"), "k: \"plain\"\n");
+  EXPECT_EQ(quoted("110"), "k: \"110\"\n");
+  EXPECT_EQ(quoted(""), "k: \"\"\n");
+  // '"' and '\' escaped, a newline as \n, a tab as \t, DEL and other
+  // controls as \u00XX.
+  EXPECT_EQ(quoted("say \"hi\" \\ back\nslash\tx\x7f\x01"),
+            "k: \"say \\\"hi\\\" \\\\ back\\nslash\\tx\\u007f\\u0001\"\n");
+  // Non-ASCII as it is, except what YAML reads as a break or rejects (NEL,
+  // U+2028, BOM) and invalid UTF-8 (as U+FFFD).
+  EXPECT_EQ(quoted("\xC3\xA9-\xC2\x85-\xE2\x80\xA8-\xEF\xBB\xBF-\xFF"),
+            "k: \"\xC3\xA9-\\u0085-\\u2028-\\ufeff-\xEF\xBF\xBD\"\n");
+  // Past 80 columns: not folded (a plain or auto-quoted string would be).
+  std::string words;
+  for (int i = 0; i < 20; ++i) words += "word" + std::to_string(i) + " ";
+  EXPECT_EQ(quoted(words), "k: \"" + words + "\"\n");
+  // Other kinds print as always.
+  Node n = Node::Int(5);
+  n.style = NodeStyle::kDoubleQuoted;
+  Node m = Node::Mapping();
+  m.Add("i", n);
+  m.Add("s", Node::QuotedString("x"));
+  EXPECT_EQ(EmitYaml(m), "i: 5\ns: \"x\"\n");
+  // In a sequence.
+  Node seq = Node::Sequence();
+  seq.Push(Node::QuotedString("a'b"));
+  EXPECT_EQ(EmitYaml(seq), "- \"a'b\"\n");
+  // JSON ignores the style; equality too.
+  EXPECT_EQ(EmitJson(m, 0), "{\"i\":5,\"s\":\"x\"}\n");
+  EXPECT_EQ(Node::QuotedString("x"), Node::String("x"));
+}
+
+// NodeStyle::kFlow: `{k: v, ...}` / `[a, b]` on one line, in a block
+// sequence or as a block mapping's value; what it holds is flow too.
+TEST(EmitTest, FlowCollectionsOnOneLine) {
+  Node counters = Node::Mapping();
+  Node mp = Node::FlowMapping();
+  mp.Add("value", Node::QuotedString("98"));
+  counters.Add("multiprocessors", mp);
+  Node e = Node::FlowMapping();  // empty: {} as always
+  counters.Add("empty", e);
+  EXPECT_EQ(EmitYaml(counters), "multiprocessors: {value: \"98\"}\nempty: {}\n");
+
+  Node item = Node::FlowMapping();
+  item.Add("n", Node::Int(1));  // YAML 1.1's "no": quoted, as in block
+  item.Add("s", Node::String("plain"));
+  item.Add("c", Node::String("a, b"));  // a flow indicator: quoted
+  item.Add("t", Node::String("true"));  // would read as a bool: quoted
+  item.Add("u", Node::String("x:y"));   // ':' is an indicator in flow
+  item.Add("e", Node::Mapping());
+  Node list = Node::Sequence();  // inside flow: flow whatever its style
+  list.Push(Node::String("x"));
+  list.Push(Node::String("y: z"));
+  list.Push(Node::Null());
+  list.Push(Node::Bool(true));
+  list.Push(Node::Number("1.5", NodeKind::kFloat));
+  item.Add("l", list);
+  item.Add("key, with comma", Node::String("line\nbreak"));
+  Node block = Node::Mapping();
+  block.Add("name", Node::String("x"));
+  Node seq = Node::Sequence();
+  seq.Push(item);
+  seq.Push(block);
+  Node root = Node::Mapping();
+  root.Add("items", seq);
+  const std::string yaml = EmitYaml(root);
+  EXPECT_EQ(yaml,
+            "items:\n"
+            "- {\"n\": 1, s: plain, c: \"a, b\", t: \"true\", u: \"x:y\", e: {}, l: [x, \"y: z\", null, true, 1.5], "
+            "\"key, with comma\": \"line\\nbreak\"}\n"
+            "- name: x\n");
+  // A flow sequence at the root; flow at the top of a document.
+  Node fs = Node::Sequence();
+  fs.style = NodeStyle::kFlow;
+  fs.Push(Node::Int(1));
+  fs.Push(Node::String("two"));
+  EXPECT_EQ(EmitYaml(fs), "[1, two]\n");
+  // Past 80 columns: not folded.
+  Node wide = Node::FlowMapping();
+  for (int i = 0; i < 12; ++i) wide.Add("key" + std::to_string(i), Node::String("value" + std::to_string(i)));
+  std::string want = "{";
+  for (int i = 0; i < 12; ++i) want += (i ? ", key" : "key") + std::to_string(i) + ": value" + std::to_string(i);
+  EXPECT_EQ(EmitYaml(wide), want + "}\n");
+  // JSON ignores the style.
+  Node plain = item;
+  plain.style = NodeStyle::kAuto;
+  EXPECT_EQ(EmitJson(item), EmitJson(plain));
+}
+
+// Styled trees read back as the trees printed.
+TEST(EmitTest, StyledYamlRoundTripsThroughParser) {
+  Node root = Node::Mapping();
+  root.Add("expression", Node::QuotedString("device.driver == \"a\\b\"\nnext\x7f\xC2\x85\xE2\x80\xA9 end   "));
+  std::string long_text;
+  for (int i = 0; i < 30; ++i) long_text += "w" + std::to_string(i) + " ";
+  root.Add("long", Node::QuotedString(long_text));
+  Node seq = Node::Sequence();
+  Node flow = Node::FlowMapping();
+  flow.Add("value", Node::QuotedString("1"));
+  flow.Add("int", Node::Int(7));
+  flow.Add("odd: key", Node::String("{not a map}"));
+  flow.Add("empty", Node::String(""));
+  flow.Add("dash", Node::String("- x"));
+  flow.Add("hash", Node::String("a #b"));
+  Node inner = Node::Sequence();
+  inner.Push(Node::String("[x]"));
+  inner.Push(Node::Sequence());
+  inner.Push(Node::String("yes"));
+  flow.Add("inner", inner);
+  seq.Push(flow);
+  seq.Push(Node::QuotedString("010"));
+  root.Add("seq", seq);
+  root.Add("docs", Sample());
+  std::string yaml = EmitYaml(root);
+  auto docs = ParseYaml(yaml, "out.yaml");
+  ASSERT_TRUE(docs.ok()) << docs.status().ToString() << "\n" << yaml;
+  ASSERT_EQ(docs->size(), 1u);
+  EXPECT_EQ((*docs)[0].root, root) << yaml;
+}
+
+// Reports (no sort_keys) keep a number's text, with YAML's spellings of
+// NaN and the infinities.
+TEST(EmitTest, ReportNumbersKeepTheirText) {
+  Node m = Node::Mapping();
+  m.Add("a", Node::Number("NaN", NodeKind::kFloat));
+  m.Add("b", Node::Number("+Inf", NodeKind::kFloat));
+  m.Add("c", Node::Number("-Inf", NodeKind::kFloat));
+  m.Add("d", Node::Number("12", NodeKind::kInt));
+  m.Add("e", Node::Number("1.50", NodeKind::kFloat));
+  EXPECT_EQ(EmitYaml(m), "a: .nan\nb: .inf\nc: -.inf\nd: 12\ne: 1.50\n");
+}
+
+TEST(EmitTest, AppendYamlAppends) {
+  Node m = Node::Mapping();
+  m.Add("a", Node::Int(1));
+  std::string out = "---\n";
+  AppendYaml(m, out);
+  AppendYaml(m, out);
+  EXPECT_EQ(out, "---\na: 1\na: 1\n");
+}
+
 }  // namespace
 }  // namespace dra::manifest

@@ -66,6 +66,12 @@ Node Node::String(std::string v) {
   return n;
 }
 
+Node Node::QuotedString(std::string v) {
+  Node n = String(std::move(v));
+  n.style = NodeStyle::kDoubleQuoted;
+  return n;
+}
+
 Node Node::Sequence() {
   Node n;
   n.kind = NodeKind::kSequence;
@@ -75,6 +81,12 @@ Node Node::Sequence() {
 Node Node::Mapping() {
   Node n;
   n.kind = NodeKind::kMapping;
+  return n;
+}
+
+Node Node::FlowMapping() {
+  Node n = Mapping();
+  n.style = NodeStyle::kFlow;
   return n;
 }
 

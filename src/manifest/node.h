@@ -36,9 +36,27 @@ enum class NodeKind : uint8_t {
 
 std::string_view NodeKindName(NodeKind kind);
 
+// How emit.h's YAML emitter prints a node; the JSON emitter ignores it. The
+// parsers and encode.h leave it kAuto (kubectl's printing); a writer that
+// must keep a layout of its own (`dractl gen`) asks for the others.
+enum class NodeStyle : uint8_t {
+  kAuto,
+  // A string in double quotes, escaped as a JSON string literal
+  // (base/json_escape.h, DEL as \u007f; invalid UTF-8 as U+FFFD, and the
+  // characters YAML forbids or reads as line breaks, U+0080-U+009F, U+2028,
+  // U+2029, U+FEFF, U+FFFE and U+FFFF, as \uXXXX), on one line, never
+  // folded. Ignored on other kinds.
+  kDoubleQuoted,
+  // A mapping or sequence in flow style on one line: `{a: 1, b: "x"}`,
+  // `[a, b]`; what it holds is in flow style too, strings plain where that
+  // reads back as the same string, else as kDoubleQuoted. Ignored on a scalar.
+  kFlow,
+};
+
 struct Node {
   NodeKind kind = NodeKind::kNull;
-  bool bool_value = false;  // kBool
+  bool bool_value = false;             // kBool
+  NodeStyle style = NodeStyle::kAuto;  // in the padding before `mark`
   Mark mark;
   std::string text;                                // kInt, kFloat, kString: value text (unescaped for strings);
                                                    // kBool from YAML: the source spelling ("Y", "on"), else empty
@@ -64,15 +82,22 @@ struct Node {
   static Node Int(int64_t v);
   static Node Number(std::string text, NodeKind kind);  // kInt or kFloat
   static Node String(std::string v);
+  static Node QuotedString(std::string v);  // kString, NodeStyle::kDoubleQuoted
   static Node Sequence();
   static Node Mapping();
+  static Node FlowMapping();  // kMapping, NodeStyle::kFlow
   // kMapping: appends `key: value`.
   void Add(std::string key, Node value);
   // kSequence: appends `value`.
   void Push(Node value);
 
-  friend bool operator==(const Node& a, const Node& b);  // ignores marks
+  friend bool operator==(const Node& a, const Node& b);  // ignores marks and styles
 };
+
+// A style costs no memory (a cluster of 500k devices holds millions of
+// nodes): kind, bool_value and style share the word before `mark`.
+static_assert(sizeof(Node) ==
+              16 + sizeof(std::string) + sizeof(std::vector<Node>) + sizeof(std::vector<std::pair<std::string, Mark>>));
 
 // One document of a source file.
 struct Document {
