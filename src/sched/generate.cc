@@ -4,10 +4,14 @@
 #include <cctype>
 #include <charconv>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
-#include "base/json_escape.h"
+#include "manifest/emit.h"
+#include "manifest/node.h"
 #include "sched/snapshot.h"
 
 namespace dra::sched {
@@ -17,11 +21,6 @@ constexpr int64_t kMaxNodes = 100'000;
 constexpr int64_t kMaxDevicesPerNode = 128;
 constexpr int64_t kMaxPods = 1'000'000;
 
-// YAML double-quoted scalar. JSON's escapes are YAML's too, and escaping
-// control characters keeps a newline a newline (a raw one in a double-quoted
-// scalar folds into a space); DEL is not printable in YAML.
-std::string Quote(std::string_view s) { return JsonString(s, {.escape_del = true}); }
-
 Status CheckCount(int64_t value, int64_t max, std::string_view what) {
   if (value < 1 || value > max) {
     return InvalidArgumentError(fmt::format("{} must be between 1 and {}, got {}", what, max, value));
@@ -29,99 +28,135 @@ Status CheckCount(int64_t value, int64_t max, std::string_view what) {
   return OkStatus();
 }
 
+using manifest::Node;
+
+// `t` seconds after 2026-01-01T00:00:00Z, in 28-day months.
+std::string Timestamp(int64_t t) {
+  return fmt::format("2026-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}Z", 1 + t / (28 * 86400), 1 + (t / 86400) % 28,
+                     (t / 3600) % 24, (t / 60) % 60, t % 60);
+}
+
+// Tree builders: the documents are manifest::Node trees printed by the
+// emitter, one document at a time. Strings the emitter would print plain
+// are Str; Quoted keeps the double quotes (and one line) of the layout gen
+// has always written, where kubectl would choose another style.
+Node Str(std::string s) { return Node::String(std::move(s)); }
+Node Quoted(std::string s) { return Node::QuotedString(std::move(s)); }
+
+void AddPairs(Node& /*mapping*/) {}
+template <typename... Rest>
+void AddPairs(Node& mapping, std::string_view key, Node value, Rest&&... rest) {
+  mapping.Add(std::string(key), std::move(value));
+  AddPairs(mapping, std::forward<Rest>(rest)...);
+}
+
+// A mapping of `key, value, key, value, ...`, in this order.
+template <typename... Args>
+Node Map(Args&&... args) {
+  static_assert(sizeof...(Args) % 2 == 0, "key, value pairs");
+  Node m = Node::Mapping();
+  m.keys.reserve(sizeof...(Args) / 2);
+  m.items.reserve(sizeof...(Args) / 2);
+  AddPairs(m, std::forward<Args>(args)...);
+  return m;
+}
+
+// Map in flow style: `{key: value}` on one line.
+template <typename... Args>
+Node FlowMap(Args&&... args) {
+  Node m = Map(std::forward<Args>(args)...);
+  m.style = manifest::NodeStyle::kFlow;
+  return m;
+}
+
+template <typename... Items>
+Node Seq(Items&&... items) {
+  Node s = Node::Sequence();
+  s.items.reserve(sizeof...(Items));
+  (s.Push(std::forward<Items>(items)), ...);
+  return s;
+}
+
+// Appends "---" (unless `out` is empty) and the document `root`.
+void AppendDocument(const Node& root, std::string& out) {
+  if (!out.empty()) out += "---\n";
+  manifest::AppendYaml(root, out);
+}
+
 // A DeviceClass named `name` whose one selector is `expression`.
-std::string DeviceClassDocument(std::string_view name, std::string_view expression) {
-  return fmt::format(
-      "apiVersion: resource.k8s.io/v1\n"
-      "kind: DeviceClass\n"
-      "metadata:\n"
-      "  name: {}\n"
-      "spec:\n"
-      "  selectors:\n"
-      "  - cel:\n"
-      "      expression: {}\n",
-      name, Quote(expression));
+Node DeviceClassDocument(std::string name, std::string expression) {
+  return Map("apiVersion", Str("resource.k8s.io/v1"), "kind", Str("DeviceClass"), "metadata",
+             Map("name", Str(std::move(name))), "spec",
+             Map("selectors", Seq(Map("cel", Map("expression", Quoted(std::move(expression)))))));
 }
 
-// "---" and a Node with hostname and `label: value` labels, and allocatable
-// (= capacity) cpu, memory and pods.
-std::string NodeDocument(std::string_view node, std::string_view label, std::string_view value, int64_t cpu_milli,
-                         int64_t memory_mib, int64_t pods) {
-  return fmt::format(
-      "---\n"
-      "apiVersion: v1\n"
-      "kind: Node\n"
-      "metadata:\n"
-      "  name: {0}\n"
-      "  uid: {1}\n"
-      "  labels:\n"
-      "    kubernetes.io/hostname: {0}\n"
-      "    kubernetes.io/os: linux\n"
-      "    {2}: {3}\n"
-      "status:\n"
-      "  allocatable:\n"
-      "    cpu: {4}m\n"
-      "    memory: {5}Mi\n"
-      "    pods: \"{6}\"\n"
-      "  capacity:\n"
-      "    cpu: {4}m\n"
-      "    memory: {5}Mi\n"
-      "    pods: \"{6}\"\n",
-      node, StableUid(fmt::format("Node/{}", node)), label, Quote(value), cpu_milli, memory_mib, pods);
+// A Node with hostname and `label: value` labels, and allocatable (=
+// capacity) cpu, memory and pods.
+Node NodeDocument(const std::string& node, std::string_view label, std::string value, int64_t cpu_milli,
+                  int64_t memory_mib, int64_t pods) {
+  Node resources = Map("cpu", Str(fmt::format("{}m", cpu_milli)), "memory", Str(fmt::format("{}Mi", memory_mib)),
+                       "pods", Quoted(std::to_string(pods)));
+  Node capacity = resources;
+  return Map(
+      "apiVersion", Str("v1"), "kind", Str("Node"), "metadata",
+      Map("name", Str(node), "uid", Str(StableUid(fmt::format("Node/{}", node))), "labels",
+          Map("kubernetes.io/hostname", Str(node), "kubernetes.io/os", Str("linux"), label, Quoted(std::move(value)))),
+      "status", Map("allocatable", std::move(resources), "capacity", std::move(capacity)));
 }
 
-// "---" and the head of a ResourceSlice of `node`'s pool `node` (one of
-// `slices`), up to its last key `field` ("devices" or "sharedCounters").
-std::string SliceHead(std::string_view name, std::string_view driver, std::string_view node, int64_t slices,
-                      std::string_view field) {
-  return fmt::format(
-      "---\n"
-      "apiVersion: resource.k8s.io/v1\n"
-      "kind: ResourceSlice\n"
-      "metadata:\n"
-      "  name: {0}\n"
-      "spec:\n"
-      "  driver: {1}\n"
-      "  nodeName: {2}\n"
-      "  pool:\n"
-      "    name: {2}\n"
-      "    generation: 1\n"
-      "    resourceSliceCount: {3}\n"
-      "  {4}:\n",
-      name, driver, node, slices, field);
+// Slices and pods differ between objects in a few leaves only (names,
+// uids, timestamps): a generator builds each kind of document once and
+// rewrites those per object (RenameSlice, RenamePod), as building and
+// freeing a tree per object took most of its time.
+
+// A ResourceSlice of a node's pool (one of `slices`) whose last key `field`
+// ("devices" or "sharedCounters") holds `list`; its name, node and pool are
+// left empty for RenameSlice.
+Node SliceDocument(std::string_view driver, int64_t slices, std::string_view field, Node list) {
+  return Map("apiVersion", Str("resource.k8s.io/v1"), "kind", Str("ResourceSlice"), "metadata", Map("name", Str("")),
+             "spec",
+             Map("driver", Str(std::string(driver)), "nodeName", Str(""), "pool",
+                 Map("name", Str(""), "generation", Node::Int(1), "resourceSliceCount", Node::Int(slices)), field,
+                 std::move(list)));
 }
 
-// A Pod of one container with cpu and memory requests and one claim:
-// `claim` from `source` ("resourceClaimTemplateName" or
-// "resourceClaimName") `name`. `extra_metadata` is inserted after
-// creationTimestamp (whole lines).
-std::string PodDocument(std::string_view pod, std::string_view ns, std::string_view created,
-                        std::string_view extra_metadata, int64_t cpu_milli, int64_t memory_mib, std::string_view claim,
-                        std::string_view source, std::string_view name) {
-  return fmt::format(
-      "apiVersion: v1\n"
-      "kind: Pod\n"
-      "metadata:\n"
-      "  name: {0}\n"
-      "  namespace: {1}\n"
-      "  uid: {2}\n"
-      "  creationTimestamp: \"{3}\"\n"
-      "{4}"
-      "spec:\n"
-      "  containers:\n"
-      "  - name: main\n"
-      "    image: registry.k8s.io/pause:3.10\n"
-      "    resources:\n"
-      "      requests:\n"
-      "        cpu: {5}m\n"
-      "        memory: {6}Mi\n"
-      "      claims:\n"
-      "      - name: {7}\n"
-      "  resourceClaims:\n"
-      "  - name: {7}\n"
-      "    {8}: {9}\n",
-      pod, ns, StableUid(fmt::format("Pod/{}/{}", ns, pod)), created, extra_metadata, cpu_milli, memory_mib, claim,
-      source, name);
+// The slice `name` of `node`'s pool `node`.
+void RenameSlice(Node& slice, std::string name, const std::string& node) {
+  slice.Find("metadata")->Find("name")->text = std::move(name);
+  Node& spec = *slice.Find("spec");
+  spec.Find("nodeName")->text = node;
+  spec.Find("pool")->Find("name")->text = node;
+}
+
+// A Pod in `ns` of one container with cpu and memory requests and one
+// claim: `claim` from `source` ("resourceClaimTemplateName" or
+// "resourceClaimName"), with a deletionTimestamp if `deleted`. Its name,
+// uid, timestamps and claim source are left empty for RenamePod.
+Node PodDocument(const std::string& ns, bool deleted, int64_t cpu_milli, int64_t memory_mib, std::string_view claim,
+                 std::string_view source) {
+  Node metadata = Map("name", Str(""), "namespace", Str(ns), "uid", Str(""), "creationTimestamp", Quoted(""));
+  if (deleted) metadata.Add("deletionTimestamp", Quoted(""));
+  return Map(
+      "apiVersion", Str("v1"), "kind", Str("Pod"), "metadata", std::move(metadata), "spec",
+      Map("containers",
+          Seq(Map("name", Str("main"), "image", Str("registry.k8s.io/pause:3.10"), "resources",
+                  Map("requests",
+                      Map("cpu", Str(fmt::format("{}m", cpu_milli)), "memory", Str(fmt::format("{}Mi", memory_mib))),
+                      "claims", Seq(Map("name", Str(std::string(claim))))))),
+          "resourceClaims", Seq(Map("name", Str(std::string(claim)), source, Str("")))));
+}
+
+// The pod `pod` of a PodDocument in `ns` with `source`, created at
+// `created`, deleted at `deleted` (if it has a deletionTimestamp), whose
+// claim comes from `name`.
+void RenamePod(Node& doc, std::string pod, const std::string& ns, std::string created, std::string deleted,
+               std::string_view source, std::string name) {
+  Node& metadata = *doc.Find("metadata");
+  metadata.Find("uid")->text = StableUid(fmt::format("Pod/{}/{}", ns, pod));
+  metadata.Find("name")->text = std::move(pod);
+  metadata.Find("creationTimestamp")->text = std::move(created);
+  if (!deleted.empty()) metadata.Find("deletionTimestamp")->text = std::move(deleted);
+  doc.Find("spec")->Find("resourceClaims")->items[0].Find(source)->text = std::move(name);
 }
 
 }  // namespace
@@ -169,35 +204,39 @@ StatusOr<std::string> GenerateCluster(const ClusterShape& shape) {
   if (shape.models.empty()) return InvalidArgumentError("no models given");
   std::string out;
   out.reserve(static_cast<size_t>(shape.nodes) * (800 + 520 * static_cast<size_t>(shape.devices_per_node)));
-  out += DeviceClassDocument(shape.device_class, fmt::format("device.driver == \"{}\"", shape.driver));
+  AppendDocument(DeviceClassDocument(shape.device_class, fmt::format("device.driver == \"{}\"", shape.driver)), out);
   const int width = shape.nodes < 10'000 ? 4 : 6;
+  std::vector<Node> slices(shape.models.size());
   for (int64_t n = 0; n < shape.nodes; ++n) {
     const std::string node = fmt::format("{}-{:0{}d}", shape.node_prefix, n, width);
     const GpuModel& model = shape.models[static_cast<size_t>(n) % shape.models.size()];
-    out += NodeDocument(node, "gpu.example.com/model", model.name, shape.node_cpu_milli, shape.node_memory_mib,
-                        shape.node_pods);
-    out += SliceHead(fmt::format("{}-{}", node, shape.driver), shape.driver, node, 1, "devices");
-    for (int64_t d = 0; d < shape.devices_per_node; ++d) {
-      out += fmt::format(
-          "  - name: gpu-{0}\n"
-          "    attributes:\n"
-          "      index:\n"
-          "        int: {0}\n"
-          "      productName:\n"
-          "        string: {1}\n"
-          "      architecture:\n"
-          "        string: Generic\n"
-          "      driverVersion:\n"
-          "        version: 1.2.3\n"
-          "      uuid:\n"
-          "        string: GPU-{2}\n"
-          "      resource.kubernetes.io/pcieRoot:\n"
-          "        string: pci0000:{3:02x}\n"
-          "    capacity:\n"
-          "      memory:\n"
-          "        value: {4}Mi\n",
-          d, Quote(model.name), StableUid(fmt::format("{}/gpu-{}", node, d)), d / 2, model.memory_mib);
+    AppendDocument(NodeDocument(node, "gpu.example.com/model", model.name, shape.node_cpu_milli, shape.node_memory_mib,
+                                shape.node_pods),
+                   out);
+    // Nodes of one model have the same slice but for its names and the
+    // devices' uuids.
+    Node& slice = slices[static_cast<size_t>(n) % shape.models.size()];
+    if (slice.is_null()) {
+      Node devices = Node::Sequence();
+      devices.items.reserve(static_cast<size_t>(shape.devices_per_node));
+      for (int64_t d = 0; d < shape.devices_per_node; ++d) {
+        devices.Push(
+            Map("name", Str(fmt::format("gpu-{}", d)), "attributes",
+                Map("index", Map("int", Node::Int(d)), "productName", Map("string", Quoted(model.name)), "architecture",
+                    Map("string", Str("Generic")), "driverVersion", Map("version", Str("1.2.3")), "uuid",
+                    Map("string", Str("")), "resource.kubernetes.io/pcieRoot",
+                    Map("string", Str(fmt::format("pci0000:{:02x}", d / 2)))),
+                "capacity", Map("memory", Map("value", Str(fmt::format("{}Mi", model.memory_mib))))));
+      }
+      slice = SliceDocument(shape.driver, 1, "devices", std::move(devices));
     }
+    RenameSlice(slice, fmt::format("{}-{}", node, shape.driver), node);
+    std::vector<Node>& devices = slice.Find("spec")->Find("devices")->items;
+    for (size_t d = 0; d < devices.size(); ++d) {
+      devices[d].Find("attributes")->Find("uuid")->Find("string")->text =
+          "GPU-" + StableUid(fmt::format("{}/gpu-{}", node, d));
+    }
+    AppendDocument(slice, out);
   }
   return out;
 }
@@ -207,61 +246,33 @@ StatusOr<std::string> GeneratePods(const PodShape& shape) {
   if (Status st = CheckCount(shape.devices_per_pod, 32, "devices per pod"); !st.ok()) return st;
   std::string out;
   out.reserve(static_cast<size_t>(shape.pods) * 900);
-  auto claim_spec = [&](std::string_view indent) {
-    std::string s = fmt::format(
-        "{0}devices:\n"
-        "{0}  requests:\n"
-        "{0}  - name: gpu\n"
-        "{0}    exactly:\n"
-        "{0}      deviceClassName: {1}\n"
-        "{0}      allocationMode: ExactCount\n"
-        "{0}      count: {2}\n",
-        indent, shape.device_class, shape.devices_per_pod);
-    if (!shape.selector.empty()) {
-      s += fmt::format(
-          "{0}      selectors:\n"
-          "{0}      - cel:\n"
-          "{0}          expression: {1}\n",
-          indent, Quote(shape.selector));
-    }
-    return s;
-  };
+  // The claim's spec, the same in a template and in a claim.
+  Node exactly = Map("deviceClassName", Str(shape.device_class), "allocationMode", Str("ExactCount"), "count",
+                     Node::Int(shape.devices_per_pod));
+  if (!shape.selector.empty()) exactly.Add("selectors", Seq(Map("cel", Map("expression", Quoted(shape.selector)))));
+  const Node claim_spec = Map("devices", Map("requests", Seq(Map("name", Str("gpu"), "exactly", std::move(exactly)))));
   const std::string tmpl = shape.name_prefix + "-gpu";
   if (!shape.claim_per_pod) {
-    out += fmt::format(
-        "apiVersion: resource.k8s.io/v1\n"
-        "kind: ResourceClaimTemplate\n"
-        "metadata:\n"
-        "  name: {}\n"
-        "  namespace: {}\n"
-        "spec:\n"
-        "  spec:\n"
-        "{}",
-        tmpl, shape.namespace_, claim_spec("    "));
+    AppendDocument(Map("apiVersion", Str("resource.k8s.io/v1"), "kind", Str("ResourceClaimTemplate"), "metadata",
+                       Map("name", Str(tmpl), "namespace", Str(shape.namespace_)), "spec", Map("spec", claim_spec)),
+                   out);
   }
+  // Built once; per pod, the claim's name and RenamePod's leaves change.
+  Node claim = Map("apiVersion", Str("resource.k8s.io/v1"), "kind", Str("ResourceClaim"), "metadata",
+                   Map("name", Str(""), "namespace", Str(shape.namespace_)), "spec", claim_spec);
+  const std::string_view source = shape.claim_per_pod ? "resourceClaimName" : "resourceClaimTemplateName";
+  Node pod_doc = PodDocument(shape.namespace_, false, shape.cpu_milli, shape.memory_mib, "gpu", source);
   const int width = shape.pods < 100'000 ? 5 : 7;
   for (int64_t p = 0; p < shape.pods; ++p) {
-    const std::string pod = fmt::format("{}-{:0{}d}", shape.name_prefix, p, width);
-    // One second apart from 2026-01-01T00:00:00Z.
-    const int64_t t = p;
-    const std::string created = fmt::format("2026-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}Z", 1 + t / (28 * 86400),
-                                            1 + (t / 86400) % 28, (t / 3600) % 24, (t / 60) % 60, t % 60);
-    if (!out.empty()) out += "---\n";
+    std::string pod = fmt::format("{}-{:0{}d}", shape.name_prefix, p, width);
     if (shape.claim_per_pod) {
-      out += fmt::format(
-          "apiVersion: resource.k8s.io/v1\n"
-          "kind: ResourceClaim\n"
-          "metadata:\n"
-          "  name: {}-gpu\n"
-          "  namespace: {}\n"
-          "spec:\n"
-          "{}"
-          "---\n",
-          pod, shape.namespace_, claim_spec("  "));
+      claim.Find("metadata")->Find("name")->text = pod + "-gpu";
+      AppendDocument(claim, out);
     }
-    out += PodDocument(pod, shape.namespace_, created, "", shape.cpu_milli, shape.memory_mib, "gpu",
-                       shape.claim_per_pod ? "resourceClaimName" : "resourceClaimTemplateName",
-                       shape.claim_per_pod ? pod + "-gpu" : tmpl);
+    // One second apart from 2026-01-01T00:00:00Z.
+    std::string claim_name = shape.claim_per_pod ? pod + "-gpu" : tmpl;
+    RenamePod(pod_doc, std::move(pod), shape.namespace_, Timestamp(p), "", source, std::move(claim_name));
+    AppendDocument(pod_doc, out);
   }
   return out;
 }
@@ -317,11 +328,6 @@ uint64_t NextRandom(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-std::string Timestamp(int64_t t) {
-  return fmt::format("2026-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}Z", 1 + t / (28 * 86400), 1 + (t / 86400) % 28,
-                     (t / 3600) % 24, (t / 60) % 60, t % 60);
-}
-
 constexpr char kMigDriver[] = "gpu.nvidia.com";
 constexpr char kMigClass[] = "mig.nvidia.com";
 
@@ -357,41 +363,50 @@ StatusOr<std::string> GenerateMigCluster(const MigClusterShape& shape) {
   if (Status st = CheckCount(shape.gpus_per_node, 16, "GPUs per node"); !st.ok()) return st;
   std::optional<std::vector<MigProfile>> profiles = MigProfiles(shape.model);
   if (!profiles) return InvalidArgumentError(fmt::format("unknown model \"{}\" (A100-40GB or H100-80GB)", shape.model));
-  std::string out = DeviceClassDocument(
-      kMigClass,
-      fmt::format("device.driver == \"{}\" && \"profile\" in device.attributes[\"{}\"]", kMigDriver, kMigDriver));
+  std::string out;
+  std::string selector =
+      fmt::format("device.driver == \"{}\" && \"profile\" in device.attributes[\"{}\"]", kMigDriver, kMigDriver);
+  AppendDocument(DeviceClassDocument(kMigClass, std::move(selector)), out);
+  // {value: "N"}, as counters are written.
+  auto counter = [](int64_t value) { return FlowMap("value", Quoted(std::to_string(value))); };
+  // Every node has the same slices but for their names.
+  Node counter_sets = Node::Sequence();
+  for (int64_t g = 0; g < shape.gpus_per_node; ++g) {
+    Node counters = Map("multiprocessors", counter(TotalSms(*profiles)));
+    for (int k = 0; k < 8; ++k) counters.Add(fmt::format("memory-slice-{}", k), counter(1));
+    counter_sets.Push(Map("name", Str(fmt::format("gpu-{}-counter-set", g)), "counters", std::move(counters)));
+  }
+  Node counter_slice = SliceDocument(kMigDriver, shape.gpus_per_node + 1, "sharedCounters", std::move(counter_sets));
+  std::vector<Node> gpu_slices;
+  for (int64_t g = 0; g < shape.gpus_per_node; ++g) {
+    Node devices = Node::Sequence();
+    for (const MigProfile& p : *profiles) {
+      for (int64_t start : p.starts) {
+        Node counters = Map("multiprocessors", counter(p.sms));
+        for (int64_t k = start; k < start + p.memory_slices; ++k) {
+          counters.Add(fmt::format("memory-slice-{}", k), counter(1));
+        }
+        devices.Push(
+            Map("name", Str(fmt::format("gpu-{}-mig-{}-{}", g, Compact(p.name), start)), "attributes",
+                Map("profile", FlowMap("string", Quoted(p.name)), "computeSlices", FlowMap("int", Node::Int(p.compute)),
+                    "parentIndex", FlowMap("int", Node::Int(g)), "placementStart", FlowMap("int", Node::Int(start))),
+                "consumesCounters",
+                Seq(Map("counterSet", Str(fmt::format("gpu-{}-counter-set", g)), "counters", std::move(counters)))));
+      }
+    }
+    gpu_slices.push_back(SliceDocument(kMigDriver, shape.gpus_per_node + 1, "devices", std::move(devices)));
+  }
   const int width = shape.nodes < 10'000 ? 4 : 6;
   for (int64_t n = 0; n < shape.nodes; ++n) {
     const std::string node = fmt::format("{}-{:0{}d}", shape.node_prefix, n, width);
-    out += NodeDocument(node, "nvidia.com/gpu.product", shape.model, shape.node_cpu_milli, shape.node_memory_mib,
-                        shape.node_pods);
-    out += SliceHead(node + "-counters", kMigDriver, node, shape.gpus_per_node + 1, "sharedCounters");
-    for (int64_t g = 0; g < shape.gpus_per_node; ++g) {
-      out += fmt::format("  - name: gpu-{}-counter-set\n    counters:\n      multiprocessors: {{value: \"{}\"}}\n", g,
-                         TotalSms(*profiles));
-      for (int k = 0; k < 8; ++k) out += fmt::format("      memory-slice-{}: {{value: \"1\"}}\n", k);
-    }
-    for (int64_t g = 0; g < shape.gpus_per_node; ++g) {
-      out += SliceHead(fmt::format("{}-gpu-{}", node, g), kMigDriver, node, shape.gpus_per_node + 1, "devices");
-      for (const MigProfile& p : *profiles) {
-        for (int64_t start : p.starts) {
-          out += fmt::format(
-              "  - name: gpu-{0}-mig-{1}-{2}\n"
-              "    attributes:\n"
-              "      profile: {{string: {3}}}\n"
-              "      computeSlices: {{int: {4}}}\n"
-              "      parentIndex: {{int: {0}}}\n"
-              "      placementStart: {{int: {2}}}\n"
-              "    consumesCounters:\n"
-              "    - counterSet: gpu-{0}-counter-set\n"
-              "      counters:\n"
-              "        multiprocessors: {{value: \"{5}\"}}\n",
-              g, Compact(p.name), start, Quote(p.name), p.compute, p.sms);
-          for (int64_t k = start; k < start + p.memory_slices; ++k) {
-            out += fmt::format("        memory-slice-{}: {{value: \"1\"}}\n", k);
-          }
-        }
-      }
+    AppendDocument(NodeDocument(node, "nvidia.com/gpu.product", shape.model, shape.node_cpu_milli,
+                                shape.node_memory_mib, shape.node_pods),
+                   out);
+    RenameSlice(counter_slice, node + "-counters", node);
+    AppendDocument(counter_slice, out);
+    for (size_t g = 0; g < gpu_slices.size(); ++g) {
+      RenameSlice(gpu_slices[g], fmt::format("{}-gpu-{}", node, g), node);
+      AppendDocument(gpu_slices[g], out);
     }
   }
   return out;
@@ -421,26 +436,21 @@ StatusOr<std::string> GenerateMigPods(const MigPodShape& shape) {
   std::string out;
   for (const auto& [size, weight] : shape.mix) {
     const MigProfile& p = *profile_of(size);
-    if (!out.empty()) out += "---\n";
-    out += fmt::format(
-        "apiVersion: resource.k8s.io/v1\n"
-        "kind: ResourceClaimTemplate\n"
-        "metadata:\n"
-        "  name: {0}-{1}\n"
-        "  namespace: {2}\n"
-        "spec:\n"
-        "  spec:\n"
-        "    devices:\n"
-        "      requests:\n"
-        "      - name: mig\n"
-        "        exactly:\n"
-        "          deviceClassName: {3}\n"
-        "          selectors:\n"
-        "          - cel:\n"
-        "              expression: {4}\n",
-        shape.name_prefix, Compact(p.name), shape.namespace_, kMigClass,
-        Quote(fmt::format("device.attributes[\"{}\"].profile == \"{}\"", kMigDriver, p.name)));
+    Node exactly = Map(
+        "deviceClassName", Str(kMigClass), "selectors",
+        Seq(Map("cel", Map("expression",
+                           Quoted(fmt::format("device.attributes[\"{}\"].profile == \"{}\"", kMigDriver, p.name))))));
+    AppendDocument(
+        Map("apiVersion", Str("resource.k8s.io/v1"), "kind", Str("ResourceClaimTemplate"), "metadata",
+            Map("name", Str(fmt::format("{}-{}", shape.name_prefix, Compact(p.name))), "namespace",
+                Str(shape.namespace_)),
+            "spec",
+            Map("spec", Map("devices", Map("requests", Seq(Map("name", Str("mig"), "exactly", std::move(exactly))))))),
+        out);
   }
+  // Built once, renamed per pod (RenamePod); deleted iff pods have a lifetime.
+  Node pod_doc = PodDocument(shape.namespace_, shape.lifetime_seconds > 0, shape.cpu_milli, shape.memory_mib, "mig",
+                             "resourceClaimTemplateName");
   uint64_t state = shape.seed;
   const int width = shape.pods < 100'000 ? 5 : 7;
   for (int64_t i = 0; i < shape.pods; ++i) {
@@ -453,17 +463,17 @@ StatusOr<std::string> GenerateMigPods(const MigPodShape& shape) {
       }
       draw -= weight;
     }
-    const std::string pod = fmt::format("{}-{:0{}d}", shape.name_prefix, i, width);
     const int64_t created = i * shape.interval_seconds;
     std::string deleted;
     if (shape.lifetime_seconds > 0) {
       const int64_t life = shape.lifetime_seconds / 2 +
                            static_cast<int64_t>(NextRandom(state) % static_cast<uint64_t>(shape.lifetime_seconds + 1));
-      deleted = fmt::format("  deletionTimestamp: \"{}\"\n", Timestamp(created + std::max<int64_t>(life, 1)));
+      deleted = Timestamp(created + std::max<int64_t>(life, 1));
     }
-    out += "---\n";
-    out += PodDocument(pod, shape.namespace_, Timestamp(created), deleted, shape.cpu_milli, shape.memory_mib, "mig",
-                       "resourceClaimTemplateName", fmt::format("{}-{}", shape.name_prefix, Compact(p->name)));
+    RenamePod(pod_doc, fmt::format("{}-{:0{}d}", shape.name_prefix, i, width), shape.namespace_, Timestamp(created),
+              std::move(deleted), "resourceClaimTemplateName",
+              fmt::format("{}-{}", shape.name_prefix, Compact(p->name)));
+    AppendDocument(pod_doc, out);
   }
   return out;
 }

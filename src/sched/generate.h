@@ -1,8 +1,10 @@
 // Synthetic clusters and workloads shaped like kube-scheduler's scheduler_perf
 // DRA tests, for `dractl gen` and the scheduling benchmarks. The output is
-// YAML exactly as `kubectl get -o yaml` would print the objects (one document
-// per object), so it loads, validates and schedules like a real dump.
-// Deterministic: the same shape gives the same bytes.
+// YAML laid out as `kubectl get -o yaml` prints objects (one document per
+// object; built as manifest::Node trees and printed by manifest/emit.h, with
+// some strings double-quoted and MIG counters and attributes in flow style),
+// so it loads, validates and schedules like a real dump. Deterministic: the
+// same shape gives the same bytes.
 //
 //   GenerateCluster  a DeviceClass, N Nodes and one ResourceSlice per node
 //                    with K devices (node-local pool "<node>"), attributes
