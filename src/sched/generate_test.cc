@@ -122,6 +122,84 @@ TEST(GenerateTest, ClusterAndPodsLoadValidateAndSchedule) {
   }
 }
 
+// The layout gen has always written, by hand (kubectl's, but for the
+// double-quoted productName, model label, pods and selector): the emitter
+// must keep it byte for byte.
+TEST(GenerateTest, ClusterLayout) {
+  StatusOr<std::string> text = GenerateCluster({.nodes = 1, .devices_per_node = 1});
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  std::string want =
+      "apiVersion: resource.k8s.io/v1\n"
+      "kind: DeviceClass\n"
+      "metadata:\n"
+      "  name: gpu.example.com\n"
+      "spec:\n"
+      "  selectors:\n"
+      "  - cel:\n"
+      "      expression: \"device.driver == \\\"gpu.example.com\\\"\"\n"
+      "---\n"
+      "apiVersion: v1\n"
+      "kind: Node\n"
+      "metadata:\n"
+      "  name: node-0000\n"
+      "  uid: NODE_UID\n"
+      "  labels:\n"
+      "    kubernetes.io/hostname: node-0000\n"
+      "    kubernetes.io/os: linux\n"
+      "    gpu.example.com/model: \"H100-80GB\"\n"
+      "status:\n"
+      "  allocatable:\n"
+      "    cpu: 128000m\n"
+      "    memory: 1048576Mi\n"
+      "    pods: \"110\"\n"
+      "  capacity:\n"
+      "    cpu: 128000m\n"
+      "    memory: 1048576Mi\n"
+      "    pods: \"110\"\n"
+      "---\n"
+      "apiVersion: resource.k8s.io/v1\n"
+      "kind: ResourceSlice\n"
+      "metadata:\n"
+      "  name: node-0000-gpu.example.com\n"
+      "spec:\n"
+      "  driver: gpu.example.com\n"
+      "  nodeName: node-0000\n"
+      "  pool:\n"
+      "    name: node-0000\n"
+      "    generation: 1\n"
+      "    resourceSliceCount: 1\n"
+      "  devices:\n"
+      "  - name: gpu-0\n"
+      "    attributes:\n"
+      "      index:\n"
+      "        int: 0\n"
+      "      productName:\n"
+      "        string: \"H100-80GB\"\n"
+      "      architecture:\n"
+      "        string: Generic\n"
+      "      driverVersion:\n"
+      "        version: 1.2.3\n"
+      "      uuid:\n"
+      "        string: GPU-DEVICE_UID\n"
+      "      resource.kubernetes.io/pcieRoot:\n"
+      "        string: pci0000:00\n"
+      "    capacity:\n"
+      "      memory:\n"
+      "        value: 81920Mi\n";
+  // The uids are hashes of the names (StableUid).
+  want.replace(want.find("NODE_UID"), 8, StableUid("Node/node-0000"));
+  want.replace(want.find("DEVICE_UID"), 10, StableUid("node-0000/gpu-0"));
+  EXPECT_EQ(*text, want);
+  // A selector past 80 columns stays on one line, JSON-escaped.
+  PodShape p{.pods = 1, .selector = std::string(70, 'x') + " == \"a\\b\"\n && true"};
+  StatusOr<std::string> pods = GeneratePods(p);
+  ASSERT_TRUE(pods.ok());
+  EXPECT_NE(pods->find("          expression: \"" + std::string(70, 'x') + " == \\\"a\\\\b\\\"\\n && true\"\n"),
+            std::string::npos)
+      << *pods;
+  EXPECT_NE(pods->find("  creationTimestamp: \"2026-01-01T00:00:00Z\"\n"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace dra::sched
 
@@ -153,6 +231,26 @@ TEST(GenerateMigTest, ClusterHasEveryPlacementOfEveryProfile) {
   EXPECT_EQ(devices, 28u);
   EXPECT_EQ(counter_sets, 2u);
   EXPECT_NE(text->find("name: gpu-1-mig-3g20gb-4\n"), std::string::npos);
+  // Counters and attributes as flow mappings, strings double-quoted.
+  EXPECT_NE(text->find("  - name: gpu-0-counter-set\n"
+                       "    counters:\n"
+                       "      multiprocessors: {value: \"98\"}\n"
+                       "      memory-slice-0: {value: \"1\"}\n"),
+            std::string::npos);
+  EXPECT_NE(text->find("  - name: gpu-1-mig-2g10gb-2\n"
+                       "    attributes:\n"
+                       "      profile: {string: \"2g.10gb\"}\n"
+                       "      computeSlices: {int: 2}\n"
+                       "      parentIndex: {int: 1}\n"
+                       "      placementStart: {int: 2}\n"
+                       "    consumesCounters:\n"
+                       "    - counterSet: gpu-1-counter-set\n"
+                       "      counters:\n"
+                       "        multiprocessors: {value: \"28\"}\n"
+                       "        memory-slice-2: {value: \"1\"}\n"
+                       "        memory-slice-3: {value: \"1\"}\n"),
+            std::string::npos)
+      << *text;
   EXPECT_FALSE(GenerateMigCluster({.model = "V100"}).ok());
 }
 
