@@ -90,24 +90,33 @@ Node DeviceClassDocument(std::string name, std::string expression) {
              Map("selectors", Seq(Map("cel", Map("expression", Quoted(std::move(expression)))))));
 }
 
-// A Node with hostname and `label: value` labels, and allocatable (=
-// capacity) cpu, memory and pods.
-Node NodeDocument(const std::string& node, std::string_view label, std::string value, int64_t cpu_milli,
-                  int64_t memory_mib, int64_t pods) {
+// Nodes, slices and pods differ between objects in a few leaves only
+// (names, uids, timestamps): a generator builds each kind of document once
+// and rewrites those per object (RenameNode, RenameSlice, RenamePod), as
+// building and freeing a tree per object took most of its time.
+
+// A Node with hostname and `label` labels, and allocatable (= capacity)
+// cpu, memory and pods; its name, uid and label values are left empty for
+// RenameNode.
+Node NodeDocument(std::string_view label, int64_t cpu_milli, int64_t memory_mib, int64_t pods) {
   Node resources = Map("cpu", Str(fmt::format("{}m", cpu_milli)), "memory", Str(fmt::format("{}Mi", memory_mib)),
                        "pods", Quoted(std::to_string(pods)));
   Node capacity = resources;
-  return Map(
-      "apiVersion", Str("v1"), "kind", Str("Node"), "metadata",
-      Map("name", Str(node), "uid", Str(StableUid(fmt::format("Node/{}", node))), "labels",
-          Map("kubernetes.io/hostname", Str(node), "kubernetes.io/os", Str("linux"), label, Quoted(std::move(value)))),
-      "status", Map("allocatable", std::move(resources), "capacity", std::move(capacity)));
+  return Map("apiVersion", Str("v1"), "kind", Str("Node"), "metadata",
+             Map("name", Str(""), "uid", Str(""), "labels",
+                 Map("kubernetes.io/hostname", Str(""), "kubernetes.io/os", Str("linux"), label, Quoted(""))),
+             "status", Map("allocatable", std::move(resources), "capacity", std::move(capacity)));
 }
 
-// Slices and pods differ between objects in a few leaves only (names,
-// uids, timestamps): a generator builds each kind of document once and
-// rewrites those per object (RenameSlice, RenamePod), as building and
-// freeing a tree per object took most of its time.
+// The node `node` whose `label` (NodeDocument's) is `value`.
+void RenameNode(Node& doc, const std::string& node, std::string_view label, std::string value) {
+  Node& metadata = *doc.Find("metadata");
+  metadata.Find("name")->text = node;
+  metadata.Find("uid")->text = StableUid(fmt::format("Node/{}", node));
+  Node& labels = *metadata.Find("labels");
+  labels.Find("kubernetes.io/hostname")->text = node;
+  labels.Find(label)->text = std::move(value);
+}
 
 // A ResourceSlice of a node's pool (one of `slices`) whose last key `field`
 // ("devices" or "sharedCounters") holds `list`; its name, node and pool are
@@ -205,14 +214,15 @@ StatusOr<std::string> GenerateCluster(const ClusterShape& shape) {
   std::string out;
   out.reserve(static_cast<size_t>(shape.nodes) * (800 + 520 * static_cast<size_t>(shape.devices_per_node)));
   AppendDocument(DeviceClassDocument(shape.device_class, fmt::format("device.driver == \"{}\"", shape.driver)), out);
+  constexpr std::string_view kModelLabel = "gpu.example.com/model";
+  Node node_doc = NodeDocument(kModelLabel, shape.node_cpu_milli, shape.node_memory_mib, shape.node_pods);
   const int width = shape.nodes < 10'000 ? 4 : 6;
   std::vector<Node> slices(shape.models.size());
   for (int64_t n = 0; n < shape.nodes; ++n) {
     const std::string node = fmt::format("{}-{:0{}d}", shape.node_prefix, n, width);
     const GpuModel& model = shape.models[static_cast<size_t>(n) % shape.models.size()];
-    AppendDocument(NodeDocument(node, "gpu.example.com/model", model.name, shape.node_cpu_milli, shape.node_memory_mib,
-                                shape.node_pods),
-                   out);
+    RenameNode(node_doc, node, kModelLabel, model.name);
+    AppendDocument(node_doc, out);
     // Nodes of one model have the same slice but for its names and the
     // devices' uuids.
     Node& slice = slices[static_cast<size_t>(n) % shape.models.size()];
@@ -396,12 +406,13 @@ StatusOr<std::string> GenerateMigCluster(const MigClusterShape& shape) {
     }
     gpu_slices.push_back(SliceDocument(kMigDriver, shape.gpus_per_node + 1, "devices", std::move(devices)));
   }
+  constexpr std::string_view kProductLabel = "nvidia.com/gpu.product";
+  Node node_doc = NodeDocument(kProductLabel, shape.node_cpu_milli, shape.node_memory_mib, shape.node_pods);
   const int width = shape.nodes < 10'000 ? 4 : 6;
   for (int64_t n = 0; n < shape.nodes; ++n) {
     const std::string node = fmt::format("{}-{:0{}d}", shape.node_prefix, n, width);
-    AppendDocument(NodeDocument(node, "nvidia.com/gpu.product", shape.model, shape.node_cpu_milli,
-                                shape.node_memory_mib, shape.node_pods),
-                   out);
+    RenameNode(node_doc, node, kProductLabel, shape.model);
+    AppendDocument(node_doc, out);
     RenameSlice(counter_slice, node + "-counters", node);
     AppendDocument(counter_slice, out);
     for (size_t g = 0; g < gpu_slices.size(); ++g) {
