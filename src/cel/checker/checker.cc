@@ -360,6 +360,8 @@ std::optional<Type> TypeIdentifier(std::string_view name) {
   if (name == "null_type") return Type::TypeOf(Type::Null());
   if (name == "type") return Type::TypeOf(Type::TypeType());
   if (name == "optional_type") return Type::TypeOf(Type::Optional(Type::Dyn()));
+  if (name == "google.protobuf.Timestamp") return Type::TypeOf(Type::Timestamp());
+  if (name == "google.protobuf.Duration") return Type::TypeOf(Type::Duration());
   return std::nullopt;
 }
 

@@ -211,6 +211,7 @@ void DeclareStandard(Declarer& d, const CheckerLibraries& libs) {
 
   if (libs.timestamps) {
     d.Global("int", "timestamp_to_int64", "timestamp -> int");
+    d.Global("int", "duration_to_int64", "duration -> int");
     d.Global("string", "timestamp_to_string", "timestamp -> string");
     d.Global("string", "duration_to_string", "duration -> string");
     d.Global("timestamp", "timestamp_to_timestamp", "timestamp -> timestamp");

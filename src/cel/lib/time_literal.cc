@@ -4,6 +4,9 @@
 #include "cel/lib/time_literal.h"
 
 #include <cstddef>
+#include <optional>
+
+#include "base/civil_date.h"
 
 namespace dra::cel::lib {
 namespace {
@@ -92,38 +95,27 @@ int DaysIn(int month, int64_t year) {
   return month == 2 && IsLeap(year) ? 29 : kDays[month - 1];
 }
 
-// Days from 1970-01-01 to year-month-day (proleptic Gregorian; H. Hinnant's
-// days_from_civil).
-int64_t DaysFromCivil(int64_t y, int m, int d) {
-  y -= m <= 2 ? 1 : 0;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
 // cel-go's minUnixTime and maxUnixTime.
 constexpr int64_t kMinUnixSeconds = -62135596800;  // 0001-01-01T00:00:00Z
 constexpr int64_t kMaxUnixSeconds = 253402300799;  // 9999-12-31T23:59:59Z
 
 }  // namespace
 
-bool IsGoDuration(std::string_view s) {
+std::optional<int64_t> ParseGoDuration(std::string_view s) {
   bool neg = false;
   if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
     neg = s[0] == '-';
     s.remove_prefix(1);
   }
-  if (s == "0") return true;
-  if (s.empty()) return false;
+  if (s == "0") return int64_t{0};
+  if (s.empty()) return std::nullopt;
   uint64_t d = 0;
   while (!s.empty()) {
     // The next character must be [0-9.].
-    if (!(s[0] == '.' || IsDigit(s, 0))) return false;
+    if (!(s[0] == '.' || IsDigit(s, 0))) return std::nullopt;
     const size_t before = s.size();
     uint64_t v = 0;
-    if (!LeadingInt(&s, &v)) return false;
+    if (!LeadingInt(&s, &v)) return std::nullopt;
     const bool pre = before != s.size();
     uint64_t f = 0;
     double scale = 1;
@@ -134,46 +126,60 @@ bool IsGoDuration(std::string_view s) {
       LeadingFraction(&s, &f, &scale);
       post = at != s.size();
     }
-    if (!pre && !post) return false;  // no digits, e.g. ".s"
+    if (!pre && !post) return std::nullopt;  // no digits, e.g. ".s"
     size_t i = 0;
     while (i < s.size() && s[i] != '.' && !IsDigit(s, i)) ++i;
-    if (i == 0) return false;  // missing unit
+    if (i == 0) return std::nullopt;  // missing unit
     const uint64_t unit = UnitNanos(s.substr(0, i));
     s.remove_prefix(i);
-    if (unit == 0) return false;  // unknown unit
-    if (v > kTwo63 / unit) return false;
+    if (unit == 0) return std::nullopt;  // unknown unit
+    if (v > kTwo63 / unit) return std::nullopt;
     v *= unit;
     if (f > 0) {
       v += static_cast<uint64_t>(static_cast<double>(f) * (static_cast<double>(unit) / scale));
-      if (v > kTwo63) return false;
+      if (v > kTwo63) return std::nullopt;
     }
     d += v;
-    if (d > kTwo63) return false;
+    if (d > kTwo63) return std::nullopt;
   }
-  return neg || d <= kTwo63 - 1;
+  if (neg) return static_cast<int64_t>(0 - d);  // -2^63 included
+  if (d > kTwo63 - 1) return std::nullopt;
+  return static_cast<int64_t>(d);
 }
+
+bool IsGoDuration(std::string_view s) { return ParseGoDuration(s).has_value(); }
 
 bool IsCelTimestampSeconds(int64_t seconds) { return seconds >= kMinUnixSeconds && seconds <= kMaxUnixSeconds; }
 
-bool IsCelTimestamp(std::string_view s) {
+TimestampParse ParseCelTimestamp(std::string_view s, CelTime* out) {
   // "2006": four characters, the first a digit, all digits.
-  if (s.size() < 4 || !IsDigit(s, 0)) return false;
+  if (s.size() < 4 || !IsDigit(s, 0)) return TimestampParse::kInvalid;
   int64_t year = 0;
   for (size_t i = 0; i < 4; ++i) {
-    if (!IsDigit(s, i)) return false;
+    if (!IsDigit(s, i)) return TimestampParse::kInvalid;
     year = year * 10 + (s[i] - '0');
   }
   s.remove_prefix(4);
   int month = 0, day = 0, hour = 0, minute = 0, second = 0;
-  if (!Skip(&s, '-') || !GetNum(&s, true, &month) || month < 1 || month > 12) return false;
-  if (!Skip(&s, '-') || !GetNum(&s, true, &day)) return false;
-  if (!Skip(&s, 'T') || !GetNum(&s, false, &hour) || hour > 23) return false;
-  if (!Skip(&s, ':') || !GetNum(&s, true, &minute) || minute > 59) return false;
-  if (!Skip(&s, ':') || !GetNum(&s, true, &second) || second > 59) return false;
-  // A fractional second the layout does not name: "." or "," and digits.
+  constexpr TimestampParse kBad = TimestampParse::kInvalid;
+  if (!Skip(&s, '-') || !GetNum(&s, true, &month) || month < 1 || month > 12) return kBad;
+  if (!Skip(&s, '-') || !GetNum(&s, true, &day)) return kBad;
+  if (!Skip(&s, 'T') || !GetNum(&s, false, &hour) || hour > 23) return kBad;
+  if (!Skip(&s, ':') || !GetNum(&s, true, &minute) || minute > 59) return kBad;
+  if (!Skip(&s, ':') || !GetNum(&s, true, &second) || second > 59) return kBad;
+  // A fractional second the layout does not name: "." or "," and digits;
+  // Go keeps the first nine digits (parseNanoseconds).
+  int32_t nanos = 0;
   if (s.size() >= 2 && (s[0] == '.' || s[0] == ',') && IsDigit(s, 1)) {
-    size_t n = 2;
-    while (IsDigit(s, n)) ++n;
+    size_t n = 1;
+    int digits = 0;
+    for (; IsDigit(s, n); ++n) {
+      if (digits < 9) {
+        nanos = nanos * 10 + (s[n] - '0');
+        ++digits;
+      }
+    }
+    for (; digits < 9; ++digits) nanos *= 10;
     s.remove_prefix(n);
   }
   // "Z07:00".
@@ -181,20 +187,30 @@ bool IsCelTimestamp(std::string_view s) {
   if (!s.empty() && s[0] == 'Z') {
     s.remove_prefix(1);
   } else {
-    if (s.size() < 6 || s[3] != ':') return false;
+    if (s.size() < 6 || s[3] != ':') return kBad;
     const char sign = s[0];
     std::string_view hh = s.substr(1, 2), mm = s.substr(4, 2);
     s.remove_prefix(6);
     int oh = 0, om = 0;
-    if (!GetNum(&hh, true, &oh) || !GetNum(&mm, true, &om)) return false;
-    if (oh > 24 || om > 60) return false;
-    if (sign != '+' && sign != '-') return false;
+    if (!GetNum(&hh, true, &oh) || !GetNum(&mm, true, &om)) return kBad;
+    if (oh > 24 || om > 60) return kBad;
+    if (sign != '+' && sign != '-') return kBad;
     offset = (sign == '+' ? 1 : -1) * (int64_t{oh} * 3600 + int64_t{om} * 60);
   }
-  if (!s.empty()) return false;  // extra text
-  if (day < 1 || day > DaysIn(month, year)) return false;
+  if (!s.empty()) return kBad;  // extra text
+  if (day < 1 || day > DaysIn(month, year)) return kBad;
   const int64_t unix = DaysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset;
-  return IsCelTimestampSeconds(unix);
+  if (!IsCelTimestampSeconds(unix)) return TimestampParse::kOutOfRange;
+  // Go records a zero offset as the local zone, which is UTC where Kubernetes
+  // runs (and where the reference runs); any other offset as an unnamed
+  // fixed zone.
+  *out = CelTime{.seconds = unix, .nanos = nanos, .offset = static_cast<int32_t>(offset), .utc = offset == 0};
+  return TimestampParse::kOk;
+}
+
+bool IsCelTimestamp(std::string_view s) {
+  CelTime t;
+  return ParseCelTimestamp(s, &t) == TimestampParse::kOk;
 }
 
 }  // namespace dra::cel::lib

@@ -273,6 +273,7 @@ bool IsComparable(const Value& v) {
     case ValueKind::kDouble:
     case ValueKind::kString:
     case ValueKind::kBytes: return true;
+    case ValueKind::kOpaque: return v.opaque().Compare(v) != Ordering::kInvalid;  // timestamps, durations
     default: return false;
   }
 }
@@ -309,6 +310,12 @@ Value AddNumbers(const Value& x, const Value& y) {
       return Value::Uint(r);
     }
     case ValueKind::kDouble: return Value::Double(x.double_value() + y.double_value());
+    case ValueKind::kOpaque: {
+      if (!IsDuration(x) || !IsDuration(y)) return NoSuchOverload();
+      int64_t r;
+      if (__builtin_add_overflow(DurationNanos(x), DurationNanos(y), &r)) return Err("integer overflow");
+      return NewDurationValue(r);
+    }
     default: return NoSuchOverload();
   }
 }
@@ -322,7 +329,7 @@ Value Sum(std::span<const Value> a, CallContext&) {
   switch (first.kind()) {
     case ValueKind::kUint: acc = Value::Uint(0); break;
     case ValueKind::kDouble: acc = Value::Double(0); break;
-    default: acc = Value::Int(0); break;
+    default: acc = IsDuration(first) ? NewDurationValue(0) : Value::Int(0); break;
   }
   for (size_t i = 0; i < l.size(); ++i) {
     Value next = l.Get(i);

@@ -45,9 +45,9 @@
 //      (quantity.h); beyond that add/sub return an error instead of a
 //      result. Upstream release-1.34..1.36 also mutate the receiver of add/sub
 //      for such quantities (fixed upstream on the 1.37 line); we never do.
-//   2. sum() picks its zero from the first element (int, uint or double)
-//      because there is no static type to pick the overload by; an empty list
-//      sums to the int 0 whatever its declared element type.
+//   2. sum() picks its zero from the first element (int, uint, double or
+//      duration) because there is no static type to pick the overload by; an
+//      empty list sums to the int 0 whatever its declared element type.
 //   3. The named formats' messages (format.dns1123Label() etc.) use the
 //      wording of api/names.h, not apimachinery's exact sentences; which
 //      strings are valid is the same. `datetime` accepts RFC 3339 date-times.

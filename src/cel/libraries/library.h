@@ -18,8 +18,12 @@ namespace dra::cel {
 // matches (RE2, unanchored; a constant pattern is compiled at plan time and
 // an invalid one is a compile issue), conversions (int, uint, double,
 // string, bytes, bool, dyn, type).
-// Timestamps and durations are not implemented.
+// Timestamps and durations come from RegisterTimeLibrary, which this calls.
 Status RegisterStandardLibrary(FunctionRegistry& registry);
+
+// cel-spec timestamps and durations (time_lib.cc): duration(), timestamp(),
+// their string/int conversions, ordering, arithmetic and getters.
+Status RegisterTimeLibrary(FunctionRegistry& registry);
 
 // How the strings extension formats `format()`.
 enum class FormatFlavor : uint8_t {

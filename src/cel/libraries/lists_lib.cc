@@ -118,6 +118,7 @@ bool Comparable(const Value& v) {
     case ValueKind::kBool:
     case ValueKind::kString:
     case ValueKind::kBytes: return true;
+    case ValueKind::kOpaque: return v.opaque().Compare(v) != Ordering::kInvalid;  // timestamps, durations
     default: return false;
   }
 }

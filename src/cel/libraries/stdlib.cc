@@ -474,7 +474,7 @@ Status RegisterStandardLibrary(FunctionRegistry& r) {
   DRA_RETURN_IF_ERROR(Add(r, "string_to_bytes", "bytes", false, {P(kStringK)}, BytesFromString, FirstSizeCost));
   DRA_RETURN_IF_ERROR(Add(r, "bool_to_bool", "bool", false, {P(kBoolK)}, Identity));
   DRA_RETURN_IF_ERROR(Add(r, "string_to_bool", "bool", false, {P(kStringK)}, BoolFromString));
-  return OkStatus();
+  return RegisterTimeLibrary(r);
 }
 
 StatusOr<std::shared_ptr<FunctionRegistry>> NewRegistry(const LibraryOptions& options) {

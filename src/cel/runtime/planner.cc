@@ -198,8 +198,10 @@ class Planner {
   }
 
   static std::optional<std::string_view> TypeDenotation(std::string_view name) {
-    static constexpr std::string_view kTypes[] = {"bool", "int", "uint",      "double", "string",       "bytes",
-                                                  "list", "map", "null_type", "type",   "optional_type"};
+    static constexpr std::string_view kTypes[] = {"bool", "int", "uint", "double", "string", "bytes", "list", "map",
+                                                  "null_type", "type", "optional_type",
+                                                  // cel-spec's well-known types
+                                                  "google.protobuf.Timestamp", "google.protobuf.Duration"};
     for (std::string_view t : kTypes) {
       if (name == t) return t;
     }
@@ -272,6 +274,8 @@ class Planner {
       cur = cur->select().operand.get();
     }
     std::reverse(ids.begin(), ids.end());
+    // A qualified type name (google.protobuf.Duration) as a whole.
+    if (std::optional<std::string_view> t = TypeDenotation(Join(parts))) return NewConst(Value::Type(*t), e.id());
     for (size_t len = parts.size(); len >= 1; --len) {
       std::optional<std::string> var = ResolveVariable(Join(std::span<const std::string_view>(parts.data(), len)));
       if (!var) continue;

@@ -296,6 +296,7 @@ Value OpaqueObject::Equals(const Value& other) const {
 std::optional<Value> OpaqueObject::GetField(std::string_view) const { return std::nullopt; }
 bool OpaqueObject::HasField(std::string_view field) const { return GetField(field).has_value(); }
 bool OpaqueObject::ResolvePath(std::span<const PathStep>, const void*, Value*) const { return false; }
+Ordering OpaqueObject::Compare(const Value&) const { return Ordering::kInvalid; }
 
 // --- Equality and ordering ---------------------------------------------------------------
 
@@ -374,6 +375,7 @@ Ordering Compare(const Value& a, const Value& b) {
       return FromInts(c<0, c> 0);
     }
     case ValueKind::kBool: return FromInts(!a.bool_value() && b.bool_value(), a.bool_value() && !b.bool_value());
+    case ValueKind::kOpaque: return a.opaque().Compare(b);
     default: return Ordering::kInvalid;
   }
 }

@@ -152,6 +152,9 @@ class ListObject;
 class MapObject;
 class OpaqueObject;
 
+// The result of Compare() (below) and OpaqueObject::Compare.
+enum class Ordering : uint8_t { kLess, kEqual, kGreater, kUnordered, kInvalid };
+
 class Value {
  public:
   Value() = default;  // null
@@ -492,6 +495,10 @@ class OpaqueObject : public RefCounted {
   // step would fail: a value set is never an error and equals what the
   // step-by-step walk produces. The default declines.
   virtual bool ResolvePath(std::span<const PathStep> steps, const void* prepared, Value* out) const;
+  // Orders `this` against `other` (of any kind) for Compare(): kInvalid
+  // unless the type is ordered (cel-go's traits.Comparer: timestamps and
+  // durations). The default is kInvalid.
+  virtual Ordering Compare(const Value& other) const;
   // For DebugString and the CLI's typed output, e.g. "40Gi".
   virtual std::string DebugString() const = 0;
 };
@@ -513,10 +520,10 @@ Value Equal(const Value& a, const Value& b);
 // Equal() as a plain bool (errors count as unequal).
 bool EqualBool(const Value& a, const Value& b);
 
-enum class Ordering : uint8_t { kLess, kEqual, kGreater, kUnordered, kInvalid };
 // Orders two values for <, <=, >, >=: numbers across int/uint/double
 // (kUnordered when a NaN is involved), strings by code point, bytes by byte,
-// bools (false < true). Anything else is kInvalid ("no such overload").
+// bools (false < true), opaque values by OpaqueObject::Compare. Anything
+// else is kInvalid ("no such overload").
 Ordering Compare(const Value& a, const Value& b);
 
 // Number of Unicode code points of valid UTF-8 `s`.

@@ -50,6 +50,12 @@ inline uint64_t CeilFactor(uint64_t n, double factor) {
   return r;
 }
 
+// Durations (time_lib.cc), for the Kubernetes lists library's sum().
+bool IsDuration(const Value& v);
+// REQUIRES: IsDuration(v).
+int64_t DurationNanos(const Value& v);
+Value NewDurationValue(int64_t nanos);
+
 // Decodes the code points of valid UTF-8 `s`.
 std::vector<char32_t> ToCodePoints(std::string_view s);
 // Encodes code points as UTF-8.
