@@ -290,9 +290,9 @@ struct TzData {
   std::string extend;
 };
 
-uint64_t BigEndian(std::string_view b, size_t at, int n) {
+uint64_t BigEndian(std::string_view b, size_t at, size_t n) {
   uint64_t v = 0;
-  for (int i = 0; i < n; ++i) v = v << 8 | static_cast<unsigned char>(b[at + i]);
+  for (size_t i = 0; i < n; ++i) v = v << 8 | static_cast<unsigned char>(b[at + i]);
   return v;
 }
 
@@ -303,14 +303,14 @@ std::optional<TzData> ParseTzif(std::string_view b) {
   const bool v2 = b[4] >= '2';
   auto counts = [&b](size_t at, uint64_t* c) {
     if (b.size() < at + 44) return false;
-    for (int i = 0; i < 6; ++i) c[i] = BigEndian(b, at + 20 + 4 * i, 4);
+    for (size_t i = 0; i < 6; ++i) c[i] = BigEndian(b, at + 20 + 4 * i, 4);
     return true;
   };
   // isutcnt, isstdcnt, leapcnt, timecnt, typecnt, charcnt
   uint64_t c[6];
   size_t at = 0;
   if (!counts(at, c)) return std::nullopt;
-  int width = 4;
+  size_t width = 4;
   if (v2) {
     at += 44 + c[3] * 4 + c[3] + c[4] * 6 + c[5] + c[2] * 8 + c[1] + c[0];
     if (!counts(at, c) || b.substr(at, 4) != "TZif") return std::nullopt;
