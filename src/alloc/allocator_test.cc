@@ -72,7 +72,7 @@ struct Fixture {
     c.spec.selectors.push_back({.cel = api::CelDeviceSelector{"true"}});
     classes.push_back(c);
   }
-  api::ResourceSlice& Slice(std::vector<std::string> devices) {
+  api::ResourceSlice& Slice(const std::vector<std::string>& devices) {
     api::ResourceSlice s;
     s.metadata.name = "slice-" + std::to_string(slices.size());
     s.spec.driver = "drv";
@@ -82,7 +82,7 @@ struct Fixture {
     slices.push_back(std::move(s));
     return slices.back();
   }
-  StatusOr<NodeFit> Allocate(std::vector<api::ResourceClaim> claims, uint64_t max_steps = 0,
+  StatusOr<NodeFit> Allocate(const std::vector<api::ResourceClaim>& claims, uint64_t max_steps = 0,
                              const DevicePreference* preference = nullptr) {
     std::vector<const api::ResourceSlice*> ptrs;
     for (auto& s : slices) ptrs.push_back(&s);
@@ -95,6 +95,7 @@ struct Fixture {
                              .device_choice = device_choice};
     Allocator allocator(features, state, cls, &index, &selectors, options);
     std::vector<const api::ResourceClaim*> ptr_claims;
+    ptr_claims.reserve(claims.size());
     for (auto& c : claims) ptr_claims.push_back(&c);
     if (preference != nullptr) {
       return allocator.Allocate(allocator.Handle(node), ptr_claims, Allocator::ResultDetail::kFull, preference);
@@ -111,7 +112,7 @@ api::ResourceClaim Claim(std::string name, std::vector<api::DeviceRequest> reque
   return c;
 }
 
-api::DeviceRequest Request(std::string name, int64_t count = 1, std::vector<std::string> selectors = {}) {
+api::DeviceRequest Request(std::string name, int64_t count = 1, const std::vector<std::string>& selectors = {}) {
   api::ExactDeviceRequest ex{
       .device_class_name = "gpu", .allocation_mode = api::AllocationMode::kExactCount, .count = count};
   for (auto& s : selectors) ex.selectors.push_back({.cel = api::CelDeviceSelector{s}});
@@ -577,6 +578,7 @@ std::vector<std::vector<api::ResourceClaim>> CacheTestClaims() {
 StatusOr<NodeFit> AllocateWith(const Allocator& allocator, const api::Node& node,
                                const std::vector<api::ResourceClaim>& claims) {
   std::vector<const api::ResourceClaim*> ptrs;
+  ptrs.reserve(claims.size());
   for (const auto& c : claims) ptrs.push_back(&c);
   return allocator.Allocate(node, ptrs);
 }
@@ -675,10 +677,12 @@ TEST(PreparedClaimsTest, AnswersAsUnpreparedClaimsOnEveryNode) {
   const size_t sets = claim_sets.size();
   auto pointers = [](const std::vector<api::ResourceClaim>& claims) {
     std::vector<const api::ResourceClaim*> ptrs;
+    ptrs.reserve(claims.size());
     for (const auto& c : claims) ptrs.push_back(&c);
     return ptrs;
   };
   std::vector<PreparedClaims> prepared;
+  prepared.reserve(claim_sets.size());
   for (const auto& claims : claim_sets) prepared.emplace_back(pointers(claims));
   auto allocator = cluster.NewAllocator();
   for (int round = 0; round < 2; ++round) {
@@ -743,6 +747,7 @@ TEST(PreparedClaimsTest, AReusedNodeFitHoldsWhatAFreshOneWould) {
     for (const auto& c : claims) ptrs.push_back(&c);
   }
   std::vector<PreparedClaims> prepared;
+  prepared.reserve(pointers.size());
   for (const auto& ptrs : pointers) prepared.emplace_back(ptrs);
   NodeFit reused;
   int call = 0;
@@ -876,6 +881,7 @@ TEST(AllocatorCacheTest, ConcurrentCallsAnswerAsSequentialOnes) {
   const auto snapshot = cluster.NewSnapshot();
   std::atomic<int> mismatches{0};
   std::vector<std::thread> threads;
+  threads.reserve(4);
   for (int thread_idx = 0; thread_idx < 4; ++thread_idx) {
     threads.emplace_back([&, thread_idx] {
       for (int round = 0; round < 20; ++round) {
@@ -1032,6 +1038,7 @@ TEST(AllocatorSummaryTest, DecidesAsTheFullResultWithoutTheDetails) {
   for (const api::Node& node : cluster.nodes) {
     for (const auto& claims : CacheTestClaims()) {
       std::vector<const api::ResourceClaim*> ptrs;
+      ptrs.reserve(claims.size());
       for (const auto& c : claims) ptrs.push_back(&c);
       StatusOr<NodeFit> full = allocator->Allocate(node, ptrs, Allocator::ResultDetail::kFull);
       StatusOr<NodeFit> summary = allocator->Allocate(node, ptrs, Allocator::ResultDetail::kSummary);
@@ -1060,12 +1067,12 @@ TEST(AllocatorSummaryTest, DecidesAsTheFullResultWithoutTheDetails) {
 
 // --- DeviceChoice::kBestFit (best_fit.h) ---
 
-api::DeviceAttribute Str(std::string v) { return api::DeviceAttribute::String(v); }
+api::DeviceAttribute Str(std::string_view v) { return api::DeviceAttribute::String(v); }
 
 // Runs the same claims with first fit and best fit: both must fit; returns
 // the devices of claim 0 (first fit, best fit).
-std::pair<std::vector<std::string>, std::vector<std::string>> BothChoices(Fixture& f,
-                                                                          std::vector<api::ResourceClaim> claims) {
+std::pair<std::vector<std::string>, std::vector<std::string>> BothChoices(
+    Fixture& f, const std::vector<api::ResourceClaim>& claims) {
   std::pair<std::vector<std::string>, std::vector<std::string>> out;
   for (DeviceChoice choice : {DeviceChoice::kFirstFit, DeviceChoice::kBestFit}) {
     f.device_choice = choice;
@@ -1105,6 +1112,7 @@ void SlotPartitions(Fixture& f, std::vector<std::pair<std::string, std::vector<i
     }
   }
   std::vector<std::string> names;
+  names.reserve(partitions.size());
   for (auto& p : partitions) names.push_back(p.first);
   api::ResourceSlice& devs = f.Slice(names);
   for (size_t i = 0; i < partitions.size(); ++i) {
@@ -1224,6 +1232,7 @@ void GroupedPartitions(Fixture& f, const std::vector<std::pair<std::string, std:
   counters.spec.shared_counters.push_back({.name = "set"});
   counters.spec.shared_counters[0].counters.insert_or_assign("slots", api::Counter{*quantity::Quantity::Parse("10")});
   std::vector<std::string> names;
+  names.reserve(devices.size());
   for (const auto& d : devices) names.push_back(d.first);
   api::ResourceSlice& devs = f.Slice(names);
   for (size_t i = 0; i < devices.size(); ++i) {

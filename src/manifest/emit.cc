@@ -1528,7 +1528,7 @@ void EmitJsonNode(const Node& n, int indent, int level, const EmitOptions& opt, 
   auto newline = [&](int lvl) {
     if (indent <= 0) return;
     out.push_back('\n');
-    out.append(static_cast<size_t>(indent * lvl), ' ');
+    out.append(static_cast<size_t>(indent) * static_cast<size_t>(lvl), ' ');
   };
   const std::string_view item_separator = indent <= 0 && opt.spaced_separators ? ", " : ",";
   switch (n.kind) {
@@ -1542,18 +1542,16 @@ void EmitJsonNode(const Node& n, int indent, int level, const EmitOptions& opt, 
         } else {
           AppendGoJsonString(n.text, true, out);  // not a JSON number
         }
-      } else if (n.kind == NodeKind::kInt) {
-        out += n.text;
-      } else if (n.text == "+Inf" || n.text == "-Inf" || n.text == "NaN") {
+      } else if (n.kind == NodeKind::kFloat && (n.text == "+Inf" || n.text == "-Inf" || n.text == "NaN")) {
         AppendGoJsonString(n.text, false, out);  // not representable as a JSON number
-      } else if (!n.text.empty() && (n.text[0] == '+' || n.text[0] == '.')) {
+      } else if (n.kind == NodeKind::kFloat && !n.text.empty() && (n.text[0] == '+' || n.text[0] == '.')) {
         // YAML allows "+1.5" and ".5"; JSON does not.
         std::string_view t = n.text;
         if (t[0] == '+') t.remove_prefix(1);
         if (!t.empty() && t[0] == '.') out.push_back('0');
         out.append(t);
       } else {
-        out += n.text;
+        out += n.text;  // an int, or a float JSON reads as written
       }
       return;
     case NodeKind::kString: AppendGoJsonString(n.text, opt.sort_keys, out); return;

@@ -942,8 +942,8 @@ Status Scheduler::FilterDra(size_t node_idx, const std::vector<const api::Resour
   const alloc::Allocator::NodeHandle handle = HandleOf(node_idx);
   constexpr auto kSummary = alloc::Allocator::ResultDetail::kSummary;
   alloc::NodeFit& fit = filter_fit_;  // its buffers serve every node
-  const Status st = node_signature != 0 ? allocator.AllocateInto(handle, prepared, kSummary, fit)
-                                        : allocator.AllocateInto(handle, node_to_allocate, kSummary, fit);
+  Status st = node_signature != 0 ? allocator.AllocateInto(handle, prepared, kSummary, fit)
+                                  : allocator.AllocateInto(handle, node_to_allocate, kSummary, fit);
   if (!st.ok()) {
     verdict = DraVerdict{};
     return st;

@@ -126,8 +126,8 @@ std::vector<fs::path> ScenarioFiles(int& corrections) {
   const fs::path corrected = fs::path(DRA_SOURCE_DIR) / "tests/conformance/corrections";
   std::vector<fs::path> files;
   corrections = 0;
-  for (fs::path dir : {shared, fs::path(DRA_SOURCE_DIR) / "tests/conformance/allocator",
-                       fs::path(DRA_SOURCE_DIR) / "tests/regressions"}) {
+  for (const fs::path& dir : {shared, fs::path(DRA_SOURCE_DIR) / "tests/conformance/allocator",
+                              fs::path(DRA_SOURCE_DIR) / "tests/regressions"}) {
     if (!fs::is_directory(dir)) continue;
     for (const auto& e : fs::directory_iterator(dir)) {
       if (e.path().extension() != ".yaml") continue;

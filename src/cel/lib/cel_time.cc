@@ -173,8 +173,8 @@ std::string FormatGoDuration(int64_t d) {
 }
 
 std::string FormatDurationSeconds(int64_t nanos) {
-  const double seconds =
-      static_cast<double>(nanos / kNanosPerSecond) + static_cast<double>(nanos % kNanosPerSecond) / 1e9;
+  const int64_t whole = nanos / kNanosPerSecond;
+  const double seconds = static_cast<double>(whole) + static_cast<double>(nanos % kNanosPerSecond) / 1e9;
   char buf[400];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, seconds, std::chars_format::fixed);
   std::string out(buf, ec == std::errc() ? end : buf);
@@ -184,15 +184,17 @@ std::string FormatDurationSeconds(int64_t nanos) {
 
 int64_t DurationHours(int64_t d) {
   constexpr int64_t kHour = 3600 * kNanosPerSecond;
-  return static_cast<int64_t>(static_cast<double>(d / kHour) + static_cast<double>(d % kHour) / (60 * 60 * 1e9));
+  const int64_t whole = d / kHour;
+  return static_cast<int64_t>(static_cast<double>(whole) + static_cast<double>(d % kHour) / (60 * 60 * 1e9));
 }
 int64_t DurationMinutes(int64_t d) {
   constexpr int64_t kMinute = 60 * kNanosPerSecond;
-  return static_cast<int64_t>(static_cast<double>(d / kMinute) + static_cast<double>(d % kMinute) / (60 * 1e9));
+  const int64_t whole = d / kMinute;
+  return static_cast<int64_t>(static_cast<double>(whole) + static_cast<double>(d % kMinute) / (60 * 1e9));
 }
 int64_t DurationSeconds(int64_t d) {
-  return static_cast<int64_t>(static_cast<double>(d / kNanosPerSecond) +
-                              static_cast<double>(d % kNanosPerSecond) / 1e9);
+  const int64_t whole = d / kNanosPerSecond;
+  return static_cast<int64_t>(static_cast<double>(whole) + static_cast<double>(d % kNanosPerSecond) / 1e9);
 }
 int64_t DurationMilliseconds(int64_t d) { return d / 1000000; }
 

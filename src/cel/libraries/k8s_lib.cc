@@ -888,6 +888,7 @@ Value FormatValidate(std::span<const Value> a, CallContext&) {
   std::vector<std::string> errs = As<NamedFormatValue>(a[0]).format().validate(a[1].string_value());
   if (errs.empty()) return Value::OptionalNone();
   std::vector<Value> list;
+  list.reserve(errs.size());
   for (std::string& e : errs) list.push_back(Value::String(std::move(e)));
   return Value::Optional(Value::List(std::move(list)));
 }
