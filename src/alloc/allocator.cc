@@ -167,17 +167,23 @@ struct VerdictTable {
   mutable std::atomic<bool> no_columns{false};       // the evaluator has no columnar form
 };
 
+struct VerdictStore;
+// The evaluator's state for `slice` kept in `store` (SelectorEvaluator::NewSliceState), made on first use.
+SelectorEvaluator::SliceState* SliceStateOf(VerdictStore& store, SelectorEvaluator& selectors,
+                                            const api::ResourceSlice& slice);
+
 // Fills `table` for every device of `c`'s slice at once where the evaluator
 // can (SelectorEvaluator::EvaluateSlice), marking the rest kTried so that the
 // slice is not tried again; returns `c`'s cell.
-uint8_t FillSliceVerdicts(const VerdictTable& table, SelectorEvaluator& selectors, std::string_view expression,
-                          const Candidate& c) {
+uint8_t FillSliceVerdicts(const VerdictTable& table, VerdictStore& store, SelectorEvaluator& selectors,
+                          std::string_view expression, const Candidate& c) {
   if (table.no_columns.load(std::memory_order_relaxed)) return VerdictTable::kTried;
   const std::vector<api::Device>& devices = c.slice->spec.devices;
   const size_t first = c.device_id - static_cast<size_t>(c.device - devices.data());
   thread_local std::vector<uint8_t> column;
   column.assign(devices.size(), VerdictTable::kUnknown);
-  if (!selectors.EvaluateSlice(expression, devices, c.slice->spec.driver, column)) {
+  SelectorEvaluator::SliceState* state = SliceStateOf(store, selectors, *c.slice);
+  if (!selectors.EvaluateSliceWith(expression, state, devices, c.slice->spec.driver, column)) {
     table.no_columns.store(true, std::memory_order_relaxed);
     return VerdictTable::kTried;
   }
@@ -466,7 +472,17 @@ struct VerdictStore {
   const uint64_t id;
   std::mutex mu;
   std::unordered_map<std::string, std::unique_ptr<VerdictTable>, StringHash, std::equal_to<>> tables;  // guarded by mu
+  // The evaluator's per-slice states (columns of values), by slice; guarded by mu.
+  std::unordered_map<const api::ResourceSlice*, std::unique_ptr<SelectorEvaluator::SliceState>> slice_states;
 };
+
+SelectorEvaluator::SliceState* SliceStateOf(VerdictStore& store, SelectorEvaluator& selectors,
+                                            const api::ResourceSlice& slice) {
+  std::lock_guard<std::mutex> lock(store.mu);
+  auto [it, added] = store.slice_states.try_emplace(&slice);
+  if (added) it->second = selectors.NewSliceState(slice.spec.devices, slice.spec.driver);
+  return it->second.get();
+}
 
 // The Allocator's memory of work done (allocator.h, "Caches"), or a
 // SnapshotState's, shared by its Allocators. Thread-safe: the maps are
@@ -673,7 +689,7 @@ SnapshotState::SnapshotState(Features features, AllocatedState allocated, const 
 
 SnapshotState::~SnapshotState() = default;
 
-Allocator::Allocator(Features features, AllocatedState allocated, std::vector<const api::DeviceClass*> classes,
+Allocator::Allocator(Features features, AllocatedState allocated, const std::vector<const api::DeviceClass*>& classes,
                      const SliceIndex* slices, SelectorEvaluator* selectors, AllocatorOptions options)
     : features_(features),
       allocated_(std::move(allocated)),
@@ -687,15 +703,15 @@ Allocator::Allocator(Features features, AllocatedState allocated, std::vector<co
   id_ = internal::next_cache_id.fetch_add(1, std::memory_order_relaxed);
 }
 
-Allocator::Allocator(std::shared_ptr<const SnapshotState> snapshot, std::vector<const api::DeviceClass*> classes,
+Allocator::Allocator(std::shared_ptr<const SnapshotState> snapshot, const std::vector<const api::DeviceClass*>& classes,
                      SelectorEvaluator* selectors, AllocatorOptions options)
     : features_(snapshot->features()),
       allocated_view_(&snapshot->allocated()),
-      snapshot_(snapshot),
-      slices_(&snapshot->slices()),
+      snapshot_(std::move(snapshot)),
+      slices_(&snapshot_->slices()),
       selectors_(selectors),
       options_(std::move(options)),
-      cache_(snapshot->cache_) {
+      cache_(snapshot_->cache_) {
   for (const api::DeviceClass* c : classes) classes_.emplace(c->metadata.name, c);
   if (!options_.new_share_id) options_.new_share_id = NewRandomShareId;
   id_ = internal::next_cache_id.fetch_add(1, std::memory_order_relaxed);
@@ -1364,7 +1380,7 @@ StatusOr<Verdict> Search::Selectable(int candidate, int claim_idx, int request_i
       std::atomic<uint8_t>& cell = table->verdicts[c.device_id];
       uint8_t known = cell.load(std::memory_order_relaxed);
       if (known == VerdictTable::kUnknown) {
-        known = FillSliceVerdicts(*table, a_->selectors(), selectors[i].cel->expression, c);
+        known = FillSliceVerdicts(*table, *cache_->store, a_->selectors(), selectors[i].cel->expression, c);
       }
       if (known == VerdictTable::kTried) {
         StatusOr<bool> match = a_->selectors().Evaluate(selectors[i].cel->expression, device, driver);

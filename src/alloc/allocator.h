@@ -202,11 +202,11 @@ class SnapshotState {
 
 class Allocator {
  public:
-  Allocator(Features features, AllocatedState allocated, std::vector<const api::DeviceClass*> classes,
+  Allocator(Features features, AllocatedState allocated, const std::vector<const api::DeviceClass*>& classes,
             const SliceIndex* slices, SelectorEvaluator* selectors, AllocatorOptions options = {});
   // On a shared snapshot (SnapshotState): its features, allocated state and
   // slices, and its caches. Nothing is copied.
-  Allocator(std::shared_ptr<const SnapshotState> snapshot, std::vector<const api::DeviceClass*> classes,
+  Allocator(std::shared_ptr<const SnapshotState> snapshot, const std::vector<const api::DeviceClass*>& classes,
             SelectorEvaluator* selectors, AllocatorOptions options = {});
   ~Allocator();
   Allocator(const Allocator&) = delete;

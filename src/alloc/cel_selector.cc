@@ -124,6 +124,26 @@ class CelSelectorEvaluator final : public SelectorEvaluator {
     return env_->MatchColumn(Lookup(expression), devices, driver, out, scratch);
   }
 
+  // The columns of a slice (cel/dra/columnar.h), kept by the allocator per
+  // snapshot: every selector reading a name reads one column built once.
+  struct Columns final : SliceState {
+    Columns(std::span<const api::Device> devices, std::string_view driver) : columns(devices, driver) {}
+    cel::SliceColumns columns;
+  };
+  std::unique_ptr<SliceState> NewSliceState(std::span<const api::Device> devices, std::string_view driver) override {
+    return std::make_unique<Columns>(devices, driver);
+  }
+  bool EvaluateSliceWith(std::string_view expression, SliceState* state, std::span<const api::Device> devices,
+                         std::string_view driver, std::span<uint8_t> out) override {
+    const auto* columns = dynamic_cast<const Columns*>(state);
+    if (columns == nullptr || columns->columns.devices().data() != devices.data() ||
+        columns->columns.devices().size() != devices.size() || columns->columns.driver() != driver) {
+      return EvaluateSlice(expression, devices, driver, out);
+    }
+    thread_local cel::EvalScratch scratch;
+    return env_->MatchColumn(Lookup(expression), columns->columns, out, scratch);
+  }
+
   // Compiled as upstream's GetOrCompileDerivedAttribute: the scheduler's
   // environment (StoredExpressions), the selector cost limit per evaluation,
   // and a result type that can be a derived attribute (bool, int, string,

@@ -149,5 +149,53 @@ TEST(CelSelectorDerivedAttribute, ValuesAsUpstream) {
   }
 }
 
+// Slice states (selector.h): the columns kept between calls give the
+// verdicts the device maps give, worked out by hand for three devices (H100
+// with 80Gi, A100 with 40Gi, a third without a model: unknown, left to
+// Evaluate); a state made for other devices, or none, falls back.
+TEST(CelSelectorSliceState, KeptColumnsGiveTheSameVerdicts) {
+  std::unique_ptr<SelectorEvaluator> e = Evaluator();
+  std::vector<api::Device> devices(3);
+  const char* models[] = {"H100", "A100"};
+  const char* memory[] = {"80Gi", "40Gi", "10Gi"};
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (i < 2) devices[i].attributes.insert_or_assign("model", DeviceAttribute::String(models[i]));
+    api::DeviceCapacity c;
+    c.value = *quantity::Quantity::Parse(memory[i]);
+    devices[i].capacity.insert_or_assign("memory", c);
+  }
+  std::unique_ptr<SelectorEvaluator::SliceState> state = e->NewSliceState(devices, kDriver);
+  ASSERT_NE(state, nullptr);
+  struct Case {
+    const char* expression;
+    std::vector<uint8_t> want;  // 2 true, 1 false, 0 unknown
+  };
+  const Case cases[] = {
+      {"device.attributes['gpu.example.com'].model == 'H100'", {2, 1, 0}},
+      {"device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0", {2, 2, 1}},
+      {"device.attributes['gpu.example.com'].model in ['A100'] && "
+       "device.capacity['gpu.example.com'].memory.isLessThan(quantity('50Gi'))",
+       {1, 2, 0}},
+  };
+  const std::vector<api::Device> others(devices.begin(), devices.begin() + 2);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.expression);
+    std::vector<uint8_t> kept(3, 9), plain(3, 9), fallback(2, 9), none(3, 9);
+    ASSERT_TRUE(e->EvaluateSliceWith(c.expression, state.get(), devices, kDriver, kept));
+    ASSERT_TRUE(e->EvaluateSlice(c.expression, devices, kDriver, plain));
+    ASSERT_TRUE(e->EvaluateSliceWith(c.expression, state.get(), others, kDriver, fallback));
+    ASSERT_TRUE(e->EvaluateSliceWith(c.expression, nullptr, devices, kDriver, none));
+    EXPECT_EQ(kept, c.want);
+    EXPECT_EQ(plain, c.want);
+    EXPECT_EQ(none, c.want);
+    EXPECT_EQ(fallback, std::vector<uint8_t>(c.want.begin(), c.want.begin() + 2));
+  }
+  // No columnar form: false, `out` left alone.
+  std::vector<uint8_t> out(3, 9);
+  EXPECT_FALSE(e->EvaluateSliceWith("device.attributes['gpu.example.com'].model.startsWith('H')", state.get(), devices,
+                                    kDriver, out));
+  EXPECT_EQ(out, std::vector<uint8_t>(3, 9));
+}
+
 }  // namespace
 }  // namespace dra::alloc

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string_view>
 
@@ -35,6 +36,27 @@ class SelectorEvaluator {
   virtual bool EvaluateSlice(std::string_view /*expression*/, std::span<const api::Device> /*devices*/,
                              std::string_view /*driver*/, std::span<uint8_t> /*out*/) {
     return false;
+  }
+
+  // What an evaluator may keep per slice between EvaluateSlice calls (the CEL
+  // evaluator: the columns of the values its selectors read). Made by
+  // NewSliceState for one slice's devices and owned by the caller, which
+  // keeps it while that slice is unchanged (the allocator: per snapshot) and
+  // passes it back with those devices. nullptr: nothing to keep.
+  class SliceState {
+   public:
+    virtual ~SliceState() = default;
+  };
+  virtual std::unique_ptr<SliceState> NewSliceState(std::span<const api::Device> /*devices*/,
+                                                    std::string_view /*driver*/) {
+    return nullptr;
+  }
+  // EvaluateSlice with the state NewSliceState made for `devices` (or null,
+  // or a state another evaluator made: then as EvaluateSlice).
+  virtual bool EvaluateSliceWith(std::string_view expression, SliceState* /*state*/,
+                                 std::span<const api::Device> devices, std::string_view driver,
+                                 std::span<uint8_t> out) {
+    return EvaluateSlice(expression, devices, driver, out);
   }
 
   // The value of the derived attribute `expression` (gate DRADerivedAttributes,

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "cel/lib/semver.h"
@@ -86,6 +87,26 @@ struct ColumnarSelector::Leaf {
   std::vector<api::DeviceAttribute> values;
   std::optional<quantity::Quantity> quantity;
   std::optional<lib::SemVer> semver;
+  // Over SliceColumns: kEquals, kIn: the values as a column holds them and
+  // their type (DeviceAttribute::Type); kQuantity: the constant in exact
+  // milli-units, when it has them.
+  uint8_t column_type = 0;
+  std::vector<int64_t> column_values;
+  std::optional<int64_t> quantity_milli;
+};
+
+// Column tags: attributes hold the DeviceAttribute::Type; capacities one of
+// kExactQuantity (the value in exact milli-units) or kInexactQuantity (read
+// the device's Quantity).
+constexpr uint8_t kAbsent = 0xff, kExactQuantity = 1, kInexactQuantity = 2;
+
+struct SliceColumns::Column {
+  bool capacity = false;
+  api::InternedString qualified, bare;
+  std::vector<uint8_t> tag;
+  std::vector<int64_t> value;  // int; bool 0/1; a string's interned address; a version's index in `versions`
+  std::vector<std::optional<lib::SemVer>> versions;  // the distinct version texts; nullopt: does not parse
+  const Column* next = nullptr;
 };
 
 namespace {
@@ -246,6 +267,78 @@ uint8_t EqualsVerdict(const api::DeviceAttribute& have, const api::DeviceAttribu
 
 uint8_t Not(uint8_t v) { return static_cast<uint8_t>(kT - v); }  // F<->T, U stays
 
+// A scalar attribute value as a column holds it (REQUIRES int, bool or string).
+int64_t ColumnValue(const api::DeviceAttribute& a) {
+  if (const int64_t* i = a.int_value()) return *i;
+  if (const bool* b = a.bool_value()) return *b ? 1 : 0;
+  return static_cast<int64_t>(reinterpret_cast<intptr_t>(&a.string_value()->str()));
+}
+
+// `q` in milli-units when that is exact and fits.
+std::optional<int64_t> ExactMilli(const quantity::Quantity& q) {
+  const int64_t milli = q.ScaledValue(-3);
+  if (quantity::Quantity::FromMilli(milli).Compare(q) != 0) return std::nullopt;
+  return milli;
+}
+
+// Prepares `leaf` for evaluation over columns.
+void PrepareForColumns(Leaf& leaf) {
+  if (leaf.kind == Leaf::Kind::kEquals || leaf.kind == Leaf::Kind::kIn) {
+    leaf.column_type = static_cast<uint8_t>(leaf.values.front().type());
+    for (const api::DeviceAttribute& v : leaf.values) leaf.column_values.push_back(ColumnValue(v));
+  }
+  if (leaf.kind == Leaf::Kind::kQuantity) leaf.quantity_milli = ExactMilli(*leaf.quantity);
+}
+
+bool OwnDomain(api::InternedString qualified, std::string_view driver) {
+  const std::string_view q = qualified.view();
+  return q.substr(0, q.find('/')) == driver;
+}
+
+std::unique_ptr<SliceColumns::Column> BuildColumn(std::span<const api::Device> devices, std::string_view driver,
+                                                  bool capacity, api::InternedString qualified,
+                                                  api::InternedString bare) {
+  auto column = std::make_unique<SliceColumns::Column>();
+  column->capacity = capacity;
+  column->qualified = qualified;
+  column->bare = bare;
+  column->tag.assign(devices.size(), kAbsent);
+  column->value.assign(devices.size(), 0);
+  const bool own_domain = OwnDomain(qualified, driver);
+  uint32_t hint = 0;
+  std::unordered_map<const std::string*, int64_t> version_index;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (capacity) {
+      const api::DeviceCapacity* c = FindDeviceEntry(devices[i].capacity, qualified, bare, own_domain, hint);
+      if (c == nullptr) continue;
+      const std::optional<int64_t> milli = ExactMilli(c->value);
+      column->tag[i] = milli ? kExactQuantity : kInexactQuantity;
+      column->value[i] = milli.value_or(0);
+      continue;
+    }
+    const api::DeviceAttribute* a = FindDeviceEntry(devices[i].attributes, qualified, bare, own_domain, hint);
+    if (a == nullptr) continue;
+    column->tag[i] = static_cast<uint8_t>(a->type());
+    switch (a->type()) {
+      case api::DeviceAttribute::Type::kInt:
+      case api::DeviceAttribute::Type::kBool:
+      case api::DeviceAttribute::Type::kString: column->value[i] = ColumnValue(*a); break;
+      case api::DeviceAttribute::Type::kVersion: {
+        const std::string* text = &a->version_value()->str();
+        auto [it, added] = version_index.try_emplace(text, static_cast<int64_t>(column->versions.size()));
+        if (added) {
+          StatusOr<lib::SemVer> v = lib::SemVer::Parse(*text, false);
+          column->versions.push_back(v.ok() ? std::optional<lib::SemVer>(*std::move(v)) : std::nullopt);
+        }
+        column->value[i] = it->second;
+        break;
+      }
+      default: break;
+    }
+  }
+  return column;
+}
+
 // One leaf over the devices, AND-ed into `acc` (internal verdicts).
 void EvaluateLeaf(const Leaf& leaf, std::span<const api::Device> devices, std::string_view driver,
                   std::span<uint8_t> acc) {
@@ -338,7 +431,129 @@ void EvaluateLeaf(const Leaf& leaf, std::span<const api::Device> devices, std::s
   }
 }
 
+// One leaf over the columns of a slice, AND-ed into `acc` (internal verdicts).
+// The loops are branch-free over the two arrays where the shape allows.
+void EvaluateLeafColumns(const Leaf& leaf, const SliceColumns& columns, std::span<uint8_t> acc) {
+  const size_t n = acc.size();
+  if (leaf.kind == Leaf::Kind::kDriver || (leaf.kind == Leaf::Kind::kQuantity && !leaf.quantity_milli)) {
+    EvaluateLeaf(leaf, columns.devices(), columns.driver(), acc);
+    return;
+  }
+  const SliceColumns::Column& column = columns.Get(leaf.capacity, leaf.qualified, leaf.bare);
+  const uint8_t* tag = column.tag.data();
+  const int64_t* value = column.value.data();
+  uint8_t* out = acc.data();
+  switch (leaf.kind) {
+    case Leaf::Kind::kEquals: {
+      const uint8_t type = leaf.column_type;
+      const int64_t want = leaf.column_values.front();
+      const uint8_t hit = leaf.op == Op::kNe ? kF : kT, miss = leaf.op == Op::kNe ? kT : kF;
+      for (size_t i = 0; i < n; ++i) {
+        const uint8_t v = tag[i] != type ? kU : value[i] == want ? hit : miss;
+        out[i] = std::min(out[i], v);
+      }
+      return;
+    }
+    case Leaf::Kind::kIn: {
+      const uint8_t type = leaf.column_type;
+      const std::span<const int64_t> want = leaf.column_values;
+      for (size_t i = 0; i < n; ++i) {
+        uint8_t v = kU;
+        if (tag[i] == type) {
+          v = kF;
+          for (const int64_t w : want) v = value[i] == w ? kT : v;
+        }
+        out[i] = std::min(out[i], v);
+      }
+      return;
+    }
+    case Leaf::Kind::kQuantity: {
+      const int64_t want = *leaf.quantity_milli;
+      const uint8_t by_sign[3] = {Apply(leaf.op, -1, leaf.rhs) ? kT : kF, Apply(leaf.op, 0, leaf.rhs) ? kT : kF,
+                                  Apply(leaf.op, 1, leaf.rhs) ? kT : kF};
+      const bool own_domain = OwnDomain(leaf.qualified, columns.driver());
+      uint32_t hint = 0;
+      for (size_t i = 0; i < n; ++i) {
+        uint8_t v = kU;
+        if (tag[i] == kExactQuantity) {
+          v = by_sign[(value[i] > want) - (value[i] < want) + 1];
+        } else if (tag[i] == kInexactQuantity) {
+          const api::DeviceCapacity* c =
+              FindDeviceEntry(columns.devices()[i].capacity, leaf.qualified, leaf.bare, own_domain, hint);
+          v = Apply(leaf.op, c->value.Compare(*leaf.quantity), leaf.rhs) ? kT : kF;
+        }
+        out[i] = std::min(out[i], v);
+      }
+      return;
+    }
+    case Leaf::Kind::kSemver: {
+      // One compare per distinct version of the slice, then a lookup per device.
+      std::array<uint8_t, 64> by_version{};
+      const size_t distinct = column.versions.size();
+      auto verdict = [&](size_t k) -> uint8_t {
+        const std::optional<lib::SemVer>& have = column.versions[k];
+        return !have ? kU : Apply(leaf.op, have->Compare(*leaf.semver), leaf.rhs) ? kT : kF;
+      };
+      for (size_t k = 0; k < std::min(distinct, by_version.size()); ++k) by_version[k] = verdict(k);
+      constexpr uint8_t kVersion = static_cast<uint8_t>(api::DeviceAttribute::Type::kVersion);
+      for (size_t i = 0; i < n; ++i) {
+        uint8_t v = kU;
+        if (tag[i] == kVersion) {
+          const size_t k = static_cast<size_t>(value[i]);
+          v = k < by_version.size() ? by_version[k] : verdict(k);
+        }
+        out[i] = std::min(out[i], v);
+      }
+      return;
+    }
+    case Leaf::Kind::kDriver: break;
+  }
+}
+
 }  // namespace
+
+SliceColumns::SliceColumns(std::span<const api::Device> devices, std::string_view driver)
+    : devices_(devices), driver_(driver) {}
+SliceColumns::~SliceColumns() = default;
+
+const SliceColumns::Column& SliceColumns::Get(bool capacity, api::InternedString qualified,
+                                              api::InternedString bare) const {
+  auto find = [&](std::memory_order order) -> const Column* {
+    for (const Column* c = head_.load(order); c != nullptr; c = c->next) {
+      if (c->capacity == capacity && c->qualified == qualified && c->bare == bare) return c;
+    }
+    return nullptr;
+  };
+  if (const Column* c = find(std::memory_order_acquire)) return *c;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (const Column* c = find(std::memory_order_relaxed)) return *c;
+  std::unique_ptr<Column> column = BuildColumn(devices_, driver_, capacity, qualified, bare);
+  column->next = head_.load(std::memory_order_relaxed);
+  const Column* built = column.get();
+  owned_.push_back(std::move(column));
+  head_.store(built, std::memory_order_release);
+  return *built;
+}
+
+const std::vector<uint8_t>* SliceColumns::Checks(int variant) const {
+  return checks_[variant].load(std::memory_order_acquire);
+}
+
+const std::vector<uint8_t>& SliceColumns::BuildChecks(int variant,
+                                                      const std::function<bool(const api::Device&)>& check) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (const std::vector<uint8_t>* built = checks_[variant].load(std::memory_order_relaxed)) return *built;
+  auto checks = std::make_unique<std::vector<uint8_t>>(devices_.size());
+  for (size_t i = 0; i < devices_.size(); ++i) (*checks)[i] = check(devices_[i]) ? 1 : 0;
+  owned_checks_[variant] = std::move(checks);
+  checks_[variant].store(owned_checks_[variant].get(), std::memory_order_release);
+  return *owned_checks_[variant];
+}
+
+size_t SliceColumns::column_count() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return owned_.size();
+}
 
 ColumnarSelector::ColumnarSelector() = default;
 ColumnarSelector::~ColumnarSelector() = default;
@@ -349,6 +564,7 @@ std::unique_ptr<const ColumnarSelector> ColumnarSelector::New(const Expr& expr, 
   if (cost_limit && source_size >= *cost_limit / 20) return nullptr;  // columnar.h invariant 3
   std::unique_ptr<ColumnarSelector> out(new ColumnarSelector());
   if (!ParseConjunction(expr, out->leaves_)) return nullptr;
+  for (Leaf& leaf : out->leaves_) PrepareForColumns(leaf);
   return out;
 }
 
@@ -357,6 +573,13 @@ void ColumnarSelector::Evaluate(std::span<const api::Device> devices, std::strin
   std::fill(out.begin(), out.end(), kT);
   for (const Leaf& leaf : leaves_) EvaluateLeaf(leaf, devices, driver, out);
   // Internal (F 0, U 1, T 2) to ColumnVerdict (U 0, F 1, T 2).
+  static constexpr uint8_t kToVerdict[3] = {kColumnFalse, kColumnUnknown, kColumnTrue};
+  for (uint8_t& v : out) v = kToVerdict[v];
+}
+
+void ColumnarSelector::Evaluate(const SliceColumns& columns, std::span<uint8_t> out) const {
+  std::fill(out.begin(), out.end(), kT);
+  for (const Leaf& leaf : leaves_) EvaluateLeafColumns(leaf, columns, out);
   static constexpr uint8_t kToVerdict[3] = {kColumnFalse, kColumnUnknown, kColumnTrue};
   for (uint8_t& v : out) v = kToVerdict[v];
 }

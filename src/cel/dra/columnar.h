@@ -38,11 +38,15 @@
 //      here: DraEnvironment::MatchColumn makes it.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -53,6 +57,55 @@ namespace dra::cel {
 
 // Verdicts of a column. The allocator's VerdictTable uses the same numbers.
 enum ColumnVerdict : uint8_t { kColumnUnknown = 0, kColumnFalse = 1, kColumnTrue = 2 };
+
+// The attribute and capacity columns of one slice's devices: for each name a
+// selector reads, one value (an int, a bool, an interned string's address, a
+// version's index, a quantity in exact milli-units) and one type tag per
+// device, copied out of the devices' maps into two dense arrays, so that a
+// compare over the slice reads one cache line per 8 devices instead of one
+// map entry per device. A column is built the first time a selector reads
+// its name and then kept as long as this object (which its owner keeps as
+// long as the slice is unchanged: per snapshot); so is the result of the
+// per-device check DraEnvironment::MatchColumn makes.
+//
+// Thread-safe: columns are built under a lock and published through an
+// atomic list; reading a built column takes no lock.
+class SliceColumns {
+ public:
+  struct Column;
+
+  // The devices of one ResourceSlice of `driver`; `devices` must outlive this
+  // object, unchanged.
+  SliceColumns(std::span<const api::Device> devices, std::string_view driver);
+  ~SliceColumns();
+  SliceColumns(const SliceColumns&) = delete;
+  SliceColumns& operator=(const SliceColumns&) = delete;
+
+  std::span<const api::Device> devices() const { return devices_; }
+  std::string_view driver() const { return driver_; }
+
+  // The column of `device.attributes[...]` (capacity false) or
+  // `device.capacity[...]` under the interned names of FindDeviceEntry.
+  const Column& Get(bool capacity, api::InternedString qualified, api::InternedString bare) const;
+
+  // One byte per device, 1 where a check of the device held: nullptr until
+  // BuildChecks made it for `variant` (0 or 1: the check depends on one option
+  // of the environment, which names the variant), then kept.
+  const std::vector<uint8_t>* Checks(int variant) const;
+  const std::vector<uint8_t>& BuildChecks(int variant, const std::function<bool(const api::Device&)>& check) const;
+
+  // The number of columns built so far (for tests).
+  size_t column_count() const;
+
+ private:
+  std::span<const api::Device> devices_;
+  std::string driver_;
+  mutable std::mutex mu_;
+  mutable std::atomic<const Column*> head_{nullptr};    // newest first; owned by owned_
+  mutable std::vector<std::unique_ptr<Column>> owned_;  // guarded by mu_
+  mutable std::atomic<const std::vector<uint8_t>*> checks_[2] = {nullptr, nullptr};
+  mutable std::unique_ptr<std::vector<uint8_t>> owned_checks_[2];  // guarded by mu_
+};
 
 // A selector compiled for column evaluation. Immutable; thread-safe.
 class ColumnarSelector {
@@ -71,8 +124,14 @@ class ColumnarSelector {
   // out[i] = the verdict on devices[i], a device of a slice of `driver`
   // (REQUIRES out.size() == devices.size()). Does not allocate, except to
   // parse the version texts of a semver compare (once per distinct text per
-  // call; TODO(#29): a cache that outlives the call).
+  // call; the SliceColumns overload keeps them).
   void Evaluate(std::span<const api::Device> devices, std::string_view driver, std::span<uint8_t> out) const;
+
+  // The same verdicts over the columns of one slice (built here on first use
+  // of a name): out[i] is the verdict on columns.devices()[i] (REQUIRES
+  // out.size() == columns.devices().size()). Does not allocate once the
+  // columns are built.
+  void Evaluate(const SliceColumns& columns, std::span<uint8_t> out) const;
 
   // The number of compares in the conjunction (for tests).
   size_t leaf_count() const;

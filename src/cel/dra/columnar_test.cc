@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cel/dra/dra_env.h"
@@ -70,13 +71,15 @@ api::Device RandomDevice(std::mt19937& rng, int index) {
       d.attributes.insert_or_assign(name("driverVersion"),
                                     DeviceAttribute::VersionOf(kVersions[pick(pick(4) == 0 ? 8 : 6)]));
   }
-  static const char* kMemory[] = {"40Gi",   "42949672960",     "42949672959",  "42949672961", "40960Mi",      "0.5Ti",
-                                  "39.5Gi", "42949672960000m", "42949672961m", "43e9",        "4294967296e1", "50M"};
+  // The last two have no exact milli-units: SliceColumns reads their Quantity.
+  static const char* kMemory[] = {"40Gi",   "42949672960",       "42949672959",  "42949672961", "40960Mi",      "0.5Ti",
+                                  "39.5Gi", "42949672960000m",   "42949672961m", "43e9",        "4294967296e1", "50M",
+                                  "1n",     "42949672960000001u"};
   switch (pick(6)) {
     case 0: break;
     default: {
       api::DeviceCapacity c;
-      c.value = *quantity::Quantity::Parse(kMemory[pick(12)]);
+      c.value = *quantity::Quantity::Parse(kMemory[pick(14)]);
       d.capacity.insert_or_assign(name("memory"), c);
     }
   }
@@ -111,17 +114,19 @@ const std::vector<std::string>& Selectors() {
       "device.capacity['gpu.example.com'].memory.isGreaterThan(quantity('42949672960000m'))",
       "device.capacity['gpu.example.com'].memory.isLessThan(quantity('40Gi'))",
       "device.capacity['other.example.com'].memory.isLessThan(quantity('1Ti'))",
+      "device.capacity['gpu.example.com'].memory.compareTo(quantity('42949672960000001u')) >= 0",
+      "device.capacity['gpu.example.com'].memory.isGreaterThan(quantity('1n'))",
       "device.attributes['gpu.example.com'].driverVersion.compareTo(semver('1.2.3')) >= 0",
       "device.attributes['gpu.example.com'].driverVersion.compareTo(semver('1.2.3')) == 0",
       "device.attributes['gpu.example.com'].driverVersion.isGreaterThan(semver('1.2.3-rc.1'))",
       "device.attributes['gpu.example.com'].driverVersion.isLessThan(semver('1.10.0'))",
       "device.driver == 'gpu.example.com' && device.attributes['gpu.example.com'].model == 'H100'",
-      "device.attributes['gpu.example.com'].model == 'H100' && "
-      "device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0 && "
-      "device.attributes['gpu.example.com'].index in [0, 1]",
-      "device.attributes['gpu.example.com'].healthy == true && "
-      "device.attributes['gpu.example.com'].driverVersion.isGreaterThan(semver('1.0.0')) && "
-      "device.driver != 'nic.example.com'",
+      std::string("device.attributes['gpu.example.com'].model == 'H100' && ") +
+          "device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0 && " +
+          "device.attributes['gpu.example.com'].index in [0, 1]",
+      std::string("device.attributes['gpu.example.com'].healthy == true && ") +
+          "device.attributes['gpu.example.com'].driverVersion.isGreaterThan(semver('1.0.0')) && " +
+          "device.driver != 'nic.example.com'",
   };
   return selectors;
 }
@@ -137,6 +142,16 @@ void ExpectColumnsAgree(const DraEnvOptions& options, uint32_t seed) {
   std::vector<api::Device> gpus, nics;
   for (int i = 0; i < 400; ++i) gpus.push_back(RandomDevice(rng, i));
   for (int i = 0; i < 100; ++i) nics.push_back(RandomDevice(rng, i));
+  // Slices of 1 to 32 devices, each with columns every selector below shares
+  // (built by the first that reads a name, then reused).
+  std::vector<std::unique_ptr<SliceColumns>> slices;
+  for (const auto& [driver, devices] : {std::pair{kGpu, &gpus}, std::pair{kNic, &nics}}) {
+    for (size_t begin = 0; begin < devices->size();) {
+      const size_t size = std::min<size_t>(1 + rng() % 32, devices->size() - begin);
+      slices.push_back(std::make_unique<SliceColumns>(std::span(devices->data() + begin, size), driver));
+      begin += size;
+    }
+  }
   EvalScratch scratch;
   for (const std::string& expression : Selectors()) {
     SCOPED_TRACE(expression);
@@ -144,24 +159,23 @@ void ExpectColumnsAgree(const DraEnvOptions& options, uint32_t seed) {
     ASSERT_TRUE(selector->ok()) << selector->error();
     ASSERT_NE(selector->columnar(), nullptr);
     size_t decided = 0, matched_ok = 0;
-    for (const auto& [driver, devices] : {std::pair{kGpu, &gpus}, std::pair{kNic, &nics}}) {
-      // Slices of 1 to 32 devices.
-      for (size_t begin = 0; begin < devices->size();) {
-        const size_t size = std::min<size_t>(1 + rng() % 32, devices->size() - begin);
-        std::span<const api::Device> slice(devices->data() + begin, size);
-        std::vector<uint8_t> column(size, 0xff);
-        ASSERT_TRUE(env->MatchColumn(*selector, slice, driver, column, scratch));
-        for (size_t i = 0; i < size; ++i) {
-          StatusOr<bool> want = env->Matches(*selector, slice[i], driver, scratch);
-          matched_ok += want.ok();
-          SCOPED_TRACE("device " + slice[i].name + " of " + std::string(driver));
-          ASSERT_TRUE(column[i] == kColumnUnknown || column[i] == kColumnFalse || column[i] == kColumnTrue);
-          if (column[i] == kColumnUnknown) continue;
-          ++decided;
-          ASSERT_TRUE(want.ok()) << want.status().ToString();
-          EXPECT_EQ(*want, column[i] == kColumnTrue);
-        }
-        begin += size;
+    for (const std::unique_ptr<SliceColumns>& columns : slices) {
+      const std::span<const api::Device> slice = columns->devices();
+      const std::string_view driver = columns->driver();
+      std::vector<uint8_t> column(slice.size(), 0xff), over_columns(slice.size(), 0xff);
+      ASSERT_TRUE(env->MatchColumn(*selector, slice, driver, column, scratch));
+      ASSERT_TRUE(env->MatchColumn(*selector, *columns, over_columns, scratch));
+      for (size_t i = 0; i < slice.size(); ++i) {
+        StatusOr<bool> want = env->Matches(*selector, slice[i], driver, scratch);
+        matched_ok += want.ok();
+        SCOPED_TRACE("device " + slice[i].name + " of " + std::string(driver));
+        ASSERT_TRUE(column[i] == kColumnUnknown || column[i] == kColumnFalse || column[i] == kColumnTrue);
+        // The kept columns decide exactly the devices the maps do.
+        EXPECT_EQ(over_columns[i], column[i]);
+        if (column[i] == kColumnUnknown) continue;
+        ++decided;
+        ASSERT_TRUE(want.ok()) << want.status().ToString();
+        EXPECT_EQ(*want, column[i] == kColumnTrue);
       }
     }
     // Every device Matches decides without an error is one the columns
@@ -223,6 +237,108 @@ TEST(ColumnarTest, HandWorkedVerdicts) {
     std::vector<uint8_t> column(1);
     ASSERT_TRUE(env->MatchColumn(*selector, devices, kGpu, column, scratch));
     EXPECT_EQ(column[0], c.want);
+    const SliceColumns columns(devices, kGpu);
+    column[0] = 0xff;
+    ASSERT_TRUE(env->MatchColumn(*selector, columns, column, scratch));
+    EXPECT_EQ(column[0], c.want);
+  }
+}
+
+// A column is built once per name and slice, whichever selector reads it;
+// the device check once per slice.
+TEST(ColumnarTest, ColumnsAreBuiltOncePerName) {
+  std::unique_ptr<DraEnvironment> env = NewEnv();
+  std::vector<api::Device> devices(3);
+  devices[0].attributes.insert_or_assign("model", DeviceAttribute::String("H100"));
+  devices[1].attributes.insert_or_assign("model", DeviceAttribute::String("A100"));
+  devices[2].attributes.insert_or_assign("model", DeviceAttribute{});
+  api::DeviceCapacity memory;
+  memory.value = *quantity::Quantity::Parse("80Gi");
+  devices[1].capacity.insert_or_assign("memory", memory);
+  const SliceColumns columns(devices, kGpu);
+  EXPECT_EQ(columns.column_count(), 0u);
+  EXPECT_EQ(columns.Checks(1), nullptr);
+  EvalScratch scratch;
+  std::vector<uint8_t> out(3);
+  auto run = [&](const char* expression) {
+    std::shared_ptr<const CompiledSelector> selector = env->Compile(expression);
+    EXPECT_TRUE(env->MatchColumn(*selector, columns, out, scratch)) << expression;
+    return out;
+  };
+  // Device 2's attribute does not convert: every selector fails on it, so unknown.
+  using V = std::vector<uint8_t>;
+  EXPECT_EQ(run("device.attributes['gpu.example.com'].model == 'H100'"),
+            (V{kColumnTrue, kColumnFalse, kColumnUnknown}));
+  EXPECT_EQ(columns.column_count(), 1u);
+  ASSERT_NE(columns.Checks(1), nullptr);
+  EXPECT_EQ(*columns.Checks(1), (V{1, 1, 0}));
+  EXPECT_EQ(run("device.attributes['gpu.example.com'].model in ['A100', 'L4']"),
+            (V{kColumnFalse, kColumnTrue, kColumnUnknown}));
+  EXPECT_EQ(columns.column_count(), 1u);
+  EXPECT_EQ(run("device.attributes['gpu.example.com'].model != 'H100' && "
+                "device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) > 0"),
+            (V{kColumnFalse, kColumnTrue, kColumnUnknown}));
+  EXPECT_EQ(columns.column_count(), 2u);
+  // Without the check (the caller made it), device 2's missing-type value is
+  // not a string: heterogeneous, left to the interpreter all the same.
+  std::shared_ptr<const CompiledSelector> selector =
+      env->Compile("device.attributes['gpu.example.com'].model == 'H100'");
+  ASSERT_TRUE(env->MatchColumn(*selector, columns, out, scratch, DeviceCheck::kDone));
+  EXPECT_EQ(out, (V{kColumnTrue, kColumnFalse, kColumnUnknown}));
+  EXPECT_EQ(columns.column_count(), 2u);
+}
+
+// 100 versions 1.0.0 ... 1.0.99 in one slice (more distinct versions than
+// the per-call verdict table holds): above 1.0.49 exactly the last 50.
+TEST(ColumnarTest, ManyDistinctVersionsInOneSlice) {
+  std::unique_ptr<DraEnvironment> env = NewEnv();
+  std::vector<api::Device> devices(100);
+  for (size_t i = 0; i < devices.size(); ++i) {
+    devices[i].attributes.insert_or_assign("v", DeviceAttribute::VersionOf("1.0." + std::to_string(i)));
+  }
+  const SliceColumns columns(devices, kGpu);
+  std::shared_ptr<const CompiledSelector> selector =
+      env->Compile("device.attributes['gpu.example.com'].v.isGreaterThan(semver('1.0.49'))");
+  EvalScratch scratch;
+  std::vector<uint8_t> out(devices.size());
+  ASSERT_TRUE(env->MatchColumn(*selector, columns, out, scratch));
+  for (size_t i = 0; i < devices.size(); ++i) EXPECT_EQ(out[i], i > 49 ? kColumnTrue : kColumnFalse) << i;
+}
+
+// Threads reading one slice's columns at once, each building some of them:
+// every thread sees the verdicts worked out by hand (model H100 on even
+// devices, A100 on odd ones; memory 10Gi x index).
+TEST(ColumnarTest, ColumnsSharedByThreads) {
+  std::unique_ptr<DraEnvironment> env = NewEnv();
+  std::vector<api::Device> devices(64);
+  for (size_t i = 0; i < devices.size(); ++i) {
+    devices[i].attributes.insert_or_assign("model", DeviceAttribute::String(i % 2 == 0 ? "H100" : "A100"));
+    api::DeviceCapacity memory;
+    memory.value = *quantity::Quantity::Parse(std::to_string(10 * i) + "Gi");
+    devices[i].capacity.insert_or_assign("memory", memory);
+  }
+  const SliceColumns columns(devices, kGpu);
+  const char* expressions[] = {
+      "device.attributes['gpu.example.com'].model == 'H100'",
+      "device.capacity['gpu.example.com'].memory.compareTo(quantity('300Gi')) >= 0",
+  };
+  std::vector<std::shared_ptr<const CompiledSelector>> selectors;
+  for (const char* e : expressions) selectors.push_back(env->Compile(e));
+  std::vector<std::vector<uint8_t>> results(8, std::vector<uint8_t>(devices.size()));
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < results.size(); ++t) {
+    threads.emplace_back([&, t] {
+      EvalScratch scratch;
+      (void)env->MatchColumn(*selectors[t % 2], columns, results[t], scratch);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(columns.column_count(), 2u);
+  for (size_t t = 0; t < results.size(); ++t) {
+    for (size_t i = 0; i < devices.size(); ++i) {
+      const bool want = t % 2 == 0 ? i % 2 == 0 : i >= 30;
+      EXPECT_EQ(results[t][i], want ? kColumnTrue : kColumnFalse) << t << " " << i;
+    }
   }
 }
 

@@ -692,6 +692,28 @@ bool DraEnvironment::MatchColumn(const CompiledSelector& selector, std::span<con
   return true;
 }
 
+bool DraEnvironment::MatchColumn(const CompiledSelector& selector, const SliceColumns& columns, std::span<uint8_t> out,
+                                 EvalScratch& scratch, DeviceCheck check) const {
+  if (selector.columnar_ == nullptr) return false;
+  selector.columnar_->Evaluate(columns, out);
+  if (check == DeviceCheck::kCheck) {
+    // As above, with the check's outcome kept per device by the columns.
+    const int variant = options_.list_values() ? 1 : 0;
+    const std::vector<uint8_t>* passed = columns.Checks(variant);
+    if (passed == nullptr) {
+      internal::DraScratch& s = *scratch.impl_;
+      passed = &columns.BuildChecks(variant, [&s, this](const api::Device& device) {
+        s.Reset(&device, "", options_);
+        return s.CheckAttributes().ok();
+      });
+    }
+    for (size_t i = 0; i < out.size(); ++i) {
+      if ((*passed)[i] == 0) out[i] = kColumnUnknown;
+    }
+  }
+  return true;
+}
+
 Status DraEnvironment::CheckDevice(const api::Device& device, EvalScratch& scratch) const {
   internal::DraScratch& s = *scratch.impl_;
   s.Reset(&device, "", options_);

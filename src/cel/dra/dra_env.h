@@ -237,6 +237,12 @@ class DraEnvironment {
   bool MatchColumn(const CompiledSelector& selector, std::span<const api::Device> devices, std::string_view driver,
                    std::span<uint8_t> out, EvalScratch& scratch, DeviceCheck check = DeviceCheck::kCheck) const;
 
+  // The same over the columns of one slice (cel/dra/columnar.h), which keep
+  // the values a selector reads and the result of `check` per device from
+  // one call to the next: out.size() == columns.devices().size().
+  bool MatchColumn(const CompiledSelector& selector, const SliceColumns& columns, std::span<uint8_t> out,
+                   EvalScratch& scratch, DeviceCheck check = DeviceCheck::kCheck) const;
+
   // The check Matches makes before evaluating (kFailedPrecondition, e.g.
   // "attribute names: unsupported attribute value"). It depends only on the
   // device and the environment's options, not on the selector or the driver.
