@@ -179,42 +179,11 @@ void BM_Conjunction(benchmark::State& state) { RunSelector(state, kConjunctionEx
 // node's slice; 128: the API's maximum). /0/n checks each device's
 // attributes as Matches does; /1/n has them checked beforehand. ns_per_device
 // as above; undecided counts devices the columns left to the interpreter.
-void RunColumns(benchmark::State& state, const char* expression) {
-  const std::vector<api::Device>& devices = Devices();
-  std::shared_ptr<const cel::CompiledSelector> selector = Env().Compile(expression);
-  if (!selector->ok() || selector->columnar() == nullptr) {
-    state.SkipWithError("no columnar form");
-    return;
-  }
-  cel::EvalScratch scratch;
-  const cel::DeviceCheck check = state.range(0) == 0 ? cel::DeviceCheck::kCheck : cel::DeviceCheck::kDone;
-  const size_t slice = static_cast<size_t>(state.range(1));
-  std::vector<uint8_t> out(devices.size());
-  size_t matched = 0, undecided = 0;
-  // Warm up: the scratch's version cache (used by the check) reaches its size.
-  (void)Env().MatchColumn(*selector, devices, kDriver, out, scratch, check);
-  g_allocations = 0;
-  g_count_allocations = true;
-  for (auto _ : state) {
-    for (size_t begin = 0; begin < devices.size(); begin += slice) {
-      const size_t n = std::min(slice, devices.size() - begin);
-      (void)Env().MatchColumn(*selector, std::span<const api::Device>(devices.data() + begin, n), kDriver,
-                              std::span<uint8_t>(out.data() + begin, n), scratch, check);
-    }
-    benchmark::DoNotOptimize(out.data());
-  }
-  for (uint8_t v : out) {
-    matched += v == cel::kColumnTrue;
-    undecided += v == cel::kColumnUnknown;
-  }
-  SetCounters(state, matched);
-  state.counters["undecided"] = static_cast<double>(undecided);
-}
-
-// The same over SliceColumns kept from one run to the next (cel/dra/columnar.h:
-// the columns a selector reads and the device check, built once per slice
-// and snapshot, outside the timed loop; BM_BuildColumns times that).
-void RunKeptColumns(benchmark::State& state, const char* expression) {
+// `kept`: over SliceColumns kept from one run to the next (the columns a
+// selector reads and the device check, built once per slice and snapshot,
+// here in the warm-up outside the timed loop; BM_BuildColumns times that);
+// else over the devices' maps.
+void RunColumns(benchmark::State& state, const char* expression, bool kept) {
   const std::vector<api::Device>& devices = Devices();
   std::shared_ptr<const cel::CompiledSelector> selector = Env().Compile(expression);
   if (!selector->ok() || selector->columnar() == nullptr) {
@@ -225,27 +194,33 @@ void RunKeptColumns(benchmark::State& state, const char* expression) {
   const cel::DeviceCheck check = state.range(0) == 0 ? cel::DeviceCheck::kCheck : cel::DeviceCheck::kDone;
   const size_t slice = static_cast<size_t>(state.range(1));
   std::vector<std::unique_ptr<cel::SliceColumns>> columns;
-  for (size_t begin = 0; begin < devices.size(); begin += slice) {
+  for (size_t begin = 0; kept && begin < devices.size(); begin += slice) {
     const size_t n = std::min(slice, devices.size() - begin);
     columns.push_back(std::make_unique<cel::SliceColumns>(std::span(devices.data() + begin, n), kDriver));
   }
   std::vector<uint8_t> out(devices.size());
   auto run = [&] {
-    uint8_t* next = out.data();
-    for (const std::unique_ptr<cel::SliceColumns>& c : columns) {
-      const size_t n = c->devices().size();
-      (void)Env().MatchColumn(*selector, *c, std::span<uint8_t>(next, n), scratch, check);
-      next += n;
+    for (size_t begin = 0, k = 0; begin < devices.size(); begin += slice, ++k) {
+      const size_t n = std::min(slice, devices.size() - begin);
+      const std::span<uint8_t> part(out.data() + begin, n);
+      if (kept) {
+        (void)Env().MatchColumn(*selector, *columns[k], part, scratch, check);
+      } else {
+        (void)Env().MatchColumn(*selector, std::span<const api::Device>(devices.data() + begin, n), kDriver, part,
+                                scratch, check);
+      }
     }
   };
-  run();  // builds the columns
-  size_t matched = 0, undecided = 0;
+  // Warm up: the scratch's version cache (used by the check) reaches its
+  // size; kept columns are built.
+  run();
   g_allocations = 0;
   g_count_allocations = true;
   for (auto _ : state) {
     run();
     benchmark::DoNotOptimize(out.data());
   }
+  size_t matched = 0, undecided = 0;
   for (uint8_t v : out) {
     matched += v == cel::kColumnTrue;
     undecided += v == cel::kColumnUnknown;
@@ -274,18 +249,18 @@ void BM_BuildColumns(benchmark::State& state) {
   SetCounters(state, 0);
 }
 
-void BM_ColumnsDriver(benchmark::State& state) { RunColumns(state, kDriverExpr); }
-void BM_ColumnsAttributeStringEq(benchmark::State& state) { RunColumns(state, kStringEqExpr); }
-void BM_ColumnsAttributeInList(benchmark::State& state) { RunColumns(state, kInListExpr); }
-void BM_ColumnsQuantityCompare(benchmark::State& state) { RunColumns(state, kQuantityExpr); }
-void BM_ColumnsSemverIsGreaterThan(benchmark::State& state) { RunColumns(state, kSemverExpr); }
-void BM_ColumnsConjunction(benchmark::State& state) { RunColumns(state, kConjunctionExpr); }
-void BM_KeptColumnsDriver(benchmark::State& state) { RunKeptColumns(state, kDriverExpr); }
-void BM_KeptColumnsAttributeStringEq(benchmark::State& state) { RunKeptColumns(state, kStringEqExpr); }
-void BM_KeptColumnsAttributeInList(benchmark::State& state) { RunKeptColumns(state, kInListExpr); }
-void BM_KeptColumnsQuantityCompare(benchmark::State& state) { RunKeptColumns(state, kQuantityExpr); }
-void BM_KeptColumnsSemverIsGreaterThan(benchmark::State& state) { RunKeptColumns(state, kSemverExpr); }
-void BM_KeptColumnsConjunction(benchmark::State& state) { RunKeptColumns(state, kConjunctionExpr); }
+void BM_ColumnsDriver(benchmark::State& state) { RunColumns(state, kDriverExpr, false); }
+void BM_ColumnsAttributeStringEq(benchmark::State& state) { RunColumns(state, kStringEqExpr, false); }
+void BM_ColumnsAttributeInList(benchmark::State& state) { RunColumns(state, kInListExpr, false); }
+void BM_ColumnsQuantityCompare(benchmark::State& state) { RunColumns(state, kQuantityExpr, false); }
+void BM_ColumnsSemverIsGreaterThan(benchmark::State& state) { RunColumns(state, kSemverExpr, false); }
+void BM_ColumnsConjunction(benchmark::State& state) { RunColumns(state, kConjunctionExpr, false); }
+void BM_KeptColumnsDriver(benchmark::State& state) { RunColumns(state, kDriverExpr, true); }
+void BM_KeptColumnsAttributeStringEq(benchmark::State& state) { RunColumns(state, kStringEqExpr, true); }
+void BM_KeptColumnsAttributeInList(benchmark::State& state) { RunColumns(state, kInListExpr, true); }
+void BM_KeptColumnsQuantityCompare(benchmark::State& state) { RunColumns(state, kQuantityExpr, true); }
+void BM_KeptColumnsSemverIsGreaterThan(benchmark::State& state) { RunColumns(state, kSemverExpr, true); }
+void BM_KeptColumnsConjunction(benchmark::State& state) { RunColumns(state, kConjunctionExpr, true); }
 
 // The compile cache: looking up an expression compiled before.
 void BM_CompileCached(benchmark::State& state) {
