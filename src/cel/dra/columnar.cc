@@ -568,20 +568,27 @@ std::unique_ptr<const ColumnarSelector> ColumnarSelector::New(const Expr& expr, 
   return out;
 }
 
+namespace {
+
+// Internal verdicts (F 0, U 1, T 2) to ColumnVerdicts (U 0, F 1, T 2).
+void ToColumnVerdicts(std::span<uint8_t> out) {
+  static constexpr uint8_t kToVerdict[3] = {kColumnFalse, kColumnUnknown, kColumnTrue};
+  for (uint8_t& v : out) v = kToVerdict[v];
+}
+
+}  // namespace
+
 void ColumnarSelector::Evaluate(std::span<const api::Device> devices, std::string_view driver,
                                 std::span<uint8_t> out) const {
   std::fill(out.begin(), out.end(), kT);
   for (const Leaf& leaf : leaves_) EvaluateLeaf(leaf, devices, driver, out);
-  // Internal (F 0, U 1, T 2) to ColumnVerdict (U 0, F 1, T 2).
-  static constexpr uint8_t kToVerdict[3] = {kColumnFalse, kColumnUnknown, kColumnTrue};
-  for (uint8_t& v : out) v = kToVerdict[v];
+  ToColumnVerdicts(out);
 }
 
 void ColumnarSelector::Evaluate(const SliceColumns& columns, std::span<uint8_t> out) const {
   std::fill(out.begin(), out.end(), kT);
   for (const Leaf& leaf : leaves_) EvaluateLeafColumns(leaf, columns, out);
-  static constexpr uint8_t kToVerdict[3] = {kColumnFalse, kColumnUnknown, kColumnTrue};
-  for (uint8_t& v : out) v = kToVerdict[v];
+  ToColumnVerdicts(out);
 }
 
 }  // namespace dra::cel
