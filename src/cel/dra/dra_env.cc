@@ -701,11 +701,8 @@ bool DraEnvironment::MatchColumn(const CompiledSelector& selector, const SliceCo
     const int variant = options_.list_values() ? 1 : 0;
     const std::vector<uint8_t>* passed = columns.Checks(variant);
     if (passed == nullptr) {
-      internal::DraScratch& s = *scratch.impl_;
-      passed = &columns.BuildChecks(variant, [&s, this](const api::Device& device) {
-        s.Reset(&device, "", options_);
-        return s.CheckAttributes().ok();
-      });
+      passed = &columns.BuildChecks(
+          variant, [&scratch, this](const api::Device& device) { return CheckDevice(device, scratch).ok(); });
     }
     for (size_t i = 0; i < out.size(); ++i) {
       if ((*passed)[i] == 0) out[i] = kColumnUnknown;
